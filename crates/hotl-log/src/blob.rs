@@ -1,0 +1,115 @@
+//! Content-addressed blobs: large tool outputs, pastes, images and diffs, shared by forks.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use crate::error::{IoResultExt, Result};
+use crate::fsutil;
+
+/// The blob directory of a home: `blobs/<2 hex>/<blake3 hex>`.
+#[derive(Clone, Debug)]
+pub struct Blobs {
+    root: PathBuf,
+}
+
+impl Blobs {
+    /// Blobs under `root`.
+    pub fn new(root: PathBuf) -> Self {
+        Blobs { root }
+    }
+
+    /// Where the blob with `hash` lives (it may not exist). `hash` must be hex.
+    pub fn path(&self, hash: &str) -> PathBuf {
+        let prefix = hash.get(..2).unwrap_or("00");
+        self.root.join(prefix).join(hash)
+    }
+
+    /// Stores `bytes` and returns their hash. Writing an existing blob again is harmless.
+    pub fn put(&self, bytes: &[u8]) -> Result<String> {
+        let hash = blake3::hash(bytes).to_hex().to_string();
+        let path = self.path(&hash);
+        if path.exists() {
+            return Ok(hash);
+        }
+        let dir = path.parent().expect("blob paths have a prefix directory");
+        fsutil::create_private_dir(dir)?;
+        fsutil::write_atomic(&path, bytes)?;
+        Ok(hash)
+    }
+
+    /// Reads the blob with `hash`.
+    pub fn get(&self, hash: &str) -> Result<Vec<u8>> {
+        let path = self.path(hash);
+        fs::read(&path).at(&path)
+    }
+
+    /// Every stored blob: its hash and path.
+    pub fn list(&self) -> Result<Vec<(String, PathBuf)>> {
+        let mut out = Vec::new();
+        let Ok(prefixes) = fs::read_dir(&self.root) else {
+            return Ok(out);
+        };
+        for prefix in prefixes {
+            let prefix = prefix.at(&self.root)?.path();
+            if !prefix.is_dir() {
+                continue;
+            }
+            for blob in fs::read_dir(&prefix).at(&prefix)? {
+                let path = blob.at(&prefix)?.path();
+                if let Some(name) = path.file_name().and_then(|n| n.to_str()) {
+                    out.push((name.to_owned(), path.clone()));
+                }
+            }
+        }
+        Ok(out)
+    }
+
+    /// The blob root.
+    pub fn root(&self) -> &Path {
+        &self.root
+    }
+}
+
+/// Every blob hash a JSON value references: any field named `blob` or ending in `_blob`, at any
+/// depth, in any record type, known or not.
+pub fn blob_refs(value: &serde_json::Value, out: &mut Vec<String>) {
+    match value {
+        serde_json::Value::Object(map) => {
+            for (key, v) in map {
+                if (key == "blob" || key.ends_with("_blob"))
+                    && let Some(hash) = v.as_str()
+                {
+                    out.push(hash.to_owned());
+                }
+                blob_refs(v, out);
+            }
+        }
+        serde_json::Value::Array(items) => items.iter().for_each(|v| blob_refs(v, out)),
+        _ => {}
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn put_is_content_addressed_and_idempotent() {
+        let dir = tempfile::tempdir().unwrap();
+        let blobs = Blobs::new(dir.path().join("blobs"));
+        let a = blobs.put(b"hello").unwrap();
+        let b = blobs.put(b"hello").unwrap();
+        assert_eq!(a, b);
+        assert_eq!(blobs.get(&a).unwrap(), b"hello");
+        assert_eq!(blobs.list().unwrap().len(), 1);
+    }
+
+    #[test]
+    fn refs_are_found_at_any_depth_in_unknown_shapes() {
+        let v = serde_json::json!({"type":"future","x":{"diff_blob":"aa","y":[{"blob":"bb"}]}});
+        let mut out = Vec::new();
+        blob_refs(&v, &mut out);
+        out.sort();
+        assert_eq!(out, ["aa", "bb"]);
+    }
+}

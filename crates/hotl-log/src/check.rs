@@ -1,0 +1,118 @@
+//! `sessions check`: a session's log and ancestry, verified and explained.
+
+use serde::Serialize;
+
+use crate::error::Result;
+use crate::lock::TreeLock;
+use crate::store::Store;
+
+/// How serious a finding is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Severity {
+    /// Data was skipped or history is unreliable.
+    Problem,
+    /// Worth knowing, nothing lost.
+    Note,
+}
+
+/// One thing `check` found.
+#[derive(Clone, Debug, Serialize)]
+pub struct Finding {
+    /// How serious it is.
+    pub severity: Severity,
+    /// What it is, in words.
+    pub message: String,
+}
+
+/// The verdict on one session.
+#[derive(Clone, Debug, Serialize)]
+pub struct CheckReport {
+    /// The session checked.
+    pub id: String,
+    /// Records loaded from its own log.
+    pub records: usize,
+    /// Ancestors followed.
+    pub ancestors: usize,
+    /// What was found.
+    pub findings: Vec<Finding>,
+}
+
+impl CheckReport {
+    /// Whether nothing rose to a problem.
+    pub fn is_healthy(&self) -> bool {
+        self.findings.iter().all(|f| f.severity == Severity::Note)
+    }
+}
+
+impl Store {
+    /// Verifies a session: lines that do not parse, a torn tail, seq order, and its ancestry
+    /// (missing or changed ancestors, lineage deeper than 32).
+    pub fn check(&self, id: &str) -> Result<CheckReport> {
+        let lineage = self.lineage(id)?;
+        let mut findings = Vec::new();
+        let mut problem = |message: String| {
+            findings.push(Finding {
+                severity: Severity::Problem,
+                message,
+            })
+        };
+        let report = &lineage.report;
+        for s in &report.skipped {
+            problem(format!(
+                "line {} (byte {}) does not parse: {}",
+                s.line, s.offset, s.reason
+            ));
+        }
+        for s in &report.seq_problems {
+            problem(format!(
+                "line {}: seq {} does not follow seq {}",
+                s.line, s.seq, s.after
+            ));
+        }
+        for p in &lineage.problems {
+            problem(p.to_string());
+        }
+        let mut note = |message: String| {
+            findings.push(Finding {
+                severity: Severity::Note,
+                message,
+            })
+        };
+        if let Some(t) = &report.torn_tail {
+            if report.tail_is_live {
+                note(format!(
+                    "the last line ({} bytes) is being written by the owner ({})",
+                    t.len,
+                    TreeLock::owner_pid(&self.lock_path(id))
+                        .map_or("pid unknown".to_owned(), |p| format!("pid {p}"))
+                ));
+            } else {
+                findings.push(Finding {
+                    severity: Severity::Problem,
+                    message: format!(
+                        "line {} (byte {}, {} bytes) is torn: a write that never finished, \
+                         most likely from a process killed while appending. Readers skip it; \
+                         the next writer ends it with a newline, and nothing is truncated",
+                        t.line, t.offset, t.len
+                    ),
+                });
+            }
+        }
+        for s in &report.unknown {
+            findings.push(Finding {
+                severity: Severity::Note,
+                message: format!(
+                    "line {}: {} (kept, skipped by this version)",
+                    s.line, s.reason
+                ),
+            });
+        }
+        Ok(CheckReport {
+            id: id.to_owned(),
+            records: lineage.own().len(),
+            ancestors: lineage.ancestors.len(),
+            findings,
+        })
+    }
+}

@@ -1,0 +1,62 @@
+//! Small filesystem recipes: private permissions and atomic replacement of derived files.
+
+use std::fs::{self, OpenOptions};
+use std::io::Write;
+use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt};
+use std::path::Path;
+
+use crate::error::{IoResultExt, Result};
+
+/// Open options that create files readable by the user only (0600).
+pub(crate) fn private_options() -> OpenOptions {
+    let mut opts = OpenOptions::new();
+    opts.mode(0o600);
+    opts
+}
+
+/// Creates a directory (and its parents) private to the user (0700).
+pub(crate) fn create_private_dir(path: &Path) -> Result<()> {
+    fs::DirBuilder::new()
+        .recursive(true)
+        .mode(0o700)
+        .create(path)
+        .at(path)
+}
+
+/// Writes `bytes` to `path` atomically: a temp file in the same directory, synced, then renamed.
+pub(crate) fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
+    write_replace(path, bytes, true)
+}
+
+/// Replaces a derived file (a cache): atomic, but not synced, since losing it costs a rebuild.
+pub(crate) fn write_derived(path: &Path, bytes: &[u8]) -> Result<()> {
+    write_replace(path, bytes, false)
+}
+
+fn write_replace(path: &Path, bytes: &[u8], sync: bool) -> Result<()> {
+    let dir = path.parent().unwrap_or(Path::new("."));
+    let tmp = dir.join(format!(
+        ".{}.{}.tmp",
+        path.file_name().and_then(|n| n.to_str()).unwrap_or("file"),
+        std::process::id()
+    ));
+    let mut file = private_options()
+        .write(true)
+        .create(true)
+        .truncate(true)
+        .open(&tmp)
+        .at(&tmp)?;
+    file.write_all(bytes).at(&tmp)?;
+    if sync {
+        file.sync_data().at(&tmp)?;
+    }
+    fs::rename(&tmp, path).at(path)
+}
+
+/// Removes a file, treating "already gone" as success.
+pub(crate) fn remove_file_if_exists(path: &Path) -> Result<()> {
+    match fs::remove_file(path) {
+        Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(e).at(path),
+        _ => Ok(()),
+    }
+}

@@ -1,0 +1,66 @@
+//! hotl's session store: append-only logs of typed records, read tolerantly, written by one
+//! process per session tree.
+//!
+//! It owns records and content blocks ([`Record`], [`Body`], [`Block`]), appending
+//! ([`Writer`]), tolerant reading ([`read_log`] returns what it could read plus a
+//! [`LoadReport`]), the metadata cache ([`SessionMeta`]), tree locks ([`TreeLock`]), blobs
+//! ([`Blobs`]), lineage through fork pins ([`Lineage`]), the visible branch after reverts
+//! ([`visible_branch`]), reference resolution ([`resolve`]), checks and gc. It never projects
+//! a view, never runs async code, never touches the network and never prints.
+//!
+//! The key choice: nothing is ever rewritten. A fork reads its parent up to a pinned byte
+//! offset instead of copying it; revert, clear, fold and drop are records; only derived caches
+//! are replaced (atomically).
+//!
+//! ```
+//! use hotl_log::{Body, SessionStart, Store};
+//!
+//! let home = tempfile::tempdir().unwrap();
+//! let store = Store::new(home.path());
+//! let start = SessionStart::new("/project");
+//! let mut writer = store.create(start, 1, vec![]).unwrap();
+//! writer.append(Body::user_text("hello")).unwrap();
+//! let id = writer.id().to_owned();
+//! drop(writer);
+//! assert_eq!(store.meta(&id).unwrap().turns, 1);
+//! ```
+
+#![warn(missing_docs)]
+
+mod blob;
+mod block;
+mod branch;
+mod check;
+mod clock;
+mod error;
+mod fsutil;
+mod gc;
+mod lineage;
+mod lock;
+mod meta;
+mod read;
+mod record;
+mod resolve;
+mod store;
+mod write;
+
+pub use crate::blob::{Blobs, blob_refs};
+pub use crate::block::{Block, plain_text};
+pub use crate::branch::visible_branch;
+pub use crate::check::{CheckReport, Finding, Severity};
+pub use crate::clock::{Clock, format_ts, parse_ts};
+pub use crate::error::{IoResultExt, LogError, Result};
+pub use crate::gc::{Dropped, GcOptions, GcReport, GcSession};
+pub use crate::lineage::{Lineage, LineageProblem, MAX_ANCESTORS, pin_hash};
+pub use crate::lock::TreeLock;
+pub use crate::meta::{META_FORMAT, Modes, ParentRef, ProblemCounts, SessionMeta, summarize};
+pub use crate::read::{
+    Entry, LoadReport, Log, ReadOptions, SeqProblem, Skipped, TornTail, read_from, read_log,
+};
+pub use crate::record::{
+    Body, Delegation, ENGINE_VERSION, FileTouch, Fold, Pin, Record, RunState, SessionStart, Todo,
+    Usage, encode_line,
+};
+pub use crate::resolve::{Resolution, describe, listed, resolve, validate_name};
+pub use crate::store::{Store, is_session_id, new_session_id};
+pub use crate::write::{Imported, Writer};

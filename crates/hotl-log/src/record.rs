@@ -1,0 +1,730 @@
+//! Typed log records: the envelope every line shares and the body that varies by `type`.
+//!
+//! The on-disk format is documented in `docs/log-format.md`. Decoding goes through one flat
+//! struct ([`RecordWire`]) so a line is parsed in a single pass; fields this version does not know
+//! are skipped (they stay in the file, which is never rewritten).
+
+use std::borrow::Cow;
+
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+use crate::block::Block;
+
+/// The version string stamped on every record this build writes.
+pub const ENGINE_VERSION: &str = env!("CARGO_PKG_VERSION");
+
+/// One line of a log.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Record {
+    /// Position in the lineage; strictly increasing, and the model-visible stamp `t<seq>`.
+    pub seq: u64,
+    /// When it was written, RFC 3339 UTC with milliseconds.
+    pub ts: String,
+    /// The engine version that wrote it (diagnostics only).
+    pub v: Option<String>,
+    /// What the record says.
+    pub body: Body,
+}
+
+impl Record {
+    /// A record stamped with this engine's version.
+    pub fn new(seq: u64, ts: impl Into<String>, body: Body) -> Self {
+        Record {
+            seq,
+            ts: ts.into(),
+            v: Some(ENGINE_VERSION.to_owned()),
+            body,
+        }
+    }
+
+    /// The record's `type` string.
+    pub fn kind(&self) -> &str {
+        self.body.kind()
+    }
+}
+
+/// Where a fork starts: a position in its parent's log.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Pin {
+    /// The parent session's id.
+    pub session: String,
+    /// The last parent seq the fork sees.
+    pub seq: u64,
+    /// How many bytes of the parent's log the fork reads.
+    pub offset: u64,
+    /// blake3 of the (up to) 4 KiB before `offset`; a mismatch means the ancestor changed.
+    pub hash: String,
+}
+
+/// How a delegated (subagent) session was started.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Delegation {
+    /// The session that delegated.
+    pub by: String,
+    /// The agent definition used, if any.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub agent: Option<String>,
+    /// The task description.
+    #[serde(default)]
+    pub description: String,
+}
+
+/// The first record of every log.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SessionStart {
+    /// The session id (a ULID).
+    pub id: String,
+    /// The directory the session works in.
+    pub cwd: String,
+    /// The model configured when it started.
+    pub model: Option<String>,
+    /// Where a fork starts, or `None` for a fresh session.
+    pub parent: Option<Pin>,
+    /// Set for delegated sessions.
+    pub delegated: Option<Delegation>,
+    /// The provider-side prompt-cache key.
+    pub cache_key: Option<String>,
+    /// Blob holding the frozen system prompt.
+    pub system_blob: Option<String>,
+    /// Blob holding the frozen tool definitions.
+    pub tools_blob: Option<String>,
+}
+
+impl SessionStart {
+    /// A fresh (not forked, not delegated) session in `cwd`; the id is assigned on creation.
+    pub fn new(cwd: impl Into<String>) -> Self {
+        SessionStart {
+            id: String::new(),
+            cwd: cwd.into(),
+            model: None,
+            parent: None,
+            delegated: None,
+            cache_key: None,
+            system_blob: None,
+            tools_blob: None,
+        }
+    }
+}
+
+/// Normalised token usage of one response.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Usage {
+    /// Uncached input tokens.
+    #[serde(default)]
+    pub input: u64,
+    /// Input tokens read from the prompt cache.
+    #[serde(default)]
+    pub cache_read: u64,
+    /// Input tokens written to the prompt cache.
+    #[serde(default)]
+    pub cache_write: u64,
+    /// Output tokens (including thinking).
+    #[serde(default)]
+    pub output: u64,
+    /// Of `output`, tokens spent thinking.
+    #[serde(default)]
+    pub thinking: u64,
+}
+
+/// A file a tool read or changed, with the content hash it saw or left.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FileTouch {
+    /// The path, as the tool resolved it.
+    pub path: String,
+    /// `read`, `write`, `edit`, ...
+    pub op: String,
+    /// blake3 of the content after the operation, when the file exists.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub hash: Option<String>,
+}
+
+/// One entry of the todo list.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Todo {
+    /// What to do.
+    pub text: String,
+    /// `pending`, `in_progress` or `done`.
+    pub status: String,
+}
+
+/// The lifecycle state a `run` record announces.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum RunState {
+    /// The turn began.
+    Started,
+    /// The model finished answering.
+    Finished,
+    /// The user cancelled it.
+    Cancelled,
+    /// The process died mid-turn (recorded on recovery).
+    Interrupted,
+    /// A state this version does not know.
+    Other(String),
+}
+
+impl RunState {
+    fn as_str(&self) -> &str {
+        match self {
+            RunState::Started => "started",
+            RunState::Finished => "finished",
+            RunState::Cancelled => "cancelled",
+            RunState::Interrupted => "interrupted",
+            RunState::Other(s) => s,
+        }
+    }
+
+    fn parse(s: &str) -> Self {
+        match s {
+            "started" => RunState::Started,
+            "finished" => RunState::Finished,
+            "cancelled" => RunState::Cancelled,
+            "interrupted" => RunState::Interrupted,
+            other => RunState::Other(other.to_owned()),
+        }
+    }
+}
+
+/// A finished span replaced in the view by a note and a handle.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Fold {
+    /// First seq of the span (inclusive).
+    pub since: u64,
+    /// Last seq of the span (inclusive).
+    pub until: u64,
+    /// Short hex handle for recall and ask.
+    pub handle: String,
+    /// The note that stands in for the span.
+    pub note: String,
+    /// Files the span touched.
+    pub files: Vec<String>,
+    /// Blob with the span's diff, when it changed files.
+    pub diff_blob: Option<String>,
+}
+
+/// What a record says, by `type`.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Body {
+    /// `session`: the first record of a log.
+    Session(Box<SessionStart>),
+    /// `user`: a submitted user message (a stamp).
+    User {
+        /// The message.
+        content: Vec<Block>,
+    },
+    /// `assistant`: one model response.
+    Assistant {
+        /// Text, thinking and tool_use blocks.
+        content: Vec<Block>,
+        /// The model that produced it.
+        model: Option<String>,
+        /// The stop reason.
+        stop: Option<String>,
+        /// Token usage.
+        usage: Option<Usage>,
+    },
+    /// `tool_result`: a tool's answer (a stamp).
+    ToolResult {
+        /// The tool_use id it answers.
+        call: String,
+        /// What the model sees (large outputs: head, tail and a pointer).
+        content: Vec<Block>,
+        /// The full output, when it was too large to inline.
+        blob: Option<String>,
+        /// Whether the tool failed.
+        is_error: bool,
+        /// Files read or changed.
+        files: Vec<FileTouch>,
+    },
+    /// `run`: turn lifecycle.
+    Run {
+        /// The run id.
+        run: String,
+        /// What happened.
+        state: RunState,
+    },
+    /// `fold`: a finished span, folded.
+    Fold(Box<Fold>),
+    /// `revert`: records after `to` written before this leave the visible branch.
+    Revert {
+        /// The last seq that stays visible.
+        to: u64,
+    },
+    /// `clear`: the model view restarts after this record.
+    Clear,
+    /// `compaction`: everything up to `until` summarised.
+    Compaction {
+        /// Last seq covered.
+        until: u64,
+        /// The summary that replaces it.
+        summary: String,
+    },
+    /// `name`: the session's name (`None` removes it).
+    Name {
+        /// The new name.
+        name: Option<String>,
+    },
+    /// `title`: a display title.
+    Title {
+        /// The title.
+        title: String,
+    },
+    /// `todos`: the whole todo list.
+    Todos {
+        /// The list.
+        items: Vec<Todo>,
+    },
+    /// `mode`: permission and plan mode (absent fields are unchanged).
+    Mode {
+        /// `default`, `accept-edits`, `bypass`, ...
+        permission: Option<String>,
+        /// Plan (read-only) mode.
+        plan: Option<bool>,
+    },
+    /// `drop`: the session was dropped but is kept for its descendants.
+    Drop,
+    /// Any other `type`: kept in the file, skipped by the projection.
+    Unknown {
+        /// The `type` it had.
+        kind: String,
+    },
+}
+
+impl Body {
+    /// The record's `type` string.
+    pub fn kind(&self) -> &str {
+        match self {
+            Body::Session(_) => "session",
+            Body::User { .. } => "user",
+            Body::Assistant { .. } => "assistant",
+            Body::ToolResult { .. } => "tool_result",
+            Body::Run { .. } => "run",
+            Body::Fold(_) => "fold",
+            Body::Revert { .. } => "revert",
+            Body::Clear => "clear",
+            Body::Compaction { .. } => "compaction",
+            Body::Name { .. } => "name",
+            Body::Title { .. } => "title",
+            Body::Todos { .. } => "todos",
+            Body::Mode { .. } => "mode",
+            Body::Drop => "drop",
+            Body::Unknown { kind } => kind,
+        }
+    }
+
+    /// A user message made of one text block.
+    pub fn user_text(text: impl Into<String>) -> Self {
+        Body::User {
+            content: vec![Block::text(text)],
+        }
+    }
+}
+
+/// The flat on-disk shape of every record type (see the module doc for why it is flat).
+#[derive(Serialize, Deserialize)]
+struct RecordWire<'a> {
+    seq: u64,
+    ts: Cow<'a, str>,
+    #[serde(rename = "type")]
+    kind: Cow<'a, str>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    v: Option<Cow<'a, str>>,
+    // session
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    id: Option<Cow<'a, str>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    cwd: Option<Cow<'a, str>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    model: Option<Cow<'a, str>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    parent: Option<Cow<'a, Pin>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    delegated: Option<Cow<'a, Delegation>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    cache_key: Option<Cow<'a, str>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    system_blob: Option<Cow<'a, str>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    tools_blob: Option<Cow<'a, str>>,
+    // messages
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    content: Option<Cow<'a, [Block]>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    stop: Option<Cow<'a, str>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    usage: Option<Usage>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    call: Option<Cow<'a, str>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    blob: Option<Cow<'a, str>>,
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    is_error: bool,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    files: Option<serde_json::Value>,
+    // run
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    run: Option<Cow<'a, str>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    state: Option<Cow<'a, str>>,
+    // fold, compaction, revert
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    since: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    until: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    handle: Option<Cow<'a, str>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    note: Option<Cow<'a, str>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    diff_blob: Option<Cow<'a, str>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    summary: Option<Cow<'a, str>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    to: Option<u64>,
+    // state
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    name: Option<Cow<'a, str>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    title: Option<Cow<'a, str>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    items: Option<Cow<'a, [Todo]>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    permission: Option<Cow<'a, str>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    plan: Option<bool>,
+}
+
+fn b(s: &str) -> Option<Cow<'_, str>> {
+    Some(Cow::Borrowed(s))
+}
+
+fn ob(s: &Option<String>) -> Option<Cow<'_, str>> {
+    s.as_deref().map(Cow::Borrowed)
+}
+
+impl<'a> RecordWire<'a> {
+    fn envelope(r: &'a Record) -> Self {
+        RecordWire {
+            seq: r.seq,
+            ts: Cow::Borrowed(&r.ts),
+            kind: Cow::Borrowed(r.kind()),
+            v: ob(&r.v),
+            id: None,
+            cwd: None,
+            model: None,
+            parent: None,
+            delegated: None,
+            cache_key: None,
+            system_blob: None,
+            tools_blob: None,
+            content: None,
+            stop: None,
+            usage: None,
+            call: None,
+            blob: None,
+            is_error: false,
+            files: None,
+            run: None,
+            state: None,
+            since: None,
+            until: None,
+            handle: None,
+            note: None,
+            diff_blob: None,
+            summary: None,
+            to: None,
+            name: None,
+            title: None,
+            items: None,
+            permission: None,
+            plan: None,
+        }
+    }
+
+    fn from_record(r: &'a Record) -> Self {
+        let mut w = RecordWire::envelope(r);
+        match &r.body {
+            Body::Session(s) => {
+                w.id = b(&s.id);
+                w.cwd = b(&s.cwd);
+                w.model = ob(&s.model);
+                w.parent = s.parent.as_ref().map(Cow::Borrowed);
+                w.delegated = s.delegated.as_ref().map(Cow::Borrowed);
+                w.cache_key = ob(&s.cache_key);
+                w.system_blob = ob(&s.system_blob);
+                w.tools_blob = ob(&s.tools_blob);
+            }
+            Body::User { content } => w.content = Some(Cow::Borrowed(content)),
+            Body::Assistant {
+                content,
+                model,
+                stop,
+                usage,
+            } => {
+                w.content = Some(Cow::Borrowed(content));
+                w.model = ob(model);
+                w.stop = ob(stop);
+                w.usage = *usage;
+            }
+            Body::ToolResult {
+                call,
+                content,
+                blob,
+                is_error,
+                files,
+            } => {
+                w.call = b(call);
+                w.content = Some(Cow::Borrowed(content));
+                w.blob = ob(blob);
+                w.is_error = *is_error;
+                if !files.is_empty() {
+                    w.files = serde_json::to_value(files).ok();
+                }
+            }
+            Body::Run { run, state } => {
+                w.run = b(run);
+                w.state = b(state.as_str());
+            }
+            Body::Fold(f) => {
+                w.since = Some(f.since);
+                w.until = Some(f.until);
+                w.handle = b(&f.handle);
+                w.note = b(&f.note);
+                if !f.files.is_empty() {
+                    w.files = serde_json::to_value(&f.files).ok();
+                }
+                w.diff_blob = ob(&f.diff_blob);
+            }
+            Body::Revert { to } => w.to = Some(*to),
+            Body::Compaction { until, summary } => {
+                w.until = Some(*until);
+                w.summary = b(summary);
+            }
+            Body::Name { name } => w.name = ob(name),
+            Body::Title { title } => w.title = b(title),
+            Body::Todos { items } => w.items = Some(Cow::Borrowed(items)),
+            Body::Mode { permission, plan } => {
+                w.permission = ob(permission);
+                w.plan = *plan;
+            }
+            Body::Clear | Body::Drop | Body::Unknown { .. } => {}
+        }
+        w
+    }
+
+    fn into_record(self) -> Result<Record, String> {
+        fn need<T>(v: Option<T>, kind: &str, field: &str) -> Result<T, String> {
+            v.ok_or_else(|| format!("{kind} record without `{field}`"))
+        }
+        fn own(v: Option<Cow<'_, str>>) -> Option<String> {
+            v.map(Cow::into_owned)
+        }
+        fn files<T: serde::de::DeserializeOwned>(
+            v: Option<serde_json::Value>,
+        ) -> Result<Vec<T>, String> {
+            match v {
+                None => Ok(Vec::new()),
+                Some(v) => serde_json::from_value(v).map_err(|e| format!("bad `files`: {e}")),
+            }
+        }
+        let kind = self.kind.as_ref();
+        let body = match kind {
+            "session" => Body::Session(Box::new(SessionStart {
+                id: need(own(self.id), kind, "id")?,
+                cwd: own(self.cwd).unwrap_or_default(),
+                model: own(self.model),
+                parent: self.parent.map(Cow::into_owned),
+                delegated: self.delegated.map(Cow::into_owned),
+                cache_key: own(self.cache_key),
+                system_blob: own(self.system_blob),
+                tools_blob: own(self.tools_blob),
+            })),
+            "user" => Body::User {
+                content: need(self.content, kind, "content")?.into_owned(),
+            },
+            "assistant" => Body::Assistant {
+                content: need(self.content, kind, "content")?.into_owned(),
+                model: own(self.model),
+                stop: own(self.stop),
+                usage: self.usage,
+            },
+            "tool_result" => Body::ToolResult {
+                call: need(own(self.call), kind, "call")?,
+                content: self.content.map(Cow::into_owned).unwrap_or_default(),
+                blob: own(self.blob),
+                is_error: self.is_error,
+                files: files(self.files)?,
+            },
+            "run" => Body::Run {
+                run: own(self.run).unwrap_or_default(),
+                state: RunState::parse(&need(self.state, kind, "state")?),
+            },
+            "fold" => Body::Fold(Box::new(Fold {
+                since: need(self.since, kind, "since")?,
+                until: need(self.until, kind, "until")?,
+                handle: need(own(self.handle), kind, "handle")?,
+                note: own(self.note).unwrap_or_default(),
+                files: files(self.files)?,
+                diff_blob: own(self.diff_blob),
+            })),
+            "revert" => Body::Revert {
+                to: need(self.to, kind, "to")?,
+            },
+            "clear" => Body::Clear,
+            "compaction" => Body::Compaction {
+                until: need(self.until, kind, "until")?,
+                summary: own(self.summary).unwrap_or_default(),
+            },
+            "name" => Body::Name {
+                name: own(self.name),
+            },
+            "title" => Body::Title {
+                title: need(own(self.title), kind, "title")?,
+            },
+            "todos" => Body::Todos {
+                items: self.items.map(Cow::into_owned).unwrap_or_default(),
+            },
+            "mode" => Body::Mode {
+                permission: own(self.permission),
+                plan: self.plan,
+            },
+            "drop" => Body::Drop,
+            _ => Body::Unknown {
+                kind: self.kind.into_owned(),
+            },
+        };
+        Ok(Record {
+            seq: self.seq,
+            ts: self.ts.into_owned(),
+            v: own(self.v),
+            body,
+        })
+    }
+}
+
+impl Serialize for Record {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        RecordWire::from_record(self).serialize(serializer)
+    }
+}
+
+impl<'de> Deserialize<'de> for Record {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        RecordWire::deserialize(deserializer)?
+            .into_record()
+            .map_err(serde::de::Error::custom)
+    }
+}
+
+/// Encodes a record as one log line, newline included.
+pub fn encode_line(record: &Record) -> crate::Result<Vec<u8>> {
+    let mut line = serde_json::to_vec(record)?;
+    line.push(b'\n');
+    Ok(line)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn rt(body: Body) {
+        let r = Record::new(7, "2026-01-01T00:00:00.000Z", body);
+        let line = encode_line(&r).unwrap();
+        let back: Record = serde_json::from_slice(&line).unwrap();
+        assert_eq!(back, r);
+    }
+
+    #[test]
+    fn every_record_type_round_trips() {
+        rt(Body::Session(Box::new(SessionStart {
+            id: "01J".into(),
+            cwd: "/p".into(),
+            model: Some("m".into()),
+            parent: Some(Pin {
+                session: "01H".into(),
+                seq: 4,
+                offset: 99,
+                hash: "ab".into(),
+            }),
+            delegated: None,
+            cache_key: Some("k".into()),
+            system_blob: None,
+            tools_blob: None,
+        })));
+        rt(Body::user_text("hello"));
+        rt(Body::Assistant {
+            content: vec![Block::text("hi")],
+            model: Some("m".into()),
+            stop: Some("end_turn".into()),
+            usage: Some(Usage {
+                input: 1,
+                ..Usage::default()
+            }),
+        });
+        rt(Body::ToolResult {
+            call: "c1".into(),
+            content: vec![Block::text("ok")],
+            blob: Some("ff".into()),
+            is_error: true,
+            files: vec![FileTouch {
+                path: "a.rs".into(),
+                op: "read".into(),
+                hash: None,
+            }],
+        });
+        rt(Body::Run {
+            run: "r1".into(),
+            state: RunState::Interrupted,
+        });
+        rt(Body::Fold(Box::new(Fold {
+            since: 2,
+            until: 5,
+            handle: "b2e4".into(),
+            note: "it builds".into(),
+            files: vec!["a.rs".into()],
+            diff_blob: None,
+        })));
+        rt(Body::Revert { to: 3 });
+        rt(Body::Clear);
+        rt(Body::Compaction {
+            until: 9,
+            summary: "s".into(),
+        });
+        rt(Body::Name {
+            name: Some("n".into()),
+        });
+        rt(Body::Title { title: "t".into() });
+        rt(Body::Todos {
+            items: vec![Todo {
+                text: "x".into(),
+                status: "pending".into(),
+            }],
+        });
+        rt(Body::Mode {
+            permission: Some("plan".into()),
+            plan: Some(true),
+        });
+        rt(Body::Drop);
+    }
+
+    #[test]
+    fn envelope_fields_come_first() {
+        let line = encode_line(&Record::new(1, "T", Body::Clear)).unwrap();
+        let text = String::from_utf8(line).unwrap();
+        assert!(
+            text.starts_with(r#"{"seq":1,"ts":"T","type":"clear","v":""#),
+            "{text}"
+        );
+    }
+
+    #[test]
+    fn unknown_types_and_fields_are_tolerated() {
+        let r: Record =
+            serde_json::from_str(r#"{"seq":3,"ts":"T","type":"hologram","x":{"deep":[1]}}"#)
+                .unwrap();
+        assert_eq!(r.kind(), "hologram");
+        let r: Record =
+            serde_json::from_str(r#"{"seq":3,"ts":"T","type":"clear","future_field":true}"#)
+                .unwrap();
+        assert_eq!(r.body, Body::Clear);
+    }
+}

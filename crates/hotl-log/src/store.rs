@@ -1,0 +1,220 @@
+//! The store: a home directory of session logs, their caches and locks, and blobs.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use crate::blob::Blobs;
+use crate::clock::Clock;
+use crate::error::{IoResultExt, LogError, Result};
+use crate::fsutil;
+use crate::lock::TreeLock;
+use crate::meta::SessionMeta;
+use crate::read::{Log, ReadOptions, read_log};
+
+/// A hotl home: `sessions/`, `blobs/` and `index/` under one directory.
+///
+/// Nothing is created until something is written. Reading never takes a lock.
+#[derive(Clone, Debug)]
+pub struct Store {
+    home: PathBuf,
+    clock: Clock,
+}
+
+impl Store {
+    /// The store rooted at `home`.
+    pub fn new(home: impl Into<PathBuf>) -> Self {
+        Store {
+            home: home.into(),
+            clock: Clock::System,
+        }
+    }
+
+    /// Uses `clock` for record timestamps. The system clock by default.
+    pub fn with_clock(mut self, clock: Clock) -> Self {
+        self.clock = clock;
+        self
+    }
+
+    /// The clock records are stamped with.
+    pub fn clock(&self) -> Clock {
+        self.clock
+    }
+
+    /// The home directory.
+    pub fn home(&self) -> &Path {
+        &self.home
+    }
+
+    /// `sessions/`.
+    pub fn sessions_dir(&self) -> PathBuf {
+        self.home.join("sessions")
+    }
+
+    /// `index/` (derived files of later layers).
+    pub fn index_dir(&self) -> PathBuf {
+        self.home.join("index")
+    }
+
+    /// The blob store.
+    pub fn blobs(&self) -> Blobs {
+        Blobs::new(self.home.join("blobs"))
+    }
+
+    /// A root session's log.
+    pub fn log_path(&self, id: &str) -> PathBuf {
+        self.sessions_dir().join(format!("{id}.jsonl"))
+    }
+
+    /// A root session's metadata cache.
+    pub fn meta_path(&self, id: &str) -> PathBuf {
+        self.sessions_dir().join(format!("{id}.meta.json"))
+    }
+
+    /// A root session's tree lock.
+    pub fn lock_path(&self, id: &str) -> PathBuf {
+        self.sessions_dir().join(format!("{id}.lock"))
+    }
+
+    /// A root session's tree directory (its delegated sessions).
+    pub fn tree_dir(&self, id: &str) -> PathBuf {
+        self.sessions_dir().join(id)
+    }
+
+    /// Whether a root session with this id exists.
+    pub fn exists(&self, id: &str) -> bool {
+        self.log_path(id).is_file()
+    }
+
+    /// The ids of every root session on disk, in no particular order.
+    pub fn session_ids(&self) -> Result<Vec<String>> {
+        let dir = self.sessions_dir();
+        let entries = match fs::read_dir(&dir) {
+            Ok(entries) => entries,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
+            Err(e) => return Err(e).at(&dir),
+        };
+        let mut ids = Vec::new();
+        for entry in entries {
+            let name = entry.at(&dir)?.file_name();
+            if let Some(id) = name.to_str().and_then(|n| n.strip_suffix(".jsonl"))
+                && is_session_id(id)
+            {
+                ids.push(id.to_owned());
+            }
+        }
+        Ok(ids)
+    }
+
+    /// Reads a session's own log. An unterminated last line counts as torn only when no process
+    /// holds the tree (otherwise it may be a line being written).
+    pub fn read(&self, id: &str) -> Result<Log> {
+        self.read_limited(id, None)
+    }
+
+    pub(crate) fn read_limited(&self, id: &str, limit: Option<u64>) -> Result<Log> {
+        let path = self.log_path(id);
+        if !path.is_file() {
+            return Err(LogError::NoSuchSession {
+                query: id.to_owned(),
+            });
+        }
+        let tail_is_live = limit.is_none() && TreeLock::is_held(&self.lock_path(id));
+        read_log(
+            &path,
+            ReadOptions {
+                limit,
+                tail_is_live,
+            },
+        )
+    }
+
+    /// Takes the tree lock of a root session, or says who holds it.
+    pub fn lock(&self, id: &str) -> Result<TreeLock> {
+        fsutil::create_private_dir(&self.sessions_dir())?;
+        let path = self.lock_path(id);
+        TreeLock::try_acquire(&path)?.ok_or_else(|| LogError::Locked {
+            session: id.to_owned(),
+            owner_pid: TreeLock::owner_pid(&path),
+        })
+    }
+
+    /// Whether another process (or this one) is writing the tree right now.
+    pub fn is_owned(&self, id: &str) -> bool {
+        TreeLock::is_held(&self.lock_path(id))
+    }
+
+    /// A session's summary, from the cache when it is fresh, else rebuilt (and cached).
+    pub fn meta(&self, id: &str) -> Result<SessionMeta> {
+        let log_path = self.log_path(id);
+        let file = fs::metadata(&log_path).map_err(|e| match e.kind() {
+            std::io::ErrorKind::NotFound => LogError::NoSuchSession {
+                query: id.to_owned(),
+            },
+            _ => LogError::Io {
+                path: log_path.clone(),
+                source: e,
+            },
+        })?;
+        if let Some(cached) = self.cached_meta(id)
+            && cached.is_fresh_for(&file)
+        {
+            return Ok(cached);
+        }
+        self.rebuild_meta(id)
+    }
+
+    fn cached_meta(&self, id: &str) -> Option<SessionMeta> {
+        let bytes = fs::read(self.meta_path(id)).ok()?;
+        serde_json::from_slice(&bytes).ok()
+    }
+
+    /// Recomputes a session's summary from its lineage and caches it.
+    pub fn rebuild_meta(&self, id: &str) -> Result<SessionMeta> {
+        let log_path = self.log_path(id);
+        let file = fs::metadata(&log_path).at(&log_path)?;
+        let lineage = self.lineage(id)?;
+        let mut meta = lineage.summarize();
+        meta.stamp_file(&file);
+        // The file may have grown while it was read; a summary stamped with the new size but
+        // built from fewer records would look fresh, so only cache what matches.
+        if meta.size == lineage.own_bytes {
+            self.store_meta(&meta);
+        }
+        Ok(meta)
+    }
+
+    /// Writes a summary to the cache. Failure is harmless (the cache is rebuilt), so it is
+    /// ignored: a read-only home still lists.
+    pub fn store_meta(&self, meta: &SessionMeta) {
+        if let Ok(bytes) = serde_json::to_vec(meta) {
+            let _ = fsutil::write_derived(&self.meta_path(&meta.id), &bytes);
+        }
+    }
+
+    /// Summaries of every root session, dropped ones included, newest activity first.
+    pub fn list(&self) -> Result<Vec<SessionMeta>> {
+        let mut metas = Vec::new();
+        for id in self.session_ids()? {
+            match self.meta(&id) {
+                Ok(meta) => metas.push(meta),
+                // Deleted between the directory read and now, or unreadable: not listable.
+                Err(LogError::NoSuchSession { .. } | LogError::NotALog { .. }) => {}
+                Err(e) => return Err(e),
+            }
+        }
+        metas.sort_by(|a, b| b.updated.cmp(&a.updated).then_with(|| b.id.cmp(&a.id)));
+        Ok(metas)
+    }
+}
+
+/// Whether `s` looks like a session id (a ULID: 26 Crockford base32 characters).
+pub fn is_session_id(s: &str) -> bool {
+    s.len() == 26
+        && s.bytes()
+            .all(|b| b.is_ascii_digit() || (b.is_ascii_uppercase() && !b"ILOU".contains(&b)))
+}
+
+/// A new session id.
+pub fn new_session_id() -> String {
+    ulid::Ulid::generate().to_string()
+}

@@ -1,0 +1,264 @@
+//! Writing: the appender, new sessions, imports and forks. Every write holds the tree lock.
+
+use std::fs::{self, File, OpenOptions};
+use std::io::{Read, Seek, SeekFrom, Write};
+use std::path::{Path, PathBuf};
+
+use crate::error::{IoResultExt, LogError, Result};
+use crate::fsutil;
+use crate::lock::TreeLock;
+use crate::meta::SessionMeta;
+use crate::read::{LoadReport, ReadOptions, read_from};
+use crate::record::{Body, Pin, Record, SessionStart, encode_line};
+use crate::store::{Store, is_session_id, new_session_id};
+
+/// Appends records to one session's log while holding its tree lock.
+///
+/// Each record is one `write_all` of a whole line followed by `sync_data`, so a record that
+/// `append` returned for is on disk. The metadata cache is kept current as records go in.
+#[derive(Debug)]
+pub struct Writer {
+    store: Store,
+    id: String,
+    path: PathBuf,
+    file: File,
+    next_seq: u64,
+    meta: Option<SessionMeta>,
+    _lock: TreeLock,
+}
+
+impl Writer {
+    /// Appends one record and returns it as written.
+    pub fn append(&mut self, body: Body) -> Result<Record> {
+        let record = Record::new(self.next_seq, self.store.clock().stamp(), body);
+        let line = encode_line(&record)?;
+        self.file.write_all(&line).at(&self.path)?;
+        self.file.sync_data().at(&self.path)?;
+        self.next_seq += 1;
+        self.update_meta(&record, line.len() as u64);
+        Ok(record)
+    }
+
+    fn update_meta(&mut self, record: &Record, len: u64) {
+        let Some(meta) = self.meta.as_mut() else {
+            return;
+        };
+        if !meta.apply(record, true) {
+            // A revert needs the lineage to recount turns: let the next reader rebuild.
+            self.meta = None;
+            let _ = fsutil::remove_file_if_exists(&self.store.meta_path(&self.id));
+            return;
+        }
+        meta.complete_end += len;
+        if let Ok(file) = self.file.metadata() {
+            meta.stamp_file(&file);
+            self.store.store_meta(meta);
+        }
+    }
+
+    /// The seq the next record will get.
+    pub fn next_seq(&self) -> u64 {
+        self.next_seq
+    }
+
+    /// The session id.
+    pub fn id(&self) -> &str {
+        &self.id
+    }
+}
+
+impl Store {
+    /// Opens a session for appending: takes its tree lock, terminates a torn last line with a
+    /// newline (nothing is ever truncated), and continues the seq numbering.
+    pub fn writer(&self, id: &str) -> Result<Writer> {
+        let lock = self.lock(id)?;
+        let path = self.log_path(id);
+        if !path.is_file() {
+            return Err(LogError::NoSuchSession {
+                query: id.to_owned(),
+            });
+        }
+        let mut meta = self.meta(id)?;
+        let mut torn_seq = None;
+        if meta.size > meta.complete_end {
+            torn_seq = terminate_torn_tail(&path, meta.complete_end)?;
+            meta = self.rebuild_meta(id)?;
+        }
+        let file = OpenOptions::new().append(true).open(&path).at(&path)?;
+        let next_seq = meta.last_seq.max(torn_seq.unwrap_or(0)) + 1;
+        Ok(Writer {
+            store: self.clone(),
+            id: id.to_owned(),
+            path,
+            file,
+            next_seq,
+            meta: Some(meta),
+            _lock: lock,
+        })
+    }
+
+    /// Creates a new root session whose first record is `start` (its id is filled in) at
+    /// `first_seq`, followed by `then`. The file appears atomically, complete.
+    pub fn create(
+        &self,
+        mut start: SessionStart,
+        first_seq: u64,
+        then: Vec<Body>,
+    ) -> Result<Writer> {
+        let id = new_session_id();
+        start.id.clone_from(&id);
+        let clock = self.clock();
+        let mut bytes = Vec::new();
+        let mut seq = first_seq;
+        for body in std::iter::once(Body::Session(Box::new(start))).chain(then) {
+            bytes.extend(encode_line(&Record::new(seq, clock.stamp(), body))?);
+            seq += 1;
+        }
+        self.publish(&id, &bytes)?;
+        self.writer(&id)
+    }
+
+    /// Writes a complete new log for `id`, atomically, under its lock. Refuses an existing id.
+    fn publish(&self, id: &str, bytes: &[u8]) -> Result<()> {
+        fsutil::create_private_dir(&self.sessions_dir())?;
+        let _lock = self.lock(id)?;
+        let path = self.log_path(id);
+        if path.exists() {
+            return Err(LogError::Exists {
+                what: format!("session {id}"),
+            });
+        }
+        fsutil::write_atomic(&path, bytes)
+    }
+
+    /// Forks `parent` at `pin` into a new root session: nothing is copied and the parent is not
+    /// written. `inherit` holds the state records the fork starts with (modes, todos, title,
+    /// name), decided by the caller.
+    pub fn fork(&self, pin: Pin, cwd: &str, inherit: Vec<Body>) -> Result<Writer> {
+        let parent_start = self.read_start(&pin.session)?;
+        let start = SessionStart {
+            id: String::new(),
+            cwd: cwd.to_owned(),
+            model: parent_start.model.clone(),
+            cache_key: parent_start.cache_key.clone(),
+            system_blob: parent_start.system_blob.clone(),
+            tools_blob: parent_start.tools_blob.clone(),
+            parent: Some(pin.clone()),
+            delegated: None,
+        };
+        self.create(start, pin.seq + 1, inherit)
+    }
+
+    /// The `session` record of a log, read from its first line only.
+    pub fn read_start(&self, id: &str) -> Result<SessionStart> {
+        let path = self.log_path(id);
+        let file = File::open(&path).map_err(|e| match e.kind() {
+            std::io::ErrorKind::NotFound => LogError::NoSuchSession {
+                query: id.to_owned(),
+            },
+            _ => LogError::Io {
+                path: path.clone(),
+                source: e,
+            },
+        })?;
+        let mut reader = std::io::BufReader::new(file);
+        let mut line = Vec::new();
+        std::io::BufRead::read_until(&mut reader, b'\n', &mut line).at(&path)?;
+        serde_json::from_slice::<Record>(&line)
+            .ok()
+            .and_then(|r| r.start().cloned())
+            .ok_or_else(|| LogError::NotALog {
+                path: path.clone(),
+                reason: "first line is not a session record".to_owned(),
+            })
+    }
+
+    /// Adopts a hotl log written elsewhere. Lines are kept byte for byte, damaged ones included;
+    /// only a file with no valid `session` record is refused. With `new_id`, the session record
+    /// is rewritten with a fresh id (its unknown fields kept); otherwise an existing id is
+    /// refused.
+    pub fn import(&self, path: &Path, new_id: bool) -> Result<Imported> {
+        let mut bytes = Vec::new();
+        File::open(path)
+            .at(path)?
+            .read_to_end(&mut bytes)
+            .at(path)?;
+        let log = read_from(&bytes[..], ReadOptions::default()).at(path)?;
+        let Some(entry) = log.entries.iter().find(|e| e.record.start().is_some()) else {
+            return Err(LogError::NotALog {
+                path: path.to_owned(),
+                reason: "no valid session record".to_owned(),
+            });
+        };
+        let start = entry.record.start().expect("found by start()");
+        let mut id = start.id.clone();
+        if !is_session_id(&id) && !new_id {
+            return Err(LogError::NotALog {
+                path: path.to_owned(),
+                reason: format!("session id {id:?} is not a ULID; import with --new-id"),
+            });
+        }
+        if new_id {
+            id = new_session_id();
+            let line = &bytes[entry.offset as usize..entry.end as usize];
+            let mut value: serde_json::Map<String, serde_json::Value> =
+                serde_json::from_slice(line).expect("the line parsed as a record");
+            value.insert("id".to_owned(), serde_json::Value::String(id.clone()));
+            let mut rewritten = serde_json::to_vec(&value)?;
+            rewritten.push(b'\n');
+            bytes.splice(entry.offset as usize..entry.end as usize, rewritten);
+        } else if self.exists(&id) {
+            return Err(LogError::Exists {
+                what: format!("session {id} (import with --new-id to adopt a copy)"),
+            });
+        }
+        if bytes.last().is_some_and(|&b| b != b'\n') {
+            // A torn tail stays a (reported) damaged line rather than swallowing what comes next.
+            bytes.push(b'\n');
+        }
+        self.publish(&id, &bytes)?;
+        Ok(Imported {
+            id,
+            report: log.report,
+        })
+    }
+}
+
+/// What an import adopted.
+#[derive(Debug)]
+pub struct Imported {
+    /// The session id it has in this home.
+    pub id: String,
+    /// What reading the file skipped.
+    pub report: LoadReport,
+}
+
+/// Appends the newline that turns a torn last line into an ordinary (skipped) one. Returns the
+/// seq the torn line carries if it happens to parse, so numbering never repeats it.
+fn terminate_torn_tail(path: &Path, complete_end: u64) -> Result<Option<u64>> {
+    let mut file = OpenOptions::new()
+        .read(true)
+        .append(true)
+        .open(path)
+        .at(path)?;
+    file.seek(SeekFrom::Start(complete_end)).at(path)?;
+    let mut tail = Vec::new();
+    file.read_to_end(&mut tail).at(path)?;
+    if tail.last() == Some(&b'\n') || tail.is_empty() {
+        return Ok(None);
+    }
+    file.write_all(b"\n").at(path)?;
+    file.sync_data().at(path)?;
+    Ok(serde_json::from_slice::<Record>(&tail).ok().map(|r| r.seq))
+}
+
+/// Removes a session's files. The caller holds the tree lock.
+pub(crate) fn remove_session_files(store: &Store, id: &str) -> Result<()> {
+    fsutil::remove_file_if_exists(&store.log_path(id))?;
+    fsutil::remove_file_if_exists(&store.meta_path(id))?;
+    let tree = store.tree_dir(id);
+    if tree.is_dir() {
+        fs::remove_dir_all(&tree).at(&tree)?;
+    }
+    Ok(())
+}

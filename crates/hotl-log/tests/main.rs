@@ -1,0 +1,6 @@
+//! Integration tests of the store, by concern.
+
+mod placeholder {
+    #[test]
+    fn builds() {}
+}

@@ -1,0 +1,1 @@
+//! Test helpers shared by hotl's crates: temporary homes and log builders.

@@ -1,0 +1,126 @@
+//! Cuts: where a fork may end its inherited history, or a revert may return to. Every cut is a
+//! turn boundary; asking for anything else names the nearest valid ones.
+
+use hotl_log::{Body, SessionMeta};
+
+use crate::error::{Result, ViewError};
+use crate::project::{Boundary, View};
+
+/// A position on a turn boundary.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Cut {
+    /// The boundary.
+    pub boundary: Boundary,
+    /// Whether nothing visible comes after it.
+    pub at_head: bool,
+}
+
+impl View {
+    fn cut(&self, boundary: Boundary) -> Cut {
+        let last = self.boundaries.last();
+        Cut {
+            boundary,
+            at_head: !self.open_turn && last == Some(&boundary),
+        }
+    }
+
+    /// The end of the `n`-th completed turn (`--keep-turns n`). A fork needs at least one.
+    pub fn cut_after_turns(&self, n: usize) -> Result<Cut> {
+        let completed = self.boundaries.last().map_or(0, |b| b.turns);
+        if n == 0 || n > completed {
+            return Err(ViewError::TurnsOutOfRange {
+                requested: n,
+                completed,
+            });
+        }
+        let boundary = self.boundaries[n];
+        Ok(self.cut(boundary))
+    }
+
+    /// The cut after `n` items (`--keep n`); it must be the end of a completed turn.
+    pub fn cut_after_items(&self, n: usize) -> Result<Cut> {
+        let valid: Vec<usize> = self
+            .boundaries
+            .iter()
+            .filter(|b| b.turns > 0)
+            .map(|b| b.items)
+            .collect();
+        if let Some(b) = self.boundaries.iter().find(|b| b.turns > 0 && b.items == n) {
+            return Ok(self.cut(*b));
+        }
+        Err(ViewError::BadCut {
+            requested: format!("--keep {n}"),
+            nearest: nearest(&valid, n)
+                .into_iter()
+                .map(|v| format!("--keep {v}"))
+                .collect(),
+        })
+    }
+
+    /// The cut that keeps everything through `seq` (`revert --to t<seq>`).
+    pub fn cut_at_seq(&self, seq: u64) -> Result<Cut> {
+        if let Some(b) = self.boundaries.iter().find(|b| b.seq == seq) {
+            return Ok(self.cut(*b));
+        }
+        let valid: Vec<u64> = self.boundaries.iter().map(|b| b.seq).collect();
+        Err(ViewError::BadCut {
+            requested: format!("t{seq}"),
+            nearest: nearest(&valid, seq)
+                .into_iter()
+                .map(|v| format!("t{v}"))
+                .collect(),
+        })
+    }
+
+    /// The head: everything visible, an unfinished last turn included (a fork does not
+    /// finish it). Refused when there is no user message yet.
+    pub fn cut_at_head(&self) -> Result<Cut> {
+        if self.turns == 0 {
+            return Err(ViewError::TurnsOutOfRange {
+                requested: 1,
+                completed: 0,
+            });
+        }
+        Ok(Cut {
+            boundary: Boundary {
+                turns: self.turns,
+                items: self.item_count(),
+                seq: self.head_seq,
+            },
+            at_head: true,
+        })
+    }
+}
+
+/// The state records a fork starts with: the parent's final modes (even when cut earlier:
+/// modes are not positioned in the transcript), its todos only when forking at the head, and
+/// its title marked as a fork. Never the name.
+pub fn fork_state(parent: &SessionMeta, at_head: bool) -> Vec<Body> {
+    let mut out = Vec::new();
+    let modes = &parent.modes;
+    if modes.permission.is_some() || modes.plan {
+        out.push(Body::Mode {
+            permission: modes.permission.clone(),
+            plan: Some(modes.plan),
+        });
+    }
+    if at_head && !parent.todos.is_empty() {
+        out.push(Body::Todos {
+            items: parent.todos.clone(),
+        });
+    }
+    let title = parent.display_title();
+    if !title.is_empty() {
+        out.push(Body::Title {
+            title: format!("{title} (fork)"),
+        });
+    }
+    out
+}
+
+/// The closest valid values below and above `n`.
+fn nearest<T: Copy + Ord>(valid: &[T], n: T) -> Vec<T> {
+    let below = valid.iter().copied().filter(|&v| v < n).max();
+    let above = valid.iter().copied().filter(|&v| v > n).min();
+    below.into_iter().chain(above).collect()
+}

@@ -1,0 +1,107 @@
+//! Transcript items: what a person sees, one per message, with folded spans kept whole.
+
+use hotl_log::{Block, Usage};
+use serde::Serialize;
+
+/// One item of the visible transcript.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum Item {
+    /// A user message.
+    User {
+        /// Its seq (the stamp `t<seq>`).
+        seq: u64,
+        /// The message.
+        content: Vec<Block>,
+    },
+    /// A model response.
+    Assistant {
+        /// Its seq.
+        seq: u64,
+        /// Text, thinking and tool_use blocks.
+        content: Vec<Block>,
+        /// The model that wrote it.
+        model: Option<String>,
+        /// Token usage.
+        usage: Option<Usage>,
+    },
+    /// A tool's answer.
+    ToolResult {
+        /// Its seq (the stamp `t<seq>`).
+        seq: u64,
+        /// The tool_use id it answers.
+        call: String,
+        /// What the model sees.
+        content: Vec<Block>,
+        /// Whether the tool failed.
+        is_error: bool,
+        /// The full output's blob, when it was too large to inline.
+        blob: Option<String>,
+    },
+    /// A folded span: a note and a handle standing in for the original items.
+    Folded {
+        /// The handle to recall or ask the span by.
+        handle: String,
+        /// The note.
+        note: String,
+        /// First seq of the span.
+        since: u64,
+        /// Last seq of the span.
+        until: u64,
+        /// The original items.
+        items: Vec<Item>,
+    },
+    /// Everything up to `until`, compacted into a summary.
+    Compacted {
+        /// Last seq covered.
+        until: u64,
+        /// The summary.
+        summary: String,
+        /// The original items.
+        items: Vec<Item>,
+    },
+}
+
+impl Item {
+    /// The first seq the item covers.
+    pub fn first_seq(&self) -> u64 {
+        match self {
+            Item::User { seq, .. } | Item::Assistant { seq, .. } | Item::ToolResult { seq, .. } => {
+                *seq
+            }
+            Item::Folded { since, .. } => *since,
+            Item::Compacted { items, .. } => items.first().map_or(0, Item::first_seq),
+        }
+    }
+
+    /// The last seq the item covers.
+    pub fn last_seq(&self) -> u64 {
+        match self {
+            Item::User { seq, .. } | Item::Assistant { seq, .. } | Item::ToolResult { seq, .. } => {
+                *seq
+            }
+            Item::Folded { until, .. } | Item::Compacted { until, .. } => *until,
+        }
+    }
+
+    /// How many original items this stands for (a folded span counts as its items).
+    pub fn original_count(&self) -> usize {
+        match self {
+            Item::Folded { items, .. } | Item::Compacted { items, .. } => {
+                items.iter().map(Item::original_count).sum()
+            }
+            _ => 1,
+        }
+    }
+
+    /// Calls `f` on every original user message inside this item, in order.
+    pub fn for_each_user<'a>(&'a self, f: &mut impl FnMut(u64, &'a [Block])) {
+        match self {
+            Item::User { seq, content } => f(*seq, content),
+            Item::Folded { items, .. } | Item::Compacted { items, .. } => {
+                items.iter().for_each(|i| i.for_each_user(f))
+            }
+            _ => {}
+        }
+    }
+}

@@ -1,0 +1,4 @@
+mod placeholder {
+    #[test]
+    fn builds() {}
+}

@@ -1,0 +1,60 @@
+//! The command line: every flag and subcommand. Doc comments are the `--help` text.
+
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand};
+
+/// hotl: a terminal coding agent whose memory is an append-only log.
+#[derive(Debug, Parser)]
+#[command(name = "hotl", version, about, propagate_version = true)]
+pub struct Cli {
+    /// Where sessions and blobs live [default: $HOTL_HOME, else $XDG_DATA_HOME/hotl, else
+    /// ~/.local/share/hotl]
+    #[arg(long, global = true, value_name = "DIR")]
+    pub home: Option<PathBuf>,
+
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// Top-level commands.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// List, show, fork and manage sessions
+    #[command(subcommand)]
+    Sessions(SessionsCommand),
+    /// Remove old and dropped sessions, unreferenced blobs and stale caches
+    Gc(crate::commands::gc::GcArgs),
+}
+
+/// `hotl sessions ...`
+#[derive(Debug, Subcommand)]
+pub enum SessionsCommand {
+    /// List sessions, newest first (this directory's, or --all)
+    #[command(visible_alias = "ls")]
+    List(crate::commands::sessions::list::ListArgs),
+    /// Show a session's transcript, or exactly what the model would see
+    Show(crate::commands::sessions::show::ShowArgs),
+    /// Adopt a hotl log written elsewhere
+    Import(crate::commands::sessions::import::ImportArgs),
+    /// Start a new session from another's history, whole or cut at a turn
+    Fork(crate::commands::sessions::fork::ForkArgs),
+    /// Name a session
+    Rename(crate::commands::sessions::rename::RenameArgs),
+    /// Return a session to an earlier turn boundary (later turns stay on disk)
+    Revert(crate::commands::sessions::revert::RevertArgs),
+    /// Restart the model's context after this point (the transcript keeps everything)
+    Clear(RefArg),
+    /// Delete a session (kept hidden while other sessions descend from it)
+    Drop(RefArg),
+    /// Verify logs and explain what is wrong; exit status 1 on problems
+    Check(crate::commands::sessions::check::CheckArgs),
+}
+
+/// A session reference.
+#[derive(Debug, Args)]
+pub struct RefArg {
+    /// List number, id prefix, name or @last
+    #[arg(value_name = "REF")]
+    pub session: String,
+}

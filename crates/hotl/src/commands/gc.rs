@@ -1,0 +1,84 @@
+//! `hotl gc`: remove old and dropped sessions, unreferenced blobs and stale derived files.
+
+use std::io::Write;
+use std::process::ExitCode;
+use std::time::Duration;
+
+use clap::Args;
+use hotl_log::GcOptions;
+
+use crate::ctx::{Ctx, flush};
+use crate::error::CliError;
+
+/// Remove old and dropped sessions, unreferenced blobs and stale caches; never history that a
+/// kept session descends from
+#[derive(Debug, Args)]
+pub struct GcArgs {
+    /// Remove sessions with no activity for this long (e.g. 30d, 12h, 2w)
+    #[arg(long, value_name = "AGE", default_value = "30d", value_parser = parse_age)]
+    pub older_than: Duration,
+    /// List what would be removed, remove nothing
+    #[arg(long)]
+    pub dry_run: bool,
+    /// JSON report
+    #[arg(long)]
+    pub json: bool,
+}
+
+fn parse_age(text: &str) -> Result<Duration, String> {
+    humantime::parse_duration(text).map_err(|e| format!("{e} (try 30d, 12h or 2w)"))
+}
+
+pub fn run(ctx: &Ctx, args: &GcArgs) -> Result<ExitCode, CliError> {
+    let report = ctx.store.gc(GcOptions {
+        older_than: args.older_than,
+        dry_run: args.dry_run,
+        ..GcOptions::default()
+    })?;
+    let mut out = ctx.out();
+    if args.json {
+        serde_json::to_writer_pretty(&mut out, &report)?;
+        writeln!(out)?;
+        flush(out)?;
+        return Ok(ExitCode::SUCCESS);
+    }
+    let verb = if args.dry_run {
+        "would remove"
+    } else {
+        "removed"
+    };
+    for s in &report.sessions {
+        writeln!(
+            out,
+            "{verb} session {} ({}, {} bytes)",
+            s.id, s.reason, s.bytes
+        )?;
+    }
+    for (hash, bytes) in &report.blobs {
+        writeln!(out, "{verb} blob {hash} ({bytes} bytes)")?;
+    }
+    for path in &report.derived {
+        writeln!(out, "{verb} {}", path.display())?;
+    }
+    for id in &report.kept_for_descendants {
+        writeln!(out, "kept {id}: a kept session descends from it")?;
+    }
+    for id in &report.spared_owned {
+        writeln!(out, "kept {id}: owned by a running hotl process")?;
+    }
+    let freed: u64 = report.sessions.iter().map(|s| s.bytes).sum::<u64>()
+        + report.blobs.iter().map(|(_, b)| b).sum::<u64>();
+    writeln!(
+        out,
+        "{}: {} session{}, {} blob{}, {} derived file{}; {freed} bytes",
+        if args.dry_run { "dry run" } else { "done" },
+        report.sessions.len(),
+        if report.sessions.len() == 1 { "" } else { "s" },
+        report.blobs.len(),
+        if report.blobs.len() == 1 { "" } else { "s" },
+        report.derived.len(),
+        if report.derived.len() == 1 { "" } else { "s" },
+    )?;
+    flush(out)?;
+    Ok(ExitCode::SUCCESS)
+}

@@ -1,0 +1,28 @@
+//! Command dispatch: one module per command group, one file per verb.
+
+pub mod gc;
+pub mod sessions;
+
+use std::process::ExitCode;
+
+use crate::cli::{Command, SessionsCommand};
+use crate::ctx::Ctx;
+use crate::error::CliError;
+
+/// Runs a parsed command.
+pub fn run(ctx: &Ctx, command: Command) -> Result<ExitCode, CliError> {
+    match command {
+        Command::Sessions(cmd) => match cmd {
+            SessionsCommand::List(args) => sessions::list::run(ctx, &args),
+            SessionsCommand::Show(args) => sessions::show::run(ctx, &args),
+            SessionsCommand::Import(args) => sessions::import::run(ctx, &args),
+            SessionsCommand::Fork(args) => sessions::fork::run(ctx, &args),
+            SessionsCommand::Rename(args) => sessions::rename::run(ctx, &args),
+            SessionsCommand::Revert(args) => sessions::revert::run(ctx, &args),
+            SessionsCommand::Clear(args) => sessions::clear::run(ctx, &args),
+            SessionsCommand::Drop(args) => sessions::drop::run(ctx, &args),
+            SessionsCommand::Check(args) => sessions::check::run(ctx, &args),
+        },
+        Command::Gc(args) => gc::run(ctx, &args),
+    }
+}

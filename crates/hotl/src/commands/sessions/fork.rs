@@ -1,0 +1,132 @@
+//! `hotl sessions fork`: a new root session seeded with another's history, nothing copied.
+
+use std::io::Write;
+use std::process::ExitCode;
+
+use clap::Args;
+use hotl_log::{Body, LineageProblem, SessionMeta, Store};
+use hotl_view::View;
+
+use crate::ctx::{Ctx, flush};
+use crate::error::CliError;
+
+/// Start a new session from another's history; prints the new session's id
+#[derive(Debug, Args)]
+pub struct ForkArgs {
+    /// List number, id prefix, name or @last
+    #[arg(value_name = "REF")]
+    pub session: String,
+    /// Fork at the end of the N-th completed turn instead of the head
+    #[arg(long, value_name = "N", conflicts_with = "keep")]
+    pub keep_turns: Option<usize>,
+    /// Fork after N transcript items; must land on a turn boundary
+    #[arg(long, value_name = "N")]
+    pub keep: Option<usize>,
+    /// Name for the fork (the parent's name is never inherited)
+    #[arg(short = 'n', long, value_name = "NAME")]
+    pub name: Option<String>,
+}
+
+pub fn run(ctx: &Ctx, args: &ForkArgs) -> Result<ExitCode, CliError> {
+    let parent = ctx.resolve(&args.session)?;
+    if let Some(name) = &args.name {
+        ensure_name_free(&ctx.store, name, None)?;
+    }
+    let (pin, mut state) = if args.keep_turns.is_none() && args.keep.is_none() {
+        fork_point_at_head(&ctx.store, &parent)?
+    } else {
+        fork_point_at_cut(&ctx.store, &parent, args)?
+    };
+    if let Some(name) = &args.name {
+        state.push(Body::Name {
+            name: Some(name.clone()),
+        });
+    }
+    let writer = ctx.store.fork(pin, &parent.cwd, state)?;
+    let mut out = ctx.out();
+    writeln!(out, "{}", writer.id())?;
+    flush(out)?;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// The head needs no projection: the cached summary knows the tip, the modes and the todos, so
+/// forking costs the same whatever the parent's size.
+fn fork_point_at_head(
+    store: &Store,
+    parent: &SessionMeta,
+) -> Result<(hotl_log::Pin, Vec<Body>), CliError> {
+    if parent.turns == 0 {
+        return Err(CliError::user(format!(
+            "session {} has no user message to fork from",
+            parent.id
+        )));
+    }
+    check_ancestors(store, parent)?;
+    let pin = store.pin(&parent.id, parent.last_seq, parent.complete_end)?;
+    Ok((pin, hotl_view::fork_state(parent, true)))
+}
+
+fn fork_point_at_cut(
+    store: &Store,
+    parent: &SessionMeta,
+    args: &ForkArgs,
+) -> Result<(hotl_log::Pin, Vec<Body>), CliError> {
+    let lineage = store.lineage(&parent.id)?;
+    refuse_missing(&lineage.problems)?;
+    let view = View::of(&lineage);
+    let cut = match (args.keep_turns, args.keep) {
+        (Some(n), _) => view.cut_after_turns(n)?,
+        (None, Some(n)) => view.cut_after_items(n)?,
+        (None, None) => view.cut_at_head()?,
+    };
+    let offset = lineage.offset_for(cut.boundary.seq);
+    let pin = store.pin(&parent.id, cut.boundary.seq, offset)?;
+    Ok((pin, hotl_view::fork_state(&view.state, cut.at_head)))
+}
+
+/// Walks the parent chain through the metadata cache: every ancestor must still be on disk.
+fn check_ancestors(store: &Store, meta: &SessionMeta) -> Result<(), CliError> {
+    let mut child = meta.clone();
+    for _ in 0..hotl_log::MAX_ANCESTORS {
+        let Some(parent) = &child.parent else {
+            return Ok(());
+        };
+        if !store.exists(&parent.session) {
+            return Err(missing(&parent.session, &child.id));
+        }
+        child = store.meta(&parent.session)?;
+    }
+    Ok(())
+}
+
+fn refuse_missing(problems: &[LineageProblem]) -> Result<(), CliError> {
+    for p in problems {
+        if let LineageProblem::MissingAncestor { ancestor, child } = p {
+            return Err(missing(ancestor, child));
+        }
+    }
+    Ok(())
+}
+
+fn missing(ancestor: &str, child: &str) -> CliError {
+    CliError::user(format!(
+        "cannot fork: ancestor {ancestor} (parent of {child}) is missing"
+    ))
+    .hint("`hotl sessions check` lists what the lineage lacks")
+}
+
+/// Names are unique among live sessions.
+pub fn ensure_name_free(store: &Store, name: &str, except: Option<&str>) -> Result<(), CliError> {
+    hotl_log::validate_name(name)?;
+    let taken = store
+        .list()?
+        .into_iter()
+        .find(|m| !m.dropped && m.name.as_deref() == Some(name) && Some(m.id.as_str()) != except);
+    match taken {
+        Some(m) => Err(CliError::user(format!(
+            "the name {name:?} is taken by session {}",
+            m.id
+        ))),
+        None => Ok(()),
+    }
+}

@@ -1,0 +1,108 @@
+//! `hotl sessions show`: the transcript, or exactly what the model would see.
+
+use std::io::Write;
+use std::process::ExitCode;
+
+use clap::Args;
+use hotl_view::{View, model_messages};
+use serde_json::json;
+
+use crate::ctx::{Ctx, flush};
+use crate::error::CliError;
+use crate::render;
+
+/// Show a session's transcript
+#[derive(Debug, Args)]
+pub struct ShowArgs {
+    /// List number, id prefix, name or @last
+    #[arg(value_name = "REF")]
+    pub session: String,
+    /// Show exactly the messages the model would be sent
+    #[arg(long)]
+    pub model_view: bool,
+    /// JSON instead of text (schema: docs/json.md)
+    #[arg(long)]
+    pub json: bool,
+}
+
+pub fn run(ctx: &Ctx, args: &ShowArgs) -> Result<ExitCode, CliError> {
+    let meta = ctx.resolve(&args.session)?;
+    let lineage = ctx.store.lineage(&meta.id)?;
+    let view = View::of(&lineage);
+    let skipped = lineage.report.summary();
+    let problems: Vec<String> = lineage.problems.iter().map(ToString::to_string).collect();
+    let mut out = ctx.out();
+    if args.json {
+        let body = if args.model_view {
+            json!({ "id": meta.id, "messages": model_messages(&view) })
+        } else {
+            json!({
+                "id": meta.id,
+                "name": meta.name,
+                "title": meta.display_title(),
+                "cwd": meta.cwd,
+                "parent": meta.parent,
+                "turns": view.turns,
+                "open_turn": view.open_turn,
+                "model_after": view.model_after,
+                "items": view.items,
+                "boundaries": view.boundaries,
+                "skipped": lineage.report,
+                "problems": problems,
+                "anomalies": view.anomalies,
+            })
+        };
+        serde_json::to_writer_pretty(&mut out, &body)?;
+        writeln!(out)?;
+        flush(out)?;
+        return Ok(ExitCode::SUCCESS);
+    }
+    if args.model_view {
+        render::model_view(&mut out, &model_messages(&view))?;
+    } else {
+        header(ctx, &mut out, &meta, &view)?;
+        render::transcript(&mut out, &view)?;
+    }
+    for problem in problems.iter().chain(&view.anomalies) {
+        writeln!(out, "warning: {problem}")?;
+    }
+    if let Some(skipped) = skipped {
+        writeln!(out, "{skipped}")?;
+    }
+    flush(out)?;
+    Ok(ExitCode::SUCCESS)
+}
+
+fn header(
+    ctx: &Ctx,
+    out: &mut impl Write,
+    meta: &hotl_log::SessionMeta,
+    view: &View,
+) -> std::io::Result<()> {
+    let mut first = format!("session {}", meta.id);
+    if let Some(name) = &meta.name {
+        first.push_str(&format!(" ({name})"));
+    }
+    let title = meta.display_title();
+    if !title.is_empty() {
+        first.push_str(&format!(" {title:?}"));
+    }
+    writeln!(out, "{first}")?;
+    let mut second = vec![format!("cwd {}", ctx.tilde(&meta.cwd))];
+    if let Some(model) = &meta.model {
+        second.push(format!("model {model}"));
+    }
+    second.push(format!(
+        "{} turn{}",
+        view.turns,
+        if view.turns == 1 { "" } else { "s" }
+    ));
+    if let Some(parent) = &meta.parent {
+        second.push(format!("forked from {} at t{}", parent.session, parent.seq));
+    }
+    if meta.dropped {
+        second.push("dropped (kept for its descendants)".to_owned());
+    }
+    writeln!(out, "{}", second.join(" · "))?;
+    writeln!(out)
+}

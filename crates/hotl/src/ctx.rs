@@ -1,0 +1,84 @@
+//! What every command needs from the environment: the store, the working directory, the clock
+//! and standard output. Libraries get these as arguments; only this file reads the env.
+
+use std::io::{self, Write};
+use std::path::{Path, PathBuf};
+use std::time::SystemTime;
+
+use hotl_log::{Clock, SessionMeta, Store, parse_ts};
+
+use crate::error::CliError;
+
+/// The command context.
+pub struct Ctx {
+    pub store: Store,
+    pub cwd: String,
+    pub home_dir: Option<PathBuf>,
+}
+
+impl Ctx {
+    /// Resolves the home (`--home`, `$HOTL_HOME`, `$XDG_DATA_HOME/hotl`, `~/.local/share/hotl`)
+    /// and the clock (`$HOTL_NOW`, an RFC 3339 instant, pins it for reproducible runs).
+    pub fn new(home: Option<PathBuf>) -> Result<Ctx, CliError> {
+        let env = |k: &str| {
+            std::env::var_os(k)
+                .filter(|v| !v.is_empty())
+                .map(PathBuf::from)
+        };
+        let home_dir = env("HOME");
+        let home = home
+            .or_else(|| env("HOTL_HOME"))
+            .or_else(|| env("XDG_DATA_HOME").map(|d| d.join("hotl")))
+            .or_else(|| home_dir.as_ref().map(|h| h.join(".local/share/hotl")))
+            .ok_or_else(|| CliError::user("cannot find a home: set HOTL_HOME or pass --home"))?;
+        let clock = match std::env::var("HOTL_NOW") {
+            Ok(s) if !s.is_empty() => Clock::Fixed(
+                parse_ts(&s).ok_or_else(|| CliError::user(format!("bad HOTL_NOW {s:?}")))?,
+            ),
+            _ => Clock::System,
+        };
+        let cwd = std::env::current_dir()
+            .and_then(|d| d.canonicalize())
+            .map(|d| d.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        Ok(Ctx {
+            store: Store::new(home).with_clock(clock),
+            cwd,
+            home_dir,
+        })
+    }
+
+    /// The current instant.
+    pub fn now(&self) -> SystemTime {
+        self.store.clock().now()
+    }
+
+    /// Standard output, buffered.
+    pub fn out(&self) -> io::BufWriter<io::StdoutLock<'static>> {
+        io::BufWriter::new(io::stdout().lock())
+    }
+
+    /// Resolves a session reference against every session (numbers count in this directory's
+    /// listing).
+    pub fn resolve(&self, query: &str) -> Result<SessionMeta, CliError> {
+        let metas = self.store.list()?;
+        Ok(hotl_log::resolve(&metas, Some(&self.cwd), query)?.clone())
+    }
+
+    /// `path` with the user's home shown as `~`.
+    pub fn tilde(&self, path: &str) -> String {
+        match &self.home_dir {
+            Some(home) => match Path::new(path).strip_prefix(home) {
+                Ok(rest) if rest.as_os_str().is_empty() => "~".to_owned(),
+                Ok(rest) => format!("~/{}", rest.display()),
+                Err(_) => path.to_owned(),
+            },
+            None => path.to_owned(),
+        }
+    }
+}
+
+/// Writes with `?` and turns a closed pipe into a quiet exit.
+pub fn flush(mut out: impl Write) -> Result<(), CliError> {
+    out.flush().map_err(CliError::from)
+}

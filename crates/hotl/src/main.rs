@@ -1,0 +1,34 @@
+//! The `hotl` binary: arguments in, library calls, rendering out. No logic a test could not
+//! reach through the libraries lives here.
+
+mod cli;
+mod commands;
+mod ctx;
+mod error;
+mod render;
+
+use std::io::Write;
+use std::process::ExitCode;
+
+use clap::Parser;
+
+use crate::cli::Cli;
+use crate::ctx::Ctx;
+use crate::error::CliError;
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let result = Ctx::new(cli.home.clone()).and_then(|ctx| commands::run(&ctx, cli.command));
+    match result {
+        Ok(code) => code,
+        Err(CliError::BrokenPipe) => ExitCode::SUCCESS,
+        Err(err) => {
+            let mut stderr = std::io::stderr().lock();
+            let _ = writeln!(stderr, "hotl: {err}");
+            for hint in err.hints() {
+                let _ = writeln!(stderr, "hint: {hint}");
+            }
+            ExitCode::from(err.exit_code())
+        }
+    }
+}

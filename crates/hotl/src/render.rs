@@ -1,0 +1,273 @@
+//! Rendering for people: short ids, relative times, and the transcript as text.
+
+use std::io::{self, Write};
+use std::time::SystemTime;
+
+use hotl_log::{Block, plain_text};
+use hotl_view::{Item, Message, Role, View, stamp};
+
+/// The shortest id prefixes (at least 8 characters) that stay unique among a set of ids.
+pub struct ShortIds {
+    len: usize,
+}
+
+impl ShortIds {
+    pub fn new<'a>(ids: impl Iterator<Item = &'a str>) -> Self {
+        let mut ids: Vec<&str> = ids.collect();
+        ids.sort_unstable();
+        let mut len = 8;
+        for pair in ids.windows(2) {
+            let common = pair[0]
+                .bytes()
+                .zip(pair[1].bytes())
+                .take_while(|(a, b)| a == b)
+                .count();
+            len = len.max(common + 1);
+        }
+        ShortIds { len }
+    }
+
+    pub fn of<'a>(&self, id: &'a str) -> &'a str {
+        &id[..self.len.min(id.len())]
+    }
+}
+
+/// "3m ago", "5h ago", "4d ago", or the date for anything older than a month.
+pub fn relative_time(ts: &str, now: SystemTime) -> String {
+    let Some(then) = hotl_log::parse_ts(ts) else {
+        return "?".to_owned();
+    };
+    let secs = now.duration_since(then).map_or(0, |d| d.as_secs());
+    match secs {
+        0..60 => "just now".to_owned(),
+        60..3600 => format!("{}m ago", secs / 60),
+        3600..86_400 => format!("{}h ago", secs / 3600),
+        86_400..2_592_000 => format!("{}d ago", secs / 86_400),
+        _ => ts.get(..10).unwrap_or(ts).to_owned(),
+    }
+}
+
+/// Tool output longer than this many lines is shortened in the transcript.
+const TOOL_LINES: usize = 12;
+
+/// Writes the transcript: stamps on user messages and tool results, the end of each turn with
+/// the stamp a cut there uses, folded spans as note and handle, and where a clear happened.
+pub fn transcript(out: &mut impl Write, view: &View) -> io::Result<()> {
+    let mut turn = 0;
+    let mut clear_shown = view.model_after == 0;
+    for item in &view.items {
+        if first_is_user(item) && turn > 0 {
+            turn_end(out, view, turn)?;
+        }
+        if !clear_shown && item.first_seq() > view.model_after {
+            writeln!(
+                out,
+                "── context cleared at t{}: the model sees only what follows ──",
+                view.model_after
+            )?;
+            clear_shown = true;
+        }
+        write_item(out, item, 0)?;
+        let mut users = 0;
+        item.for_each_user(&mut |_, _| users += 1);
+        turn += users;
+    }
+    if turn > 0 && !view.open_turn {
+        turn_end(out, view, turn)?;
+    }
+    if !clear_shown {
+        writeln!(
+            out,
+            "── context cleared at t{}: the model sees nothing yet ──",
+            view.model_after
+        )?;
+    }
+    if view.open_turn {
+        writeln!(out, "── turn {} is still open ──", view.turns)?;
+    }
+    Ok(())
+}
+
+fn first_is_user(item: &Item) -> bool {
+    match item {
+        Item::User { .. } => true,
+        Item::Folded { items, .. } | Item::Compacted { items, .. } => {
+            items.first().is_some_and(first_is_user)
+        }
+        _ => false,
+    }
+}
+
+fn turn_end(out: &mut impl Write, view: &View, turn: usize) -> io::Result<()> {
+    match view.boundaries.iter().find(|b| b.turns == turn) {
+        Some(b) => writeln!(out, "── end of turn {turn} · t{} ──", b.seq),
+        None => writeln!(out, "── end of turn {turn} ──"),
+    }
+}
+
+fn write_item(out: &mut impl Write, item: &Item, depth: usize) -> io::Result<()> {
+    let pad = "    ".repeat(depth);
+    match item {
+        Item::User { seq, content } => {
+            writeln!(out, "{pad}{} user:", stamp(*seq))?;
+            write_blocks(out, content, &pad, None)?;
+        }
+        Item::Assistant { content, model, .. } => {
+            match model {
+                Some(m) => writeln!(out, "{pad}assistant ({m}):")?,
+                None => writeln!(out, "{pad}assistant:")?,
+            }
+            write_blocks(out, content, &pad, None)?;
+        }
+        Item::ToolResult {
+            seq,
+            call,
+            content,
+            is_error,
+            blob,
+        } => {
+            let error = if *is_error { " error" } else { "" };
+            writeln!(out, "{pad}{} tool result{error} ({call}):", stamp(*seq))?;
+            write_blocks(out, content, &pad, Some(TOOL_LINES))?;
+            if let Some(blob) = blob {
+                writeln!(
+                    out,
+                    "{pad}  [full output: blob {}]",
+                    &blob[..blob.len().min(16)]
+                )?;
+            }
+        }
+        Item::Folded {
+            handle,
+            note,
+            since,
+            until,
+            items,
+        } => {
+            writeln!(
+                out,
+                "{pad}⋯ folded {handle} (t{since}..t{until}, {} items):",
+                items.iter().map(Item::original_count).sum::<usize>()
+            )?;
+            for line in note.lines() {
+                writeln!(out, "{pad}  {line}")?;
+            }
+            write_quoted_users(out, items, &pad)?;
+        }
+        Item::Compacted {
+            until,
+            summary,
+            items,
+        } => {
+            writeln!(out, "{pad}⋯ compacted through t{until}:")?;
+            for line in summary.lines() {
+                writeln!(out, "{pad}  {line}")?;
+            }
+            write_quoted_users(out, items, &pad)?;
+        }
+    }
+    Ok(())
+}
+
+fn write_quoted_users(out: &mut impl Write, items: &[Item], pad: &str) -> io::Result<()> {
+    let mut result = Ok(());
+    for item in items {
+        item.for_each_user(&mut |seq, content| {
+            if result.is_ok() {
+                let text = plain_text(content);
+                let first = text.lines().next().unwrap_or("");
+                result = writeln!(out, "{pad}  {} user: {first}", stamp(seq));
+            }
+        });
+    }
+    result
+}
+
+fn write_blocks(
+    out: &mut impl Write,
+    blocks: &[Block],
+    pad: &str,
+    max_lines: Option<usize>,
+) -> io::Result<()> {
+    for block in blocks {
+        match block {
+            Block::Text { text } => write_text(out, text, pad, max_lines)?,
+            Block::Thinking { thinking, .. } => {
+                writeln!(out, "{pad}  (thinking)")?;
+                write_text(out, thinking, pad, Some(4))?;
+            }
+            Block::RedactedThinking { .. } => writeln!(out, "{pad}  (redacted thinking)")?,
+            Block::ToolUse { id, name, input } => {
+                writeln!(out, "{pad}  → {name} {input} ({id})")?;
+            }
+            Block::ToolResult {
+                tool_use_id,
+                content,
+                ..
+            } => {
+                writeln!(out, "{pad}  ← {tool_use_id}")?;
+                write_blocks(out, content, pad, max_lines)?;
+            }
+            Block::Image { media_type, .. } => writeln!(out, "{pad}  [image {media_type}]")?,
+            Block::Unknown { kind } => writeln!(out, "{pad}  [{kind} block]")?,
+        }
+    }
+    Ok(())
+}
+
+fn write_text(
+    out: &mut impl Write,
+    text: &str,
+    pad: &str,
+    max_lines: Option<usize>,
+) -> io::Result<()> {
+    let total = text.lines().count();
+    let shown = max_lines.unwrap_or(usize::MAX);
+    for line in text.lines().take(shown) {
+        writeln!(out, "{pad}  {line}")?;
+    }
+    if total > shown {
+        writeln!(out, "{pad}  … {} more lines", total - shown)?;
+    }
+    Ok(())
+}
+
+/// Writes the model view: each message with its role, every block in full.
+pub fn model_view(out: &mut impl Write, messages: &[Message]) -> io::Result<()> {
+    for message in messages {
+        let role = match message.role {
+            Role::User => "user",
+            Role::Assistant => "assistant",
+        };
+        writeln!(out, "── {role} ──")?;
+        for block in &message.content {
+            model_block(out, block)?;
+        }
+    }
+    Ok(())
+}
+
+fn model_block(out: &mut impl Write, block: &Block) -> io::Result<()> {
+    match block {
+        Block::Text { text } => writeln!(out, "{text}"),
+        Block::Thinking { thinking, .. } => writeln!(out, "<thinking>{thinking}</thinking>"),
+        Block::RedactedThinking { .. } => writeln!(out, "<redacted_thinking/>"),
+        Block::ToolUse { id, name, input } => {
+            writeln!(out, "<tool_use id={id} name={name}>{input}</tool_use>")
+        }
+        Block::ToolResult {
+            tool_use_id,
+            content,
+            is_error,
+        } => {
+            let error = if *is_error { " is_error" } else { "" };
+            writeln!(out, "<tool_result id={tool_use_id}{error}>")?;
+            for b in content {
+                model_block(out, b)?;
+            }
+            writeln!(out, "</tool_result>")
+        }
+        Block::Image { media_type, .. } => writeln!(out, "<image {media_type}/>"),
+        Block::Unknown { .. } => Ok(()),
+    }
+}
