@@ -57,20 +57,26 @@ pub fn project(records: &[Record], own_start: usize) -> View {
     let mut boundaries = Vec::new();
     let mut collapses: Vec<&Record> = Vec::new();
     let mut turns = 0;
-    let mut prev_seq = 0;
+    // The seq a cut before the next user message keeps through: a `run started` (and whatever
+    // follows it up to the message) belongs to the turn it starts, not to the one before.
+    let mut boundary_seq = 0;
+    let mut head_seq = 0;
+    let mut in_preamble = false;
     let mut model_after = 0;
     let mut run_closed: Option<bool> = None;
     for i in visible_branch(records) {
         let record = &records[i];
+        head_seq = record.seq;
         match &record.body {
             Body::User { content } => {
                 boundaries.push(Boundary {
                     turns,
                     items: items.len(),
-                    seq: prev_seq,
+                    seq: boundary_seq,
                 });
                 turns += 1;
-                run_closed = None;
+                run_closed = in_preamble.then_some(false);
+                in_preamble = false;
                 items.push(Item::User {
                     seq: record.seq,
                     content: content.clone(),
@@ -100,21 +106,25 @@ pub fn project(records: &[Record], own_start: usize) -> View {
                 is_error: *is_error,
                 blob: blob.clone(),
             }),
-            Body::Run { state, .. } => {
-                run_closed = Some(!matches!(state, RunState::Started));
-            }
+            Body::Run {
+                state: RunState::Started,
+                ..
+            } => in_preamble = true,
+            Body::Run { .. } => run_closed = Some(true),
             Body::Clear => model_after = record.seq,
             Body::Fold(_) | Body::Compaction { .. } => collapses.push(record),
             _ => {}
         }
-        prev_seq = record.seq;
+        if !in_preamble {
+            boundary_seq = record.seq;
+        }
     }
     let open_turn = turns > 0 && !run_closed.unwrap_or_else(|| last_answer_is_final(&items));
     if !open_turn {
         boundaries.push(Boundary {
             turns,
             items: items.len(),
-            seq: prev_seq,
+            seq: boundary_seq,
         });
     }
     let mut anomalies = Vec::new();
@@ -129,7 +139,7 @@ pub fn project(records: &[Record], own_start: usize) -> View {
         turns,
         open_turn,
         model_after,
-        head_seq: prev_seq,
+        head_seq,
         state: summarize(records, own_start.min(records.len())),
         anomalies,
     }

@@ -108,10 +108,15 @@ fn turn_end(out: &mut impl Write, view: &View, turn: usize) -> io::Result<()> {
 fn write_item(out: &mut impl Write, item: &Item, depth: usize) -> io::Result<()> {
     let pad = "    ".repeat(depth);
     match item {
-        Item::User { seq, content } => {
-            writeln!(out, "{pad}{} user:", stamp(*seq))?;
-            write_blocks(out, content, &pad, None)?;
-        }
+        Item::User { seq, content } => match content.as_slice() {
+            [Block::Text { text }] if !text.contains('\n') => {
+                writeln!(out, "{pad}{} user: {text}", stamp(*seq))?;
+            }
+            _ => {
+                writeln!(out, "{pad}{} user:", stamp(*seq))?;
+                write_blocks(out, content, &pad, None)?;
+            }
+        },
         Item::Assistant { content, model, .. } => {
             match model {
                 Some(m) => writeln!(out, "{pad}assistant ({m}):")?,
