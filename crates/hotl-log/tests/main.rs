@@ -1,6 +1,11 @@
-//! Integration tests of the store, by concern.
+//! Integration tests of the store, one module per concern.
 
-mod placeholder {
-    #[test]
-    fn builds() {}
-}
+mod append;
+mod child;
+mod crash;
+mod gc;
+mod import;
+mod lineage;
+mod lock;
+mod meta_cache;
+mod tolerance;

@@ -3,6 +3,8 @@
 //! Used as a dev-dependency only. Builders write real JSONL through `hotl-log`'s own encoder, so
 //! what tests read is exactly what hotl writes.
 
+pub mod arb;
+
 use std::path::{Path, PathBuf};
 
 use hotl_log::{Block, Body, Fold, Record, RunState, SessionStart, Store, Todo, encode_line};

@@ -1,0 +1,70 @@
+//! Import: logs adopted byte for byte, ids checked, damage kept as it was.
+
+use hotl_log::LogError;
+use hotl_testkit::{FIXED_ID, LogBuilder, TestHome, TestResult};
+
+#[test]
+fn import_keeps_every_byte_including_unknown_fields_and_damage() -> TestResult {
+    let home = TestHome::new();
+    let mut log = LogBuilder::new(FIXED_ID, "/p");
+    log.turn("hello");
+    log.raw(
+        br#"{"seq":8,"ts":"T","type":"future_kind","deep":{"a":[1,2]}}"#,
+        false,
+    );
+    log.raw(b"not json at all", false);
+    let id = home.import(&log)?;
+    assert_eq!(id, FIXED_ID);
+    assert_eq!(std::fs::read(home.store.log_path(&id))?, log.text());
+    Ok(())
+}
+
+#[test]
+fn existing_id_is_refused_unless_new_id() -> TestResult {
+    let home = TestHome::new();
+    let mut log = LogBuilder::new(FIXED_ID, "/p");
+    log.turn("hello");
+    home.import(&log)?;
+    let file = home.scratch().join("again.jsonl");
+    log.write(&file)?;
+    let err = home.store.import(&file, false).expect_err("id taken");
+    assert!(matches!(err, LogError::Exists { .. }), "{err}");
+    assert!(err.to_string().contains("--new-id"), "{err}");
+
+    let copy = home.store.import(&file, true)?;
+    assert_ne!(copy.id, FIXED_ID);
+    let original = std::fs::read(&file)?;
+    let adopted = std::fs::read(home.store.log_path(&copy.id))?;
+    // Only the session line changed: every later line is identical.
+    let tail = |b: &[u8]| b.splitn(2, |&c| c == b'\n').nth(1).map(<[u8]>::to_vec);
+    assert_eq!(tail(&original), tail(&adopted));
+    assert_eq!(home.store.meta(&copy.id)?.turns, 1);
+    Ok(())
+}
+
+#[test]
+fn a_file_without_a_session_record_is_refused() -> TestResult {
+    let home = TestHome::new();
+    let file = home.scratch().join("x.jsonl");
+    std::fs::write(
+        &file,
+        b"{\"seq\":1,\"ts\":\"T\",\"type\":\"user\",\"content\":[]}\ngarbage\n",
+    )?;
+    let err = home.store.import(&file, false).expect_err("no session");
+    assert!(matches!(err, LogError::NotALog { .. }), "{err}");
+    Ok(())
+}
+
+#[test]
+fn a_session_id_that_is_not_a_ulid_needs_new_id() -> TestResult {
+    let home = TestHome::new();
+    let mut log = LogBuilder::new("../../etc/passwd", "/p");
+    log.user("x");
+    let file = home.scratch().join("evil.jsonl");
+    log.write(&file)?;
+    let err = home.store.import(&file, false).expect_err("not a ulid");
+    assert!(err.to_string().contains("--new-id"), "{err}");
+    let ok = home.store.import(&file, true)?;
+    assert!(hotl_log::is_session_id(&ok.id));
+    Ok(())
+}

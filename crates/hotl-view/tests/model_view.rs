@@ -1,0 +1,368 @@
+//! The model view: stamps, merged roles, clears, and how folded and compacted spans render.
+
+use hotl_log::{Block, Body, RunState};
+use hotl_testkit::{FIXED_ID, LogBuilder};
+use hotl_view::{Message, QUOTE_CAP, Role, model_messages, project, stamp};
+
+use crate::common::{model_text, rec, records, session, view};
+
+fn log() -> LogBuilder {
+    LogBuilder::new(FIXED_ID, "/p")
+}
+
+fn user(content: Vec<Block>) -> Message {
+    Message {
+        role: Role::User,
+        content,
+    }
+}
+
+fn assistant(content: Vec<Block>) -> Message {
+    Message {
+        role: Role::Assistant,
+        content,
+    }
+}
+
+fn tool_use(id: &str) -> Block {
+    Block::ToolUse {
+        id: id.into(),
+        name: "bash".into(),
+        input: serde_json::json!({"command": "ls"}),
+    }
+}
+
+fn tool_result(id: &str, text: &str) -> Block {
+    Block::ToolResult {
+        tool_use_id: id.into(),
+        content: vec![Block::text(text)],
+        is_error: false,
+    }
+}
+
+fn three_turns() -> LogBuilder {
+    let mut log = log();
+    log.turn("one");
+    log.turn("two");
+    log.turn("three");
+    log
+}
+
+fn started(log: &mut LogBuilder) {
+    log.record(Body::Run {
+        run: "r".into(),
+        state: RunState::Started,
+    });
+}
+
+fn ended(log: &mut LogBuilder, state: RunState) {
+    log.record(Body::Run {
+        run: "r".into(),
+        state,
+    });
+}
+
+#[test]
+fn stamp_is_t_and_the_seq() {
+    assert_eq!(stamp(42), "[t42]");
+}
+
+#[test]
+fn stamps_lead_user_messages_and_tool_results() {
+    let mut log = log();
+    log.turn("one");
+    assert_eq!(
+        model_messages(&view(&log)),
+        [
+            user(vec![Block::text("[t3] one")]),
+            assistant(vec![tool_use("call_1")]),
+            user(vec![tool_result("call_1", "[t5] Cargo.toml\nsrc\n")]),
+            assistant(vec![Block::text("done: one")]),
+        ]
+    );
+}
+
+#[test]
+fn consecutive_messages_of_one_role_are_merged() {
+    // A cancelled turn's message, then the next turn's message.
+    let mut log = log();
+    started(&mut log);
+    log.user("a");
+    ended(&mut log, RunState::Cancelled);
+    log.turn("b");
+    let messages = model_messages(&view(&log));
+    assert_eq!(
+        messages[0],
+        user(vec![Block::text("[t3] a"), Block::text("[t6] b")])
+    );
+
+    // A tool result, the run interrupted, then a new message.
+    let mut log = self::log();
+    started(&mut log);
+    log.user("a");
+    let (_, call) = log.tool_call("bash", serde_json::json!({"command": "ls"}));
+    log.tool_result(&call, "out");
+    ended(&mut log, RunState::Interrupted);
+    started(&mut log);
+    log.user("b");
+    assert_eq!(
+        model_messages(&view(&log)),
+        [
+            user(vec![Block::text("[t3] a")]),
+            assistant(vec![tool_use("call_1")]),
+            user(vec![
+                tool_result("call_1", "[t5] out"),
+                Block::text("[t8] b")
+            ]),
+        ]
+    );
+
+    // Two assistant records in a row.
+    let records = vec![
+        session(1),
+        rec(2, Body::user_text("q")),
+        rec(
+            3,
+            Body::Assistant {
+                content: vec![Block::text("let me look")],
+                model: None,
+                stop: None,
+                usage: None,
+            },
+        ),
+        rec(
+            4,
+            Body::Assistant {
+                content: vec![Block::text("done")],
+                model: None,
+                stop: None,
+                usage: None,
+            },
+        ),
+    ];
+    assert_eq!(
+        model_messages(&project(&records, 0))[1],
+        assistant(vec![Block::text("let me look"), Block::text("done")])
+    );
+}
+
+#[test]
+fn a_message_without_text_gets_a_stamp_block_and_unknown_blocks_are_dropped() {
+    let image = Block::Image {
+        media_type: "image/png".into(),
+        data: None,
+        blob: Some("ab".repeat(32)),
+    };
+    let unknown = Block::Unknown {
+        kind: "hologram".into(),
+    };
+    let records = vec![
+        session(1),
+        rec(
+            2,
+            Body::User {
+                content: vec![image.clone()],
+            },
+        ),
+        rec(
+            3,
+            Body::Assistant {
+                content: vec![unknown.clone(), tool_use("c1")],
+                model: None,
+                stop: None,
+                usage: None,
+            },
+        ),
+        rec(
+            4,
+            Body::ToolResult {
+                call: "c1".into(),
+                content: vec![],
+                blob: None,
+                is_error: true,
+                files: vec![],
+            },
+        ),
+        rec(
+            5,
+            Body::Assistant {
+                content: vec![unknown.clone()],
+                model: None,
+                stop: None,
+                usage: None,
+            },
+        ),
+        rec(
+            6,
+            Body::User {
+                content: vec![unknown, image.clone(), Block::text("and this")],
+            },
+        ),
+    ];
+    assert_eq!(
+        model_messages(&project(&records, 0)),
+        [
+            user(vec![Block::text("[t2]"), image.clone()]),
+            assistant(vec![tool_use("c1")]),
+            user(vec![
+                Block::ToolResult {
+                    tool_use_id: "c1".into(),
+                    content: vec![Block::text("[t4]")],
+                    is_error: true,
+                },
+                // The assistant message made only of unknown blocks is left out entirely.
+                image,
+                Block::text("[t6] and this"),
+            ]),
+        ]
+    );
+}
+
+#[test]
+fn the_model_view_starts_after_the_latest_clear() {
+    let mut log = log();
+    log.turn("one"); // 2..=7
+    log.record(Body::Clear); // 8
+    log.turn("two"); // 9..=14
+    let clear = log.record(Body::Clear); // 15
+    log.turn("three"); // 16..=21
+    let view = view(&log);
+    assert_eq!(view.model_after, clear);
+    let messages = model_messages(&view);
+    assert_eq!(messages[0], user(vec![Block::text("[t17] three")]));
+    let text = model_text(&messages);
+    assert!(!text.contains("[t3]") && !text.contains("[t10]"), "{text}");
+}
+
+#[test]
+fn a_clear_at_the_head_leaves_an_empty_model_view() {
+    let mut log = log();
+    log.turn("one");
+    log.record(Body::Clear);
+    assert!(model_messages(&view(&log)).is_empty());
+}
+
+#[test]
+fn a_folded_span_renders_as_one_user_block_with_its_messages_quoted() {
+    let mut log = three_turns();
+    log.fold(9, 13, "b2e4", "built it");
+    let messages = model_messages(&view(&log));
+    let plain = model_messages(&view(&three_turns()));
+    assert_eq!(messages[..3], plain[..3]);
+    assert_eq!(
+        messages[3..],
+        [
+            assistant(vec![Block::text("done: one")]),
+            user(vec![
+                Block::text("<folded handle=b2e4 span=t9..t13>\nbuilt it\n</folded>\n[t9] two"),
+                Block::text("[t15] three"),
+            ]),
+            assistant(vec![tool_use("call_3")]),
+            user(vec![tool_result("call_3", "[t17] Cargo.toml\nsrc\n")]),
+            assistant(vec![Block::text("done: three")]),
+        ]
+    );
+}
+
+#[test]
+fn a_fold_quotes_every_user_message_of_its_span_in_order() {
+    let mut log = three_turns();
+    log.fold(3, 19, "beef", "all of it");
+    assert_eq!(
+        model_messages(&view(&log)),
+        [user(vec![Block::text(
+            "<folded handle=beef span=t3..t19>\nall of it\n</folded>\n[t3] one\n[t9] two\n[t15] three"
+        )])]
+    );
+}
+
+#[test]
+fn long_quotes_are_capped_with_a_pointer_naming_the_handle() {
+    let long = "é".repeat(QUOTE_CAP + 500);
+    let exact = "x".repeat(QUOTE_CAP);
+    let mut log = log();
+    log.user(&long); // 2
+    log.assistant("ok"); // 3
+    log.user(&exact); // 4
+    log.assistant("ok"); // 5
+    log.fold(2, 5, "b2e4", "pastes");
+    let messages = model_messages(&view(&log));
+    let expected = format!(
+        "<folded handle=b2e4 span=t2..t5>\npastes\n</folded>\n[t2] {} [… 500 more characters; recall handle=b2e4]\n[t4] {exact}",
+        "é".repeat(QUOTE_CAP)
+    );
+    assert_eq!(messages, [user(vec![Block::text(expected)])]);
+}
+
+#[test]
+fn unfolded_long_messages_are_sent_whole() {
+    let long = "y".repeat(QUOTE_CAP * 2);
+    let mut log = log();
+    log.user(&long);
+    let messages = model_messages(&view(&log));
+    assert_eq!(messages, [user(vec![Block::text(format!("[t2] {long}"))])]);
+}
+
+#[test]
+fn a_compaction_renders_its_summary_then_the_quoted_messages() {
+    let mut log = three_turns();
+    log.record(Body::Compaction {
+        until: 13,
+        summary: "did two things".into(),
+    });
+    let messages = model_messages(&view(&log));
+    assert_eq!(
+        messages[0],
+        user(vec![
+            Block::text("<compacted until=t13>\ndid two things\n</compacted>\n[t3] one\n[t9] two"),
+            Block::text("[t15] three"),
+        ])
+    );
+    assert_eq!(messages.len(), 4);
+}
+
+#[test]
+fn a_compacted_long_quote_is_capped_without_a_handle() {
+    let long = "z".repeat(QUOTE_CAP + 1);
+    let mut log = log();
+    log.user(&long); // 2
+    log.assistant("ok"); // 3
+    log.record(Body::Compaction {
+        until: 3,
+        summary: "s".into(),
+    });
+    let expected = format!(
+        "<compacted until=t3>\ns\n</compacted>\n[t2] {} [… 1 more characters]",
+        "z".repeat(QUOTE_CAP)
+    );
+    assert_eq!(
+        model_messages(&view(&log)),
+        [user(vec![Block::text(expected)])]
+    );
+}
+
+#[test]
+fn a_fold_before_the_latest_clear_is_not_sent() {
+    let mut log = three_turns();
+    log.fold(3, 7, "aaaa", "first");
+    let clear = log.record(Body::Clear);
+    let four = log.turn("four");
+    let view = view(&log);
+    assert_eq!(view.model_after, clear);
+    let text = model_text(&model_messages(&view));
+    assert!(!text.contains("<folded"), "{text}");
+    assert!(text.starts_with(&format!("[t{four}] four")), "{text}");
+}
+
+#[test]
+fn the_same_records_give_the_same_bytes() -> hotl_testkit::TestResult {
+    let mut log = three_turns();
+    log.fold(9, 13, "b2e4", "n");
+    log.record(Body::Clear);
+    log.turn("four");
+    let records = records(&log);
+    let a = serde_json::to_vec(&model_messages(&project(&records, 0)))?;
+    let b = serde_json::to_vec(&model_messages(&project(&records.clone(), 0)))?;
+    assert_eq!(a, b);
+    Ok(())
+}

@@ -1,0 +1,215 @@
+//! Properties of the projection over random valid logs (see `hotl_testkit::arb`).
+
+use hotl_log::{Body, LineageProblem, Record, RunState};
+use hotl_testkit::TestHome;
+use hotl_testkit::arb::{self, CWD, Script};
+use hotl_view::{Boundary, View, model_messages, project, stamp};
+use proptest::prelude::*;
+use proptest::sample::Index;
+use proptest::test_runner::TestCaseError;
+
+use crate::common::{item_of, model_text, originals, user_seqs};
+
+/// Cases for the pure properties and for the ones that write files.
+const PURE: u32 = 64;
+const FILES: u32 = 16;
+
+fn fail(e: impl std::fmt::Display) -> TestCaseError {
+    TestCaseError::fail(e.to_string())
+}
+
+/// A couple of closed turns for a fork or an append to add.
+fn more_turns(n: u8, tag: &str) -> Vec<Body> {
+    let mut out = Vec::new();
+    for i in 0..n {
+        let run = format!("{tag}-run-{i}");
+        out.push(Body::Run {
+            run: run.clone(),
+            state: RunState::Started,
+        });
+        out.push(Body::user_text(format!("{tag} message {i}")));
+        out.push(Body::Assistant {
+            content: vec![hotl_log::Block::text(format!("{tag} answer {i}"))],
+            model: None,
+            stop: Some("end_turn".into()),
+            usage: None,
+        });
+        out.push(Body::Run {
+            run,
+            state: RunState::Finished,
+        });
+    }
+    out
+}
+
+proptest! {
+    #![proptest_config(arb::config(PURE))]
+
+    /// (a) The transcript loses no user message except on a reverted branch.
+    #[test]
+    fn the_transcript_keeps_every_visible_user_message(script in arb::script()) {
+        let view = project(&script.records(), 0);
+        prop_assert_eq!(
+            user_seqs(&view.items),
+            script.model.visible_users(),
+            "log:\n{}", script.jsonl()
+        );
+    }
+
+    /// (b) Folds and compactions never remove a user message from the model view: every
+    /// visible message after the latest clear is there, by its stamp, in order.
+    #[test]
+    fn the_model_view_keeps_every_user_message_after_the_latest_clear(
+        script in arb::script(),
+    ) {
+        let view = project(&script.records(), 0);
+        prop_assert_eq!(view.model_after, script.model.model_after());
+        let text = model_text(&model_messages(&view));
+        let mut from = 0;
+        for seq in script.model.model_users() {
+            let found = text[from..].find(&stamp(seq));
+            prop_assert!(
+                found.is_some(),
+                "{} missing (or out of order) in the model view:\n{}\nlog:\n{}",
+                stamp(seq), text, script.jsonl()
+            );
+            from += found.unwrap_or(0) + 1;
+        }
+    }
+
+    /// Valid logs project with the model's turns and boundaries, and without anomalies.
+    #[test]
+    fn boundaries_are_where_the_model_puts_them(script in arb::script()) {
+        let view = project(&script.records(), 0);
+        let expected: Vec<Boundary> = script
+            .model
+            .boundaries()
+            .into_iter()
+            .map(|b| Boundary { turns: b.turns, items: b.items, seq: b.seq })
+            .collect();
+        prop_assert_eq!(&view.boundaries, &expected, "log:\n{}", script.jsonl());
+        prop_assert_eq!(view.turns, script.model.turns());
+        prop_assert_eq!(view.open_turn, script.model.open());
+        prop_assert_eq!(view.head_seq, script.model.head());
+        prop_assert!(view.anomalies.is_empty(), "{:?}", view.anomalies);
+        for b in &view.boundaries {
+            if b.turns > 0 {
+                prop_assert_eq!(view.cut_after_items(b.items).map(|c| c.boundary), Ok(*b));
+                prop_assert_eq!(view.cut_after_turns(b.turns).map(|c| c.boundary), Ok(*b));
+            }
+            prop_assert_eq!(view.cut_at_seq(b.seq).map(|c| c.boundary), Ok(*b));
+        }
+    }
+
+    /// (e) Projection is deterministic: the same records give byte-identical model messages.
+    #[test]
+    fn projection_is_deterministic(script in arb::script()) {
+        let records = script.records();
+        let first = serde_json::to_vec(&model_messages(&project(&records, 0))).map_err(fail)?;
+        let again = serde_json::to_vec(&model_messages(&project(&records, 0))).map_err(fail)?;
+        prop_assert!(first == again);
+        let first = serde_json::to_vec(&project(&records, 0)).map_err(fail)?;
+        let again = serde_json::to_vec(&project(&script.records(), 0)).map_err(fail)?;
+        prop_assert!(first == again);
+    }
+}
+
+/// Lineage problems other than an ancestor's report of unknown record types (which generated
+/// logs contain on purpose, and which `hotl-log` reports as `DamagedAncestor`).
+fn real_problems(problems: &[LineageProblem]) -> Vec<&LineageProblem> {
+    problems
+        .iter()
+        .filter(|p| {
+            !matches!(p, LineageProblem::DamagedAncestor { summary, .. }
+                if summary.ends_with("of unknown type"))
+        })
+        .collect()
+}
+
+/// Writes `script` to a fresh home; returns the home and the session id.
+fn imported(script: &Script) -> Result<(TestHome, String), TestCaseError> {
+    let home = TestHome::new();
+    let id = home.import(&script.builder()).map_err(fail)?;
+    Ok((home, id))
+}
+
+proptest! {
+    #![proptest_config(arb::config(FILES))]
+
+    /// (c) A fork's items are the parent's items at the cut followed by its own.
+    #[test]
+    fn a_fork_is_the_parent_at_the_cut_then_its_own(
+        script in arb::script(),
+        pick in any::<Index>(),
+        own in 0u8..3,
+    ) {
+        let (home, parent) = imported(&script)?;
+        let store = &home.store;
+        let lineage = store.lineage(&parent).map_err(fail)?;
+        let parent_view = View::of(&lineage);
+        let boundary = *pick.get(&parent_view.boundaries);
+        let pin = store
+            .pin(&parent, boundary.seq, lineage.offset_for(boundary.seq))
+            .map_err(fail)?;
+        let mut writer = store.fork(pin, CWD, vec![]).map_err(fail)?;
+        let mut appended: Vec<Record> = Vec::new();
+        for body in more_turns(own, "fork") {
+            appended.push(writer.append(body).map_err(fail)?);
+        }
+        let child = writer.id().to_owned();
+        drop(writer);
+
+        let child_lineage = store.lineage(&child).map_err(fail)?;
+        let problems = real_problems(&child_lineage.problems);
+        prop_assert!(problems.is_empty(), "{:?}", problems);
+        let view = View::of(&child_lineage);
+        let parent_items = originals(&parent_view.items);
+        let items = originals(&view.items);
+        let own_items: Vec<_> = appended.iter().filter_map(item_of).collect();
+        prop_assert_eq!(
+            &items[..boundary.items.min(items.len())],
+            &parent_items[..boundary.items],
+            "fork at {:?}; log:\n{}", boundary, script.jsonl()
+        );
+        prop_assert_eq!(&items[boundary.items..], &own_items[..]);
+    }
+
+    /// (d) Appending never changes the view of an earlier seq: a fork pinned at the old head
+    /// projects exactly what the log projected before the append.
+    #[test]
+    fn appending_never_changes_the_view_at_an_earlier_seq(
+        script in arb::script(),
+        more in arb::raw_ops(24),
+    ) {
+        let (home, id) = imported(&script)?;
+        let store = &home.store;
+        let before = store.lineage(&id).map_err(fail)?;
+        let old_view = View::of(&before);
+        let old_head = before.own().last().map_or(1, |r| r.seq);
+        let old_end = before.own_complete_end;
+
+        let mut grown = script.clone();
+        let mut added = grown.extend(&more);
+        if added.is_empty() {
+            // Nothing is generated after an open turn (or `more` was empty): add plain turns.
+            added = more_turns(1, "after").into_iter().enumerate()
+                .map(|(i, b)| (old_head + 1 + i as u64, b))
+                .collect();
+        }
+        {
+            let mut writer = store.writer(&id).map_err(fail)?;
+            for (seq, body) in added {
+                let record = writer.append(body).map_err(fail)?;
+                prop_assert_eq!(record.seq, seq);
+            }
+        }
+        let pin = store.pin(&id, old_head, old_end).map_err(fail)?;
+        let child = store.fork(pin, CWD, vec![]).map_err(fail)?.id().to_owned();
+        let child_lineage = store.lineage(&child).map_err(fail)?;
+        let problems = real_problems(&child_lineage.problems);
+        prop_assert!(problems.is_empty(), "{:?}", problems);
+        let view = View::of(&child_lineage);
+        prop_assert_eq!(&view.items, &old_view.items, "log:\n{}", script.jsonl());
+        prop_assert_eq!(model_messages(&view), model_messages(&old_view));
+    }
+}
