@@ -1,7 +1,9 @@
 //! The projection: a lineage's records become the visible transcript, its turn boundaries and
 //! the session state.
 
-use hotl_log::{Block, Body, Lineage, Record, RunState, SessionMeta, summarize, visible_branch};
+use hotl_log::{
+    Block, Body, Fold, Lineage, Record, RunState, SessionMeta, summarize, visible_branch,
+};
 use serde::Serialize;
 
 use crate::item::Item;
@@ -40,9 +42,14 @@ pub struct View {
 }
 
 impl View {
-    /// Projects a loaded lineage.
+    /// Projects a loaded lineage, leaving it intact (its content is copied).
     pub fn of(lineage: &Lineage) -> View {
         project(&lineage.records, lineage.own_start)
+    }
+
+    /// Projects a loaded lineage, moving its content into the view (no copy).
+    pub fn from_lineage(lineage: Lineage) -> View {
+        project_owned(lineage.records, lineage.own_start)
     }
 
     /// Original items on the visible branch (a folded span counts as its items).
@@ -53,9 +60,19 @@ impl View {
 
 /// Projects `records` (a lineage, own records from `own_start` on). Pure: no I/O, no clock.
 pub fn project(records: &[Record], own_start: usize) -> View {
+    project_owned(records.to_vec(), own_start)
+}
+
+/// [`project`], consuming the records so their content moves into the view.
+pub fn project_owned(records: Vec<Record>, own_start: usize) -> View {
+    let state = summarize(&records, own_start.min(records.len()));
+    let mut visible = vec![false; records.len()];
+    for i in visible_branch(&records) {
+        visible[i] = true;
+    }
     let mut items: Vec<Item> = Vec::new();
     let mut boundaries = Vec::new();
-    let mut collapses: Vec<&Record> = Vec::new();
+    let mut collapses: Vec<Collapse> = Vec::new();
     let mut turns = 0;
     // The seq a cut before the next user message keeps through: a `run started` (and whatever
     // follows it up to the message) belongs to the turn it starts, not to the one before.
@@ -64,10 +81,10 @@ pub fn project(records: &[Record], own_start: usize) -> View {
     let mut in_preamble = false;
     let mut model_after = 0;
     let mut run_closed: Option<bool> = None;
-    for i in visible_branch(records) {
-        let record = &records[i];
-        head_seq = record.seq;
-        match &record.body {
+    for (record, _) in records.into_iter().zip(visible).filter(|(_, v)| *v) {
+        let seq = record.seq;
+        head_seq = seq;
+        match record.body {
             Body::User { content } => {
                 boundaries.push(Boundary {
                     turns,
@@ -77,10 +94,7 @@ pub fn project(records: &[Record], own_start: usize) -> View {
                 turns += 1;
                 run_closed = in_preamble.then_some(false);
                 in_preamble = false;
-                items.push(Item::User {
-                    seq: record.seq,
-                    content: content.clone(),
-                });
+                items.push(Item::User { seq, content });
             }
             Body::Assistant {
                 content,
@@ -88,10 +102,10 @@ pub fn project(records: &[Record], own_start: usize) -> View {
                 usage,
                 ..
             } => items.push(Item::Assistant {
-                seq: record.seq,
-                content: content.clone(),
-                model: model.clone(),
-                usage: *usage,
+                seq,
+                content,
+                model,
+                usage,
             }),
             Body::ToolResult {
                 call,
@@ -100,23 +114,26 @@ pub fn project(records: &[Record], own_start: usize) -> View {
                 blob,
                 ..
             } => items.push(Item::ToolResult {
-                seq: record.seq,
-                call: call.clone(),
-                content: content.clone(),
-                is_error: *is_error,
-                blob: blob.clone(),
+                seq,
+                call,
+                content,
+                is_error,
+                blob,
             }),
             Body::Run {
                 state: RunState::Started,
                 ..
             } => in_preamble = true,
             Body::Run { .. } => run_closed = Some(true),
-            Body::Clear => model_after = record.seq,
-            Body::Fold(_) | Body::Compaction { .. } => collapses.push(record),
+            Body::Clear => model_after = seq,
+            Body::Fold(fold) => collapses.push(Collapse::Fold { seq, fold }),
+            Body::Compaction { until, summary } => {
+                collapses.push(Collapse::Compaction { until, summary })
+            }
             _ => {}
         }
         if !in_preamble {
-            boundary_seq = record.seq;
+            boundary_seq = seq;
         }
     }
     let open_turn = turns > 0 && !run_closed.unwrap_or_else(|| last_answer_is_final(&items));
@@ -128,11 +145,7 @@ pub fn project(records: &[Record], own_start: usize) -> View {
         });
     }
     let mut anomalies = Vec::new();
-    for record in collapses {
-        if let Err(why) = collapse(&mut items, record) {
-            anomalies.push(format!("t{}: {why}", record.seq));
-        }
-    }
+    let items = collapse(items, collapses, &mut anomalies);
     View {
         items,
         boundaries,
@@ -140,7 +153,7 @@ pub fn project(records: &[Record], own_start: usize) -> View {
         open_turn,
         model_after,
         head_seq,
-        state: summarize(records, own_start.min(records.len())),
+        state,
         anomalies,
     }
 }
@@ -156,58 +169,110 @@ fn last_answer_is_final(items: &[Item]) -> bool {
     }
 }
 
-/// Applies a fold or a compaction to the top-level items.
-fn collapse(items: &mut Vec<Item>, record: &Record) -> Result<(), String> {
-    match &record.body {
-        Body::Fold(fold) => {
-            let inside =
-                |item: &Item| item.first_seq() >= fold.since && item.last_seq() <= fold.until;
-            let Some(start) = items.iter().position(inside) else {
-                return Err(format!("fold {} covers no visible item", fold.handle));
-            };
-            let len = items[start..].iter().take_while(|i| inside(i)).count();
-            let span = &items[start..start + len];
-            if span
-                .iter()
-                .any(|i| matches!(i, Item::Folded { .. } | Item::Compacted { .. }))
-            {
-                return Err(format!(
-                    "fold {} reaches behind an earlier fold; ignored",
-                    fold.handle
-                ));
-            }
-            if items[start + len..].iter().any(inside) {
-                return Err(format!(
-                    "fold {} span is not contiguous; ignored",
-                    fold.handle
-                ));
-            }
-            let originals: Vec<Item> = items.drain(start..start + len).collect();
-            items.insert(
-                start,
-                Item::Folded {
-                    handle: fold.handle.clone(),
-                    note: fold.note.clone(),
-                    since: fold.since,
-                    until: fold.until,
-                    items: originals,
-                },
-            );
-            Ok(())
-        }
-        Body::Compaction { until, summary } => {
-            let len = items.iter().take_while(|i| i.last_seq() <= *until).count();
-            let originals: Vec<Item> = items.drain(..len).collect();
-            items.insert(
-                0,
-                Item::Compacted {
-                    until: *until,
-                    summary: summary.clone(),
-                    items: originals,
-                },
-            );
-            Ok(())
-        }
-        _ => Ok(()),
+/// A fold or compaction record, waiting to be applied.
+enum Collapse {
+    Fold { seq: u64, fold: Box<Fold> },
+    Compaction { until: u64, summary: String },
+}
+
+/// An accepted fold: the item range it replaces.
+struct Accepted {
+    start: usize,
+    end: usize,
+    fold: Box<Fold>,
+}
+
+/// Applies folds and compactions to the flat items, in one pass for the folds.
+///
+/// Records are judged in log order: a fold that overlaps an earlier fold, or reaches behind an
+/// earlier compaction, is ignored and reported. A fold whose `since` is a tool result starts at
+/// the assistant message of that step instead (it snaps backward, never forward), so a tool
+/// call is never separated from its result.
+fn collapse(items: Vec<Item>, collapses: Vec<Collapse>, anomalies: &mut Vec<String>) -> Vec<Item> {
+    if collapses.is_empty() {
+        return items;
     }
+    let mut accepted: Vec<Accepted> = Vec::new();
+    let mut compactions: Vec<(u64, String)> = Vec::new();
+    let mut compacted_through = 0;
+    for c in collapses {
+        match c {
+            Collapse::Fold { seq, fold } => {
+                match place_fold(&items, &fold, &accepted, compacted_through) {
+                    Ok((start, end)) => {
+                        let at = accepted.partition_point(|a| a.start < start);
+                        accepted.insert(at, Accepted { start, end, fold });
+                    }
+                    Err(why) => anomalies.push(format!("t{seq}: fold {} {why}; ignored", fold.handle)),
+                }
+            }
+            Collapse::Compaction { until, summary } => {
+                compacted_through = compacted_through.max(until);
+                compactions.push((until, summary));
+            }
+        }
+    }
+    let mut out = Vec::with_capacity(items.len());
+    let mut folds = accepted.into_iter().peekable();
+    let mut items = items.into_iter().enumerate().peekable();
+    while let Some((i, item)) = items.next() {
+        match folds.peek() {
+            Some(a) if a.start == i => {
+                let a = folds.next().expect("peeked");
+                let mut originals = vec![item];
+                while let Some((_, next)) = items.next_if(|(j, _)| *j < a.end) {
+                    originals.push(next);
+                }
+                out.push(Item::Folded {
+                    handle: a.fold.handle.clone(),
+                    note: a.fold.note.clone(),
+                    since: originals[0].first_seq(),
+                    until: a.fold.until,
+                    items: originals,
+                });
+            }
+            _ => out.push(item),
+        }
+    }
+    for (until, summary) in compactions {
+        let len = out.iter().take_while(|i| i.last_seq() <= until).count();
+        let originals: Vec<Item> = out.drain(..len).collect();
+        out.insert(
+            0,
+            Item::Compacted {
+                until,
+                summary,
+                items: originals,
+            },
+        );
+    }
+    out
+}
+
+/// The item range `[start, end)` a fold replaces, or why it cannot apply.
+fn place_fold(
+    items: &[Item],
+    fold: &Fold,
+    accepted: &[Accepted],
+    compacted_through: u64,
+) -> Result<(usize, usize), String> {
+    let mut start = items.partition_point(|i| i.first_seq() < fold.since);
+    let end = items.partition_point(|i| i.last_seq() <= fold.until);
+    if start >= end {
+        return Err("covers no visible item".to_owned());
+    }
+    while start > 0 && matches!(items[start], Item::ToolResult { .. }) {
+        start -= 1;
+        if matches!(items[start], Item::Assistant { .. }) {
+            break;
+        }
+    }
+    if items[start].first_seq() <= compacted_through {
+        return Err("reaches behind an earlier compaction".to_owned());
+    }
+    let overlaps = accepted.iter().any(|a| a.start < end && start < a.end);
+    if overlaps {
+        return Err("reaches behind an earlier fold".to_owned());
+    }
+    Ok((start, end))
 }
