@@ -63,4 +63,4 @@ pub use crate::record::{
 };
 pub use crate::resolve::{Resolution, describe, listed, resolve, validate_name};
 pub use crate::store::{Store, is_session_id, new_session_id};
-pub use crate::write::{Imported, Writer};
+pub use crate::write::{Imported, Inherited, Writer};

@@ -171,7 +171,7 @@ impl Store {
                     child: child.clone(),
                 });
             }
-            if let Some(summary) = log.report.summary() {
+            if let Some(summary) = log.report.damage_summary() {
                 problems.push(LineageProblem::DamagedAncestor {
                     ancestor: p.session.clone(),
                     summary,

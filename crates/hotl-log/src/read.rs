@@ -83,6 +83,16 @@ impl LoadReport {
 
     /// One line saying what was skipped, or `None` when nothing was.
     pub fn summary(&self) -> Option<String> {
+        self.describe(true)
+    }
+
+    /// Like [`LoadReport::summary`], but only damage: records of unknown type are kept, not
+    /// lost, so they are left out.
+    pub fn damage_summary(&self) -> Option<String> {
+        self.describe(false)
+    }
+
+    fn describe(&self, with_unknown: bool) -> Option<String> {
         let mut parts = Vec::new();
         if !self.skipped.is_empty() {
             let lines: Vec<String> = self.skipped.iter().map(|s| s.line.to_string()).collect();
@@ -93,7 +103,7 @@ impl LoadReport {
                 abbreviate(&lines)
             ));
         }
-        if !self.unknown.is_empty() {
+        if with_unknown && !self.unknown.is_empty() {
             parts.push(format!(
                 "{} record{} of unknown type",
                 self.unknown.len(),

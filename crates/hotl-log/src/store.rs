@@ -1,14 +1,17 @@
 //! The store: a home directory of session logs, their caches and locks, and blobs.
 
+use std::collections::HashMap;
 use std::fs;
 use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
 
 use crate::blob::Blobs;
 use crate::clock::Clock;
 use crate::error::{IoResultExt, LogError, Result};
 use crate::fsutil;
 use crate::lock::TreeLock;
-use crate::meta::SessionMeta;
+use crate::meta::{META_FORMAT, SessionMeta};
 use crate::read::{Log, ReadOptions, read_log};
 
 /// A hotl home: `sessions/`, `blobs/` and `index/` under one directory.
@@ -170,17 +173,24 @@ impl Store {
 
     /// Recomputes a session's summary from its lineage and caches it.
     pub fn rebuild_meta(&self, id: &str) -> Result<SessionMeta> {
+        let (meta, complete) = self.compute_meta(id)?;
+        if complete {
+            self.store_meta(&meta);
+        }
+        Ok(meta)
+    }
+
+    /// A session's summary from its lineage. The flag says whether it matches the file as it
+    /// is now: the log may grow while it is read, and a summary stamped with the new size but
+    /// built from fewer records would look fresh, so only a matching one may be cached.
+    fn compute_meta(&self, id: &str) -> Result<(SessionMeta, bool)> {
         let log_path = self.log_path(id);
         let file = fs::metadata(&log_path).at(&log_path)?;
         let lineage = self.lineage(id)?;
         let mut meta = lineage.summarize();
         meta.stamp_file(&file);
-        // The file may have grown while it was read; a summary stamped with the new size but
-        // built from fewer records would look fresh, so only cache what matches.
-        if meta.size == lineage.own_bytes {
-            self.store_meta(&meta);
-        }
-        Ok(meta)
+        let complete = meta.size == lineage.own_bytes;
+        Ok((meta, complete))
     }
 
     /// Writes a summary to the cache. Failure is harmless (the cache is rebuilt), so it is
@@ -191,20 +201,94 @@ impl Store {
         }
     }
 
+    /// The list cache: every summary in one file, so listing reads one file rather than one
+    /// per session. Derived like the per-session caches, and checked against each log the same
+    /// way.
+    pub fn list_cache_path(&self) -> PathBuf {
+        self.sessions_dir().join(LIST_CACHE)
+    }
+
     /// Summaries of every root session, dropped ones included, newest activity first.
+    ///
+    /// Each summary comes from the list cache when it still matches its log, else from the
+    /// session's own cache, else from its lineage; the list cache is then rewritten once.
     pub fn list(&self) -> Result<Vec<SessionMeta>> {
-        let mut metas = Vec::new();
-        for id in self.session_ids()? {
-            match self.meta(&id) {
-                Ok(meta) => metas.push(meta),
-                // Deleted between the directory read and now, or unreadable: not listable.
-                Err(LogError::NoSuchSession { .. } | LogError::NotALog { .. }) => {}
-                Err(e) => return Err(e),
+        let ids = self.session_ids()?;
+        let mut cached = self.read_list_cache();
+        let mut changed = false;
+        let mut metas = Vec::with_capacity(ids.len());
+        for id in ids {
+            let path = self.log_path(&id);
+            let file = match fs::metadata(&path) {
+                Ok(file) => file,
+                // Deleted between the directory read and now.
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => continue,
+                Err(e) => return Err(e).at(&path),
+            };
+            if let Some(meta) = cached.remove(&id)
+                && meta.is_fresh_for(&file)
+            {
+                metas.push(meta);
+                continue;
             }
+            changed = true;
+            let fresh = self.cached_meta(&id).filter(|m| m.is_fresh_for(&file));
+            let meta = match fresh {
+                Some(meta) => meta,
+                None => match self.compute_meta(&id) {
+                    Ok((meta, _)) => meta,
+                    // Empty or not a log: nothing to list.
+                    Err(LogError::NotALog { .. } | LogError::NoSuchSession { .. }) => continue,
+                    Err(e) => return Err(e),
+                },
+            };
+            metas.push(meta);
+        }
+        if changed || !cached.is_empty() {
+            self.write_list_cache(&metas);
         }
         metas.sort_by(|a, b| b.updated.cmp(&a.updated).then_with(|| b.id.cmp(&a.id)));
         Ok(metas)
     }
+
+    fn read_list_cache(&self) -> HashMap<String, SessionMeta> {
+        let Ok(bytes) = fs::read(self.list_cache_path()) else {
+            return HashMap::new();
+        };
+        match serde_json::from_slice::<ListCache>(&bytes) {
+            Ok(cache) if cache.format == META_FORMAT => cache
+                .sessions
+                .into_iter()
+                .map(|m| (m.id.clone(), m))
+                .collect(),
+            _ => HashMap::new(),
+        }
+    }
+
+    fn write_list_cache(&self, metas: &[SessionMeta]) {
+        let cache = ListCacheRef {
+            format: META_FORMAT,
+            sessions: metas,
+        };
+        if let Ok(bytes) = serde_json::to_vec(&cache) {
+            let _ = fsutil::write_derived(&self.list_cache_path(), &bytes);
+        }
+    }
+}
+
+/// The list cache's file name in `sessions/`.
+const LIST_CACHE: &str = "list.cache.json";
+
+#[derive(Deserialize)]
+struct ListCache {
+    format: u32,
+    sessions: Vec<SessionMeta>,
+}
+
+#[derive(Serialize)]
+struct ListCacheRef<'a> {
+    format: u32,
+    sessions: &'a [SessionMeta],
 }
 
 /// Whether `s` looks like a session id (a ULID: 26 Crockford base32 characters).

@@ -99,29 +99,65 @@ impl Store {
 
     /// Creates a new root session whose first record is `start` (its id is filled in) at
     /// `first_seq`, followed by `then`. The file appears atomically, complete.
-    pub fn create(
+    pub fn create(&self, start: SessionStart, first_seq: u64, then: Vec<Body>) -> Result<Writer> {
+        let inherited = start.parent.is_none().then(Inherited::default);
+        self.create_with(start, first_seq, then, inherited)
+    }
+
+    fn create_with(
         &self,
         mut start: SessionStart,
         first_seq: u64,
         then: Vec<Body>,
+        inherited: Option<Inherited>,
     ) -> Result<Writer> {
         let id = new_session_id();
         start.id.clone_from(&id);
         let clock = self.clock();
+        let mut records = Vec::new();
         let mut bytes = Vec::new();
-        let mut seq = first_seq;
-        for body in std::iter::once(Body::Session(Box::new(start))).chain(then) {
-            bytes.extend(encode_line(&Record::new(seq, clock.stamp(), body))?);
-            seq += 1;
+        for (seq, body) in
+            (first_seq..).zip(std::iter::once(Body::Session(Box::new(start))).chain(then))
+        {
+            let record = Record::new(seq, clock.stamp(), body);
+            bytes.extend(encode_line(&record)?);
+            records.push(record);
         }
+        fsutil::create_private_dir(&self.sessions_dir())?;
+        let lock = self.lock(&id)?;
         self.publish(&id, &bytes)?;
-        self.writer(&id)
+        let path = self.log_path(&id);
+        let file = OpenOptions::new().append(true).open(&path).at(&path)?;
+        // The summary is known without reading anything: the records just written, plus what
+        // the caller says the fork inherits. Without that, the next reader rebuilds it.
+        let meta = match inherited {
+            Some(inherited) => {
+                let mut meta = crate::meta::summarize(&records, 0);
+                meta.turns += inherited.turns;
+                if meta.first_message.is_none() {
+                    meta.first_message = inherited.first_message;
+                }
+                meta.complete_end = bytes.len() as u64;
+                meta.stamp_file(&file.metadata().at(&path)?);
+                self.store_meta(&meta);
+                Some(meta)
+            }
+            None => None,
+        };
+        Ok(Writer {
+            store: self.clone(),
+            id,
+            path,
+            file,
+            next_seq: first_seq + records.len() as u64,
+            meta,
+            _lock: lock,
+        })
     }
 
-    /// Writes a complete new log for `id`, atomically, under its lock. Refuses an existing id.
+    /// Writes a complete new log for `id`, atomically. The caller holds its lock. Refuses an
+    /// existing id.
     fn publish(&self, id: &str, bytes: &[u8]) -> Result<()> {
-        fsutil::create_private_dir(&self.sessions_dir())?;
-        let _lock = self.lock(id)?;
         let path = self.log_path(id);
         if path.exists() {
             return Err(LogError::Exists {
@@ -132,9 +168,16 @@ impl Store {
     }
 
     /// Forks `parent` at `pin` into a new root session: nothing is copied and the parent is not
-    /// written. `inherit` holds the state records the fork starts with (modes, todos, title,
-    /// name), decided by the caller.
-    pub fn fork(&self, pin: Pin, cwd: &str, inherit: Vec<Body>) -> Result<Writer> {
+    /// written. `state` holds the records the fork starts with (modes, todos, title, name),
+    /// decided by the caller; `inherited` what the history up to the pin amounts to, when the
+    /// caller knows (the fork's summary is then ready without reading the parent).
+    pub fn fork(
+        &self,
+        pin: Pin,
+        cwd: &str,
+        state: Vec<Body>,
+        inherited: Option<Inherited>,
+    ) -> Result<Writer> {
         let parent_start = self.read_start(&pin.session)?;
         let start = SessionStart {
             id: String::new(),
@@ -146,7 +189,7 @@ impl Store {
             parent: Some(pin.clone()),
             delegated: None,
         };
-        self.create(start, pin.seq + 1, inherit)
+        self.create_with(start, pin.seq + 1, state, inherited)
     }
 
     /// The `session` record of a log, read from its first line only.
@@ -216,12 +259,23 @@ impl Store {
             // A torn tail stays a (reported) damaged line rather than swallowing what comes next.
             bytes.push(b'\n');
         }
+        fsutil::create_private_dir(&self.sessions_dir())?;
+        let _lock = self.lock(&id)?;
         self.publish(&id, &bytes)?;
         Ok(Imported {
             id,
             report: log.report,
         })
     }
+}
+
+/// What a fork's history up to its pin amounts to, for its summary.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Inherited {
+    /// Visible user turns up to the pin.
+    pub turns: u64,
+    /// The first user message, shortened as summaries keep it.
+    pub first_message: Option<String>,
 }
 
 /// What an import adopted.

@@ -40,7 +40,7 @@ fn gc_removes_old_sessions_but_keeps_ancestors_of_kept_ones_and_their_blobs() ->
     let head = young.meta(&parent_id)?;
     let pin = young.pin(&parent_id, head.last_seq, head.complete_end)?;
     let fork_id = young
-        .fork(pin, "/p", vec![Body::user_text("plan")])?
+        .fork(pin, "/p", vec![Body::user_text("plan")], None)?
         .id()
         .to_owned();
 
@@ -84,7 +84,7 @@ fn drop_deletes_a_leaf_and_tombstones_a_parent_until_gc_finds_no_descendant() ->
     drop(parent);
     let head = store.meta(&parent_id)?;
     let pin = store.pin(&parent_id, head.last_seq, head.complete_end)?;
-    let child_id = store.fork(pin, "/p", vec![])?.id().to_owned();
+    let child_id = store.fork(pin, "/p", vec![], None)?.id().to_owned();
 
     let bytes_before = std::fs::read(store.log_path(&parent_id))?;
     assert_eq!(

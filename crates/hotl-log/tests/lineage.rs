@@ -6,7 +6,7 @@ use hotl_testkit::{FIXED_ID, LogBuilder, TestHome, TestResult};
 fn fork_at(store: &Store, parent: &str, seq: u64) -> TestResult<String> {
     let lineage = store.lineage(parent)?;
     let pin = store.pin(parent, seq, lineage.offset_for(seq))?;
-    Ok(store.fork(pin, "/p", vec![])?.id().to_owned())
+    Ok(store.fork(pin, "/p", vec![], None)?.id().to_owned())
 }
 
 #[test]
@@ -110,7 +110,7 @@ fn lineage_deeper_than_the_limit_sheds_the_oldest_history_with_a_warning() -> Te
     for n in 0..MAX_ANCESTORS + 2 {
         let head = home.store.meta(&id)?;
         let pin = home.store.pin(&id, head.last_seq, head.complete_end)?;
-        let mut writer = home.store.fork(pin, "/p", vec![])?;
+        let mut writer = home.store.fork(pin, "/p", vec![], None)?;
         writer.append(Body::user_text(&format!("gen {n}")))?;
         id = writer.id().to_owned();
         ids.push(id.clone());
@@ -124,5 +124,36 @@ fn lineage_deeper_than_the_limit_sheds_the_oldest_history_with_a_warning() -> Te
         .ok_or("too deep reported")?;
     assert!(deep.to_string().contains("start a fresh session"), "{deep}");
     assert!(!home.store.check(&id)?.is_healthy());
+    Ok(())
+}
+
+#[test]
+fn a_fork_told_what_it_inherits_has_a_ready_summary_equal_to_a_rebuild() -> TestResult {
+    let home = TestHome::new();
+    let mut log = LogBuilder::new(FIXED_ID, "/p");
+    log.turn("first question");
+    log.turn("second");
+    let parent = home.import(&log)?;
+    let head = home.store.meta(&parent)?;
+    let pin = home.store.pin(&parent, head.last_seq, head.complete_end)?;
+    let inherited = hotl_log::Inherited {
+        turns: head.turns,
+        first_message: head.first_message.clone(),
+    };
+    let mut writer = home.store.fork(
+        pin,
+        "/p",
+        vec![Body::Title {
+            title: "t (fork)".into(),
+        }],
+        Some(inherited),
+    )?;
+    writer.append(Body::user_text("third"))?;
+    let id = writer.id().to_owned();
+    drop(writer);
+    let ready = home.store.meta(&id)?;
+    let rebuilt = home.store.rebuild_meta(&id)?;
+    assert_eq!(ready, rebuilt);
+    assert_eq!(ready.turns, 3);
     Ok(())
 }

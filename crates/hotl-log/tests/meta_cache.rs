@@ -69,3 +69,19 @@ fn a_stale_cache_with_a_plausible_shape_is_not_trusted() -> TestResult {
     assert_eq!(home.store.meta(&id)?.turns, 2);
     Ok(())
 }
+
+#[test]
+fn list_cache_garbage_or_stale_is_rebuilt() -> TestResult {
+    let (home, id) = home_with_session()?;
+    let listed = home.store.list()?;
+    assert!(home.store.list_cache_path().exists());
+    std::fs::write(home.store.list_cache_path(), b"\x01garbage")?;
+    assert_eq!(home.store.list()?, listed);
+    // A writer updates the session's own cache; the list picks it up over its stale entry.
+    home.store.writer(&id)?.append(Body::user_text("third"))?;
+    assert_eq!(home.store.list()?[0].turns, 3);
+    std::fs::remove_file(home.store.meta_path(&id))?;
+    std::fs::remove_file(home.store.list_cache_path())?;
+    assert_eq!(home.store.list()?[0].turns, 3);
+    Ok(())
+}

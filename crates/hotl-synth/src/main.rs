@@ -211,7 +211,7 @@ fn fork(
     let writer = store
         .clone()
         .with_clock(Clock::Fixed(at))
-        .fork(pin, &parent.cwd, vec![])
+        .fork(pin, &parent.cwd, vec![], None)
         .map_err(err)?;
     let id = writer.id().to_owned();
     let first_seq = writer.next_seq();

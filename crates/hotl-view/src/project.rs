@@ -203,7 +203,9 @@ fn collapse(items: Vec<Item>, collapses: Vec<Collapse>, anomalies: &mut Vec<Stri
                         let at = accepted.partition_point(|a| a.start < start);
                         accepted.insert(at, Accepted { start, end, fold });
                     }
-                    Err(why) => anomalies.push(format!("t{seq}: fold {} {why}; ignored", fold.handle)),
+                    Err(why) => {
+                        anomalies.push(format!("t{seq}: fold {} {why}; ignored", fold.handle))
+                    }
                 }
             }
             Collapse::Compaction { until, summary } => {

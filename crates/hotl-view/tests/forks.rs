@@ -106,7 +106,7 @@ fn fork(home: &TestHome, parent: &str, cut: Cut, then: &[Body]) -> TestResult<St
     )?;
     let mut writer = home
         .store
-        .fork(pin, "/p", fork_state(&view.state, cut.at_head))?;
+        .fork(pin, "/p", fork_state(&view.state, cut.at_head), None)?;
     for body in then {
         writer.append(body.clone())?;
     }

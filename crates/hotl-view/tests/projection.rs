@@ -319,7 +319,9 @@ fn a_fold_covering_nothing_visible_is_reported() {
     let view = view(&log);
     assert_eq!(
         view.anomalies,
-        [format!("t{fold}: fold dead covers no visible item; ignored")]
+        [format!(
+            "t{fold}: fold dead covers no visible item; ignored"
+        )]
     );
     assert_eq!(view.items.len(), 12);
 }

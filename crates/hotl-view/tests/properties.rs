@@ -151,7 +151,7 @@ proptest! {
         let pin = store
             .pin(&parent, boundary.seq, lineage.offset_for(boundary.seq))
             .map_err(fail)?;
-        let mut writer = store.fork(pin, CWD, vec![]).map_err(fail)?;
+        let mut writer = store.fork(pin, CWD, vec![], None).map_err(fail)?;
         let mut appended: Vec<Record> = Vec::new();
         for body in more_turns(own, "fork") {
             appended.push(writer.append(body).map_err(fail)?);
@@ -204,7 +204,7 @@ proptest! {
             }
         }
         let pin = store.pin(&id, old_head, old_end).map_err(fail)?;
-        let child = store.fork(pin, CWD, vec![]).map_err(fail)?.id().to_owned();
+        let child = store.fork(pin, CWD, vec![], None).map_err(fail)?.id().to_owned();
         let child_lineage = store.lineage(&child).map_err(fail)?;
         let problems = real_problems(&child_lineage.problems);
         prop_assert!(problems.is_empty(), "{:?}", problems);

@@ -4,7 +4,7 @@ use std::io::Write;
 use std::process::ExitCode;
 
 use clap::Args;
-use hotl_log::{Body, LineageProblem, SessionMeta, Store};
+use hotl_log::{Body, Inherited, LineageProblem, SessionMeta, Store};
 use hotl_view::View;
 
 use crate::ctx::{Ctx, flush};
@@ -32,7 +32,7 @@ pub fn run(ctx: &Ctx, args: &ForkArgs) -> Result<ExitCode, CliError> {
     if let Some(name) = &args.name {
         ensure_name_free(&ctx.store, name, None)?;
     }
-    let (pin, mut state) = if args.keep_turns.is_none() && args.keep.is_none() {
+    let (pin, mut state, inherited) = if args.keep_turns.is_none() && args.keep.is_none() {
         fork_point_at_head(&ctx.store, &parent)?
     } else {
         fork_point_at_cut(&ctx.store, &parent, args)?
@@ -42,19 +42,19 @@ pub fn run(ctx: &Ctx, args: &ForkArgs) -> Result<ExitCode, CliError> {
             name: Some(name.clone()),
         });
     }
-    let writer = ctx.store.fork(pin, &parent.cwd, state)?;
+    let writer = ctx.store.fork(pin, &parent.cwd, state, Some(inherited))?;
     let mut out = ctx.out();
     writeln!(out, "{}", writer.id())?;
     flush(out)?;
     Ok(ExitCode::SUCCESS)
 }
 
+/// Where a fork pins, the state it starts with, and what it inherits.
+type ForkPoint = (hotl_log::Pin, Vec<Body>, Inherited);
+
 /// The head needs no projection: the cached summary knows the tip, the modes and the todos, so
 /// forking costs the same whatever the parent's size.
-fn fork_point_at_head(
-    store: &Store,
-    parent: &SessionMeta,
-) -> Result<(hotl_log::Pin, Vec<Body>), CliError> {
+fn fork_point_at_head(store: &Store, parent: &SessionMeta) -> Result<ForkPoint, CliError> {
     if parent.turns == 0 {
         return Err(CliError::user(format!(
             "session {} has no user message to fork from",
@@ -63,14 +63,18 @@ fn fork_point_at_head(
     }
     check_ancestors(store, parent)?;
     let pin = store.pin(&parent.id, parent.last_seq, parent.complete_end)?;
-    Ok((pin, hotl_view::fork_state(parent, true)))
+    let inherited = Inherited {
+        turns: parent.turns,
+        first_message: parent.first_message.clone(),
+    };
+    Ok((pin, hotl_view::fork_state(parent, true), inherited))
 }
 
 fn fork_point_at_cut(
     store: &Store,
     parent: &SessionMeta,
     args: &ForkArgs,
-) -> Result<(hotl_log::Pin, Vec<Body>), CliError> {
+) -> Result<ForkPoint, CliError> {
     let lineage = store.lineage(&parent.id)?;
     refuse_missing(&lineage.problems)?;
     let view = View::of(&lineage);
@@ -81,7 +85,15 @@ fn fork_point_at_cut(
     };
     let offset = lineage.offset_for(cut.boundary.seq);
     let pin = store.pin(&parent.id, cut.boundary.seq, offset)?;
-    Ok((pin, hotl_view::fork_state(&view.state, cut.at_head)))
+    let inherited = Inherited {
+        turns: cut.boundary.turns as u64,
+        first_message: view.state.first_message.clone(),
+    };
+    Ok((
+        pin,
+        hotl_view::fork_state(&view.state, cut.at_head),
+        inherited,
+    ))
 }
 
 /// Walks the parent chain through the metadata cache: every ancestor must still be on disk.
