@@ -31,5 +31,7 @@ mod project;
 pub use crate::cut::{Cut, fork_state};
 pub use crate::error::{Result, ViewError};
 pub use crate::item::Item;
-pub use crate::model::{Message, QUOTE_CAP, Role, model_messages, stamp};
+pub use crate::model::{
+    Message, MessageRef, Part, QUOTE_CAP, Role, model_messages, model_view, stamp,
+};
 pub use crate::project::{Boundary, View, project, project_owned};

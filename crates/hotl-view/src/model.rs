@@ -3,9 +3,16 @@
 //! Stamps (`[t<seq>]`) lead every user message and tool result. Folded and compacted spans
 //! become one user-role text block: the note with its handle, then the span's user messages
 //! quoted with their stamps, long ones capped. Same view, same messages, byte for byte.
+//!
+//! [`model_view`] borrows every block from the view (a stamp is joined to its text only when
+//! the part is serialised), so building a request copies no content; [`model_messages`] is the
+//! same view as owned blocks, for callers that want plain data.
+
+use std::borrow::Cow;
 
 use hotl_log::Block;
-use serde::Serialize;
+use serde::ser::SerializeStruct;
+use serde::{Serialize, Serializer};
 
 use crate::item::Item;
 use crate::project::View;
@@ -23,7 +30,7 @@ pub enum Role {
     Assistant,
 }
 
-/// One message of the model view.
+/// One message of the model view, as owned blocks.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Message {
     /// Who speaks.
@@ -32,33 +39,141 @@ pub struct Message {
     pub content: Vec<Block>,
 }
 
+/// One message of the model view, borrowing its content from the view.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct MessageRef<'a> {
+    /// Who speaks.
+    pub role: Role,
+    /// What is said.
+    pub content: Vec<Part<'a>>,
+}
+
+/// One content block of a [`MessageRef`]. Serialises exactly as the [`Block`] it stands for.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Part<'a> {
+    /// A record's block, unchanged.
+    Block(&'a Block),
+    /// Text a record's block carries, with the stamp in front: `[t<seq>] <text>`.
+    Stamped {
+        /// The stamped seq.
+        seq: u64,
+        /// The text after the stamp.
+        text: &'a str,
+    },
+    /// Text the view writes itself (a stamp alone, a folded span's note).
+    Text(Cow<'a, str>),
+    /// A tool's answer.
+    ToolResult {
+        /// The call it answers.
+        tool_use_id: &'a str,
+        /// Its content, stamp first.
+        content: Vec<Part<'a>>,
+        /// Whether the tool failed.
+        is_error: bool,
+    },
+}
+
+impl Part<'_> {
+    /// The owned block this part stands for.
+    pub fn to_block(&self) -> Block {
+        match self {
+            Part::Block(block) => (*block).clone(),
+            Part::Stamped { seq, text } => Block::text(format!("{} {text}", stamp(*seq))),
+            Part::Text(text) => Block::text(text.as_ref()),
+            Part::ToolResult {
+                tool_use_id,
+                content,
+                is_error,
+            } => Block::ToolResult {
+                tool_use_id: (*tool_use_id).to_owned(),
+                content: content.iter().map(Part::to_block).collect(),
+                is_error: *is_error,
+            },
+        }
+    }
+}
+
+impl MessageRef<'_> {
+    /// The same message as owned blocks.
+    pub fn to_message(&self) -> Message {
+        Message {
+            role: self.role,
+            content: self.content.iter().map(Part::to_block).collect(),
+        }
+    }
+}
+
+impl Serialize for Part<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        match self {
+            Part::Block(block) => block.serialize(serializer),
+            Part::Stamped { seq, text } => {
+                let mut s = serializer.serialize_struct("Block", 2)?;
+                s.serialize_field("type", "text")?;
+                s.serialize_field("text", &StampedText(*seq, text))?;
+                s.end()
+            }
+            Part::Text(text) => {
+                let mut s = serializer.serialize_struct("Block", 2)?;
+                s.serialize_field("type", "text")?;
+                s.serialize_field("text", text)?;
+                s.end()
+            }
+            Part::ToolResult {
+                tool_use_id,
+                content,
+                is_error,
+            } => {
+                let mut s = serializer.serialize_struct("Block", 4)?;
+                s.serialize_field("type", "tool_result")?;
+                s.serialize_field("tool_use_id", tool_use_id)?;
+                s.serialize_field("content", content)?;
+                if *is_error {
+                    s.serialize_field("is_error", &true)?;
+                }
+                s.end()
+            }
+        }
+    }
+}
+
+/// `[t<seq>] <text>`, written straight into the output (no joined copy).
+struct StampedText<'a>(u64, &'a str);
+
+impl Serialize for StampedText<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_str(&format_args!("[t{}] {}", self.0, self.1))
+    }
+}
+
 /// The stamp the model sees for `seq`.
 pub fn stamp(seq: u64) -> String {
     format!("[t{seq}]")
 }
 
-/// The messages the model is sent for `view`: items after the latest `clear`, consecutive
-/// messages of one role merged (providers want roles to alternate).
+/// The model view as owned messages: items after the latest `clear`, consecutive messages of
+/// one role merged (providers want roles to alternate).
 pub fn model_messages(view: &View) -> Vec<Message> {
-    let mut out: Vec<Message> = Vec::new();
-    for item in view
-        .items
-        .iter()
-        .filter(|i| i.last_seq() > view.model_after)
-    {
+    model_view(view).iter().map(MessageRef::to_message).collect()
+}
+
+/// The model view, borrowing from `view`: what request building serialises.
+pub fn model_view(view: &View) -> Vec<MessageRef<'_>> {
+    let mut out: Vec<MessageRef<'_>> = Vec::new();
+    for item in view.items.iter().filter(|i| i.last_seq() > view.model_after) {
         let (role, content) = render(item);
         if content.is_empty() {
             continue;
         }
         match out.last_mut() {
             Some(last) if last.role == role => last.content.extend(content),
-            _ => out.push(Message { role, content }),
+            _ => out.push(MessageRef { role, content }),
         }
     }
     out
 }
 
-fn render(item: &Item) -> (Role, Vec<Block>) {
+fn render(item: &Item) -> (Role, Vec<Part<'_>>) {
     match item {
         Item::User { seq, content } => (Role::User, stamped(*seq, content)),
         Item::Assistant { content, .. } => (
@@ -66,7 +181,7 @@ fn render(item: &Item) -> (Role, Vec<Block>) {
             content
                 .iter()
                 .filter(|b| !matches!(b, Block::Unknown { .. }))
-                .cloned()
+                .map(Part::Block)
                 .collect(),
         ),
         Item::ToolResult {
@@ -77,8 +192,8 @@ fn render(item: &Item) -> (Role, Vec<Block>) {
             ..
         } => (
             Role::User,
-            vec![Block::ToolResult {
-                tool_use_id: call.clone(),
+            vec![Part::ToolResult {
+                tool_use_id: call,
                 content: stamped(*seq, content),
                 is_error: *is_error,
             }],
@@ -91,16 +206,8 @@ fn render(item: &Item) -> (Role, Vec<Block>) {
             items,
         } => {
             let open = format!("<folded handle={handle} span=t{since}..t{until}>");
-            (
-                Role::User,
-                vec![Block::text(collapsed_text(
-                    &open,
-                    "</folded>",
-                    note,
-                    items,
-                    handle,
-                ))],
-            )
+            let text = collapsed_text(&open, "</folded>", note, items, handle);
+            (Role::User, vec![Part::Text(Cow::Owned(text))])
         }
         Item::Compacted {
             until,
@@ -108,36 +215,29 @@ fn render(item: &Item) -> (Role, Vec<Block>) {
             items,
         } => {
             let open = format!("<compacted until=t{until}>");
-            (
-                Role::User,
-                vec![Block::text(collapsed_text(
-                    &open,
-                    "</compacted>",
-                    summary,
-                    items,
-                    "",
-                ))],
-            )
+            let text = collapsed_text(&open, "</compacted>", summary, items, "");
+            (Role::User, vec![Part::Text(Cow::Owned(text))])
         }
     }
 }
 
-/// Prefixes the stamp to the first text block (or adds one), keeping other blocks as they are.
-fn stamped(seq: u64, content: &[Block]) -> Vec<Block> {
+/// The stamp joins the first text block (or stands alone before the rest); other blocks pass
+/// through unchanged.
+fn stamped(seq: u64, content: &[Block]) -> Vec<Part<'_>> {
     let mut out = Vec::with_capacity(content.len() + 1);
     let mut done = false;
     for block in content {
         match block {
             Block::Text { text } if !done => {
-                out.push(Block::text(format!("{} {text}", stamp(seq))));
+                out.push(Part::Stamped { seq, text });
                 done = true;
             }
             Block::Unknown { .. } => {}
-            other => out.push(other.clone()),
+            other => out.push(Part::Block(other)),
         }
     }
     if !done {
-        out.insert(0, Block::text(stamp(seq)));
+        out.insert(0, Part::Text(Cow::Owned(stamp(seq))));
     }
     out
 }
@@ -165,4 +265,48 @@ fn cap(message: &str, handle: &str) -> String {
         format!("; recall handle={handle}")
     };
     format!("{kept} [… {} more characters{pointer}]", total - QUOTE_CAP)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use hotl_log::{Body, Record, SessionStart};
+
+    #[test]
+    fn borrowed_and_owned_views_serialise_identically() {
+        let records = vec![
+            Record::new(1, "T", Body::Session(Box::new(SessionStart::new("/p")))),
+            Record::new(2, "T", Body::user_text("hi \"there\"\n")),
+            Record::new(
+                3,
+                "T",
+                Body::Assistant {
+                    content: vec![Block::ToolUse {
+                        id: "c".into(),
+                        name: "bash".into(),
+                        input: serde_json::json!({"b": 1, "a": [true]}),
+                    }],
+                    model: None,
+                    stop: None,
+                    usage: None,
+                },
+            ),
+            Record::new(
+                4,
+                "T",
+                Body::ToolResult {
+                    call: "c".into(),
+                    content: vec![],
+                    blob: None,
+                    is_error: true,
+                    files: vec![],
+                },
+            ),
+        ];
+        let view = crate::project(&records, 0);
+        let borrowed = serde_json::to_string(&model_view(&view)).unwrap();
+        let owned = serde_json::to_string(&model_messages(&view)).unwrap();
+        assert_eq!(borrowed, owned);
+        assert!(borrowed.contains(r#""text":"[t2] hi \"there\"\n""#), "{borrowed}");
+    }
 }

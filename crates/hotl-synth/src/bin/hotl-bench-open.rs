@@ -14,7 +14,7 @@ use std::time::{Duration, Instant};
 
 use clap::{Parser, ValueEnum};
 use hotl_log::Store;
-use hotl_view::{View, model_messages};
+use hotl_view::{View, model_view};
 
 /// Time opening one hotl log
 #[derive(Debug, Parser)]
@@ -34,7 +34,7 @@ struct Args {
 enum Mode {
     /// Read the file line by line and parse each line into a serde_json::Value (the baseline)
     Value,
-    /// Store::lineage, then View::of, then model_messages (what hotl does to open a session)
+    /// Store::lineage, then View::from_lineage, then model_view (what hotl does to open a session)
     Project,
     /// Store::lineage and Lineage::summarize of every session in a home, caches not written
     Summarize,
@@ -172,19 +172,18 @@ fn project(path: &Path) -> Result<Timing> {
     let rss_read = status_kb("VmRSS:")?;
     let heap_read = heap();
     let read_done = Instant::now();
-    let view = View::of(&lineage);
+    let records = lineage.records.len();
+    let view = View::from_lineage(lineage);
     let viewed = read + read_done.elapsed();
     let rss_view = status_kb("VmRSS:")?;
     let view_done = Instant::now();
-    let messages = model_messages(&view);
+    let messages = model_view(&view);
     let total = viewed + view_done.elapsed();
     black_box(&messages);
     let dropping = Instant::now();
-    let records = lineage.records.len();
     let anomalies = view.anomalies.len();
     drop(messages);
     drop(view);
-    drop(lineage);
     Ok(Timing {
         total,
         read,
