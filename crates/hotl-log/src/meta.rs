@@ -174,25 +174,41 @@ impl SessionMeta {
 }
 
 /// Summarises a lineage: `records` as the lineage loader returns them, own records from
-/// `own_start` on. Name, modes and todos come from the whole own log (they are not positioned);
-/// turns, title and first message from the visible branch.
+/// `own_start` on. Name and modes come from the whole own log (they are not positioned in the
+/// transcript); turns, title, todos and the first message from the visible branch.
 pub fn summarize(records: &[Record], own_start: usize) -> SessionMeta {
     let mut meta = SessionMeta {
         format: META_FORMAT,
         ..SessionMeta::default()
     };
-    for record in &records[own_start..] {
-        if !matches!(record.body, Body::User { .. } | Body::Revert { .. }) {
-            meta.apply(record, true);
-        } else {
-            meta.records += 1;
-            meta.last_seq = meta.last_seq.max(record.seq);
-            meta.updated.clone_from(&record.ts);
-        }
-    }
+    let mut visible = vec![false; records.len()];
     for i in visible_branch(records) {
-        if let Body::User { .. } = records[i].body {
-            meta.apply(&records[i], false);
+        visible[i] = true;
+    }
+    for (i, record) in records.iter().enumerate() {
+        let own = i >= own_start;
+        match record.body {
+            Body::User { .. } if visible[i] => {
+                meta.apply(record, own);
+            }
+            Body::User { .. } | Body::Revert { .. } => {
+                if own {
+                    meta.records += 1;
+                    meta.last_seq = meta.last_seq.max(record.seq);
+                    meta.updated.clone_from(&record.ts);
+                }
+            }
+            Body::Title { .. } | Body::Todos { .. } if !visible[i] => {
+                if own {
+                    meta.records += 1;
+                    meta.last_seq = meta.last_seq.max(record.seq);
+                    meta.updated.clone_from(&record.ts);
+                }
+            }
+            _ if own => {
+                meta.apply(record, true);
+            }
+            _ => {}
         }
     }
     meta
@@ -259,5 +275,44 @@ mod tests {
         assert_eq!((meta.records, meta.last_seq), (5, 5));
         assert_eq!(meta.updated, "T5");
         assert_eq!(meta.created, "T1");
+    }
+
+    #[test]
+    fn a_revert_undoes_title_and_todos_but_not_modes() {
+        let records = vec![
+            Record::new(1, "T", session()),
+            Record::new(2, "T", Body::user_text("q")),
+            Record::new(
+                3,
+                "T",
+                Body::Title {
+                    title: "later".into(),
+                },
+            ),
+            Record::new(
+                4,
+                "T",
+                Body::Mode {
+                    permission: None,
+                    plan: Some(true),
+                },
+            ),
+            Record::new(
+                5,
+                "T",
+                Body::Todos {
+                    items: vec![Todo {
+                        text: "x".into(),
+                        status: "pending".into(),
+                    }],
+                },
+            ),
+            Record::new(6, "T", Body::Revert { to: 2 }),
+        ];
+        let meta = summarize(&records, 0);
+        assert_eq!(meta.title, None);
+        assert!(meta.todos.is_empty());
+        assert!(meta.modes.plan);
+        assert_eq!(meta.records, 6);
     }
 }

@@ -154,13 +154,20 @@ pub fn stamp(seq: u64) -> String {
 /// The model view as owned messages: items after the latest `clear`, consecutive messages of
 /// one role merged (providers want roles to alternate).
 pub fn model_messages(view: &View) -> Vec<Message> {
-    model_view(view).iter().map(MessageRef::to_message).collect()
+    model_view(view)
+        .iter()
+        .map(MessageRef::to_message)
+        .collect()
 }
 
 /// The model view, borrowing from `view`: what request building serialises.
 pub fn model_view(view: &View) -> Vec<MessageRef<'_>> {
     let mut out: Vec<MessageRef<'_>> = Vec::new();
-    for item in view.items.iter().filter(|i| i.last_seq() > view.model_after) {
+    for item in view
+        .items
+        .iter()
+        .filter(|i| i.last_seq() > view.model_after)
+    {
         let (role, content) = render(item);
         if content.is_empty() {
             continue;
@@ -307,6 +314,9 @@ mod tests {
         let borrowed = serde_json::to_string(&model_view(&view)).unwrap();
         let owned = serde_json::to_string(&model_messages(&view)).unwrap();
         assert_eq!(borrowed, owned);
-        assert!(borrowed.contains(r#""text":"[t2] hi \"there\"\n""#), "{borrowed}");
+        assert!(
+            borrowed.contains(r#""text":"[t2] hi \"there\"\n""#),
+            "{borrowed}"
+        );
     }
 }
