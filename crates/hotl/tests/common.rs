@@ -1,0 +1,205 @@
+//! The e2e harness: a temp home and project, the real binary with a pinned clock, and logs
+//! whose `cwd` is the project so the default listing finds them.
+
+use std::fmt;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+use hotl_testkit::{LogBuilder, TestResult};
+
+/// What every run is pinned to: one day after `hotl_testkit::FIXED_TS`.
+pub const NOW: &str = "2026-11-02T12:00:00.000Z";
+
+/// A second valid id sharing the `01JD` prefix with `FIXED_ID`.
+pub const OTHER_ID: &str = "01JD0000000000000000000002";
+
+/// A third id with a prefix of its own.
+pub const THIRD_ID: &str = "01JE0000000000000000000003";
+
+/// One run of the binary.
+pub struct Run {
+    pub stdout: String,
+    pub stderr: String,
+    pub code: i32,
+}
+
+impl Run {
+    /// Panics (with everything the run printed) unless it exited 0.
+    #[track_caller]
+    pub fn ok(self) -> Self {
+        assert_eq!(self.code, 0, "expected success:\n{self}");
+        self
+    }
+
+    /// Panics (with everything the run printed) unless it exited with `code`.
+    #[track_caller]
+    pub fn fails(self, code: i32) -> Self {
+        assert_eq!(self.code, code, "expected exit {code}:\n{self}");
+        self
+    }
+
+    /// stdout, trimmed: what commands that print an id print.
+    pub fn line(&self) -> &str {
+        self.stdout.trim()
+    }
+}
+
+/// stdout, then stderr and the exit status when they say anything: the snapshot form.
+impl fmt::Display for Run {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.stdout)?;
+        if !self.stderr.is_empty() {
+            write!(f, "[stderr]\n{}", self.stderr)?;
+        }
+        if self.code != 0 {
+            write!(f, "[exit status: {}]", self.code)?;
+        }
+        Ok(())
+    }
+}
+
+/// A temp dir holding the hotl home (`home/`), the project the binary runs in (`project/`)
+/// and scratch files. `HOME` is the temp dir itself, so the project shows as `~/project`.
+pub struct Env {
+    dir: tempfile::TempDir,
+    pub home: PathBuf,
+    pub project: PathBuf,
+    pub now: String,
+}
+
+impl Env {
+    pub fn new() -> TestResult<Env> {
+        let dir = tempfile::tempdir()?;
+        let root = dir.path().canonicalize()?;
+        let home = root.join("home");
+        let project = root.join("project");
+        std::fs::create_dir_all(&project)?;
+        Ok(Env {
+            dir,
+            home,
+            project,
+            now: NOW.to_owned(),
+        })
+    }
+
+    /// The temp dir (canonical).
+    pub fn root(&self) -> PathBuf {
+        self.home.parent().expect("home is inside the temp dir").to_owned()
+    }
+
+    /// The project directory as hotl records it (canonical).
+    pub fn cwd(&self) -> String {
+        self.project.to_string_lossy().into_owned()
+    }
+
+    /// The binary with a clean environment: `--home`, pinned clock, run in the project.
+    pub fn command(&self) -> Command {
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_hotl"));
+        cmd.arg("--home")
+            .arg(&self.home)
+            .current_dir(&self.project)
+            .env_remove("HOTL_HOME")
+            .env_remove("XDG_DATA_HOME")
+            .env("HOME", self.root())
+            .env("HOTL_NOW", &self.now)
+            .env("NO_COLOR", "1")
+            .stdin(Stdio::null());
+        cmd
+    }
+
+    /// Runs `hotl <args>` to completion.
+    pub fn run(&self, args: &[&str]) -> Run {
+        let mut cmd = self.command();
+        cmd.args(args);
+        run(cmd)
+    }
+
+    /// A log builder whose session starts in the project directory.
+    pub fn log(&self, id: &str) -> LogBuilder {
+        LogBuilder::new(id, &self.cwd())
+    }
+
+    /// A log with `turns` complete turns ("first", "second", ... as messages).
+    pub fn log_with_turns(&self, id: &str, turns: usize) -> LogBuilder {
+        let mut log = self.log(id);
+        for i in 0..turns {
+            log.turn(&format!("message {}", i + 1));
+        }
+        log
+    }
+
+    /// Writes `bytes` to a scratch file and returns its path.
+    pub fn scratch(&self, name: &str, bytes: &[u8]) -> TestResult<PathBuf> {
+        let path = self.dir.path().join(name);
+        std::fs::write(&path, bytes)?;
+        Ok(path)
+    }
+
+    /// Imports `log` through the binary; returns the id it printed.
+    pub fn import(&self, log: &LogBuilder) -> TestResult<String> {
+        let file = self.scratch(&format!("{}.jsonl", log.id), &log.text())?;
+        let run = self.run(&["sessions", "import", path_str(&file)?]).ok();
+        Ok(run.line().to_owned())
+    }
+
+    /// A session's log file.
+    pub fn log_path(&self, id: &str) -> PathBuf {
+        self.home.join("sessions").join(format!("{id}.jsonl"))
+    }
+
+    /// A session's log bytes.
+    pub fn log_bytes(&self, id: &str) -> TestResult<Vec<u8>> {
+        Ok(std::fs::read(self.log_path(id))?)
+    }
+
+    /// The `type` of every record line of a session's own log (unparsable lines as `?`).
+    pub fn record_types(&self, id: &str) -> TestResult<Vec<String>> {
+        let text = String::from_utf8(self.log_bytes(id)?)?;
+        Ok(text
+            .lines()
+            .map(|line| {
+                serde_json::from_str::<serde_json::Value>(line)
+                    .ok()
+                    .and_then(|v| v["type"].as_str().map(str::to_owned))
+                    .unwrap_or_else(|| "?".to_owned())
+            })
+            .collect())
+    }
+
+    /// Parses stdout of `hotl <args>` (which must succeed) as JSON.
+    pub fn json(&self, args: &[&str]) -> TestResult<serde_json::Value> {
+        let run = self.run(args).ok();
+        Ok(serde_json::from_str(&run.stdout)?)
+    }
+
+    /// Turns of a session as `sessions show --json` counts them.
+    pub fn turns(&self, session: &str) -> TestResult<u64> {
+        let json = self.json(&["sessions", "show", session, "--json"])?;
+        json["turns"].as_u64().ok_or_else(|| "no turns in show --json".into())
+    }
+}
+
+/// Runs a prepared command to completion.
+pub fn run(mut cmd: Command) -> Run {
+    let out = cmd.output().expect("the hotl binary runs");
+    Run {
+        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+        code: out.status.code().unwrap_or(-1),
+    }
+}
+
+/// A path as an argument.
+pub fn path_str(path: &Path) -> TestResult<&str> {
+    path.to_str().ok_or_else(|| "non-UTF-8 temp path".into())
+}
+
+/// Replaces each generated id (and its 8-character short form) with a label.
+pub fn redact(text: &str, ids: &[(&str, &str)]) -> String {
+    let mut out = text.to_owned();
+    for (id, label) in ids {
+        out = out.replace(id, &format!("[{label}]"));
+        out = out.replace(&id[..8], &format!("[{label}]"));
+    }
+    out
+}
