@@ -8,6 +8,66 @@ use std::borrow::Cow;
 
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::Value;
+use serde_json::value::RawValue;
+
+/// A tool call's arguments, kept as the exact JSON text they arrived as (key order and all), so
+/// a call is always sent back byte for byte, and loading a log builds no JSON trees.
+#[derive(Clone, Debug)]
+pub struct ToolInput(Box<RawValue>);
+
+impl ToolInput {
+    /// Arguments from JSON text; fails when it is not valid JSON.
+    pub fn from_json(text: impl Into<String>) -> serde_json::Result<Self> {
+        RawValue::from_string(text.into()).map(ToolInput)
+    }
+
+    /// The JSON text.
+    pub fn get(&self) -> &str {
+        self.0.get()
+    }
+
+    /// Decodes the arguments.
+    pub fn parse<T: serde::de::DeserializeOwned>(&self) -> serde_json::Result<T> {
+        serde_json::from_str(self.get())
+    }
+}
+
+impl Default for ToolInput {
+    /// `{}`: no arguments.
+    fn default() -> Self {
+        ToolInput::from_json("{}").expect("{} is JSON")
+    }
+}
+
+impl From<Value> for ToolInput {
+    fn from(value: Value) -> Self {
+        ToolInput::from_json(value.to_string()).expect("a Value prints as valid JSON")
+    }
+}
+
+impl PartialEq for ToolInput {
+    fn eq(&self, other: &Self) -> bool {
+        self.get() == other.get()
+    }
+}
+
+impl std::fmt::Display for ToolInput {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.get())
+    }
+}
+
+impl Serialize for ToolInput {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        self.0.serialize(serializer)
+    }
+}
+
+impl<'de> Deserialize<'de> for ToolInput {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        Box::<RawValue>::deserialize(deserializer).map(ToolInput)
+    }
+}
 
 /// One block of message content.
 #[derive(Clone, Debug, PartialEq)]
@@ -44,8 +104,8 @@ pub enum Block {
         id: String,
         /// The tool's name.
         name: String,
-        /// The arguments, as JSON.
-        input: Value,
+        /// The arguments, as the exact JSON text received.
+        input: ToolInput,
     },
     /// A tool's answer, as the model view presents it.
     ToolResult {
@@ -113,7 +173,7 @@ struct BlockWire<'a> {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     name: Option<Cow<'a, str>>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    input: Option<Cow<'a, Value>>,
+    input: Option<Cow<'a, ToolInput>>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     tool_use_id: Option<Cow<'a, str>>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -234,7 +294,7 @@ impl<'a> BlockWire<'a> {
             "tool_use" => Block::ToolUse {
                 id: need(self.id, kind, "id")?,
                 name: need(self.name, kind, "name")?,
-                input: self.input.map(Cow::into_owned).unwrap_or(Value::Null),
+                input: self.input.map(Cow::into_owned).unwrap_or_default(),
             },
             "tool_result" => Block::ToolResult {
                 tool_use_id: need(self.tool_use_id, kind, "tool_use_id")?,
@@ -269,7 +329,7 @@ mod tests {
             Block::ToolUse {
                 id: "c1".into(),
                 name: "bash".into(),
-                input: serde_json::json!({"command": "ls"}),
+                input: serde_json::json!({"command": "ls"}).into(),
             },
             Block::ToolResult {
                 tool_use_id: "c1".into(),
@@ -280,6 +340,21 @@ mod tests {
         let json = serde_json::to_string(&blocks).unwrap();
         let back: Vec<Block> = serde_json::from_str(&json).unwrap();
         assert_eq!(back, blocks);
+    }
+
+    #[test]
+    fn tool_input_keeps_its_exact_text() {
+        let text = r#"{"type":"tool_use","id":"c","name":"n","input":{"z": 1,  "a":[true]}}"#;
+        let b: Block = serde_json::from_str(text).unwrap();
+        let Block::ToolUse { input, .. } = &b else {
+            panic!("{b:?}")
+        };
+        assert_eq!(input.get(), r#"{"z": 1,  "a":[true]}"#);
+        let again = serde_json::to_string(&b).unwrap();
+        assert!(
+            again.contains(r#""input":{"z": 1,  "a":[true]}"#),
+            "{again}"
+        );
     }
 
     #[test]

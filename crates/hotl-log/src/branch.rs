@@ -20,6 +20,15 @@ pub fn visible_branch(records: &[Record]) -> Vec<usize> {
     visible
 }
 
+/// For each record, whether it is on the visible branch.
+pub fn visible_mask(records: &[Record]) -> Vec<bool> {
+    let mut mask = vec![false; records.len()];
+    for i in visible_branch(records) {
+        mask[i] = true;
+    }
+    mask
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

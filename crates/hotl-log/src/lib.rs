@@ -45,17 +45,19 @@ mod store;
 mod write;
 
 pub use crate::blob::{Blobs, blob_refs};
-pub use crate::block::{Block, plain_text};
-pub use crate::branch::visible_branch;
+pub use crate::block::{Block, ToolInput, plain_text};
+pub use crate::branch::{visible_branch, visible_mask};
 pub use crate::check::{CheckReport, Finding, Severity};
 pub use crate::clock::{Clock, format_ts, parse_ts};
 pub use crate::error::{IoResultExt, LogError, Result};
 pub use crate::gc::{Dropped, GcOptions, GcReport, GcSession};
 pub use crate::lineage::{Lineage, LineageProblem, MAX_ANCESTORS, pin_hash};
 pub use crate::lock::TreeLock;
-pub use crate::meta::{META_FORMAT, Modes, ParentRef, ProblemCounts, SessionMeta, summarize};
+pub use crate::meta::{
+    META_FORMAT, Modes, ParentRef, ProblemCounts, SessionMeta, summarize, summarize_visible,
+};
 pub use crate::read::{
-    Entry, LoadReport, Log, ReadOptions, SeqProblem, Skipped, TornTail, read_from, read_log,
+    LoadReport, Log, ReadOptions, SeqProblem, Skipped, Span, TornTail, read_from, read_log,
 };
 pub use crate::record::{
     Body, Delegation, ENGINE_VERSION, FileTouch, Fold, Pin, Record, RunState, SessionStart, Todo,

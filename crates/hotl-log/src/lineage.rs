@@ -133,11 +133,7 @@ impl Store {
     /// missing, changed or too-deep ancestry is reported in [`Lineage::problems`].
     pub fn lineage(&self, id: &str) -> Result<Lineage> {
         let own = self.read(id)?;
-        let Some(start_idx) = own
-            .entries
-            .iter()
-            .position(|e| matches!(e.record.body, crate::record::Body::Session(_)))
-        else {
+        let Some(start_idx) = own.records.iter().position(|r| r.start().is_some()) else {
             return Err(LogError::NotALog {
                 path: self.log_path(id),
                 reason: "no valid session record".to_owned(),
@@ -145,8 +141,7 @@ impl Store {
         };
         let mut problems = Vec::new();
         let mut ancestors: Vec<(Pin, Vec<Record>)> = Vec::new();
-        let mut pin = own.entries[start_idx]
-            .record
+        let mut pin = own.records[start_idx]
             .start()
             .and_then(|s| s.parent.clone());
         let mut child = id.to_owned();
@@ -179,23 +174,27 @@ impl Store {
             }
             pin = log.start().and_then(|s| s.parent.clone());
             child.clone_from(&p.session);
-            ancestors.push((p, log.entries.into_iter().map(|e| e.record).collect()));
+            ancestors.push((p, log.records));
         }
-        let mut records = Vec::new();
         let ancestor_ids = ancestors.iter().map(|(p, _)| p.session.clone()).collect();
-        for (p, ancestor_records) in ancestors.into_iter().rev() {
-            records.extend(ancestor_records);
-            records.retain(|r| r.seq <= p.seq);
-        }
-        let own_start = records.len();
+        let own_ends: Vec<u64> = own.spans[start_idx..].iter().map(|s| s.end).collect();
+        let mut own_records = own.records;
+        own_records.drain(..start_idx);
+        let (records, own_start) = if ancestors.is_empty() {
+            (own_records, 0)
+        } else {
+            let mut records = Vec::new();
+            for (p, ancestor_records) in ancestors.into_iter().rev() {
+                records.extend(ancestor_records);
+                records.retain(|r| r.seq <= p.seq);
+            }
+            let own_start = records.len();
+            records.extend(own_records);
+            (records, own_start)
+        };
         let own_bytes = own.bytes;
         let own_complete_end = own.complete_end;
         let report = own.report;
-        let mut own_ends = Vec::with_capacity(own.entries.len() - start_idx);
-        for entry in own.entries.into_iter().skip(start_idx) {
-            own_ends.push(entry.end);
-            records.push(entry.record);
-        }
         Ok(Lineage {
             id: id.to_owned(),
             records,

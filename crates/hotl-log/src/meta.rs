@@ -8,7 +8,7 @@ use std::time::UNIX_EPOCH;
 use serde::{Deserialize, Serialize};
 
 use crate::block::plain_text;
-use crate::branch::visible_branch;
+use crate::branch::visible_mask;
 use crate::read::LoadReport;
 use crate::record::{Body, Record, Todo};
 
@@ -177,14 +177,15 @@ impl SessionMeta {
 /// `own_start` on. Name and modes come from the whole own log (they are not positioned in the
 /// transcript); turns, title, todos and the first message from the visible branch.
 pub fn summarize(records: &[Record], own_start: usize) -> SessionMeta {
+    summarize_visible(records, own_start, &visible_mask(records))
+}
+
+/// [`summarize`] with the visible branch already known (`visible[i]` for `records[i]`).
+pub fn summarize_visible(records: &[Record], own_start: usize, visible: &[bool]) -> SessionMeta {
     let mut meta = SessionMeta {
         format: META_FORMAT,
         ..SessionMeta::default()
     };
-    let mut visible = vec![false; records.len()];
-    for i in visible_branch(records) {
-        visible[i] = true;
-    }
     for (i, record) in records.iter().enumerate() {
         let own = i >= own_start;
         match record.body {

@@ -9,11 +9,9 @@ use serde::Serialize;
 use crate::error::{IoResultExt, Result};
 use crate::record::{Body, Record};
 
-/// A record and where it sits in its file.
-#[derive(Clone, Debug)]
-pub struct Entry {
-    /// The record.
-    pub record: Record,
+/// Where a record sits in its file.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Span {
     /// 1-based line number.
     pub line: u64,
     /// Byte offset of the start of the line.
@@ -152,13 +150,17 @@ pub struct ReadOptions {
     pub limit: Option<u64>,
     /// Treat an unterminated last line as possibly being written (the tree is locked).
     pub tail_is_live: bool,
+    /// How many bytes the input probably holds; lets the reader size its vectors once.
+    pub size_hint: u64,
 }
 
 /// A log as read: its records in file order, and what could not be read.
 #[derive(Clone, Debug, Default)]
 pub struct Log {
     /// Records that parsed, in file order.
-    pub entries: Vec<Entry>,
+    pub records: Vec<Record>,
+    /// Where each record sits (parallel to `records`).
+    pub spans: Vec<Span>,
     /// What was skipped.
     pub report: LoadReport,
     /// Bytes read (the file size, or the limit).
@@ -170,7 +172,7 @@ pub struct Log {
 impl Log {
     /// The `session` record, when the first record is one.
     pub fn start(&self) -> Option<&crate::record::SessionStart> {
-        match &self.entries.first()?.record.body {
+        match &self.records.first()?.body {
             Body::Session(s) => Some(s),
             _ => None,
         }
@@ -178,7 +180,7 @@ impl Log {
 
     /// The largest seq in the log, counting a torn tail that parses.
     pub fn max_seq(&self) -> u64 {
-        let loaded = self.entries.iter().map(|e| e.record.seq).max().unwrap_or(0);
+        let loaded = self.records.iter().map(|r| r.seq).max().unwrap_or(0);
         let torn = self
             .report
             .torn_tail
@@ -192,6 +194,9 @@ impl Log {
 /// Reads a log, loading every record that parses. Fails only when the file cannot be read.
 pub fn read_log(path: &Path, opts: ReadOptions) -> Result<Log> {
     let file = File::open(path).at(path)?;
+    let mut opts = opts;
+    let size = file.metadata().map_or(0, |m| m.len());
+    opts.size_hint = opts.limit.map_or(size, |l| l.min(size));
     let reader: Box<dyn Read> = match opts.limit {
         Some(limit) => Box::new(file.take(limit)),
         None => Box::new(file),
@@ -232,6 +237,14 @@ pub fn read_from(mut reader: impl BufRead, opts: ReadOptions) -> std::io::Result
             break;
         }
         log.complete_end = offset;
+        if line_no == SAMPLE_LINES && opts.size_hint > offset {
+            // Growing by doubling would copy the records several times and touch twice the
+            // memory; the first lines tell how many to expect.
+            let expected = (opts.size_hint / (offset / SAMPLE_LINES).max(1)) as usize;
+            log.records
+                .reserve(expected.saturating_sub(log.records.len()));
+            log.spans.reserve(expected.saturating_sub(log.spans.len()));
+        }
         let body = trim_line(&buf);
         if body.is_empty() {
             continue;
@@ -255,8 +268,8 @@ pub fn read_from(mut reader: impl BufRead, opts: ReadOptions) -> std::io::Result
                         reason: format!("unknown record type {kind:?}"),
                     });
                 }
-                log.entries.push(Entry {
-                    record,
+                log.records.push(record);
+                log.spans.push(Span {
                     line: line_no,
                     offset: start,
                     end: offset,
@@ -272,6 +285,9 @@ pub fn read_from(mut reader: impl BufRead, opts: ReadOptions) -> std::io::Result
     log.bytes = offset;
     Ok(log)
 }
+
+/// Lines read before the reader sizes its vectors from the average so far.
+const SAMPLE_LINES: u64 = 256;
 
 fn trim_line(buf: &[u8]) -> &[u8] {
     let mut end = buf.len();
@@ -302,7 +318,7 @@ mod tests {
     #[test]
     fn empty_input_is_an_empty_log() {
         let log = read(b"");
-        assert!(log.entries.is_empty());
+        assert!(log.records.is_empty());
         assert!(log.report.is_clean());
     }
 
@@ -310,7 +326,7 @@ mod tests {
     fn corrupt_middle_line_is_skipped_and_reported() {
         let text = format!("{S}\n{{not json\n{U}\n");
         let log = read(text.as_bytes());
-        assert_eq!(log.entries.len(), 2);
+        assert_eq!(log.records.len(), 2);
         assert_eq!(log.report.skipped.len(), 1);
         assert_eq!(log.report.skipped[0].line, 2);
         assert!(
@@ -326,7 +342,7 @@ mod tests {
         let mut bytes = format!("{S}\n").into_bytes();
         bytes.extend_from_slice(b"{\"seq\":2,\"ts\":\"\xff\xfe\",\"type\":\"clear\"}\n");
         let log = read(&bytes);
-        assert_eq!(log.entries.len(), 1);
+        assert_eq!(log.records.len(), 1);
         assert_eq!(log.report.skipped[0].reason, "not valid UTF-8");
     }
 
@@ -334,7 +350,7 @@ mod tests {
     fn torn_tail_is_not_loaded_but_its_seq_is_known() {
         let text = format!("{S}\n{U}");
         let log = read(text.as_bytes());
-        assert_eq!(log.entries.len(), 1);
+        assert_eq!(log.records.len(), 1);
         let torn = log.report.torn_tail.clone().unwrap();
         assert_eq!((torn.line, torn.seq), (2, Some(2)));
         assert_eq!(log.max_seq(), 2);
@@ -361,7 +377,7 @@ mod tests {
     fn decreasing_and_duplicate_seqs_are_loaded_and_reported() {
         let text = format!("{S}\n{U}\n{U}\n{S}\n");
         let log = read(text.as_bytes());
-        assert_eq!(log.entries.len(), 4);
+        assert_eq!(log.records.len(), 4);
         assert_eq!(log.report.seq_problems.len(), 2);
     }
 }

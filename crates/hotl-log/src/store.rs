@@ -127,6 +127,7 @@ impl Store {
             ReadOptions {
                 limit,
                 tail_is_live,
+                ..ReadOptions::default()
             },
         )
     }

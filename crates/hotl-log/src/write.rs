@@ -227,13 +227,14 @@ impl Store {
             .read_to_end(&mut bytes)
             .at(path)?;
         let log = read_from(&bytes[..], ReadOptions::default()).at(path)?;
-        let Some(entry) = log.entries.iter().find(|e| e.record.start().is_some()) else {
+        let Some(at) = log.records.iter().position(|r| r.start().is_some()) else {
             return Err(LogError::NotALog {
                 path: path.to_owned(),
                 reason: "no valid session record".to_owned(),
             });
         };
-        let start = entry.record.start().expect("found by start()");
+        let start = log.records[at].start().expect("found by start()");
+        let span = log.spans[at];
         let mut id = start.id.clone();
         if !is_session_id(&id) && !new_id {
             return Err(LogError::NotALog {
@@ -243,13 +244,13 @@ impl Store {
         }
         if new_id {
             id = new_session_id();
-            let line = &bytes[entry.offset as usize..entry.end as usize];
+            let line = &bytes[span.offset as usize..span.end as usize];
             let mut value: serde_json::Map<String, serde_json::Value> =
                 serde_json::from_slice(line).expect("the line parsed as a record");
             value.insert("id".to_owned(), serde_json::Value::String(id.clone()));
             let mut rewritten = serde_json::to_vec(&value)?;
             rewritten.push(b'\n');
-            bytes.splice(entry.offset as usize..entry.end as usize, rewritten);
+            bytes.splice(span.offset as usize..span.end as usize, rewritten);
         } else if self.exists(&id) {
             return Err(LogError::Exists {
                 what: format!("session {id} (import with --new-id to adopt a copy)"),

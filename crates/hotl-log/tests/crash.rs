@@ -41,7 +41,7 @@ fn sigkill_while_appending_keeps_every_acknowledged_record() -> TestResult {
         );
 
         let log = store.read(&id)?;
-        let loaded: BTreeSet<u64> = log.entries.iter().map(|e| e.record.seq).collect();
+        let loaded: BTreeSet<u64> = log.records.iter().map(|r| r.seq).collect();
         let missing: Vec<_> = acked.difference(&loaded).collect();
         assert!(
             missing.is_empty(),

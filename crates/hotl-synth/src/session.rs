@@ -205,7 +205,7 @@ impl SessionGen {
             blocks.push(Block::ToolUse {
                 id: id.clone(),
                 name: tool.name().to_owned(),
-                input,
+                input: input.into(),
             });
             calls.push((id, tool, file));
         }

@@ -399,10 +399,7 @@ impl Script {
         let text = self.builder().text();
         read_from(&text[..], ReadOptions::default())
             .expect("reading from memory cannot fail")
-            .entries
-            .into_iter()
-            .map(|e| e.record)
-            .collect()
+            .records
     }
 
     /// The log as JSON lines, for failure messages.
@@ -447,7 +444,7 @@ impl Script {
             .map(|id| Block::ToolUse {
                 id: id.clone(),
                 name: "bash".to_owned(),
-                input: serde_json::json!({ "command": format!("echo {id}") }),
+                input: serde_json::json!({ "command": format!("echo {id}") }).into(),
             })
             .collect();
         let seq = self.item(Body::Assistant {

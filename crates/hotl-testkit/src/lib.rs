@@ -125,7 +125,7 @@ impl LogBuilder {
             content: vec![Block::ToolUse {
                 id: call.clone(),
                 name: tool.to_owned(),
-                input,
+                input: input.into(),
             }],
             model: Some("demo".to_owned()),
             stop: Some("tool_use".to_owned()),

@@ -291,7 +291,7 @@ mod tests {
                     content: vec![Block::ToolUse {
                         id: "c".into(),
                         name: "bash".into(),
-                        input: serde_json::json!({"b": 1, "a": [true]}),
+                        input: serde_json::json!({"b": 1, "a": [true]}).into(),
                     }],
                     model: None,
                     stop: None,

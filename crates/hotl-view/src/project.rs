@@ -2,7 +2,7 @@
 //! the session state.
 
 use hotl_log::{
-    Block, Body, Fold, Lineage, Record, RunState, SessionMeta, summarize, visible_branch,
+    Block, Body, Fold, Lineage, Record, RunState, SessionMeta, summarize_visible, visible_mask,
 };
 use serde::Serialize;
 
@@ -65,11 +65,8 @@ pub fn project(records: &[Record], own_start: usize) -> View {
 
 /// [`project`], consuming the records so their content moves into the view.
 pub fn project_owned(records: Vec<Record>, own_start: usize) -> View {
-    let state = summarize(&records, own_start.min(records.len()));
-    let mut visible = vec![false; records.len()];
-    for i in visible_branch(&records) {
-        visible[i] = true;
-    }
+    let visible = visible_mask(&records);
+    let state = summarize_visible(&records, own_start.min(records.len()), &visible);
     let mut items: Vec<Item> = Vec::new();
     let mut boundaries = Vec::new();
     let mut collapses: Vec<Collapse> = Vec::new();

@@ -9,10 +9,7 @@ pub fn records(log: &LogBuilder) -> Vec<Record> {
     let text = log.text();
     read_from(&text[..], ReadOptions::default())
         .expect("reading from memory cannot fail")
-        .entries
-        .into_iter()
-        .map(|e| e.record)
-        .collect()
+        .records
 }
 
 /// The view of a built root log.

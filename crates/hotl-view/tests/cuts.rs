@@ -29,7 +29,7 @@ fn two_turns() -> LogBuilder {
             .map(|id| Block::ToolUse {
                 id: (*id).into(),
                 name: "bash".into(),
-                input: serde_json::json!({}),
+                input: serde_json::json!({}).into(),
             })
             .collect(),
         model: None,

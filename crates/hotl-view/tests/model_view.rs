@@ -28,7 +28,7 @@ fn tool_use(id: &str) -> Block {
     Block::ToolUse {
         id: id.into(),
         name: "bash".into(),
-        input: serde_json::json!({"command": "ls"}),
+        input: serde_json::json!({"command": "ls"}).into(),
     }
 }
 

@@ -41,7 +41,7 @@ fn a_turn_becomes_its_messages_and_tool_results() {
                 content: vec![Block::ToolUse {
                     id: "call_1".into(),
                     name: "bash".into(),
-                    input: serde_json::json!({"command": "ls"}),
+                    input: serde_json::json!({"command": "ls"}).into(),
                 }],
                 model: Some("demo".into()),
                 usage: None,
@@ -485,7 +485,7 @@ fn reading_back_a_built_log_gives_the_same_view() -> TestResult {
     let file = home.scratch().join("log.jsonl");
     log.write(&file)?;
     let read = hotl_log::read_log(&file, hotl_log::ReadOptions::default())?;
-    let from_file: Vec<_> = read.entries.into_iter().map(|e| e.record).collect();
+    let from_file: Vec<_> = read.records;
     assert_eq!(from_file, records(&log));
     assert_eq!(
         serde_json::to_string(&project(&from_file, 0))?,

@@ -5,7 +5,7 @@ use std::fmt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
-use hotl_testkit::{LogBuilder, TestResult};
+use hotl_testkit::{FIXED_TS, LogBuilder, TestResult};
 
 /// What every run is pinned to: one day after `hotl_testkit::FIXED_TS`.
 pub const NOW: &str = "2026-11-02T12:00:00.000Z";
@@ -15,6 +15,9 @@ pub const OTHER_ID: &str = "01JD0000000000000000000002";
 
 /// A third id with a prefix of its own.
 pub const THIRD_ID: &str = "01JE0000000000000000000003";
+
+/// A fourth id with a prefix of its own.
+pub const FOURTH_ID: &str = "01JF0000000000000000000004";
 
 /// One run of the binary.
 pub struct Run {
@@ -84,7 +87,10 @@ impl Env {
 
     /// The temp dir (canonical).
     pub fn root(&self) -> PathBuf {
-        self.home.parent().expect("home is inside the temp dir").to_owned()
+        self.home
+            .parent()
+            .expect("home is inside the temp dir")
+            .to_owned()
     }
 
     /// The project directory as hotl records it (canonical).
@@ -94,10 +100,16 @@ impl Env {
 
     /// The binary with a clean environment: `--home`, pinned clock, run in the project.
     pub fn command(&self) -> Command {
+        let mut cmd = self.command_without_home();
+        cmd.arg("--home").arg(&self.home);
+        cmd
+    }
+
+    /// The binary with a pinned clock, run in the project, with no `--home`, `HOTL_HOME` or
+    /// `XDG_DATA_HOME` (`HOME` is the temp dir).
+    pub fn command_without_home(&self) -> Command {
         let mut cmd = Command::new(env!("CARGO_BIN_EXE_hotl"));
-        cmd.arg("--home")
-            .arg(&self.home)
-            .current_dir(&self.project)
+        cmd.current_dir(&self.project)
             .env_remove("HOTL_HOME")
             .env_remove("XDG_DATA_HOME")
             .env("HOME", self.root())
@@ -142,6 +154,14 @@ impl Env {
         Ok(run.line().to_owned())
     }
 
+    /// Imports `log` with every record stamped `ts` instead of `FIXED_TS`.
+    pub fn import_at(&self, log: &LogBuilder, ts: &str) -> TestResult<String> {
+        let text = String::from_utf8(log.text())?.replace(FIXED_TS, ts);
+        let file = self.scratch(&format!("{}.{ts}.jsonl", log.id), text.as_bytes())?;
+        let run = self.run(&["sessions", "import", path_str(&file)?]).ok();
+        Ok(run.line().to_owned())
+    }
+
     /// A session's log file.
     pub fn log_path(&self, id: &str) -> PathBuf {
         self.home.join("sessions").join(format!("{id}.jsonl"))
@@ -175,7 +195,9 @@ impl Env {
     /// Turns of a session as `sessions show --json` counts them.
     pub fn turns(&self, session: &str) -> TestResult<u64> {
         let json = self.json(&["sessions", "show", session, "--json"])?;
-        json["turns"].as_u64().ok_or_else(|| "no turns in show --json".into())
+        json["turns"]
+            .as_u64()
+            .ok_or_else(|| "no turns in show --json".into())
     }
 }
 
@@ -194,12 +216,14 @@ pub fn path_str(path: &Path) -> TestResult<&str> {
     path.to_str().ok_or_else(|| "non-UTF-8 temp path".into())
 }
 
-/// Replaces each generated id (and its 8-character short form) with a label.
+/// Replaces each generated id, and its 8-character short form, with a label padded to the same
+/// width (so columns stay aligned): `[FORK]--------------------`, `[FORK]--`.
 pub fn redact(text: &str, ids: &[(&str, &str)]) -> String {
     let mut out = text.to_owned();
     for (id, label) in ids {
-        out = out.replace(id, &format!("[{label}]"));
-        out = out.replace(&id[..8], &format!("[{label}]"));
+        let label = format!("[{label}]");
+        out = out.replace(id, &format!("{label:-<w$}", w = id.len()));
+        out = out.replace(&id[..8], &format!("{label:-<8}"));
     }
     out
 }

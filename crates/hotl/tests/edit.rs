@@ -1,0 +1,176 @@
+//! `rename`, `revert`, `clear`: each appends exactly one record; the log only grows.
+
+use hotl_testkit::{FIXED_ID, TestResult};
+
+use crate::common::{Env, OTHER_ID};
+
+/// Asserts `after` is `before` plus exactly one line whose record type is `kind`.
+#[track_caller]
+fn appended_one(env: &Env, before: &[u8], kind: &str) -> TestResult {
+    let after = env.log_bytes(FIXED_ID)?;
+    assert!(
+        after.starts_with(before),
+        "the log was rewritten, not appended to"
+    );
+    let added = &after[before.len()..];
+    assert_eq!(
+        added.iter().filter(|&&b| b == b'\n').count(),
+        1,
+        "one line added"
+    );
+    assert_eq!(added.last(), Some(&b'\n'));
+    let types = env.record_types(FIXED_ID)?;
+    assert_eq!(types.last().map(String::as_str), Some(kind));
+    Ok(())
+}
+
+#[test]
+fn rename_appends_one_name_record() -> TestResult {
+    let env = Env::new()?;
+    env.import(&env.log_with_turns(FIXED_ID, 1))?;
+    let before = env.log_bytes(FIXED_ID)?;
+    let out = env.run(&["sessions", "rename", "1", "auth-work"]).ok();
+    assert_eq!(out.stdout, format!("renamed {FIXED_ID} to auth-work\n"));
+    appended_one(&env, &before, "name")?;
+    let json = env.json(&["sessions", "show", "auth-work", "--json"])?;
+    assert_eq!(json["name"], "auth-work");
+    Ok(())
+}
+
+#[test]
+fn rename_refuses_bad_names() -> TestResult {
+    let env = Env::new()?;
+    env.import(&env.log_with_turns(FIXED_ID, 1))?;
+    let before = env.log_bytes(FIXED_ID)?;
+    for name in ["a/b", "..", "x..y", "tab\there", "bell\u{7}", "new\nline"] {
+        let out = env.run(&["sessions", "rename", "1", name]).fails(1);
+        assert!(
+            out.stderr.contains("invalid session name"),
+            "{name:?}: {out}"
+        );
+    }
+    let out = env.run(&["sessions", "rename", "1", "a/b"]).fails(1);
+    insta::assert_snapshot!(out, @r#"
+        [stderr]
+        hotl: invalid session name "a/b": it contains a path separator
+        [exit status: 1]
+    "#);
+    assert_eq!(env.log_bytes(FIXED_ID)?, before);
+    Ok(())
+}
+
+#[test]
+fn rename_refuses_a_name_another_live_session_has() -> TestResult {
+    let env = Env::new()?;
+    env.import(&env.log_with_turns(FIXED_ID, 1))?;
+    env.import(&env.log_with_turns(OTHER_ID, 1))?;
+    env.run(&["sessions", "rename", OTHER_ID, "taken"]).ok();
+    let before = env.log_bytes(FIXED_ID)?;
+    let out = env.run(&["sessions", "rename", FIXED_ID, "taken"]).fails(1);
+    assert!(out.stderr.contains("is taken by session"), "{out}");
+    assert!(out.stderr.contains(OTHER_ID), "{out}");
+    assert_eq!(env.log_bytes(FIXED_ID)?, before);
+    // Renaming a session to its own name is no conflict.
+    env.run(&["sessions", "rename", OTHER_ID, "taken"]).ok();
+    Ok(())
+}
+
+#[test]
+fn a_dropped_session_frees_its_name() -> TestResult {
+    let env = Env::new()?;
+    env.import(&env.log_with_turns(FIXED_ID, 1))?;
+    env.run(&["sessions", "rename", FIXED_ID, "main"]).ok();
+    let fork = env
+        .run(&["sessions", "fork", "main"])
+        .ok()
+        .line()
+        .to_owned();
+    let out = env.run(&["sessions", "drop", "main"]).ok();
+    assert!(out.stdout.contains("hidden from lists"), "{out}");
+    env.run(&["sessions", "rename", &fork, "main"]).ok();
+    assert_eq!(
+        env.json(&["sessions", "show", "main", "--json"])?["id"],
+        fork
+    );
+    Ok(())
+}
+
+#[test]
+fn revert_appends_one_record_and_drops_later_turns_from_the_view() -> TestResult {
+    let env = Env::new()?;
+    env.import(&env.log_with_turns(FIXED_ID, 3))?;
+    let show = env.run(&["sessions", "show", "1"]).ok();
+    assert!(show.stdout.contains("── end of turn 1 · t7 ──"), "{show}");
+    let before = env.log_bytes(FIXED_ID)?;
+
+    let out = env.run(&["sessions", "revert", "1", "--to", "t7"]).ok();
+    assert!(out.stdout.contains("1 turn kept"), "{out}");
+    appended_one(&env, &before, "revert")?;
+    assert_eq!(env.turns(FIXED_ID)?, 1);
+    let show = env.run(&["sessions", "show", "1"]).ok();
+    assert!(show.stdout.contains("message 1"), "{show}");
+    assert!(!show.stdout.contains("message 2"), "{show}");
+    let list = env.json(&["sessions", "list", "--json"])?;
+    assert_eq!(list[0]["turns"], 1);
+    Ok(())
+}
+
+#[test]
+fn revert_off_a_boundary_names_the_nearest() -> TestResult {
+    let env = Env::new()?;
+    env.import(&env.log_with_turns(FIXED_ID, 3))?;
+    let before = env.log_bytes(FIXED_ID)?;
+    let out = env
+        .run(&["sessions", "revert", "1", "--to", "t10"])
+        .fails(1);
+    insta::assert_snapshot!(out, @r"
+        [stderr]
+        hotl: t10 is not on a turn boundary; nearest valid: t7 or t13
+        [exit status: 1]
+    ");
+    let head = env
+        .run(&["sessions", "revert", "1", "--to", "t19"])
+        .fails(1);
+    assert!(head.stderr.contains("nothing to revert"), "{head}");
+    let garbage = env
+        .run(&["sessions", "revert", "1", "--to", "yesterday"])
+        .fails(1);
+    assert!(garbage.stderr.contains("not a stamp"), "{garbage}");
+    assert_eq!(env.log_bytes(FIXED_ID)?, before);
+    assert_eq!(env.turns(FIXED_ID)?, 3);
+    Ok(())
+}
+
+#[test]
+fn clear_empties_the_model_view_but_not_the_transcript() -> TestResult {
+    let env = Env::new()?;
+    env.import(&env.log_with_turns(FIXED_ID, 2))?;
+    let model = env.run(&["sessions", "show", "1", "--model-view"]).ok();
+    assert!(model.stdout.contains("[t3] message 1"), "{model}");
+    let before = env.log_bytes(FIXED_ID)?;
+
+    let out = env.run(&["sessions", "clear", "1"]).ok();
+    assert!(
+        out.stdout
+            .starts_with(&format!("cleared {FIXED_ID} at t14")),
+        "{out}"
+    );
+    appended_one(&env, &before, "clear")?;
+
+    let model = env.run(&["sessions", "show", "1", "--model-view"]).ok();
+    assert!(!model.stdout.contains("message 1"), "{model}");
+    assert!(!model.stdout.contains("message 2"), "{model}");
+    assert!(!model.stdout.contains("[t"), "{model}");
+    let json = env.json(&["sessions", "show", "1", "--model-view", "--json"])?;
+    assert_eq!(json["messages"], serde_json::json!([]));
+
+    let show = env.run(&["sessions", "show", "1"]).ok();
+    for text in [
+        "[t3] user: message 1",
+        "[t9] user: message 2",
+        "context cleared at t14",
+    ] {
+        assert!(show.stdout.contains(text), "{text:?} missing:\n{show}");
+    }
+    Ok(())
+}

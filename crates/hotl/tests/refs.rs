@@ -1,0 +1,82 @@
+//! Session references: list number, id prefix, name, `@last`; ambiguity and no match.
+
+use hotl_log::Body;
+use hotl_testkit::{FIXED_ID, LogBuilder, TestResult};
+
+use crate::common::{Env, OTHER_ID, THIRD_ID};
+
+/// Here: FIXED_ID (older) and OTHER_ID named `auth` (newer). Elsewhere: THIRD_ID (newest).
+fn three() -> TestResult<Env> {
+    let env = Env::new()?;
+    env.import(&env.log_with_turns(FIXED_ID, 1))?;
+    let mut auth = env.log_with_turns(OTHER_ID, 1);
+    auth.record(Body::Name {
+        name: Some("auth".to_owned()),
+    });
+    env.import_at(&auth, "2026-11-02T08:00:00.000Z")?;
+    let mut elsewhere = LogBuilder::new(THIRD_ID, "/elsewhere");
+    elsewhere.turn("elsewhere");
+    env.import_at(&elsewhere, "2026-11-02T10:00:00.000Z")?;
+    Ok(env)
+}
+
+/// The id `sessions show <query>` picks.
+fn shown(env: &Env, query: &str) -> TestResult<String> {
+    let json = env.json(&["sessions", "show", query, "--json"])?;
+    Ok(json["id"].as_str().ok_or("no id")?.to_owned())
+}
+
+#[test]
+fn numbers_count_in_this_directory_listing() -> TestResult {
+    let env = three()?;
+    assert_eq!(shown(&env, "1")?, OTHER_ID);
+    assert_eq!(shown(&env, "2")?, FIXED_ID);
+    let out = env.run(&["sessions", "show", "3"]).fails(1);
+    assert!(out.stderr.contains("no session matches '3'"), "{out}");
+    Ok(())
+}
+
+#[test]
+fn id_prefix_is_case_insensitive() -> TestResult {
+    let env = three()?;
+    assert_eq!(shown(&env, "01je")?, THIRD_ID);
+    assert_eq!(shown(&env, "01JE0")?, THIRD_ID);
+    assert_eq!(shown(&env, "01jd0000000000000000000001")?, FIXED_ID);
+    Ok(())
+}
+
+#[test]
+fn name_and_last() -> TestResult {
+    let env = three()?;
+    assert_eq!(shown(&env, "auth")?, OTHER_ID);
+    assert_eq!(shown(&env, "@last")?, THIRD_ID);
+    Ok(())
+}
+
+#[test]
+fn ambiguous_prefix_lists_the_candidates() -> TestResult {
+    let env = three()?;
+    let out = env.run(&["sessions", "show", "01jd"]).fails(1);
+    insta::assert_snapshot!(out, @r#"
+        [stderr]
+        hotl: '01jd' matches 2 sessions: 01JD0000000000000000000002 (auth) "message 1", 01JD0000000000000000000001 "message 1"
+        hint: type more characters of the id
+        [exit status: 1]
+    "#);
+    Ok(())
+}
+
+#[test]
+fn no_match_exits_1_with_a_hint() -> TestResult {
+    let env = three()?;
+    let out = env.run(&["sessions", "show", "nothing-like-it"]).fails(1);
+    insta::assert_snapshot!(out, @r"
+        [stderr]
+        hotl: no session matches 'nothing-like-it'
+        hint: `hotl sessions list --all` shows every session
+        [exit status: 1]
+    ");
+    let fork = env.run(&["sessions", "fork", "zzz"]).fails(1);
+    assert!(fork.stderr.contains("hint:"), "{fork}");
+    Ok(())
+}
