@@ -110,9 +110,7 @@ impl SessionMeta {
     /// be applied incrementally (a revert): the summary must then be rebuilt from the lineage.
     pub fn apply(&mut self, record: &Record, own: bool) -> bool {
         if own {
-            self.records += 1;
-            self.last_seq = self.last_seq.max(record.seq);
-            self.updated.clone_from(&record.ts);
+            self.count(record);
         }
         match &record.body {
             Body::User { content } => {
@@ -149,6 +147,13 @@ impl SessionMeta {
             _ => {}
         }
         true
+    }
+
+    /// Counts an own record without applying what it says.
+    fn count(&mut self, record: &Record) {
+        self.records += 1;
+        self.last_seq = self.last_seq.max(record.seq);
+        self.updated.clone_from(&record.ts);
     }
 
     /// Records the log file's identity, which decides whether this summary is fresh.
@@ -188,28 +193,16 @@ pub fn summarize_visible(records: &[Record], own_start: usize, visible: &[bool])
     };
     for (i, record) in records.iter().enumerate() {
         let own = i >= own_start;
-        match record.body {
-            Body::User { .. } if visible[i] => {
-                meta.apply(record, own);
-            }
-            Body::User { .. } | Body::Revert { .. } => {
-                if own {
-                    meta.records += 1;
-                    meta.last_seq = meta.last_seq.max(record.seq);
-                    meta.updated.clone_from(&record.ts);
-                }
-            }
-            Body::Title { .. } | Body::Todos { .. } if !visible[i] => {
-                if own {
-                    meta.records += 1;
-                    meta.last_seq = meta.last_seq.max(record.seq);
-                    meta.updated.clone_from(&record.ts);
-                }
-            }
-            _ if own => {
-                meta.apply(record, true);
-            }
-            _ => {}
+        let applies = match record.body {
+            Body::User { .. } => visible[i],
+            Body::Revert { .. } => false,
+            Body::Title { .. } | Body::Todos { .. } => own && visible[i],
+            _ => own,
+        };
+        if applies {
+            meta.apply(record, own);
+        } else if own {
+            meta.count(record);
         }
     }
     meta

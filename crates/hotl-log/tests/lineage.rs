@@ -111,7 +111,7 @@ fn lineage_deeper_than_the_limit_sheds_the_oldest_history_with_a_warning() -> Te
         let head = home.store.meta(&id)?;
         let pin = home.store.pin(&id, head.last_seq, head.complete_end)?;
         let mut writer = home.store.fork(pin, "/p", vec![], None)?;
-        writer.append(Body::user_text(&format!("gen {n}")))?;
+        writer.append(Body::user_text(format!("gen {n}")))?;
         id = writer.id().to_owned();
         ids.push(id.clone());
     }

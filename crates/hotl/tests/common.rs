@@ -64,7 +64,8 @@ impl fmt::Display for Run {
 /// A temp dir holding the hotl home (`home/`), the project the binary runs in (`project/`)
 /// and scratch files. `HOME` is the temp dir itself, so the project shows as `~/project`.
 pub struct Env {
-    dir: tempfile::TempDir,
+    _dir: tempfile::TempDir,
+    root: PathBuf,
     pub home: PathBuf,
     pub project: PathBuf,
     pub now: String,
@@ -78,7 +79,8 @@ impl Env {
         let project = root.join("project");
         std::fs::create_dir_all(&project)?;
         Ok(Env {
-            dir,
+            _dir: dir,
+            root,
             home,
             project,
             now: NOW.to_owned(),
@@ -87,10 +89,7 @@ impl Env {
 
     /// The temp dir (canonical).
     pub fn root(&self) -> PathBuf {
-        self.home
-            .parent()
-            .expect("home is inside the temp dir")
-            .to_owned()
+        self.root.clone()
     }
 
     /// The project directory as hotl records it (canonical).
@@ -131,7 +130,7 @@ impl Env {
         LogBuilder::new(id, &self.cwd())
     }
 
-    /// A log with `turns` complete turns ("first", "second", ... as messages).
+    /// A log with `turns` complete turns, messages "message 1", "message 2", ...
     pub fn log_with_turns(&self, id: &str, turns: usize) -> LogBuilder {
         let mut log = self.log(id);
         for i in 0..turns {
@@ -142,7 +141,7 @@ impl Env {
 
     /// Writes `bytes` to a scratch file and returns its path.
     pub fn scratch(&self, name: &str, bytes: &[u8]) -> TestResult<PathBuf> {
-        let path = self.dir.path().join(name);
+        let path = self.root.join(name);
         std::fs::write(&path, bytes)?;
         Ok(path)
     }

@@ -14,3 +14,23 @@ mod locking;
 mod pipe;
 mod refs;
 mod show;
+
+/// Every test file is declared above (a file left out would silently never run).
+#[test]
+fn every_test_file_is_declared() -> hotl_testkit::TestResult {
+    let main = include_str!("main.rs");
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests");
+    for entry in std::fs::read_dir(dir)? {
+        let path = entry?.path();
+        let Some(stem) = path.file_stem().and_then(|s| s.to_str()) else {
+            continue;
+        };
+        if path.extension().is_some_and(|e| e == "rs") && stem != "main" {
+            assert!(
+                main.contains(&format!("mod {stem};")),
+                "tests/{stem}.rs is not in main.rs"
+            );
+        }
+    }
+    Ok(())
+}
