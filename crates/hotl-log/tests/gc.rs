@@ -63,7 +63,10 @@ fn gc_removes_old_sessions_but_keeps_ancestors_of_kept_ones_and_their_blobs() ->
     let report = young.gc(GcOptions::default())?;
     let removed: Vec<&str> = report.sessions.iter().map(|s| s.id.as_str()).collect();
     assert_eq!(removed, [lone_id.as_str()]);
-    assert_eq!(report.kept_for_descendants, std::slice::from_ref(&parent_id));
+    assert_eq!(
+        report.kept_for_descendants,
+        std::slice::from_ref(&parent_id)
+    );
     assert!(young.exists(&parent_id) && young.exists(&fork_id));
     assert!(
         young.blobs().path(&blob).exists(),
