@@ -65,7 +65,8 @@ measure() {
   if [[ $TIMER == hyperfine ]]; then
     local csv=$OUT/.hyperfine.csv
     local args=(--style none --runs "$runs" --warmup 1 --export-csv "$csv")
-    [[ -n $prepare ]] && args+=(--prepare "$prepare")
+    # Without a shell hyperfine times millisecond commands exactly; a prepare step needs one.
+    if [[ -n $prepare ]]; then args+=(--prepare "$prepare"); else args+=(-N); fi
     hyperfine "${args[@]}" "$(printf '%q ' "$@")" >/dev/null
     # command,mean,stddev,median,user,system,min,max
     awk -F, 'NR == 2 { printf "%.6f\n", $4 }' "$csv"
