@@ -82,6 +82,22 @@ fn owner_text(pid: Option<u32>) -> String {
 /// The store's result type.
 pub type Result<T, E = LogError> = std::result::Result<T, E>;
 
+impl LogError {
+    /// The error for failing to open session `id`'s log at `path`: "no such session" when it
+    /// is not there, the I/O error otherwise.
+    pub(crate) fn opening(id: &str, path: &Path, source: io::Error) -> Self {
+        match source.kind() {
+            io::ErrorKind::NotFound => LogError::NoSuchSession {
+                query: id.to_owned(),
+            },
+            _ => LogError::Io {
+                path: path.to_owned(),
+                source,
+            },
+        }
+    }
+}
+
 /// Attaches a path to an I/O error.
 pub trait IoResultExt<T> {
     /// Converts the error into [`LogError::Io`] naming `path`.

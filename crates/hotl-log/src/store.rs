@@ -150,15 +150,7 @@ impl Store {
     /// A session's summary, from the cache when it is fresh, else rebuilt (and cached).
     pub fn meta(&self, id: &str) -> Result<SessionMeta> {
         let log_path = self.log_path(id);
-        let file = fs::metadata(&log_path).map_err(|e| match e.kind() {
-            std::io::ErrorKind::NotFound => LogError::NoSuchSession {
-                query: id.to_owned(),
-            },
-            _ => LogError::Io {
-                path: log_path.clone(),
-                source: e,
-            },
-        })?;
+        let file = fs::metadata(&log_path).map_err(|e| LogError::opening(id, &log_path, e))?;
         if let Some(cached) = self.cached_meta(id)
             && cached.is_fresh_for(&file)
         {

@@ -195,15 +195,7 @@ impl Store {
     /// The `session` record of a log, read from its first line only.
     pub fn read_start(&self, id: &str) -> Result<SessionStart> {
         let path = self.log_path(id);
-        let file = File::open(&path).map_err(|e| match e.kind() {
-            std::io::ErrorKind::NotFound => LogError::NoSuchSession {
-                query: id.to_owned(),
-            },
-            _ => LogError::Io {
-                path: path.clone(),
-                source: e,
-            },
-        })?;
+        let file = File::open(&path).map_err(|e| LogError::opening(id, &path, e))?;
         let mut reader = std::io::BufReader::new(file);
         let mut line = Vec::new();
         std::io::BufRead::read_until(&mut reader, b'\n', &mut line).at(&path)?;
