@@ -1,0 +1,1 @@
+//! A local fake LLM provider.
