@@ -1,1 +1,16 @@
-//! Provider protocols.
+//! hotl's provider protocols: the bytes of a request and the events of a streamed response,
+//! for Anthropic Messages, OpenAI Chat Completions (and compatible servers) and OpenAI
+//! Responses.
+//!
+//! It owns request serialisation per dialect (deterministic: the same request gives the same
+//! bytes), prompt-cache breakpoints, SSE decoding into neutral [`Event`]s, usage normalisation,
+//! pricing, and retries over real HTTP. It never reads logs and never decides what to send:
+//! callers hand it a request built from a view.
+
+#![warn(missing_docs)]
+
+mod event;
+mod usage;
+
+pub use crate::event::{CallKey, Event, StopReason};
+pub use crate::usage::Usage;
