@@ -9,8 +9,18 @@
 
 #![warn(missing_docs)]
 
+mod breakpoints;
+mod encode;
 mod event;
+mod prefix;
+mod request;
 mod usage;
 
+pub use crate::breakpoints::{
+    ANCHOR_STRIDE, Breakpoints, MAX_BREAKPOINTS, place as place_breakpoints,
+};
+pub use crate::encode::{Dialect, encode};
 pub use crate::event::{CallKey, Event, StopReason};
+pub use crate::prefix::{CanonicalPrefix, extends};
+pub use crate::request::{CacheConfig, Reasoning, Request, ToolChoice, ToolDef, Ttl};
 pub use crate::usage::Usage;

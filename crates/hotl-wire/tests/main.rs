@@ -1,1 +1,3 @@
+//! Integration tests of hotl-wire, one module per concern.
 
+mod requests;

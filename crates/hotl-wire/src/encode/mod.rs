@@ -1,0 +1,101 @@
+//! Request bodies, one module per dialect. Deterministic: the same request gives the same
+//! bytes (fixed key order, tool inputs and schemas as their exact frozen text).
+
+pub mod anthropic;
+pub mod openai_chat;
+pub mod openai_responses;
+
+use hotl_view::Role;
+use serde::{Serialize, Serializer};
+
+/// A provider protocol.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Dialect {
+    /// Anthropic Messages (`/v1/messages`).
+    Anthropic,
+    /// OpenAI Chat Completions (`/v1/chat/completions`), also llama.cpp, Ollama and vLLM.
+    OpenAiChat,
+    /// OpenAI Responses (`/v1/responses`).
+    OpenAiResponses,
+}
+
+impl Dialect {
+    /// The path a request is posted to, under the base URL's `/v1`.
+    pub fn path(self) -> &'static str {
+        match self {
+            Dialect::Anthropic => "messages",
+            Dialect::OpenAiChat => "chat/completions",
+            Dialect::OpenAiResponses => "responses",
+        }
+    }
+
+    /// The dialect's name as users type it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Dialect::Anthropic => "anthropic",
+            Dialect::OpenAiChat => "openai-chat",
+            Dialect::OpenAiResponses => "openai-responses",
+        }
+    }
+
+    /// Parses a name as users type it.
+    pub fn from_name(name: &str) -> Option<Dialect> {
+        match name {
+            "anthropic" => Some(Dialect::Anthropic),
+            "openai-chat" | "chat" => Some(Dialect::OpenAiChat),
+            "openai-responses" | "openai" | "responses" => Some(Dialect::OpenAiResponses),
+            _ => None,
+        }
+    }
+}
+
+/// The JSON body of `request` in `dialect`.
+pub fn encode(dialect: Dialect, request: &crate::Request<'_>) -> Vec<u8> {
+    match dialect {
+        Dialect::Anthropic => anthropic::body(request),
+        Dialect::OpenAiChat => openai_chat::body(request),
+        Dialect::OpenAiResponses => openai_responses::body(request),
+    }
+}
+
+/// `[t<seq>] <text>` written straight into the output.
+pub(crate) struct StampedText<'a>(pub u64, pub &'a str);
+
+impl Serialize for StampedText<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_str(&format_args!("[t{}] {}", self.0, self.1))
+    }
+}
+
+pub(crate) fn role_name(role: Role) -> &'static str {
+    match role {
+        Role::User => "user",
+        Role::Assistant => "assistant",
+    }
+}
+
+/// The text a part carries, for dialects whose fields are plain strings.
+pub(crate) fn part_text(part: &hotl_view::Part<'_>, out: &mut String) {
+    use hotl_log::Block;
+    use hotl_view::Part;
+    match part {
+        Part::Stamped { seq, text } => {
+            out.push_str(&format!("[t{seq}] "));
+            out.push_str(text);
+        }
+        Part::Text(text) => out.push_str(text),
+        Part::Block(Block::Text { text }) => out.push_str(text),
+        Part::Block(Block::Image { media_type, .. }) => {
+            out.push_str(&format!("[image {media_type}]"));
+        }
+        Part::ToolResult { content, .. } => {
+            for (i, p) in content.iter().enumerate() {
+                if i > 0 {
+                    out.push('\n');
+                }
+                part_text(p, out);
+            }
+        }
+        Part::Block(_) => {}
+    }
+}

@@ -1,0 +1,328 @@
+//! OpenAI Chat Completions request bodies (and llama.cpp, Ollama, vLLM through a base URL).
+//!
+//! Tool results leave the user message they sit in: each becomes a `tool` message right after
+//! the assistant message that called it, and the rest of the user message follows as a `user`
+//! message. Thinking blocks are not replayed (the dialect has no field for them).
+
+use serde::ser::{SerializeMap, SerializeSeq};
+use serde::{Serialize, Serializer};
+
+use hotl_log::Block;
+use hotl_view::{Part, Role};
+
+use crate::encode::{StampedText, part_text};
+use crate::request::{Reasoning, Request, ToolChoice};
+
+/// The body of `POST /v1/chat/completions`.
+pub fn body(request: &Request<'_>) -> Vec<u8> {
+    serde_json::to_vec(&Body(request)).expect("request bodies serialise")
+}
+
+struct Body<'r, 'a>(&'r Request<'a>);
+
+impl Serialize for Body<'_, '_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let r = self.0;
+        let mut map = s.serialize_map(None)?;
+        map.serialize_entry("model", &r.model)?;
+        map.serialize_entry("max_completion_tokens", &r.max_tokens)?;
+        if r.stream {
+            map.serialize_entry("stream", &true)?;
+            map.serialize_entry("stream_options", &IncludeUsage)?;
+        }
+        if let Some(key) = &r.cache.key {
+            map.serialize_entry("prompt_cache_key", key)?;
+        }
+        if r.cache.explicit_breakpoints {
+            map.serialize_entry("prompt_cache_options", &ExplicitMode)?;
+        }
+        if let Some(Reasoning::Effort(effort)) = &r.reasoning {
+            map.serialize_entry("reasoning_effort", effort)?;
+        }
+        if !r.tools.is_empty() {
+            let tools: Vec<ToolOut<'_>> = r.tools.iter().map(ToolOut).collect();
+            map.serialize_entry("tools", &tools)?;
+            map.serialize_entry("tool_choice", &ChoiceOut(&r.tool_choice))?;
+        }
+        map.serialize_entry("messages", &Messages(r))?;
+        map.end()
+    }
+}
+
+struct IncludeUsage;
+
+impl Serialize for IncludeUsage {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut map = s.serialize_map(Some(1))?;
+        map.serialize_entry("include_usage", &true)?;
+        map.end()
+    }
+}
+
+struct ExplicitMode;
+
+impl Serialize for ExplicitMode {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut map = s.serialize_map(Some(1))?;
+        map.serialize_entry("mode", "explicit")?;
+        map.end()
+    }
+}
+
+struct ToolOut<'a>(&'a crate::request::ToolDef);
+
+impl Serialize for ToolOut<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        struct Function<'a>(&'a crate::request::ToolDef);
+        impl Serialize for Function<'_> {
+            fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+                let mut map = s.serialize_map(Some(3))?;
+                map.serialize_entry("name", &self.0.name)?;
+                map.serialize_entry("description", &self.0.description)?;
+                map.serialize_entry("parameters", &self.0.input_schema)?;
+                map.end()
+            }
+        }
+        let mut map = s.serialize_map(Some(2))?;
+        map.serialize_entry("type", "function")?;
+        map.serialize_entry("function", &Function(self.0))?;
+        map.end()
+    }
+}
+
+struct ChoiceOut<'a>(&'a ToolChoice);
+
+impl Serialize for ChoiceOut<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self.0 {
+            ToolChoice::Auto => s.serialize_str("auto"),
+            ToolChoice::Any => s.serialize_str("required"),
+            ToolChoice::None => s.serialize_str("none"),
+            ToolChoice::Tool(name) => {
+                let mut map = s.serialize_map(Some(2))?;
+                map.serialize_entry("type", "function")?;
+                map.serialize_entry("function", &serde_json::json!({ "name": name }))?;
+                map.end()
+            }
+        }
+    }
+}
+
+/// One Chat message, borrowed from the request.
+enum Out<'r, 'a> {
+    System(&'r [String]),
+    User {
+        parts: Vec<&'r Part<'a>>,
+        mark: bool,
+        dynamic: &'r [String],
+    },
+    Assistant(&'r [Part<'a>]),
+    Tool {
+        id: &'a str,
+        content: &'r [Part<'a>],
+        mark: bool,
+    },
+}
+
+struct Messages<'r, 'a>(&'r Request<'a>);
+
+impl Serialize for Messages<'_, '_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let r = self.0;
+        let mark = r.cache.explicit_breakpoints;
+        let mut out: Vec<Out<'_, '_>> = Vec::new();
+        if !r.system.is_empty() {
+            out.push(Out::System(&r.system));
+        }
+        let last_user = r.messages.iter().rposition(|m| m.role == Role::User);
+        for (i, message) in r.messages.iter().enumerate() {
+            match message.role {
+                Role::Assistant => out.push(Out::Assistant(&message.content)),
+                Role::User => {
+                    let mut rest = Vec::new();
+                    for part in &message.content {
+                        match part {
+                            Part::ToolResult {
+                                tool_use_id,
+                                content,
+                                ..
+                            } => out.push(Out::Tool {
+                                id: tool_use_id,
+                                content,
+                                mark,
+                            }),
+                            Part::Block(Block::Unknown { .. }) => {}
+                            other => rest.push(other),
+                        }
+                    }
+                    let dynamic: &[String] = if Some(i) == last_user {
+                        &r.dynamic
+                    } else {
+                        &[]
+                    };
+                    if !rest.is_empty() || !dynamic.is_empty() {
+                        out.push(Out::User {
+                            parts: rest,
+                            mark,
+                            dynamic,
+                        });
+                    }
+                }
+            }
+        }
+        let mut seq = s.serialize_seq(Some(out.len()))?;
+        for m in &out {
+            seq.serialize_element(m)?;
+        }
+        seq.end()
+    }
+}
+
+impl Serialize for Out<'_, '_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut map = s.serialize_map(None)?;
+        match self {
+            Out::System(blocks) => {
+                map.serialize_entry("role", "system")?;
+                map.serialize_entry("content", &blocks.join("\n\n"))?;
+            }
+            Out::User {
+                parts,
+                mark,
+                dynamic,
+            } => {
+                map.serialize_entry("role", "user")?;
+                let last_durable = parts.len().checked_sub(1);
+                let mut content: Vec<ContentPart<'_, '_>> = parts
+                    .iter()
+                    .enumerate()
+                    .map(|(i, p)| ContentPart::Part(p, *mark && Some(i) == last_durable))
+                    .collect();
+                content.extend(dynamic.iter().map(|t| ContentPart::Dynamic(t)));
+                map.serialize_entry("content", &content)?;
+            }
+            Out::Assistant(parts) => {
+                map.serialize_entry("role", "assistant")?;
+                let mut text = String::new();
+                let mut calls = Vec::new();
+                for part in parts.iter() {
+                    match part {
+                        Part::Block(Block::ToolUse { id, name, input }) => {
+                            calls.push(CallOut {
+                                id,
+                                name,
+                                arguments: input.get(),
+                            });
+                        }
+                        Part::Block(Block::Thinking { .. } | Block::RedactedThinking { .. }) => {}
+                        other => part_text(other, &mut text),
+                    }
+                }
+                if text.is_empty() {
+                    map.serialize_entry("content", &())?;
+                } else {
+                    map.serialize_entry("content", &text)?;
+                }
+                if !calls.is_empty() {
+                    map.serialize_entry("tool_calls", &calls)?;
+                }
+            }
+            Out::Tool { id, content, mark } => {
+                map.serialize_entry("role", "tool")?;
+                map.serialize_entry("tool_call_id", id)?;
+                let mut text = String::new();
+                for (i, p) in content.iter().enumerate() {
+                    if i > 0 {
+                        text.push('\n');
+                    }
+                    part_text(p, &mut text);
+                }
+                if *mark {
+                    map.serialize_entry("content", &[MarkedText(&text)])?;
+                } else {
+                    map.serialize_entry("content", &text)?;
+                }
+            }
+        }
+        map.end()
+    }
+}
+
+enum ContentPart<'p, 'a> {
+    Part(&'p Part<'a>, bool),
+    Dynamic(&'p str),
+}
+
+impl Serialize for ContentPart<'_, '_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut map = s.serialize_map(None)?;
+        let mark = match self {
+            ContentPart::Dynamic(text) => {
+                map.serialize_entry("type", "text")?;
+                map.serialize_entry("text", text)?;
+                false
+            }
+            ContentPart::Part(part, mark) => {
+                match part {
+                    Part::Stamped { seq, text } => {
+                        map.serialize_entry("type", "text")?;
+                        map.serialize_entry("text", &StampedText(*seq, text))?;
+                    }
+                    Part::Block(Block::Image {
+                        media_type,
+                        data: Some(data),
+                        ..
+                    }) => {
+                        map.serialize_entry("type", "image_url")?;
+                        map.serialize_entry(
+                            "image_url",
+                            &serde_json::json!({ "url": format!("data:{media_type};base64,{data}") }),
+                        )?;
+                    }
+                    other => {
+                        let mut text = String::new();
+                        part_text(other, &mut text);
+                        map.serialize_entry("type", "text")?;
+                        map.serialize_entry("text", &text)?;
+                    }
+                }
+                *mark
+            }
+        };
+        if mark {
+            map.serialize_entry("prompt_cache_breakpoint", &ExplicitMode)?;
+        }
+        map.end()
+    }
+}
+
+struct MarkedText<'a>(&'a str);
+
+impl Serialize for MarkedText<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut map = s.serialize_map(Some(3))?;
+        map.serialize_entry("type", "text")?;
+        map.serialize_entry("text", self.0)?;
+        map.serialize_entry("prompt_cache_breakpoint", &ExplicitMode)?;
+        map.end()
+    }
+}
+
+struct CallOut<'a> {
+    id: &'a str,
+    name: &'a str,
+    arguments: &'a str,
+}
+
+impl Serialize for CallOut<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut map = s.serialize_map(Some(3))?;
+        map.serialize_entry("id", self.id)?;
+        map.serialize_entry("type", "function")?;
+        map.serialize_entry(
+            "function",
+            &serde_json::json!({ "name": self.name, "arguments": self.arguments }),
+        )?;
+        map.end()
+    }
+}

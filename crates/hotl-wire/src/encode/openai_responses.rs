@@ -1,0 +1,299 @@
+//! OpenAI Responses request bodies (stateless: `store: false`, the whole input every time).
+//!
+//! The system prompt becomes `instructions`; messages become input items: user text and images
+//! as `message` items, tool calls as `function_call`, tool results as `function_call_output`,
+//! reasoning with its encrypted content as `reasoning` items.
+
+use serde::ser::{SerializeMap, SerializeSeq};
+use serde::{Serialize, Serializer};
+
+use hotl_log::Block;
+use hotl_view::{Part, Role};
+
+use crate::encode::{StampedText, part_text};
+use crate::request::{Reasoning, Request, ToolChoice, ToolDef};
+
+/// The body of `POST /v1/responses`.
+pub fn body(request: &Request<'_>) -> Vec<u8> {
+    serde_json::to_vec(&Body(request)).expect("request bodies serialise")
+}
+
+struct Body<'r, 'a>(&'r Request<'a>);
+
+impl Serialize for Body<'_, '_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let r = self.0;
+        let mut map = s.serialize_map(None)?;
+        map.serialize_entry("model", &r.model)?;
+        map.serialize_entry("max_output_tokens", &r.max_tokens)?;
+        map.serialize_entry("store", &false)?;
+        if r.stream {
+            map.serialize_entry("stream", &true)?;
+        }
+        if let Some(key) = &r.cache.key {
+            map.serialize_entry("prompt_cache_key", key)?;
+        }
+        if r.cache.explicit_breakpoints {
+            map.serialize_entry(
+                "prompt_cache_options",
+                &serde_json::json!({"mode": "explicit"}),
+            )?;
+        }
+        if let Some(Reasoning::Effort(effort)) = &r.reasoning {
+            map.serialize_entry(
+                "reasoning",
+                &serde_json::json!({"effort": effort, "summary": "auto"}),
+            )?;
+            map.serialize_entry("include", &["reasoning.encrypted_content"])?;
+        }
+        if !r.system.is_empty() {
+            map.serialize_entry("instructions", &r.system.join("\n\n"))?;
+        }
+        if !r.tools.is_empty() {
+            let tools: Vec<ToolOut<'_>> = r.tools.iter().map(ToolOut).collect();
+            map.serialize_entry("tools", &tools)?;
+            map.serialize_entry("tool_choice", &ChoiceOut(&r.tool_choice))?;
+        }
+        map.serialize_entry("input", &Input(r))?;
+        map.end()
+    }
+}
+
+struct ToolOut<'a>(&'a ToolDef);
+
+impl Serialize for ToolOut<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut map = s.serialize_map(Some(4))?;
+        map.serialize_entry("type", "function")?;
+        map.serialize_entry("name", &self.0.name)?;
+        map.serialize_entry("description", &self.0.description)?;
+        map.serialize_entry("parameters", &self.0.input_schema)?;
+        map.end()
+    }
+}
+
+struct ChoiceOut<'a>(&'a ToolChoice);
+
+impl Serialize for ChoiceOut<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self.0 {
+            ToolChoice::Auto => s.serialize_str("auto"),
+            ToolChoice::Any => s.serialize_str("required"),
+            ToolChoice::None => s.serialize_str("none"),
+            ToolChoice::Tool(name) => {
+                let mut map = s.serialize_map(Some(2))?;
+                map.serialize_entry("type", "function")?;
+                map.serialize_entry("name", name)?;
+                map.end()
+            }
+        }
+    }
+}
+
+/// One input item, borrowed from the request.
+enum Item<'r, 'a> {
+    User {
+        parts: Vec<&'r Part<'a>>,
+        mark: bool,
+        dynamic: &'r [String],
+    },
+    AssistantText(String),
+    Call(&'r Block),
+    Reasoning {
+        summary: &'r str,
+        encrypted: &'r str,
+    },
+    Output {
+        id: &'a str,
+        content: &'r [Part<'a>],
+    },
+}
+
+struct Input<'r, 'a>(&'r Request<'a>);
+
+impl Serialize for Input<'_, '_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let r = self.0;
+        let mark = r.cache.explicit_breakpoints;
+        let last_user = r.messages.iter().rposition(|m| m.role == Role::User);
+        let mut items: Vec<Item<'_, '_>> = Vec::new();
+        for (i, message) in r.messages.iter().enumerate() {
+            match message.role {
+                Role::Assistant => {
+                    let mut text = String::new();
+                    for part in &message.content {
+                        match part {
+                            Part::Block(call @ Block::ToolUse { .. }) => {
+                                if !text.is_empty() {
+                                    items.push(Item::AssistantText(std::mem::take(&mut text)));
+                                }
+                                items.push(Item::Call(call));
+                            }
+                            Part::Block(Block::Thinking {
+                                thinking,
+                                signature: Some(encrypted),
+                            }) => items.push(Item::Reasoning {
+                                summary: thinking,
+                                encrypted,
+                            }),
+                            Part::Block(
+                                Block::Thinking { .. } | Block::RedactedThinking { .. },
+                            ) => {}
+                            other => part_text(other, &mut text),
+                        }
+                    }
+                    if !text.is_empty() {
+                        items.push(Item::AssistantText(text));
+                    }
+                }
+                Role::User => {
+                    let mut rest = Vec::new();
+                    for part in &message.content {
+                        match part {
+                            Part::ToolResult {
+                                tool_use_id,
+                                content,
+                                ..
+                            } => items.push(Item::Output {
+                                id: tool_use_id,
+                                content,
+                            }),
+                            Part::Block(Block::Unknown { .. }) => {}
+                            other => rest.push(other),
+                        }
+                    }
+                    let dynamic: &[String] = if Some(i) == last_user {
+                        &r.dynamic
+                    } else {
+                        &[]
+                    };
+                    if !rest.is_empty() || !dynamic.is_empty() {
+                        items.push(Item::User {
+                            parts: rest,
+                            mark,
+                            dynamic,
+                        });
+                    }
+                }
+            }
+        }
+        let mut seq = s.serialize_seq(Some(items.len()))?;
+        for item in &items {
+            seq.serialize_element(item)?;
+        }
+        seq.end()
+    }
+}
+
+impl Serialize for Item<'_, '_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut map = s.serialize_map(None)?;
+        match self {
+            Item::User {
+                parts,
+                mark,
+                dynamic,
+            } => {
+                map.serialize_entry("type", "message")?;
+                map.serialize_entry("role", "user")?;
+                let last = parts.len().checked_sub(1);
+                let mut content: Vec<InputPart<'_, '_>> = parts
+                    .iter()
+                    .enumerate()
+                    .map(|(i, p)| InputPart::Part(p, *mark && Some(i) == last))
+                    .collect();
+                content.extend(dynamic.iter().map(|t| InputPart::Dynamic(t)));
+                map.serialize_entry("content", &content)?;
+            }
+            Item::AssistantText(text) => {
+                map.serialize_entry("type", "message")?;
+                map.serialize_entry("role", "assistant")?;
+                map.serialize_entry(
+                    "content",
+                    &[serde_json::json!({"type": "output_text", "text": text})],
+                )?;
+            }
+            Item::Call(Block::ToolUse { id, name, input }) => {
+                map.serialize_entry("type", "function_call")?;
+                map.serialize_entry("call_id", id)?;
+                map.serialize_entry("name", name)?;
+                map.serialize_entry("arguments", input.get())?;
+            }
+            Item::Call(_) => {}
+            Item::Reasoning { summary, encrypted } => {
+                map.serialize_entry("type", "reasoning")?;
+                let summary: Vec<serde_json::Value> = if summary.is_empty() {
+                    Vec::new()
+                } else {
+                    vec![serde_json::json!({"type": "summary_text", "text": summary})]
+                };
+                map.serialize_entry("summary", &summary)?;
+                map.serialize_entry("encrypted_content", encrypted)?;
+            }
+            Item::Output { id, content } => {
+                map.serialize_entry("type", "function_call_output")?;
+                map.serialize_entry("call_id", id)?;
+                let mut text = String::new();
+                for (i, p) in content.iter().enumerate() {
+                    if i > 0 {
+                        text.push('\n');
+                    }
+                    part_text(p, &mut text);
+                }
+                map.serialize_entry("output", &text)?;
+            }
+        }
+        map.end()
+    }
+}
+
+enum InputPart<'p, 'a> {
+    Part(&'p Part<'a>, bool),
+    Dynamic(&'p str),
+}
+
+impl Serialize for InputPart<'_, '_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut map = s.serialize_map(None)?;
+        let mark = match self {
+            InputPart::Dynamic(text) => {
+                map.serialize_entry("type", "input_text")?;
+                map.serialize_entry("text", text)?;
+                false
+            }
+            InputPart::Part(part, mark) => {
+                match part {
+                    Part::Stamped { seq, text } => {
+                        map.serialize_entry("type", "input_text")?;
+                        map.serialize_entry("text", &StampedText(*seq, text))?;
+                    }
+                    Part::Block(Block::Image {
+                        media_type,
+                        data: Some(data),
+                        ..
+                    }) => {
+                        map.serialize_entry("type", "input_image")?;
+                        map.serialize_entry(
+                            "image_url",
+                            &format!("data:{media_type};base64,{data}"),
+                        )?;
+                    }
+                    other => {
+                        let mut text = String::new();
+                        part_text(other, &mut text);
+                        map.serialize_entry("type", "input_text")?;
+                        map.serialize_entry("text", &text)?;
+                    }
+                }
+                *mark
+            }
+        };
+        if mark {
+            map.serialize_entry(
+                "prompt_cache_breakpoint",
+                &serde_json::json!({"mode": "explicit"}),
+            )?;
+        }
+        map.end()
+    }
+}
