@@ -13,7 +13,9 @@ mod breakpoints;
 mod encode;
 mod event;
 mod prefix;
+mod pricing;
 mod request;
+mod retry;
 mod usage;
 
 pub use crate::breakpoints::{
@@ -22,5 +24,7 @@ pub use crate::breakpoints::{
 pub use crate::encode::{Dialect, encode};
 pub use crate::event::{CallKey, Event, StopReason};
 pub use crate::prefix::{CanonicalPrefix, extends};
+pub use crate::pricing::{ModelPrice, Pricing};
 pub use crate::request::{CacheConfig, Reasoning, Request, ToolChoice, ToolDef, Ttl};
+pub use crate::retry::{RetryPolicy, jitter, retryable_status, server_wait};
 pub use crate::usage::Usage;
