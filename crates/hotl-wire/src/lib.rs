@@ -10,6 +10,7 @@
 #![warn(missing_docs)]
 
 mod breakpoints;
+mod demo;
 mod encode;
 mod event;
 mod prefix;
@@ -21,6 +22,7 @@ mod usage;
 pub use crate::breakpoints::{
     ANCHOR_STRIDE, Breakpoints, MAX_BREAKPOINTS, place as place_breakpoints,
 };
+pub use crate::demo::{DEMO_MODEL, respond as demo_respond};
 pub use crate::encode::{Dialect, encode};
 pub use crate::event::{CallKey, Event, StopReason};
 pub use crate::prefix::{CanonicalPrefix, extends};

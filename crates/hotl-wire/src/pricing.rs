@@ -104,7 +104,10 @@ mod tests {
             thinking: 0,
         };
         let cost = pricing.cost("m-2026", &usage).unwrap();
-        assert!((cost - (3.0 + 0.3 + 3.75 + 6.0 + 15.0)).abs() < 1e-9, "{cost}");
+        assert!(
+            (cost - (3.0 + 0.3 + 3.75 + 6.0 + 15.0)).abs() < 1e-9,
+            "{cost}"
+        );
         assert_eq!(pricing.cost("other", &usage), None);
     }
 
@@ -112,8 +115,10 @@ mod tests {
     fn longest_prefix_wins_and_the_builtin_table_parses() {
         let mut pricing = Pricing::builtin();
         pricing.merge(
-            serde_json::from_str(r#"{"x": {"input": 1, "output": 1}, "x-big": {"input": 9, "output": 9}}"#)
-                .unwrap(),
+            serde_json::from_str(
+                r#"{"x": {"input": 1, "output": 1}, "x-big": {"input": 9, "output": 9}}"#,
+            )
+            .unwrap(),
         );
         assert_eq!(pricing.price("x-big-1").unwrap().input, 9.0);
         assert_eq!(pricing.price("x-small").unwrap().input, 1.0);

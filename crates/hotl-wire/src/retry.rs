@@ -94,11 +94,20 @@ mod tests {
     #[test]
     fn server_waits_are_honoured_and_capped() {
         let p = RetryPolicy::default();
-        assert_eq!(p.wait(0, Some(Duration::from_secs(7)), 0.0), Duration::from_secs(7));
+        assert_eq!(
+            p.wait(0, Some(Duration::from_secs(7)), 0.0),
+            Duration::from_secs(7)
+        );
         assert_eq!(p.wait(0, Some(Duration::from_secs(700)), 0.0), p.max_wait);
-        assert_eq!(server_wait(Some("1500"), Some("9")), Some(Duration::from_millis(1500)));
+        assert_eq!(
+            server_wait(Some("1500"), Some("9")),
+            Some(Duration::from_millis(1500))
+        );
         assert_eq!(server_wait(None, Some("2")), Some(Duration::from_secs(2)));
-        assert_eq!(server_wait(None, Some("Wed, 21 Oct 2015 07:28:00 GMT")), None);
+        assert_eq!(
+            server_wait(None, Some("Wed, 21 Oct 2015 07:28:00 GMT")),
+            None
+        );
     }
 
     #[test]
