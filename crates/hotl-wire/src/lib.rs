@@ -9,6 +9,7 @@
 
 #![warn(missing_docs)]
 
+mod assemble;
 mod breakpoints;
 mod demo;
 mod encode;
@@ -19,6 +20,7 @@ mod request;
 mod retry;
 mod usage;
 
+pub use crate::assemble::{Assembler, BadCall, Reply};
 pub use crate::breakpoints::{
     ANCHOR_STRIDE, Breakpoints, MAX_BREAKPOINTS, place as place_breakpoints,
 };
