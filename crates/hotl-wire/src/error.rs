@@ -52,12 +52,65 @@ pub enum WireError {
         /// start of its data when it has no name. Per the SSE rules it is not dispatched.
         dropped: Option<String>,
     },
+    /// The provider answered with an error: an HTTP status, or an error event in the stream.
+    #[error("provider error{}: {kind}: {message}", status.map(|s| format!(" (HTTP {s})")).unwrap_or_default())]
+    Provider {
+        /// The HTTP status, for an error response (none for an in-stream error).
+        status: Option<u16>,
+        /// The provider's error type (`overloaded_error`, `rate_limit_error`, ...).
+        kind: String,
+        /// Its message.
+        message: String,
+        /// Whether asking again may succeed.
+        retryable: bool,
+        /// How long the server asked to wait (`retry-after`, `retry-after-ms`).
+        wait: Option<std::time::Duration>,
+    },
+    /// The connection failed or dropped.
+    #[error("cannot reach the provider: {message}")]
+    Transport {
+        /// What failed, with its causes.
+        message: String,
+        /// Whether asking again may succeed.
+        retryable: bool,
+    },
+    /// The stream failed after output began; what arrived is kept. Never retried silently.
+    #[error("the response was interrupted after output began: {cause}")]
+    Interrupted {
+        /// What arrived before the failure.
+        partial: Box<crate::assemble::Reply>,
+        /// The failure.
+        cause: Box<WireError>,
+    },
+    /// The provider is misconfigured (a bad base URL, ...).
+    #[error("{0}")]
+    Config(String),
 }
 
 impl WireError {
     /// Whether the stream was cut short (as opposed to malformed): asking again may succeed.
     pub fn is_interrupted(&self) -> bool {
-        matches!(self, WireError::Incomplete { .. })
+        matches!(
+            self,
+            WireError::Incomplete { .. } | WireError::Interrupted { .. }
+        )
+    }
+
+    /// `Some(wait)` when asking again may succeed (with the wait the server asked for, if any);
+    /// `None` when it will not.
+    pub fn retry_after(&self) -> Option<Option<std::time::Duration>> {
+        match self {
+            WireError::Provider {
+                retryable: true,
+                wait,
+                ..
+            } => Some(*wait),
+            WireError::Transport {
+                retryable: true, ..
+            }
+            | WireError::Incomplete { .. } => Some(None),
+            _ => None,
+        }
     }
 }
 

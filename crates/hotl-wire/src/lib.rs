@@ -11,24 +11,34 @@
 
 mod assemble;
 mod breakpoints;
+mod client;
+mod decode;
 mod demo;
 mod encode;
+mod error;
 mod event;
 mod prefix;
 mod pricing;
 mod request;
 mod retry;
+mod sse;
 mod usage;
 
 pub use crate::assemble::{Assembler, BadCall, Reply};
 pub use crate::breakpoints::{
     ANCHOR_STRIDE, Breakpoints, MAX_BREAKPOINTS, place as place_breakpoints,
 };
+pub use crate::client::{HttpProvider, normalize_base};
+pub use crate::decode::{
+    AnthropicDecoder, ChatDecoder, DialectDecoder, ResponsesDecoder, StreamDecoder, StreamSink,
+};
 pub use crate::demo::{DEMO_MODEL, respond as demo_respond};
 pub use crate::encode::{Dialect, encode};
+pub use crate::error::{Result, WireError};
 pub use crate::event::{CallKey, Event, StopReason};
 pub use crate::prefix::{CanonicalPrefix, extends};
 pub use crate::pricing::{ModelPrice, Pricing};
 pub use crate::request::{CacheConfig, Reasoning, Request, ToolChoice, ToolDef, Ttl};
 pub use crate::retry::{RetryPolicy, jitter, retryable_status, server_wait};
+pub use crate::sse::{End, Flow, PartialEvent, SseDecoder, SseEvent};
 pub use crate::usage::Usage;

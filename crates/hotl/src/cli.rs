@@ -25,6 +25,16 @@ pub enum Command {
     Sessions(SessionsCommand),
     /// Remove old and dropped sessions, unreferenced blobs and stale caches
     Gc(crate::commands::gc::GcArgs),
+    /// Developer tools: look at what providers send
+    #[command(subcommand)]
+    Debug(DebugCommand),
+}
+
+/// `hotl debug ...`
+#[derive(Debug, Subcommand)]
+pub enum DebugCommand {
+    /// Decode a recorded streaming response into hotl's events (JSON Lines)
+    Decode(crate::commands::debug::decode::DecodeArgs),
 }
 
 /// `hotl sessions ...`

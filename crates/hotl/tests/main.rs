@@ -4,6 +4,7 @@
 mod common;
 
 mod check;
+mod debug_decode;
 mod drop_gc;
 mod edit;
 mod fork;

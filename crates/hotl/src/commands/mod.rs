@@ -1,11 +1,12 @@
 //! Command dispatch: one module per command group, one file per verb.
 
+pub mod debug;
 pub mod gc;
 pub mod sessions;
 
 use std::process::ExitCode;
 
-use crate::cli::{Command, SessionsCommand};
+use crate::cli::{Command, DebugCommand, SessionsCommand};
 use crate::ctx::Ctx;
 use crate::error::CliError;
 
@@ -24,5 +25,6 @@ pub fn run(ctx: &Ctx, command: Command) -> Result<ExitCode, CliError> {
             SessionsCommand::Check(args) => sessions::check::run(ctx, &args),
         },
         Command::Gc(args) => gc::run(ctx, &args),
+        Command::Debug(DebugCommand::Decode(args)) => debug::decode::run(ctx, &args),
     }
 }

@@ -1,0 +1,3 @@
+//! `hotl debug ...`: tools for looking at what providers send.
+
+pub mod decode;
