@@ -206,6 +206,9 @@ pub struct Config {
     pub fault: Option<Fault>,
     /// Model ids listed by `GET /v1/models`.
     pub models: Vec<String>,
+    /// Anthropic models (name patterns) that accept `{"role": "system"}` entries inside
+    /// `messages` (VOLATILE, wire.md §2.2); other models refuse them with a 400.
+    pub system_message_models: Vec<String>,
 }
 
 impl Default for Config {
@@ -231,6 +234,10 @@ impl Default for Config {
             .iter()
             .map(|m| m.to_string())
             .collect(),
+            system_message_models: ["fable-5", "mythos-5", "opus-4-8"]
+                .iter()
+                .map(|m| m.to_string())
+                .collect(),
         }
     }
 }

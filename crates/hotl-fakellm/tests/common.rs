@@ -8,10 +8,17 @@ use serde_json::{Value, json};
 
 pub type TestResult = Result<(), Box<dyn std::error::Error>>;
 
+thread_local! {
+    // One client per test thread: a client's pooled connections belong to its runtime.
+    static CLIENT: reqwest::Client = {
+        let _ = rustls::crypto::ring::default_provider().install_default();
+        reqwest::Client::new()
+    };
+}
+
 /// A reqwest client (ring provider installed; loopback http needs no TLS anyway).
 pub fn client() -> reqwest::Client {
-    let _ = rustls::crypto::ring::default_provider().install_default();
-    reqwest::Client::new()
+    CLIENT.with(Clone::clone)
 }
 
 /// A scripted server counting tokens as ceil(bytes / 4).

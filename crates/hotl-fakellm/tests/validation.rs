@@ -226,3 +226,21 @@ async fn responses_rules() -> TestResult {
     assert_eq!(err["code"], "empty_array");
     Ok(())
 }
+
+#[tokio::test]
+async fn anthropic_system_entries_depend_on_the_model() -> TestResult {
+    let fake = scripted([Reply::text("ok")]).await;
+    let mut body = anthropic(
+        json!([
+            {"role": "user", "content": "hi"},
+            {"role": "system", "content": "Context: the build is green."}
+        ]),
+        false,
+    );
+    let resp = post(&fake, "/v1/messages", &body).await?;
+    assert_eq!(resp.status(), 400, "claude-sonnet-5 refuses system entries");
+    body["model"] = json!("claude-opus-4-8");
+    let resp = post(&fake, "/v1/messages", &body).await?;
+    assert_eq!(resp.status(), 200);
+    Ok(())
+}

@@ -132,7 +132,11 @@ impl HttpProvider {
         };
         let mut stream = response.bytes_stream();
         while let Some(chunk) = stream.next().await {
-            let chunk = chunk.map_err(transport)?;
+            // A body cut off is worth another try (if no output reached the caller yet).
+            let chunk = chunk.map_err(|e| WireError::Transport {
+                message: error_chain(&e),
+                retryable: true,
+            })?;
             if decoder.feed(&chunk, sink)? == Flow::Stop {
                 return Ok(());
             }

@@ -32,7 +32,12 @@ pub(crate) fn prepare(req: &Json, env: &Env, count_only: bool) -> Result<Prepare
             "messages: at least one message is required",
         ));
     }
-    validate::check(messages, &env.config.signing_key)?;
+    let system_role = env
+        .config
+        .system_message_models
+        .iter()
+        .any(|p| model.contains(p.as_str()));
+    validate::check(messages, &env.config.signing_key, system_role)?;
     let cfg = &env.config.anthropic_cache;
     let scope = env.scope("anthropic", &model);
     let units = blocks::flatten(req, &scope, &env.counter, cfg)?;
@@ -71,7 +76,12 @@ fn convo(req: &Json, messages: &[Json]) -> Convo {
         ),
         ..Convo::default()
     };
-    let Some(last) = messages.last().filter(|m| m.str_of("role") == Some("user")) else {
+    // Mid-conversation system entries carry context, not the user's turn: skip them.
+    let last = messages
+        .iter()
+        .rev()
+        .find(|m| m.str_of("role") != Some("system"));
+    let Some(last) = last.filter(|m| m.str_of("role") == Some("user")) else {
         return convo;
     };
     let mut texts = Vec::new();

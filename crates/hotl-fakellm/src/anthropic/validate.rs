@@ -8,11 +8,13 @@ use crate::api_error::ApiError;
 use crate::json::Json;
 use crate::signature;
 
-/// Checks `messages` (already known to be a non-empty array).
-pub(crate) fn check(messages: &[Json], key: &[u8; 32]) -> Result<(), ApiError> {
+/// Checks `messages` (already known to be a non-empty array); `system_role` says whether
+/// the model accepts `system` entries among them.
+pub(crate) fn check(messages: &[Json], key: &[u8; 32], system_role: bool) -> Result<(), ApiError> {
     for (i, m) in messages.iter().enumerate() {
         match m.str_of("role") {
             Some("user" | "assistant") => {}
+            Some("system") if system_role => {}
             _ => {
                 return Err(ApiError::invalid(format!(
                     "messages.{i}.role: Input should be 'user' or 'assistant'"
