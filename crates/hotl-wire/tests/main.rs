@@ -5,5 +5,6 @@ mod decode_cases;
 mod decode_fixtures;
 mod fixtures;
 mod live;
+mod llama;
 mod requests;
 mod sse;
