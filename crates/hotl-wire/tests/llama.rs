@@ -28,6 +28,9 @@ async fn a_real_llama_server_answers_through_the_chat_dialect() {
         .await
         .expect("llama-server answers");
     assert!(deltas > 0, "text streamed");
-    assert!(matches!(reply.stop, Some(StopReason::Done | StopReason::Truncated)));
+    assert!(matches!(
+        reply.stop,
+        Some(StopReason::Done | StopReason::Truncated)
+    ));
     assert!(reply.usage.output > 0, "{:?}", reply.usage);
 }
