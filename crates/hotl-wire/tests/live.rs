@@ -361,3 +361,32 @@ async fn openai_caches_by_key_once_the_prompt_is_long_enough() {
         assert_eq!(key, "session-key", "{dialect:?}");
     }
 }
+
+#[tokio::test]
+async fn responses_reasoning_comes_back_encrypted_and_is_accepted_when_replayed() {
+    let fake = FakeLlm::spawn(Config::scripted([
+        Script::text("Checking.")
+            .with_thinking("A listing needs bash.")
+            .with_tool("bash", serde_json::json!({"command": "ls"})),
+        Script::text("Done."),
+    ]))
+    .await;
+    let p = provider(&fake, Dialect::OpenAiResponses);
+    let mut convo = Conversation::new("gpt-5.1");
+    convo.user("list");
+    let (reply, _) = ask(&p, &convo).await;
+    let reply = reply.expect("first turn");
+    let sealed = reply.content.iter().find_map(|b| match b {
+        Block::Thinking { signature, .. } => signature.clone(),
+        _ => None,
+    });
+    assert!(sealed.is_some_and(|s| !s.is_empty()), "{:?}", reply.content);
+    convo.reply(&reply, "a\nb");
+    let (reply, _) = ask(&p, &convo).await;
+    assert_eq!(
+        text(&reply.expect("the encrypted reasoning is accepted back")),
+        "Done."
+    );
+    let sent = fake.captured()[1].body_text();
+    assert!(sent.contains(r#""type":"reasoning""#), "{sent}");
+}

@@ -44,8 +44,9 @@ impl Serialize for Body<'_, '_> {
                 "reasoning",
                 &serde_json::json!({"effort": effort, "summary": "auto"}),
             )?;
-            map.serialize_entry("include", &["reasoning.encrypted_content"])?;
         }
+        // Stateless (`store: false`): reasoning can only be replayed from its encrypted form.
+        map.serialize_entry("include", &["reasoning.encrypted_content"])?;
         if !r.system.is_empty() {
             map.serialize_entry("instructions", &r.system.join("\n\n"))?;
         }
