@@ -1,0 +1,15 @@
+//! hotl's agent: turns over the log, tools, permissions, and recovery after a crash.
+//!
+//! It owns the loop (a user message, then model calls and tool calls until the model stops,
+//! every step appended to the session's log as it happens), the built-in tools, permission
+//! checks, and finishing a turn a killed process left open. It never parses arguments and
+//! never prints: callers get events and decide how to show them.
+
+#![warn(missing_docs)]
+
+mod permission;
+mod tool;
+pub mod tools;
+
+pub use crate::permission::{Decision, Mode, Policy, inside, resolve};
+pub use crate::tool::{Tool, ToolCtx, ToolFuture, ToolKind, ToolOutput, content_hash, definition};

@@ -1,0 +1,237 @@
+//! Permissions: which tool calls run, which are refused, which need the user's yes.
+
+use std::path::{Component, Path, PathBuf};
+
+use crate::tool::ToolKind;
+
+/// The permission mode (recorded in the log; forks inherit it).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Mode {
+    /// The console asks before commands and writes; headless runs refuse them.
+    #[default]
+    Default,
+    /// Writes inside the project run without asking; commands still ask.
+    AcceptEdits,
+    /// Everything runs, writes outside the project included.
+    Bypass,
+    /// Read-only tools only.
+    Plan,
+}
+
+impl Mode {
+    /// The name as typed and recorded.
+    pub fn name(self) -> &'static str {
+        match self {
+            Mode::Default => "default",
+            Mode::AcceptEdits => "accept-edits",
+            Mode::Bypass => "bypass",
+            Mode::Plan => "plan",
+        }
+    }
+
+    /// Parses a name.
+    pub fn from_name(name: &str) -> Option<Mode> {
+        match name {
+            "default" => Some(Mode::Default),
+            "accept-edits" | "acceptEdits" => Some(Mode::AcceptEdits),
+            "bypass" | "bypassPermissions" => Some(Mode::Bypass),
+            "plan" => Some(Mode::Plan),
+            _ => None,
+        }
+    }
+}
+
+/// The verdict on one call.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Decision {
+    /// Run it.
+    Allow,
+    /// Ask the user (the console) — headless runs turn this into a refusal.
+    Ask(String),
+    /// Do not run it; the reason goes to the model as the tool's error.
+    Deny(String),
+}
+
+/// Permission settings of a run.
+#[derive(Clone, Debug, Default)]
+pub struct Policy {
+    /// The mode.
+    pub mode: Mode,
+    /// Tools allowed without asking (`--allow TOOL`).
+    pub allow: Vec<String>,
+    /// Whether a person can be asked (console) or not (headless).
+    pub interactive: bool,
+}
+
+impl Policy {
+    /// Decides on calling `tool` (of `kind`) that writes `writes`, in project `root`.
+    pub fn decide(&self, tool: &str, kind: ToolKind, writes: &[PathBuf], root: &Path) -> Decision {
+        if self.mode == Mode::Plan && kind != ToolKind::Read {
+            return Decision::Deny(format!(
+                "{tool} is not available in plan mode (read-only tools only)"
+            ));
+        }
+        if self.mode == Mode::Bypass {
+            return Decision::Allow;
+        }
+        let outside: Vec<String> = writes
+            .iter()
+            .filter(|p| !inside(p, root))
+            .map(|p| p.display().to_string())
+            .collect();
+        if !outside.is_empty() {
+            return self.ask(format!(
+                "{tool} would write outside the project directory: {}",
+                outside.join(", ")
+            ));
+        }
+        let allowed = self.allow.iter().any(|a| a == tool);
+        match kind {
+            ToolKind::Read => Decision::Allow,
+            _ if allowed => Decision::Allow,
+            ToolKind::Write if self.mode == Mode::AcceptEdits => Decision::Allow,
+            ToolKind::Write => self.ask(format!("{tool} changes files")),
+            ToolKind::Exec => self.ask(format!("{tool} runs commands")),
+        }
+    }
+
+    fn ask(&self, why: String) -> Decision {
+        if self.interactive {
+            Decision::Ask(why)
+        } else {
+            Decision::Deny(format!(
+                "permission denied: {why}; this headless run does not allow it (use --allow TOOL or --permission-mode accept-edits|bypass)"
+            ))
+        }
+    }
+}
+
+/// Whether `path` lies inside `root` once `..` and symlinks are resolved. A path that does
+/// not exist yet is judged by its nearest existing ancestor.
+pub fn inside(path: &Path, root: &Path) -> bool {
+    let root = root.canonicalize().unwrap_or_else(|_| normalize(root));
+    resolve(path).starts_with(&root)
+}
+
+/// `path` with symlinks resolved as far as it exists, and `.`/`..` applied lexically beyond.
+pub fn resolve(path: &Path) -> PathBuf {
+    let normal = normalize(path);
+    let mut existing = normal.clone();
+    let mut rest = Vec::new();
+    loop {
+        if let Ok(real) = existing.canonicalize() {
+            let mut out = real;
+            for part in rest.iter().rev() {
+                out.push(part);
+            }
+            return out;
+        }
+        match (existing.parent(), existing.file_name()) {
+            (Some(parent), Some(name)) => {
+                rest.push(name.to_owned());
+                existing = parent.to_owned();
+            }
+            _ => return normal,
+        }
+    }
+}
+
+fn normalize(path: &Path) -> PathBuf {
+    let mut out = PathBuf::new();
+    for c in path.components() {
+        match c {
+            Component::ParentDir => {
+                out.pop();
+            }
+            Component::CurDir => {}
+            other => out.push(other),
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn modes_and_allow_lists() {
+        let root = std::env::temp_dir();
+        let inner = vec![root.join("a.txt")];
+        let headless = Policy::default();
+        assert_eq!(
+            headless.decide("read", ToolKind::Read, &[], &root),
+            Decision::Allow
+        );
+        assert!(matches!(
+            headless.decide("bash", ToolKind::Exec, &[], &root),
+            Decision::Deny(_)
+        ));
+        assert!(matches!(
+            headless.decide("write", ToolKind::Write, &inner, &root),
+            Decision::Deny(_)
+        ));
+        let edits = Policy {
+            mode: Mode::AcceptEdits,
+            ..Policy::default()
+        };
+        assert_eq!(
+            edits.decide("write", ToolKind::Write, &inner, &root),
+            Decision::Allow
+        );
+        let allow = Policy {
+            allow: vec!["bash".into()],
+            ..Policy::default()
+        };
+        assert_eq!(
+            allow.decide("bash", ToolKind::Exec, &[], &root),
+            Decision::Allow
+        );
+        let plan = Policy {
+            mode: Mode::Plan,
+            allow: vec!["bash".into()],
+            ..Policy::default()
+        };
+        assert!(matches!(
+            plan.decide("bash", ToolKind::Exec, &[], &root),
+            Decision::Deny(_)
+        ));
+        let console = Policy {
+            interactive: true,
+            ..Policy::default()
+        };
+        assert!(matches!(
+            console.decide("bash", ToolKind::Exec, &[], &root),
+            Decision::Ask(_)
+        ));
+    }
+
+    #[test]
+    fn dot_dot_and_symlinks_are_resolved_before_the_check() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().join("project");
+        std::fs::create_dir_all(&root).unwrap();
+        let outside = dir.path().join("elsewhere");
+        std::fs::create_dir_all(&outside).unwrap();
+        std::os::unix::fs::symlink(&outside, root.join("link")).unwrap();
+        assert!(inside(&root.join("src/new.rs"), &root));
+        assert!(!inside(&root.join("../elsewhere/x"), &root));
+        assert!(!inside(&root.join("link/x"), &root));
+        let edits = Policy {
+            mode: Mode::AcceptEdits,
+            ..Policy::default()
+        };
+        assert!(matches!(
+            edits.decide("write", ToolKind::Write, &[root.join("link/x")], &root),
+            Decision::Deny(_)
+        ));
+        let bypass = Policy {
+            mode: Mode::Bypass,
+            ..Policy::default()
+        };
+        assert_eq!(
+            bypass.decide("write", ToolKind::Write, &[root.join("link/x")], &root),
+            Decision::Allow
+        );
+    }
+}
