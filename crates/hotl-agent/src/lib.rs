@@ -7,9 +7,17 @@
 
 #![warn(missing_docs)]
 
+mod error;
 mod permission;
+mod prompt;
+mod provider;
+mod session;
 mod tool;
 pub mod tools;
 
+pub use crate::error::{AgentError, Result};
 pub use crate::permission::{Decision, Mode, Policy, inside, resolve};
+pub use crate::prompt::system_blocks;
+pub use crate::provider::Provider;
+pub use crate::session::{INTERRUPTED, Progress, Session, Settings, Totals, TurnOutcome, Ui};
 pub use crate::tool::{Tool, ToolCtx, ToolFuture, ToolKind, ToolOutput, content_hash, definition};

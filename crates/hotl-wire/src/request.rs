@@ -4,7 +4,7 @@ use hotl_view::MessageRef;
 use serde_json::value::RawValue;
 
 /// A tool the model may call. The schema is kept as the exact JSON text it was frozen with.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub struct ToolDef {
     /// The tool's name.
     pub name: String,

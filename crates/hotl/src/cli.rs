@@ -13,13 +13,22 @@ pub struct Cli {
     #[arg(long, global = true, value_name = "DIR")]
     pub home: Option<PathBuf>,
 
+    #[command(flatten)]
+    pub run: crate::commands::run::RunArgs,
+
     #[command(subcommand)]
-    pub command: Command,
+    pub command: Option<Command>,
 }
 
 /// Top-level commands.
 #[derive(Debug, Subcommand)]
 pub enum Command {
+    /// Resume a session (the same as -r)
+    Resume {
+        /// List number, id prefix, name or @last [default: pick from a list]
+        #[arg(value_name = "REF")]
+        session: Option<String>,
+    },
     /// List, show, fork and manage sessions
     #[command(subcommand)]
     Sessions(SessionsCommand),

@@ -103,3 +103,12 @@ impl From<ViewError> for CliError {
         CliError::user(e.to_string())
     }
 }
+
+impl From<hotl_agent::AgentError> for CliError {
+    fn from(e: hotl_agent::AgentError) -> Self {
+        match e {
+            hotl_agent::AgentError::Log(e) => e.into(),
+            other => CliError::user(other.to_string()),
+        }
+    }
+}

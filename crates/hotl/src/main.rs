@@ -3,9 +3,12 @@
 
 mod cli;
 mod commands;
+mod config;
+mod console;
 mod ctx;
 mod error;
 mod render;
+mod ui;
 
 use std::io::Write;
 use std::process::ExitCode;
@@ -18,7 +21,8 @@ use crate::error::CliError;
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    let result = Ctx::new(cli.home.clone()).and_then(|ctx| commands::run(&ctx, cli.command));
+    let result =
+        Ctx::new(cli.home.clone()).and_then(|ctx| commands::run(&ctx, cli.command, &cli.run));
     match result {
         Ok(code) => code,
         Err(CliError::BrokenPipe) => ExitCode::SUCCESS,

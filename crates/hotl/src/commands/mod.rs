@@ -2,6 +2,7 @@
 
 pub mod debug;
 pub mod gc;
+pub mod run;
 pub mod sessions;
 
 use std::process::ExitCode;
@@ -11,8 +12,12 @@ use crate::ctx::Ctx;
 use crate::error::CliError;
 
 /// Runs a parsed command.
-pub fn run(ctx: &Ctx, command: Command) -> Result<ExitCode, CliError> {
+pub fn run(ctx: &Ctx, command: Option<Command>, args: &run::RunArgs) -> Result<ExitCode, CliError> {
+    let Some(command) = command else {
+        return run::run(ctx, args, None);
+    };
     match command {
+        Command::Resume { session } => run::run(ctx, args, Some(session.unwrap_or_default())),
         Command::Sessions(cmd) => match cmd {
             SessionsCommand::List(args) => sessions::list::run(ctx, &args),
             SessionsCommand::Show(args) => sessions::show::run(ctx, &args),

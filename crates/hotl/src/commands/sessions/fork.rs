@@ -29,24 +29,41 @@ pub struct ForkArgs {
 
 pub fn run(ctx: &Ctx, args: &ForkArgs) -> Result<ExitCode, CliError> {
     let parent = ctx.resolve(&args.session)?;
-    if let Some(name) = &args.name {
-        ensure_name_free(&ctx.store, name, None)?;
-    }
-    let (pin, mut state, inherited) = if args.keep_turns.is_none() && args.keep.is_none() {
-        fork_point_at_head(&ctx.store, &parent)?
-    } else {
-        fork_point_at_cut(&ctx.store, &parent, args)?
-    };
-    if let Some(name) = &args.name {
-        state.push(Body::Name {
-            name: Some(name.clone()),
-        });
-    }
-    let writer = ctx.store.fork(pin, &parent.cwd, state, Some(inherited))?;
+    let writer = create_fork(
+        &ctx.store,
+        &parent,
+        args.keep_turns,
+        args.keep,
+        args.name.as_deref(),
+    )?;
     let mut out = ctx.out();
     writeln!(out, "{}", writer.id())?;
     flush(out)?;
     Ok(ExitCode::SUCCESS)
+}
+
+/// Forks `parent` at its head, after `keep_turns` completed turns, or after `keep` items, and
+/// names the fork. The parent is only read.
+pub fn create_fork(
+    store: &Store,
+    parent: &SessionMeta,
+    keep_turns: Option<usize>,
+    keep: Option<usize>,
+    name: Option<&str>,
+) -> Result<hotl_log::Writer, CliError> {
+    if let Some(name) = name {
+        ensure_name_free(store, name, None)?;
+    }
+    let (pin, mut state, inherited) = match (keep_turns, keep) {
+        (None, None) => fork_point_at_head(store, parent)?,
+        _ => fork_point_at_cut(store, parent, keep_turns, keep)?,
+    };
+    if let Some(name) = name {
+        state.push(Body::Name {
+            name: Some(name.to_owned()),
+        });
+    }
+    Ok(store.fork(pin, &parent.cwd, state, Some(inherited))?)
 }
 
 /// Where a fork pins, the state it starts with, and what it inherits.
@@ -73,12 +90,13 @@ fn fork_point_at_head(store: &Store, parent: &SessionMeta) -> Result<ForkPoint, 
 fn fork_point_at_cut(
     store: &Store,
     parent: &SessionMeta,
-    args: &ForkArgs,
+    keep_turns: Option<usize>,
+    keep: Option<usize>,
 ) -> Result<ForkPoint, CliError> {
     let lineage = store.lineage(&parent.id)?;
     refuse_missing(&lineage.problems)?;
     let view = View::of(&lineage);
-    let cut = match (args.keep_turns, args.keep) {
+    let cut = match (keep_turns, keep) {
         (Some(n), _) => view.cut_after_turns(n)?,
         (None, Some(n)) => view.cut_after_items(n)?,
         (None, None) => view.cut_at_head()?,

@@ -1,0 +1,25 @@
+//! The agent's error type.
+
+use hotl_log::LogError;
+use hotl_wire::WireError;
+
+/// What can stop a turn.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum AgentError {
+    /// The store failed (or another process owns the session).
+    #[error(transparent)]
+    Log(#[from] LogError),
+    /// The provider failed after its retries.
+    #[error(transparent)]
+    Wire(#[from] WireError),
+    /// The session's working directory is gone.
+    #[error("the session's working directory {0} does not exist")]
+    MissingCwd(String),
+    /// The model kept calling tools past the step limit.
+    #[error("the turn stopped after {0} steps without a final answer")]
+    TooManySteps(usize),
+}
+
+/// The agent's result type.
+pub type Result<T, E = AgentError> = std::result::Result<T, E>;

@@ -1,0 +1,603 @@
+//! A session being worked in: its log, its frozen prompt and tools, and the turn loop.
+//!
+//! Every step is appended as it happens (the user message, each model response, each tool
+//! result), so a process killed at any point leaves a log that a later `open` can finish: calls
+//! that never got a result are answered "interrupted: may have partly run" and the model is
+//! asked again. Cancelling (Ctrl-C) answers open calls the same way and records the run as
+//! cancelled; the session stays resumable.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use hotl_log::{Block, Body, Record, RunState, SessionStart, Store, Todo, ToolInput, Writer};
+use hotl_view::{View, model_view, project};
+use hotl_wire::{Event, Pricing, Reasoning, Reply, Request, StopReason, ToolDef, Ttl, Usage};
+use tokio::sync::watch;
+
+use crate::error::{AgentError, Result};
+use crate::permission::{Decision, Mode, Policy};
+use crate::prompt::system_blocks;
+use crate::provider::Provider;
+use crate::tool::{Tool, ToolCtx, ToolOutput};
+
+/// The answer a tool call gets when the process died while it ran.
+pub const INTERRUPTED: &str = "interrupted: may have partly run";
+
+/// How a turn runs.
+#[derive(Clone, Debug)]
+pub struct Settings {
+    /// The model asked.
+    pub model: String,
+    /// Output limit per response.
+    pub max_tokens: u32,
+    /// Prompt-cache lifetime: 5 minutes headless, 1 hour in the console.
+    pub ttl: Ttl,
+    /// Prices, for the cost counter.
+    pub pricing: Pricing,
+    /// Permissions.
+    pub policy: Policy,
+    /// Model calls per turn before giving up.
+    pub max_steps: usize,
+    /// Reasoning settings.
+    pub reasoning: Option<Reasoning>,
+    /// OpenAI explicit prompt-cache breakpoints (GPT-5.6 and later).
+    pub explicit_breakpoints: bool,
+}
+
+impl Settings {
+    /// Defaults for `model`.
+    pub fn new(model: impl Into<String>) -> Self {
+        Settings {
+            model: model.into(),
+            max_tokens: 8192,
+            ttl: Ttl::FiveMinutes,
+            pricing: Pricing::builtin(),
+            policy: Policy::default(),
+            max_steps: 200,
+            reasoning: None,
+            explicit_breakpoints: false,
+        }
+    }
+}
+
+/// What the agent reports while it works.
+#[derive(Debug)]
+pub enum Progress<'a> {
+    /// A model event, as it streams.
+    Model(&'a Event),
+    /// A tool call is about to run.
+    ToolStart {
+        /// The call id.
+        id: &'a str,
+        /// The tool.
+        name: &'a str,
+        /// Its arguments (JSON text).
+        input: &'a str,
+    },
+    /// A tool call finished.
+    ToolDone {
+        /// The call id.
+        id: &'a str,
+        /// The tool.
+        name: &'a str,
+        /// What it returned.
+        output: &'a ToolOutput,
+    },
+    /// Something worth a line (a retry, a refusal, a recovery).
+    Notice(&'a str),
+}
+
+/// The side that shows progress and answers permission questions.
+pub trait Ui: Send {
+    /// Shows progress.
+    fn progress(&mut self, progress: Progress<'_>);
+    /// Asks the user; `false` when nobody can answer. The default refuses.
+    fn confirm(&mut self, _question: &str) -> bool {
+        false
+    }
+}
+
+/// How a turn ended.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct TurnOutcome {
+    /// The final answer's text.
+    pub text: String,
+    /// Why the model stopped.
+    pub stop: Option<StopReason>,
+    /// Model calls made.
+    pub steps: usize,
+    /// Usage of this turn.
+    pub usage: Usage,
+    /// Cost of this turn in dollars, when the model's price is known.
+    pub cost: Option<f64>,
+    /// The user cancelled it.
+    pub cancelled: bool,
+}
+
+/// Usage and cost counted by this process (they start at zero on resume).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Totals {
+    /// Tokens.
+    pub usage: Usage,
+    /// Dollars (known prices only).
+    pub cost: f64,
+    /// Model calls.
+    pub requests: u32,
+}
+
+/// A session open for writing.
+pub struct Session {
+    store: Store,
+    writer: Writer,
+    records: Vec<Record>,
+    own_start: usize,
+    system: Vec<String>,
+    tool_defs: Vec<ToolDef>,
+    tools: Vec<Arc<dyn Tool>>,
+    cwd: PathBuf,
+    cache_key: String,
+    /// What this process spent.
+    pub totals: Totals,
+    /// Problems with the lineage, for the user (missing ancestors, depth).
+    pub problems: Vec<String>,
+}
+
+impl std::fmt::Debug for Session {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Session")
+            .field("id", &self.id())
+            .field("records", &self.records.len())
+            .finish_non_exhaustive()
+    }
+}
+
+impl Session {
+    /// Starts a session in `cwd`: the system prompt (with the project's `AGENTS.md` and
+    /// `CLAUDE.md`) and the tool definitions are frozen into blobs its `session` record names.
+    /// The log appears now: call this when the first message is submitted.
+    pub fn create(
+        store: &Store,
+        cwd: &Path,
+        model: &str,
+        tools: Vec<Arc<dyn Tool>>,
+        mode: Mode,
+    ) -> Result<Session> {
+        if !cwd.is_dir() {
+            return Err(AgentError::MissingCwd(cwd.display().to_string()));
+        }
+        let system = system_blocks(cwd);
+        let tool_defs: Vec<ToolDef> = tools.iter().map(|t| t.definition()).collect();
+        let blobs = store.blobs();
+        let mut start = SessionStart::new(cwd.display().to_string());
+        start.model = Some(model.to_owned());
+        start.system_blob =
+            Some(blobs.put(&serde_json::to_vec(&system).map_err(hotl_log::LogError::from)?)?);
+        start.tools_blob =
+            Some(blobs.put(&serde_json::to_vec(&tool_defs).map_err(hotl_log::LogError::from)?)?);
+        let mut state = Vec::new();
+        if mode != Mode::Default {
+            state.push(mode_record(mode));
+        }
+        let writer = store.create(start, 1, state)?;
+        Session::from_writer(store, writer, tools)
+    }
+
+    /// Opens an existing session for writing: takes its tree lock (or fails naming the owner),
+    /// then loads its lineage and its frozen prompt and tools.
+    pub fn open(store: &Store, id: &str, tools: Vec<Arc<dyn Tool>>) -> Result<Session> {
+        let writer = store.writer(id)?;
+        Session::from_writer(store, writer, tools)
+    }
+
+    /// A session around a writer already holding the lock (a new fork, say).
+    pub fn from_writer(
+        store: &Store,
+        writer: Writer,
+        tools: Vec<Arc<dyn Tool>>,
+    ) -> Result<Session> {
+        let lineage = store.lineage(writer.id())?;
+        let start = lineage.start().clone();
+        let cwd = PathBuf::from(&start.cwd);
+        let blobs = store.blobs();
+        let frozen = |hash: &Option<String>| hash.as_ref().and_then(|h| blobs.get(h).ok());
+        let system = frozen(&start.system_blob)
+            .and_then(|b| serde_json::from_slice(&b).ok())
+            .unwrap_or_else(|| system_blocks(&cwd));
+        let tool_defs = frozen(&start.tools_blob)
+            .and_then(|b| serde_json::from_slice(&b).ok())
+            .unwrap_or_else(|| tools.iter().map(|t| t.definition()).collect());
+        let cache_key = start
+            .cache_key
+            .clone()
+            .or_else(|| lineage.ancestors.last().cloned())
+            .unwrap_or_else(|| writer.id().to_owned());
+        Ok(Session {
+            store: store.clone(),
+            writer,
+            problems: lineage.problems.iter().map(ToString::to_string).collect(),
+            own_start: lineage.own_start,
+            records: lineage.records,
+            system,
+            tool_defs,
+            tools,
+            cwd,
+            cache_key,
+            totals: Totals::default(),
+        })
+    }
+
+    /// The session id.
+    pub fn id(&self) -> &str {
+        self.writer.id()
+    }
+
+    /// The working directory tools run in.
+    pub fn cwd(&self) -> &Path {
+        &self.cwd
+    }
+
+    /// The current view.
+    pub fn view(&self) -> View {
+        project(&self.records, self.own_start)
+    }
+
+    /// The model recorded on the session's last answer (or its start).
+    pub fn last_model(&self) -> Option<String> {
+        self.records.iter().rev().find_map(|r| match &r.body {
+            Body::Assistant { model: Some(m), .. } => Some(m.clone()),
+            Body::Session(s) => s.model.clone(),
+            _ => None,
+        })
+    }
+
+    /// Appends a record and keeps it in memory.
+    fn append(&mut self, body: Body) -> Result<()> {
+        let record = self.writer.append(body)?;
+        self.records.push(record);
+        Ok(())
+    }
+
+    /// Names the session.
+    pub fn set_name(&mut self, name: &str) -> Result<()> {
+        self.append(Body::Name {
+            name: Some(name.to_owned()),
+        })
+    }
+
+    /// Records a permission mode change.
+    pub fn set_mode(&mut self, mode: Mode) -> Result<()> {
+        self.append(mode_record(mode))
+    }
+
+    /// Whether the last turn was left open by a process that died (or was killed) mid-turn.
+    pub fn has_open_turn(&self) -> bool {
+        self.open_run().is_some()
+    }
+
+    fn open_run(&self) -> Option<String> {
+        let last_run = self.records.iter().rev().find_map(|r| match &r.body {
+            Body::Run { run, state } => Some((run.clone(), state.clone())),
+            _ => None,
+        })?;
+        match last_run {
+            (run, RunState::Started) => Some(run),
+            _ => None,
+        }
+    }
+
+    /// Finishes a turn a dead process left open: open tool calls are answered
+    /// "interrupted: may have partly run", then the model is asked again. Does nothing when no
+    /// turn is open.
+    pub async fn recover(
+        &mut self,
+        provider: &Provider,
+        settings: &Settings,
+        ui: &mut dyn Ui,
+        cancel: watch::Receiver<bool>,
+    ) -> Result<Option<TurnOutcome>> {
+        let Some(run) = self.open_run() else {
+            return Ok(None);
+        };
+        ui.progress(Progress::Notice(
+            "finishing the turn the last process left open",
+        ));
+        self.append(Body::Run {
+            run: run.clone(),
+            state: RunState::Interrupted,
+        })?;
+        self.answer_open_calls(INTERRUPTED)?;
+        let outcome = self.steps(&run, provider, settings, ui, cancel).await?;
+        Ok(Some(outcome))
+    }
+
+    /// Runs one turn: the user's message, then model calls and tools until the model stops.
+    pub async fn submit(
+        &mut self,
+        prompt: &str,
+        provider: &Provider,
+        settings: &Settings,
+        ui: &mut dyn Ui,
+        cancel: watch::Receiver<bool>,
+    ) -> Result<TurnOutcome> {
+        if !self.cwd.is_dir() {
+            return Err(AgentError::MissingCwd(self.cwd.display().to_string()));
+        }
+        let run = hotl_log::new_session_id();
+        self.append(Body::Run {
+            run: run.clone(),
+            state: RunState::Started,
+        })?;
+        self.append(Body::user_text(prompt))?;
+        self.steps(&run, provider, settings, ui, cancel).await
+    }
+
+    async fn steps(
+        &mut self,
+        run: &str,
+        provider: &Provider,
+        settings: &Settings,
+        ui: &mut dyn Ui,
+        mut cancel: watch::Receiver<bool>,
+    ) -> Result<TurnOutcome> {
+        let mut outcome = TurnOutcome::default();
+        loop {
+            if outcome.steps >= settings.max_steps {
+                self.close_run(run, RunState::Cancelled)?;
+                return Err(AgentError::TooManySteps(settings.max_steps));
+            }
+            outcome.steps += 1;
+            let reply = tokio::select! {
+                reply = self.ask_model(provider, settings, ui) => reply,
+                _ = cancelled(&mut cancel) => return self.cancel_turn(run, outcome),
+            };
+            let reply = match reply {
+                Ok(reply) => reply,
+                Err(AgentError::Wire(hotl_wire::WireError::Interrupted { partial, cause })) => {
+                    // Keep what was said; calls that never finished are not run.
+                    let text: Vec<Block> = partial
+                        .content
+                        .into_iter()
+                        .filter(|b| matches!(b, Block::Text { .. }))
+                        .collect();
+                    if !text.is_empty() {
+                        self.append(Body::Assistant {
+                            content: text,
+                            model: partial.model,
+                            stop: Some("interrupted".to_owned()),
+                            usage: Some(partial.usage.to_log()),
+                        })?;
+                    }
+                    self.close_run(run, RunState::Interrupted)?;
+                    return Err(AgentError::Wire(*cause));
+                }
+                Err(e) => {
+                    self.close_run(run, RunState::Interrupted)?;
+                    return Err(e);
+                }
+            };
+            self.count(settings, &reply, &mut outcome);
+            let stop = reply.stop;
+            outcome.stop = stop;
+            outcome.text = reply
+                .content
+                .iter()
+                .filter_map(Block::as_text)
+                .collect::<Vec<_>>()
+                .join("");
+            let calls: Vec<(String, String, ToolInput)> = reply
+                .tool_calls()
+                .map(|(id, name, input)| (id.to_owned(), name.to_owned(), input.clone()))
+                .collect();
+            let bad: Vec<(String, String)> = reply
+                .bad_calls
+                .iter()
+                .map(|b| (b.id.clone(), b.arguments.clone()))
+                .collect();
+            self.append(Body::Assistant {
+                content: reply.content,
+                model: reply.model.or_else(|| Some(settings.model.clone())),
+                stop: reply.raw_stop,
+                usage: Some(reply.usage.to_log()),
+            })?;
+            if calls.is_empty() {
+                self.close_run(run, RunState::Finished)?;
+                return Ok(outcome);
+            }
+            for (id, name, input) in calls {
+                let output = if let Some((_, args)) = bad.iter().find(|(b, _)| *b == id) {
+                    ToolOutput::error(format!(
+                        "the arguments of this call are not valid JSON, so it did not run: {args}"
+                    ))
+                } else {
+                    tokio::select! {
+                        output = self.call_tool(&id, &name, &input, settings, ui) => output,
+                        _ = cancelled(&mut cancel) => return self.cancel_turn(run, outcome),
+                    }
+                };
+                self.record_result(&id, output)?;
+            }
+        }
+    }
+
+    async fn ask_model(
+        &self,
+        provider: &Provider,
+        settings: &Settings,
+        ui: &mut dyn Ui,
+    ) -> Result<Reply> {
+        let view = self.view();
+        let mut request = Request::new(settings.model.clone(), model_view(&view));
+        request.system = self.system.clone();
+        request.tools = self.tool_defs.clone();
+        request.max_tokens = settings.max_tokens;
+        request.reasoning = settings.reasoning.clone();
+        request.cache.ttl = settings.ttl;
+        request.cache.key = Some(self.cache_key.clone());
+        request.cache.explicit_breakpoints = settings.explicit_breakpoints;
+        if !view.state.todos.is_empty() {
+            request.dynamic.push(todo_reminder(&view.state.todos));
+        }
+        let reply = provider
+            .send(&request, &mut |e: &Event| ui.progress(Progress::Model(e)))
+            .await?;
+        Ok(reply)
+    }
+
+    async fn call_tool(
+        &mut self,
+        id: &str,
+        name: &str,
+        input: &ToolInput,
+        settings: &Settings,
+        ui: &mut dyn Ui,
+    ) -> ToolOutput {
+        let Some(tool) = self.tools.iter().find(|t| t.name() == name).cloned() else {
+            let known: Vec<&str> = self.tools.iter().map(|t| t.name()).collect();
+            return ToolOutput::error(format!(
+                "there is no tool named {name:?}; the tools are: {}",
+                known.join(", ")
+            ));
+        };
+        let ctx = ToolCtx {
+            cwd: self.cwd.clone(),
+            blobs: self.store.blobs(),
+            todos: self.view().state.todos,
+        };
+        let writes = tool.writes(input, &ctx);
+        match settings
+            .policy
+            .decide(name, tool.kind(), &writes, &self.cwd)
+        {
+            Decision::Allow => {}
+            Decision::Deny(why) => {
+                ui.progress(Progress::Notice(&why));
+                return ToolOutput::error(why);
+            }
+            Decision::Ask(why) => {
+                let question = format!("{why}: {name} {}. Allow?", input.get());
+                if !tokio::task::block_in_place(|| ui.confirm(&question)) {
+                    return ToolOutput::error(format!("the user declined: {why}"));
+                }
+            }
+        }
+        ui.progress(Progress::ToolStart {
+            id,
+            name,
+            input: input.get(),
+        });
+        let output = tool.run(input, &ctx).await;
+        ui.progress(Progress::ToolDone {
+            id,
+            name,
+            output: &output,
+        });
+        output
+    }
+
+    fn record_result(&mut self, call: &str, output: ToolOutput) -> Result<()> {
+        if let Some(items) = output.todos.clone() {
+            self.append(Body::Todos { items })?;
+        }
+        self.append(Body::ToolResult {
+            call: call.to_owned(),
+            content: vec![Block::text(output.content)],
+            blob: output.blob,
+            is_error: output.is_error,
+            files: output.files,
+        })
+    }
+
+    fn count(&mut self, settings: &Settings, reply: &Reply, outcome: &mut TurnOutcome) {
+        let model = reply.model.as_deref().unwrap_or(&settings.model);
+        let cost = settings.pricing.cost(model, &reply.usage);
+        add(&mut outcome.usage, &reply.usage);
+        add(&mut self.totals.usage, &reply.usage);
+        self.totals.requests += 1;
+        if let Some(c) = cost {
+            self.totals.cost += c;
+            *outcome.cost.get_or_insert(0.0) += c;
+        }
+    }
+
+    /// Answers every tool call of the last assistant message that has no result yet.
+    fn answer_open_calls(&mut self, why: &str) -> Result<()> {
+        let mut open: Vec<String> = Vec::new();
+        for record in &self.records {
+            match &record.body {
+                Body::Assistant { content, .. } => {
+                    open = content
+                        .iter()
+                        .filter_map(|b| match b {
+                            Block::ToolUse { id, .. } => Some(id.clone()),
+                            _ => None,
+                        })
+                        .collect();
+                }
+                Body::ToolResult { call, .. } => open.retain(|id| id != call),
+                Body::User { .. } => open.clear(),
+                _ => {}
+            }
+        }
+        for call in open {
+            self.append(Body::ToolResult {
+                call,
+                content: vec![Block::text(why)],
+                blob: None,
+                is_error: true,
+                files: Vec::new(),
+            })?;
+        }
+        Ok(())
+    }
+
+    fn cancel_turn(&mut self, run: &str, mut outcome: TurnOutcome) -> Result<TurnOutcome> {
+        self.answer_open_calls("cancelled by the user before it finished; it may have partly run")?;
+        self.close_run(run, RunState::Cancelled)?;
+        outcome.cancelled = true;
+        Ok(outcome)
+    }
+
+    fn close_run(&mut self, run: &str, state: RunState) -> Result<()> {
+        self.append(Body::Run {
+            run: run.to_owned(),
+            state,
+        })
+    }
+}
+
+fn mode_record(mode: Mode) -> Body {
+    Body::Mode {
+        permission: Some(mode.name().to_owned()),
+        plan: Some(mode == Mode::Plan),
+    }
+}
+
+fn todo_reminder(todos: &[Todo]) -> String {
+    let mut out = String::from("<todos>\n");
+    for t in todos {
+        out.push_str(&format!("[{}] {}\n", t.status, t.text));
+    }
+    out.push_str("</todos>");
+    out
+}
+
+fn add(total: &mut Usage, more: &Usage) {
+    total.input += more.input;
+    total.cache_read += more.cache_read;
+    total.cache_write_5m += more.cache_write_5m;
+    total.cache_write_1h += more.cache_write_1h;
+    total.output += more.output;
+    total.thinking += more.thinking;
+}
+
+async fn cancelled(cancel: &mut watch::Receiver<bool>) {
+    loop {
+        if *cancel.borrow() {
+            return;
+        }
+        if cancel.changed().await.is_err() {
+            // Nobody can cancel any more.
+            std::future::pending::<()>().await;
+        }
+    }
+}

@@ -1,0 +1,299 @@
+//! Running the agent: `hotl -p "task"` (headless) and `hotl` (the console), on a new session, a
+//! resumed one (`-r`, `-c`, an id prefix) or a fork (`--fork-from`).
+
+use std::io::IsTerminal;
+use std::process::ExitCode;
+
+use clap::{Args, ValueEnum};
+use hotl_agent::{Mode, Policy, Session, Settings, tools};
+use hotl_log::SessionMeta;
+use hotl_wire::Ttl;
+use tokio::sync::watch;
+
+use crate::commands::sessions::fork::create_fork;
+use crate::config::{self, Overrides, Resolved};
+use crate::ctx::Ctx;
+use crate::error::CliError;
+use crate::ui::{ConsoleUi, OutputFormat, PrintUi};
+
+/// Flags of the agent itself (used without a subcommand).
+#[derive(Debug, Default, Args)]
+pub struct RunArgs {
+    /// Run headless with this prompt, print the final answer and exit
+    #[arg(short = 'p', long = "print", value_name = "PROMPT")]
+    pub prompt: Option<String>,
+    /// What -p prints
+    #[arg(long, value_enum, default_value_t = Format::Text)]
+    pub output_format: Format,
+    /// Resume a session: a list number, id prefix, name or @last (no value: pick from a list)
+    #[arg(short = 'r', long = "resume", value_name = "REF", num_args = 0..=1, default_missing_value = "")]
+    pub resume: Option<String>,
+    /// Continue the most recent session of this directory (a new one if there is none)
+    #[arg(short = 'c', long = "continue")]
+    pub continue_last: bool,
+    /// Start from a fork of this session (a list number, id prefix, name or @last)
+    #[arg(long, value_name = "REF")]
+    pub fork_from: Option<String>,
+    /// With --fork-from: fork at the end of the N-th completed turn
+    #[arg(
+        long,
+        value_name = "N",
+        requires = "fork_from",
+        conflicts_with = "keep"
+    )]
+    pub keep_turns: Option<usize>,
+    /// With --fork-from: fork after N transcript items (must be a turn boundary)
+    #[arg(long, value_name = "N", requires = "fork_from")]
+    pub keep: Option<usize>,
+    /// Name the new session
+    #[arg(short = 'n', long, value_name = "NAME")]
+    pub name: Option<String>,
+    /// anthropic | openai | openai-chat | demo [env: HOTL_PROVIDER]
+    #[arg(long, value_name = "PROVIDER")]
+    pub provider: Option<String>,
+    /// A server root or a URL ending in /v1 (any OpenAI-compatible server) [env: HOTL_BASE_URL]
+    #[arg(long, value_name = "URL")]
+    pub base_url: Option<String>,
+    /// The model [env: HOTL_MODEL]
+    #[arg(long, value_name = "NAME")]
+    pub model: Option<String>,
+    /// default | accept-edits | bypass | plan
+    #[arg(long, value_name = "MODE")]
+    pub permission_mode: Option<String>,
+    /// Allow a tool without asking (repeatable), e.g. --allow bash
+    #[arg(long, value_name = "TOOL")]
+    pub allow: Vec<String>,
+    /// A session id prefix to resume (like -r)
+    #[arg(value_name = "SESSION")]
+    pub session: Option<String>,
+}
+
+/// Output formats of headless runs.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, ValueEnum)]
+pub enum Format {
+    /// The final answer.
+    #[default]
+    Text,
+    /// One JSON object: the answer, the session id, usage and cost.
+    Json,
+    /// One JSON event per line as the run happens, then the result.
+    StreamJson,
+}
+
+/// Runs the agent.
+pub fn run(ctx: &Ctx, args: &RunArgs, resume_ref: Option<String>) -> Result<ExitCode, CliError> {
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .map_err(|e| CliError::Internal(format!("cannot start the runtime: {e}")))?;
+    runtime.block_on(run_async(ctx, args, resume_ref))
+}
+
+async fn run_async(
+    ctx: &Ctx,
+    args: &RunArgs,
+    resume_ref: Option<String>,
+) -> Result<ExitCode, CliError> {
+    let resolved = config::resolve(
+        config::load_file()?,
+        &Overrides {
+            provider: args.provider.clone(),
+            base_url: args.base_url.clone(),
+            model: args.model.clone(),
+        },
+    )?;
+    let headless = args.prompt.is_some() || !std::io::stdin().is_terminal();
+    let mode = match &args.permission_mode {
+        Some(m) => Some(Mode::from_name(m).ok_or_else(|| {
+            CliError::user(format!(
+                "unknown permission mode {m:?}; use default, accept-edits, bypass or plan"
+            ))
+        })?),
+        None => None,
+    };
+    let mut settings = Settings::new(resolved.model.clone());
+    settings.pricing = resolved.pricing.clone();
+    settings.explicit_breakpoints = resolved.explicit_breakpoints;
+    settings.ttl = if headless {
+        Ttl::FiveMinutes
+    } else {
+        Ttl::OneHour
+    };
+    settings.policy = Policy {
+        mode: mode.unwrap_or_default(),
+        allow: args.allow.clone(),
+        interactive: !headless,
+    };
+    if let Some(notice) = resolved.demo_notice {
+        eprintln!("hotl: {notice}");
+    }
+    let target = resume_ref
+        .or_else(|| args.resume.clone())
+        .or_else(|| args.session.clone());
+    let session = open_session(ctx, args, target, &resolved, headless, mode)?;
+    let (cancel_tx, cancel) = watch::channel(false);
+    let cancel_tx = std::sync::Arc::new(cancel_tx);
+    let signal_tx = cancel_tx.clone();
+    tokio::spawn(async move {
+        while tokio::signal::ctrl_c().await.is_ok() {
+            let _ = signal_tx.send(true);
+        }
+    });
+    match args.prompt.clone() {
+        Some(prompt) => {
+            let format = OutputFormat::from(args.output_format);
+            let mut ui = PrintUi::new(format);
+            headless_turn(
+                ctx, args, session, &prompt, &resolved, &settings, mode, &mut ui, cancel,
+            )
+            .await
+        }
+        None if headless => Err(CliError::user(
+            "stdin is not a terminal: pass the task with -p \"...\"",
+        )),
+        None => {
+            let mut ui = ConsoleUi::new();
+            crate::console::run(
+                ctx, args, session, &resolved, &settings, mode, &mut ui, cancel, &cancel_tx,
+            )
+            .await
+        }
+    }
+}
+
+/// The session a run works in: `Some` for a resume or a fork, `None` for a new session (created
+/// when the first message is submitted).
+fn open_session(
+    ctx: &Ctx,
+    args: &RunArgs,
+    target: Option<String>,
+    resolved: &Resolved,
+    headless: bool,
+    mode: Option<Mode>,
+) -> Result<Option<Session>, CliError> {
+    if let Some(parent) = &args.fork_from {
+        let parent = ctx.resolve(parent)?;
+        warn_if_cold(ctx, &parent, resolved, headless);
+        let writer = create_fork(
+            &ctx.store,
+            &parent,
+            args.keep_turns,
+            args.keep,
+            args.name.as_deref(),
+        )?;
+        let mut session = Session::from_writer(&ctx.store, writer, tools::builtin())?;
+        if let Some(mode) = mode {
+            session.set_mode(mode)?;
+        }
+        report(&session);
+        return Ok(Some(session));
+    }
+    let meta = match target {
+        Some(query) if query.is_empty() => Some(crate::console::pick(ctx, headless)?),
+        Some(query) => Some(ctx.resolve(&query)?),
+        None if args.continue_last => ctx
+            .store
+            .list()?
+            .into_iter()
+            .find(|m| !m.dropped && !m.delegated && m.cwd == ctx.cwd),
+        None => None,
+    };
+    let Some(meta) = meta else {
+        return Ok(None);
+    };
+    let mut session = Session::open(&ctx.store, &meta.id, tools::builtin())?;
+    if let Some(mode) = mode {
+        session.set_mode(mode)?;
+    }
+    report(&session);
+    if let Some(last) = session.last_model()
+        && last != resolved.model
+    {
+        eprintln!(
+            "hotl: the model changed: this transcript was produced by {last}; continuing with {}",
+            resolved.model
+        );
+    }
+    Ok(Some(session))
+}
+
+fn report(session: &Session) {
+    for problem in &session.problems {
+        eprintln!("hotl: warning: {problem}");
+    }
+}
+
+/// A fork's first request reads the parent's prompt cache only while it lives (5 minutes for
+/// headless runs, an hour in the console).
+fn warn_if_cold(ctx: &Ctx, parent: &SessionMeta, resolved: &Resolved, headless: bool) {
+    let ttl = if headless {
+        resolved.cold_headless
+    } else {
+        resolved.cold_console
+    };
+    let Some(updated) = hotl_log::parse_ts(&parent.updated) else {
+        return;
+    };
+    let idle = ctx.now().duration_since(updated).unwrap_or_default();
+    if idle > ttl {
+        eprintln!(
+            "hotl: note: {} was last active {} ago, longer than the prompt cache lives ({}); the fork's first request pays full price once",
+            parent.id,
+            humantime::format_duration(std::time::Duration::from_secs(idle.as_secs())),
+            humantime::format_duration(ttl)
+        );
+    }
+}
+
+#[allow(clippy::too_many_arguments)]
+async fn headless_turn(
+    ctx: &Ctx,
+    args: &RunArgs,
+    session: Option<Session>,
+    prompt: &str,
+    resolved: &Resolved,
+    settings: &Settings,
+    mode: Option<Mode>,
+    ui: &mut PrintUi,
+    cancel: watch::Receiver<bool>,
+) -> Result<ExitCode, CliError> {
+    let forked = args.fork_from.is_some();
+    let mut session = match session {
+        Some(s) => s,
+        None => {
+            let cwd = std::path::PathBuf::from(&ctx.cwd);
+            let mut s = Session::create(
+                &ctx.store,
+                &cwd,
+                &resolved.model,
+                tools::builtin(),
+                mode.unwrap_or_default(),
+            )?;
+            if let Some(name) = &args.name {
+                crate::commands::sessions::fork::ensure_name_free(&ctx.store, name, Some(s.id()))?;
+                s.set_name(name)?;
+            }
+            s
+        }
+    };
+    if !forked {
+        session
+            .recover(&resolved.provider, settings, ui, cancel.clone())
+            .await?;
+    }
+    let outcome = session
+        .submit(prompt, &resolved.provider, settings, ui, cancel)
+        .await;
+    ui.finish(&session, &outcome)
+}
+
+impl From<Format> for OutputFormat {
+    fn from(f: Format) -> Self {
+        match f {
+            Format::Text => OutputFormat::Text,
+            Format::Json => OutputFormat::Json,
+            Format::StreamJson => OutputFormat::StreamJson,
+        }
+    }
+}

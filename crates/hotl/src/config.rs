@@ -1,0 +1,197 @@
+//! Configuration: `config.toml`, environment variables and flags, in rising precedence, turned
+//! into the provider and settings a run uses.
+//!
+//! ```toml
+//! # ~/.config/hotl/config.toml
+//! [provider]
+//! kind = "anthropic"          # anthropic | openai | openai-chat
+//! base_url = "https://api.anthropic.com"
+//! model = "claude-sonnet-4-5"
+//! cache_breakpoints = false   # OpenAI explicit breakpoints (GPT-5.6 and later)
+//!
+//! [pricing."my-model"]        # $/Mtok; cache multipliers optional
+//! input = 1.0
+//! output = 4.0
+//!
+//! [cache]
+//! cold_headless = "5m"        # when hotl warns that a forked parent's cache has expired
+//! cold_console = "1h"
+//! ```
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use hotl_agent::Provider;
+use hotl_wire::{Dialect, HttpProvider, Pricing};
+use serde::Deserialize;
+
+use crate::error::CliError;
+
+/// The file's shape. Every field is optional.
+#[derive(Debug, Default, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct FileConfig {
+    pub provider: ProviderConfig,
+    pub pricing: Option<Pricing>,
+    pub cache: CacheConfig,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct ProviderConfig {
+    pub kind: Option<String>,
+    pub base_url: Option<String>,
+    pub model: Option<String>,
+    pub api_key: Option<String>,
+    pub cache_breakpoints: Option<bool>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct CacheConfig {
+    pub cold_headless: Option<String>,
+    pub cold_console: Option<String>,
+}
+
+/// Flags that override the file and the environment.
+#[derive(Debug, Default, Clone)]
+pub struct Overrides {
+    pub provider: Option<String>,
+    pub base_url: Option<String>,
+    pub model: Option<String>,
+}
+
+/// What a run talks to.
+#[derive(Debug)]
+pub struct Resolved {
+    pub provider: Provider,
+    pub model: String,
+    pub pricing: Pricing,
+    pub explicit_breakpoints: bool,
+    pub cold_headless: Duration,
+    pub cold_console: Duration,
+    /// Set when no provider is configured and the offline demo answers.
+    pub demo_notice: Option<&'static str>,
+}
+
+/// Where the config file lives: `$XDG_CONFIG_HOME/hotl/config.toml`, else
+/// `~/.config/hotl/config.toml`.
+pub fn config_path() -> Option<PathBuf> {
+    let env = |k: &str| {
+        std::env::var_os(k)
+            .filter(|v| !v.is_empty())
+            .map(PathBuf::from)
+    };
+    env("XDG_CONFIG_HOME")
+        .or_else(|| env("HOME").map(|h| h.join(".config")))
+        .map(|d| d.join("hotl").join("config.toml"))
+}
+
+/// Reads the config file (absent is fine; malformed is an error naming the file).
+pub fn load_file() -> Result<FileConfig, CliError> {
+    let Some(path) = config_path() else {
+        return Ok(FileConfig::default());
+    };
+    match std::fs::read_to_string(&path) {
+        Ok(text) => {
+            toml::from_str(&text).map_err(|e| CliError::user(format!("{}: {e}", path.display())))
+        }
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(FileConfig::default()),
+        Err(e) => Err(CliError::user(format!("{}: {e}", path.display()))),
+    }
+}
+
+/// Resolves the provider: flags, then `HOTL_PROVIDER` / `HOTL_BASE_URL` / `HOTL_MODEL`, then the
+/// file; keys from the file or `ANTHROPIC_API_KEY` / `OPENAI_API_KEY`. With neither a key nor a
+/// base URL, the offline demo answers.
+pub fn resolve(file: FileConfig, flags: &Overrides) -> Result<Resolved, CliError> {
+    let env = |k: &str| std::env::var(k).ok().filter(|v| !v.is_empty());
+    let kind = flags
+        .provider
+        .clone()
+        .or_else(|| env("HOTL_PROVIDER"))
+        .or(file.provider.kind.clone());
+    let base_url = flags
+        .base_url
+        .clone()
+        .or_else(|| env("HOTL_BASE_URL"))
+        .or(file.provider.base_url.clone());
+    let model = flags
+        .model
+        .clone()
+        .or_else(|| env("HOTL_MODEL"))
+        .or(file.provider.model.clone());
+    let anthropic_key = file
+        .provider
+        .api_key
+        .clone()
+        .or_else(|| env("ANTHROPIC_API_KEY"));
+    let openai_key = file
+        .provider
+        .api_key
+        .clone()
+        .or_else(|| env("OPENAI_API_KEY"));
+    let dialect = match kind.as_deref() {
+        Some("anthropic") => Some(Dialect::Anthropic),
+        Some("openai") | Some("openai-responses") => Some(Dialect::OpenAiResponses),
+        Some("openai-chat") => Some(Dialect::OpenAiChat),
+        Some("demo") => None,
+        Some(other) => {
+            return Err(CliError::user(format!(
+                "unknown provider {other:?}; use anthropic, openai, openai-chat or demo"
+            )));
+        }
+        None if anthropic_key.is_some() => Some(Dialect::Anthropic),
+        None if openai_key.is_some() => Some(Dialect::OpenAiResponses),
+        None if base_url.is_some() => Some(Dialect::OpenAiChat),
+        None => None,
+    };
+    let mut pricing = Pricing::builtin();
+    if let Some(p) = file.pricing {
+        pricing.merge(p);
+    }
+    let duration = |v: Option<String>, default: u64| -> Result<Duration, CliError> {
+        match v {
+            Some(text) => humantime::parse_duration(&text)
+                .map_err(|e| CliError::user(format!("bad duration {text:?} in config: {e}"))),
+            None => Ok(Duration::from_secs(default)),
+        }
+    };
+    let cold_headless = duration(file.cache.cold_headless, 300)?;
+    let cold_console = duration(file.cache.cold_console, 3600)?;
+    let explicit_breakpoints = file.provider.cache_breakpoints.unwrap_or(false);
+    let Some(dialect) = dialect.filter(|_| kind.as_deref() != Some("demo")) else {
+        return Ok(Resolved {
+            provider: Provider::Demo,
+            model: hotl_wire::DEMO_MODEL.to_owned(),
+            pricing,
+            explicit_breakpoints,
+            cold_headless,
+            cold_console,
+            demo_notice: Some(
+                "no provider is configured: using hotl's offline demo model (set ANTHROPIC_API_KEY or OPENAI_API_KEY, or --base-url, to use a real one)",
+            ),
+        });
+    };
+    let (default_url, default_model, key) = match dialect {
+        Dialect::Anthropic => (
+            "https://api.anthropic.com",
+            "claude-sonnet-4-5",
+            anthropic_key,
+        ),
+        Dialect::OpenAiResponses | Dialect::OpenAiChat => {
+            ("https://api.openai.com", "gpt-5", openai_key)
+        }
+    };
+    let url = base_url.unwrap_or_else(|| default_url.to_owned());
+    let http = HttpProvider::new(dialect, &url, key).map_err(|e| CliError::user(e.to_string()))?;
+    Ok(Resolved {
+        provider: Provider::Http(http),
+        model: model.unwrap_or_else(|| default_model.to_owned()),
+        pricing,
+        explicit_breakpoints,
+        cold_headless,
+        cold_console,
+        demo_notice: None,
+    })
+}

@@ -1,0 +1,187 @@
+//! The line console: `hotl` in a terminal. Reads a message, runs the turn with live output,
+//! shows a status line (context gauge, todos, model, cost) and asks before commands and writes.
+
+use std::io::{BufRead, Write};
+use std::process::ExitCode;
+
+use hotl_agent::{Mode, Session, Settings, tools};
+use hotl_log::SessionMeta;
+use hotl_view::{Item, View};
+use tokio::sync::watch;
+
+use crate::commands::run::RunArgs;
+use crate::config::Resolved;
+use crate::ctx::Ctx;
+use crate::error::CliError;
+use crate::ui::ConsoleUi;
+
+/// The context window the gauge measures against.
+const CONTEXT_WINDOW: u64 = 200_000;
+
+#[allow(clippy::too_many_arguments)]
+pub async fn run(
+    ctx: &Ctx,
+    args: &RunArgs,
+    mut session: Option<Session>,
+    resolved: &Resolved,
+    settings: &Settings,
+    mode: Option<Mode>,
+    ui: &mut ConsoleUi,
+    cancel: watch::Receiver<bool>,
+    reset: &watch::Sender<bool>,
+) -> Result<ExitCode, CliError> {
+    println!(
+        "hotl · {} · {} · Ctrl-C stops a turn, Ctrl-D leaves",
+        resolved.model,
+        session
+            .as_ref()
+            .map_or("new session".to_owned(), |s| format!("session {}", s.id()))
+    );
+    if let Some(s) = session.as_mut() {
+        println!("{}", status(s));
+        if let Some(outcome) = s
+            .recover(&resolved.provider, settings, ui, cancel.clone())
+            .await?
+        {
+            println!();
+            if outcome.cancelled {
+                let _ = reset.send(false);
+            }
+            println!("{}", status(s));
+        }
+    }
+    loop {
+        print!("> ");
+        std::io::stdout().flush()?;
+        let line = tokio::task::spawn_blocking(|| {
+            let mut line = String::new();
+            match std::io::stdin().lock().read_line(&mut line) {
+                Ok(0) | Err(_) => None,
+                Ok(_) => Some(line),
+            }
+        })
+        .await
+        .map_err(|e| CliError::Internal(e.to_string()))?;
+        let Some(line) = line else {
+            println!();
+            break;
+        };
+        let text = line.trim();
+        if text.is_empty() {
+            continue;
+        }
+        if matches!(text, "/exit" | "/quit") {
+            break;
+        }
+        let _ = reset.send(false);
+        if session.is_none() {
+            let cwd = std::path::PathBuf::from(&ctx.cwd);
+            let mut s = Session::create(
+                &ctx.store,
+                &cwd,
+                &resolved.model,
+                tools::builtin(),
+                mode.unwrap_or_default(),
+            )?;
+            if let Some(name) = &args.name {
+                s.set_name(name)?;
+            }
+            session = Some(s);
+        }
+        let s = session.as_mut().expect("created above");
+        match s
+            .submit(text, &resolved.provider, settings, ui, cancel.clone())
+            .await
+        {
+            Ok(outcome) => {
+                println!();
+                if outcome.cancelled {
+                    println!("· cancelled; the session is kept");
+                }
+            }
+            Err(e) => println!("\n· error: {e}"),
+        }
+        println!("{}", status(s));
+    }
+    if let Some(s) = &session {
+        println!("session {} · resume with: hotl -r {}", s.id(), s.id());
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `── 12% ctx · todos 1/3 · claude-sonnet-4-5 · $0.0123 ──`
+pub fn status(session: &Session) -> String {
+    let view = session.view();
+    let mut parts = vec![format!("{}% ctx", context_percent(&view))];
+    let todos = &view.state.todos;
+    if !todos.is_empty() {
+        let done = todos.iter().filter(|t| t.status == "done").count();
+        parts.push(format!("todos {done}/{}", todos.len()));
+    }
+    if let Some(model) = session.last_model() {
+        parts.push(model);
+    }
+    if let Some(mode) = &view.state.modes.permission {
+        parts.push(format!("mode {mode}"));
+    }
+    parts.push(format!("${:.4}", session.totals.cost));
+    format!("── {} ──", parts.join(" · "))
+}
+
+fn context_percent(view: &View) -> u64 {
+    let used = view.items.iter().rev().find_map(|i| match i {
+        Item::Assistant { usage: Some(u), .. } => {
+            Some(u.input + u.cache_read + u.cache_write + u.output)
+        }
+        _ => None,
+    });
+    used.unwrap_or(0) * 100 / CONTEXT_WINDOW
+}
+
+/// `hotl -r` without a reference: a numbered list (this directory's sessions, else all), and a
+/// choice read from the terminal.
+pub fn pick(ctx: &Ctx, headless: bool) -> Result<SessionMeta, CliError> {
+    if headless {
+        return Err(CliError::user(
+            "-r without a session needs a terminal to pick from; pass a list number, id prefix, name or @last",
+        ));
+    }
+    let metas = ctx.store.list()?;
+    let mut rows = hotl_log::listed(&metas, Some(&ctx.cwd));
+    let scoped = !rows.is_empty();
+    if !scoped {
+        rows = hotl_log::listed(&metas, None);
+    }
+    if rows.is_empty() {
+        return Err(CliError::user("there are no sessions to resume"));
+    }
+    let now = ctx.now();
+    for (i, m) in rows.iter().enumerate().take(30) {
+        let mut line = format!(
+            "{:>3}  {}  {:<40}  {:>8}  {} turns",
+            i + 1,
+            &m.id[..10],
+            m.display_title().chars().take(40).collect::<String>(),
+            crate::render::relative_time(&m.updated, now),
+            m.turns
+        );
+        if let Some(p) = &m.parent {
+            line.push_str(&format!(
+                "  ↳ from {}",
+                &p.session[..10.min(p.session.len())]
+            ));
+        }
+        println!("{line}");
+    }
+    print!("resume which? ");
+    std::io::stdout().flush()?;
+    let mut answer = String::new();
+    std::io::stdin().lock().read_line(&mut answer)?;
+    let answer = answer.trim();
+    if let Ok(n) = answer.parse::<usize>()
+        && let Some(m) = n.checked_sub(1).and_then(|i| rows.get(i))
+    {
+        return Ok((*m).clone());
+    }
+    ctx.resolve(answer)
+}
