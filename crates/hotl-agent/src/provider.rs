@@ -31,6 +31,30 @@ impl Provider {
         }
     }
 
+    /// Sends `request` in two timed halves: building the body (the harness's work), then the
+    /// exchange (the model's). Returns the reply and how long the first half took.
+    pub async fn send_timed(
+        &self,
+        request: &Request<'_>,
+        on_event: &mut (dyn FnMut(&Event) + Send),
+    ) -> (Result<Reply, WireError>, std::time::Duration) {
+        match self {
+            Provider::Http(p) => {
+                let started = std::time::Instant::now();
+                let body = match p.body(request) {
+                    Ok(body) => body,
+                    Err(e) => return (Err(e), started.elapsed()),
+                };
+                let encoding = started.elapsed();
+                (p.send_body(body, on_event).await, encoding)
+            }
+            Provider::Demo => (
+                self.send(request, on_event).await,
+                std::time::Duration::ZERO,
+            ),
+        }
+    }
+
     /// Whether this is the offline demo.
     pub fn is_demo(&self) -> bool {
         matches!(self, Provider::Demo)

@@ -123,6 +123,10 @@ pub struct Totals {
     pub cost: f64,
     /// Model calls.
     pub requests: u32,
+    /// Time spent waiting for the model (the exchange, after the request body was built).
+    pub model_time: std::time::Duration,
+    /// Time spent in tools.
+    pub tool_time: std::time::Duration,
 }
 
 /// A session open for writing.
@@ -420,7 +424,7 @@ impl Session {
     }
 
     async fn ask_model(
-        &self,
+        &mut self,
         provider: &Provider,
         settings: &Settings,
         ui: &mut dyn Ui,
@@ -437,10 +441,13 @@ impl Session {
         if !view.state.todos.is_empty() {
             request.dynamic.push(todo_reminder(&view.state.todos));
         }
-        let reply = provider
-            .send(&request, &mut |e: &Event| ui.progress(Progress::Model(e)))
-            .await?;
-        Ok(reply)
+        let started = std::time::Instant::now();
+        let (reply, encoding) = provider
+            .send_timed(&request, &mut |e: &Event| ui.progress(Progress::Model(e)))
+            .await;
+        drop(request);
+        self.totals.model_time += started.elapsed().saturating_sub(encoding);
+        Ok(reply?)
     }
 
     async fn call_tool(
@@ -485,7 +492,9 @@ impl Session {
             name,
             input: input.get(),
         });
+        let started = std::time::Instant::now();
         let output = tool.run(input, &ctx).await;
+        self.totals.tool_time += started.elapsed();
         ui.progress(Progress::ToolDone {
             id,
             name,

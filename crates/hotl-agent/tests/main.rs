@@ -1,1 +1,12 @@
+//! Integration tests of the agent crate, one module per concern.
 
+mod tools_bash;
+mod tools_edit;
+mod tools_glob;
+mod tools_grep;
+mod tools_ls;
+mod tools_read;
+mod tools_schema;
+mod tools_support;
+mod tools_todo;
+mod tools_write;

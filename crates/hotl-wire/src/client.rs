@@ -71,12 +71,26 @@ impl HttpProvider {
         request: &Request<'_>,
         on_event: &mut (dyn FnMut(&Event) + Send),
     ) -> Result<Reply> {
+        let body = self.body(request)?;
+        self.send_body(body, on_event).await
+    }
+
+    /// The bytes `request` is sent as (for callers that time or inspect them).
+    pub fn body(&self, request: &Request<'_>) -> Result<Bytes> {
         if !request.stream {
             return Err(WireError::Config(
                 "the HTTP provider only sends streaming requests".to_owned(),
             ));
         }
-        let body = Bytes::from(encode(self.dialect, request));
+        Ok(Bytes::from(encode(self.dialect, request)))
+    }
+
+    /// Sends a body made by [`HttpProvider::body`], with retries, and returns the whole reply.
+    pub async fn send_body(
+        &self,
+        body: Bytes,
+        on_event: &mut (dyn FnMut(&Event) + Send),
+    ) -> Result<Reply> {
         let mut attempt = 0;
         loop {
             let mut sink = Sink {

@@ -226,3 +226,188 @@ pub fn redact(text: &str, ids: &[(&str, &str)]) -> String {
     }
     out
 }
+
+// The agent against the fake provider (`hotl-fakellm`, in process on loopback).
+
+/// The model agent runs ask for: the fake serves it and hotl knows its price.
+pub const MODEL: &str = "claude-sonnet-5";
+
+impl Run {
+    /// stdout parsed as one JSON document (`--output-format json`).
+    pub fn json(&self) -> TestResult<serde_json::Value> {
+        serde_json::from_str(&self.stdout)
+            .map_err(|e| format!("stdout is not one JSON document ({e}):\n{self}").into())
+    }
+}
+
+impl Env {
+    /// The binary for agent runs: like [`Env::command`], without API keys or `HOTL_*` provider
+    /// settings, and with `XDG_CONFIG_HOME` an empty dir so no config file is read.
+    pub fn agent_command(&self) -> Command {
+        let mut cmd = self.command();
+        for key in [
+            "ANTHROPIC_API_KEY",
+            "OPENAI_API_KEY",
+            "HOTL_PROVIDER",
+            "HOTL_BASE_URL",
+            "HOTL_MODEL",
+        ] {
+            cmd.env_remove(key);
+        }
+        cmd.env("XDG_CONFIG_HOME", self.root.join("config"));
+        cmd
+    }
+
+    /// `hotl --provider anthropic --base-url <fake> --model MODEL <args>`.
+    pub fn agent(&self, fake: &hotl_fakellm::FakeLlm, args: &[&str]) -> Run {
+        self.agent_with("anthropic", fake, MODEL, args)
+    }
+
+    /// `hotl --provider <provider> --base-url <fake> --model <model> <args>`.
+    pub fn agent_with(
+        &self,
+        provider: &str,
+        fake: &hotl_fakellm::FakeLlm,
+        model: &str,
+        args: &[&str],
+    ) -> Run {
+        let mut cmd = self.agent_command();
+        cmd.args(["--provider", provider, "--base-url"])
+            .arg(fake.base_url())
+            .args(["--model", model])
+            .args(args);
+        run(cmd)
+    }
+
+    /// Every line of a session's own log, parsed (the agent writes whole lines only).
+    pub fn records(&self, id: &str) -> TestResult<Vec<serde_json::Value>> {
+        let text = String::from_utf8(self.log_bytes(id)?)?;
+        text.lines()
+            .map(|line| {
+                serde_json::from_str(line).map_err(|e| format!("bad log line {line:?}: {e}").into())
+            })
+            .collect()
+    }
+
+    /// The ids of every session log in the home, sorted.
+    pub fn session_ids(&self) -> TestResult<Vec<String>> {
+        let dir = self.home.join("sessions");
+        if !dir.exists() {
+            return Ok(Vec::new());
+        }
+        let mut ids = Vec::new();
+        for entry in std::fs::read_dir(dir)? {
+            let name = entry?.file_name().to_string_lossy().into_owned();
+            if let Some(id) = name.strip_suffix(".jsonl") {
+                ids.push(id.to_owned());
+            }
+        }
+        ids.sort();
+        Ok(ids)
+    }
+}
+
+/// The bodies of the generation requests (messages, chat completions, responses) the fake
+/// received, in order.
+pub fn requests(fake: &hotl_fakellm::FakeLlm) -> TestResult<Vec<serde_json::Value>> {
+    use hotl_fakellm::Endpoint;
+    fake.captured()
+        .iter()
+        .filter(|c| {
+            matches!(
+                c.endpoint,
+                Endpoint::Messages | Endpoint::ChatCompletions | Endpoint::Responses
+            )
+        })
+        .map(|c| {
+            c.json()
+                .ok_or_else(|| format!("request {} is not JSON", c.seq).into())
+        })
+        .collect()
+}
+
+/// Panics unless every `tool_use` of every assistant record is answered by a `tool_result`
+/// before the next assistant or user record, and every `tool_result` answers an open call:
+/// the shape every provider requires when the log is sent again.
+#[track_caller]
+pub fn assert_calls_answered(records: &[serde_json::Value]) {
+    let mut open: Vec<String> = Vec::new();
+    for r in records {
+        match r["type"].as_str() {
+            Some("assistant") | Some("user") => {
+                assert!(open.is_empty(), "unanswered calls {open:?} before {r}");
+                if let Some(blocks) = r["content"].as_array() {
+                    open = blocks
+                        .iter()
+                        .filter(|b| b["type"] == "tool_use")
+                        .filter_map(|b| b["id"].as_str().map(str::to_owned))
+                        .collect();
+                }
+            }
+            Some("tool_result") => {
+                let call = r["call"].as_str().unwrap_or_default();
+                assert!(
+                    open.iter().any(|c| c == call),
+                    "a result for {call:?}, which is not an open call: {r}"
+                );
+                open.retain(|c| c != call);
+            }
+            _ => {}
+        }
+    }
+}
+
+/// A tool result as a request carried it, in any dialect.
+#[derive(Debug)]
+pub struct SentResult {
+    /// The call it answers.
+    pub call: String,
+    /// Its text (blocks joined).
+    pub text: String,
+    /// Anthropic's `is_error` (the OpenAI dialects have none).
+    pub is_error: Option<bool>,
+}
+
+/// Every tool result a request body carries: Anthropic `tool_result` blocks, Chat `tool`
+/// messages, Responses `function_call_output` items.
+pub fn sent_results(body: &serde_json::Value) -> Vec<SentResult> {
+    let text_of = |v: &serde_json::Value| match v {
+        serde_json::Value::String(s) => s.clone(),
+        serde_json::Value::Array(blocks) => blocks
+            .iter()
+            .filter_map(|b| b["text"].as_str())
+            .collect::<Vec<_>>()
+            .join(""),
+        _ => String::new(),
+    };
+    let mut out = Vec::new();
+    let items = body["messages"]
+        .as_array()
+        .or_else(|| body["input"].as_array())
+        .cloned()
+        .unwrap_or_default();
+    for item in &items {
+        if item["role"] == "tool" {
+            out.push(SentResult {
+                call: item["tool_call_id"].as_str().unwrap_or_default().to_owned(),
+                text: text_of(&item["content"]),
+                is_error: None,
+            });
+        } else if item["type"] == "function_call_output" {
+            out.push(SentResult {
+                call: item["call_id"].as_str().unwrap_or_default().to_owned(),
+                text: text_of(&item["output"]),
+                is_error: None,
+            });
+        } else if let Some(blocks) = item["content"].as_array() {
+            for b in blocks.iter().filter(|b| b["type"] == "tool_result") {
+                out.push(SentResult {
+                    call: b["tool_use_id"].as_str().unwrap_or_default().to_owned(),
+                    text: text_of(&b["content"]),
+                    is_error: b["is_error"].as_bool(),
+                });
+            }
+        }
+    }
+    out
+}

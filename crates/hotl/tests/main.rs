@@ -3,6 +3,9 @@
 
 mod common;
 
+mod agent_failures;
+mod agent_headless;
+mod agent_tools;
 mod check;
 mod debug_decode;
 mod drop_gc;

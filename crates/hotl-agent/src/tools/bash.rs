@@ -150,10 +150,8 @@ fn kill_group(pgid: u32) {
     };
     let direct = quiet(std::process::Command::new("kill").args(["-KILL", "--", &target]));
     if direct.is_err() {
-        let _ = quiet(
-            std::process::Command::new("sh")
-                .args(["-c", "kill -KILL -- \"$0\"", &target]),
-        );
+        let _ =
+            quiet(std::process::Command::new("sh").args(["-c", "kill -KILL -- \"$0\"", &target]));
     }
 }
 
@@ -191,7 +189,10 @@ impl Capture {
 }
 
 /// Reads from `pipe`, or waits forever once it is closed (`None`). Cancel-safe.
-async fn read_from<R: AsyncRead + Unpin>(pipe: &mut Option<R>, buf: &mut [u8]) -> io::Result<usize> {
+async fn read_from<R: AsyncRead + Unpin>(
+    pipe: &mut Option<R>,
+    buf: &mut [u8],
+) -> io::Result<usize> {
     match pipe {
         Some(p) => p.read(buf).await,
         None => std::future::pending().await,

@@ -145,7 +145,12 @@ impl Call {
         if starts.len() == 1 {
             let first = line_of(&updated, starts[0]);
             let last = first + new.matches('\n').count();
-            snippet(&updated, first.saturating_sub(CONTEXT), last + CONTEXT, &mut content);
+            snippet(
+                &updated,
+                first.saturating_sub(CONTEXT),
+                last + CONTEXT,
+                &mut content,
+            );
         }
         Ok(ToolOutput {
             files: vec![FileTouch {
@@ -235,7 +240,10 @@ mod tests {
     #[test]
     fn indentation_is_relaxed_only_for_the_hint() {
         let text = "fn a() {\n    let x = 1;\n    let y = 2;\n}\n";
-        assert_eq!(match_ignoring_indentation(text, "let x = 1;\nlet y = 2;"), Some((2, 2)));
+        assert_eq!(
+            match_ignoring_indentation(text, "let x = 1;\nlet y = 2;"),
+            Some((2, 2))
+        );
         assert_eq!(match_ignoring_indentation(text, "let z = 1;"), None);
         assert_eq!(match_ignoring_indentation(text, "\n\n"), None);
     }

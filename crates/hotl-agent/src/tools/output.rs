@@ -113,7 +113,10 @@ mod tests {
         let c = cap(&text, &blobs);
         let hash = c.blob.unwrap();
         assert!(c.text.contains("[line cut: 50000 chars]"), "{}", c.text);
-        assert!(c.text.contains(&format!("[… 0 lines omitted; full output in blob {hash}]")));
+        assert!(
+            c.text
+                .contains(&format!("[… 0 lines omitted; full output in blob {hash}]"))
+        );
         assert!(c.text.len() < 2_000);
         assert_eq!(blobs.get(&hash).unwrap(), text.as_bytes());
     }

@@ -1,0 +1,171 @@
+//! Harness overhead per turn: a 200-turn scripted session against the fake provider, on top of
+//! a session that already holds 10,000 records. Reports the time spent outside the model
+//! (the exchange after the request body is built) and outside tools, per turn.
+//!
+//! `cargo bench -p hotl-agent --bench turns`
+
+use std::time::{Duration, Instant};
+
+use hotl_agent::{Progress, Provider, Session, Settings, Ui, tools};
+use hotl_fakellm::{Config, FakeLlm, Reply, Tokenizer};
+use hotl_log::{Block, Body, Record, SessionStart, Store, encode_line};
+use hotl_wire::{Dialect, HttpProvider};
+
+const RECORDS: u64 = 10_000;
+const TURNS: usize = 200;
+
+struct Quiet;
+impl Ui for Quiet {
+    fn progress(&mut self, _: Progress<'_>) {}
+}
+
+/// A realistic 10,000-record log: turns of a question, tool calls and outputs of mixed sizes,
+/// and an answer.
+fn history(cwd: &str) -> Vec<u8> {
+    let mut out = Vec::new();
+    let mut seq = 0u64;
+    let push = |seq: &mut u64, body: Body, out: &mut Vec<u8>| {
+        *seq += 1;
+        let record = Record::new(*seq, "2026-11-01T00:00:00.000Z", body);
+        out.extend(encode_line(&record).expect("encodes"));
+    };
+    let mut start = SessionStart::new(cwd);
+    start.id = "01JDBENCH00000000000000001".to_owned();
+    start.model = Some("claude-sonnet-5".to_owned());
+    push(&mut seq, Body::Session(Box::new(start)), &mut out);
+    let mut n = 0u64;
+    while seq < RECORDS {
+        n += 1;
+        push(
+            &mut seq,
+            Body::user_text(format!("question {n}: what does module {n} do?")),
+            &mut out,
+        );
+        for step in 0..3 {
+            let call = format!("toolu_{n}_{step}");
+            push(
+                &mut seq,
+                Body::Assistant {
+                    content: vec![Block::ToolUse {
+                        id: call.clone(),
+                        name: "read".into(),
+                        input: serde_json::json!({"path": format!("src/m{n}_{step}.rs")}).into(),
+                    }],
+                    model: Some("claude-sonnet-5".into()),
+                    stop: Some("tool_use".into()),
+                    usage: None,
+                },
+                &mut out,
+            );
+            let size = [200, 800, 2400][(n as usize + step) % 3];
+            push(
+                &mut seq,
+                Body::ToolResult {
+                    call,
+                    content: vec![Block::text("fn body() { let x = 1; }\n".repeat(size / 25))],
+                    blob: None,
+                    is_error: false,
+                    files: vec![],
+                },
+                &mut out,
+            );
+        }
+        push(
+            &mut seq,
+            Body::Assistant {
+                content: vec![Block::text(format!(
+                    "Module {n} parses the config and validates it."
+                ))],
+                model: Some("claude-sonnet-5".into()),
+                stop: Some("end_turn".into()),
+                usage: None,
+            },
+            &mut out,
+        );
+    }
+    out
+}
+
+fn main() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let project = dir.path().join("project");
+    std::fs::create_dir_all(&project).expect("project dir");
+    let store = Store::new(dir.path().join("home"));
+    let log = dir.path().join("history.jsonl");
+    let bytes = history(&project.display().to_string());
+    std::fs::write(&log, &bytes).expect("write history");
+    let id = store.import(&log, false).expect("import").id;
+
+    let replies = (0..TURNS).map(|i| Reply::text(format!("answer {i}")));
+    let fake = FakeLlm::start(Config::scripted(replies).with_tokenizer(Tokenizer::Bytes4))
+        .expect("fake provider");
+    let http = HttpProvider::new(Dialect::Anthropic, &fake.base_url(), Some("k".into()))
+        .expect("provider");
+    let provider = Provider::Http(http);
+    let settings = Settings::new("claude-sonnet-5");
+
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .expect("runtime");
+    let (_cancel_tx, cancel) = tokio::sync::watch::channel(false);
+    let opened = Instant::now();
+    let mut session = Session::open(&store, &id, tools::builtin()).expect("open");
+    let open_time = opened.elapsed();
+    // Phases of one request, measured alone.
+    let t = Instant::now();
+    for _ in 0..10 {
+        std::hint::black_box(session.view());
+    }
+    let view_ms = t.elapsed().as_secs_f64() * 100.0;
+    let view = session.view();
+    let t = Instant::now();
+    for _ in 0..10 {
+        let request = hotl_wire::Request::new("claude-sonnet-5", hotl_view::model_view(&view));
+        std::hint::black_box(hotl_wire::encode(Dialect::Anthropic, &request));
+    }
+    let encode_ms = t.elapsed().as_secs_f64() * 100.0;
+    println!("phases alone: view {view_ms:.2} ms, model view + encode {encode_ms:.2} ms");
+    let started = Instant::now();
+    let mut per_turn = Vec::with_capacity(TURNS);
+    runtime.block_on(async {
+        for i in 0..TURNS {
+            let before = session.totals;
+            let t0 = Instant::now();
+            session
+                .submit(
+                    &format!("next {i}"),
+                    &provider,
+                    &settings,
+                    &mut Quiet,
+                    cancel.clone(),
+                )
+                .await
+                .expect("turn");
+            let wall = t0.elapsed();
+            let model = session.totals.model_time - before.model_time;
+            let tools = session.totals.tool_time - before.tool_time;
+            per_turn.push(wall.saturating_sub(model).saturating_sub(tools));
+        }
+    });
+    let total = started.elapsed();
+    per_turn.sort();
+    let median = per_turn[per_turn.len() / 2];
+    let p90 = per_turn[per_turn.len() * 9 / 10];
+    let mean: Duration = per_turn.iter().sum::<Duration>() / per_turn.len() as u32;
+    println!(
+        "history: {} records, {:.1} MB; opened in {:.1} ms",
+        RECORDS,
+        bytes.len() as f64 / 1e6,
+        open_time.as_secs_f64() * 1e3
+    );
+    println!(
+        "{TURNS} turns in {:.2} s; model time {:.2} s; harness overhead per turn: median {:.2} ms, p90 {:.2} ms, mean {:.2} ms",
+        total.as_secs_f64(),
+        session.totals.model_time.as_secs_f64(),
+        median.as_secs_f64() * 1e3,
+        p90.as_secs_f64() * 1e3,
+        mean.as_secs_f64() * 1e3,
+    );
+}

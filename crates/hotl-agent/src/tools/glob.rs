@@ -1,0 +1,174 @@
+//! `glob`: files whose path matches a glob, honouring `.gitignore`.
+
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+
+use globset::{GlobBuilder, GlobMatcher};
+use hotl_log::ToolInput;
+use hotl_wire::ToolDef;
+use ignore::WalkBuilder;
+
+use crate::tool::{Tool, ToolCtx, ToolFuture, ToolKind, ToolOutput, definition};
+use crate::tools::args::{Args, Fail};
+use crate::tools::files::{blocking, shown};
+
+/// The most paths one call returns.
+pub(crate) const MAX_PATHS: usize = 1_000;
+
+const DESCRIPTION: &str = "Find files by path pattern, relative to the working directory: `*` and \
+`?` stay within one directory, `**` crosses directories, `{a,b}` alternates (e.g. `**/*.rs`, \
+`src/**/*.{ts,tsx}`, `Cargo.toml`). Files ignored by .gitignore/.ignore are skipped, and so are \
+hidden ones unless the pattern names them. Returns matching file paths sorted, at most 1000.";
+
+const SCHEMA: &str = r#"{
+  "type": "object",
+  "properties": {
+    "pattern": {"type": "string", "description": "The glob, relative to the working directory (or absolute)."}
+  },
+  "required": ["pattern"]
+}"#;
+
+/// The `glob` tool.
+pub(crate) struct Glob;
+
+struct Call {
+    pattern: String,
+    /// Where the walk starts: the pattern's leading literal directories.
+    base: PathBuf,
+    /// The rest of the pattern, matched against paths relative to `base`.
+    matcher: GlobMatcher,
+    hidden: bool,
+    cwd: PathBuf,
+}
+
+impl Tool for Glob {
+    fn name(&self) -> &'static str {
+        "glob"
+    }
+
+    fn kind(&self) -> ToolKind {
+        ToolKind::Read
+    }
+
+    fn definition(&self) -> ToolDef {
+        definition(self.name(), DESCRIPTION, SCHEMA)
+    }
+
+    fn run<'a>(&'a self, input: &'a ToolInput, ctx: &'a ToolCtx) -> ToolFuture<'a> {
+        let call = Args::parse(input).and_then(|args| {
+            let pattern = args.string("pattern")?;
+            if pattern.is_empty() {
+                return Err("`pattern` is empty".to_owned());
+            }
+            let (base, rest) = split_literal(&pattern);
+            let matcher = GlobBuilder::new(&rest)
+                .literal_separator(true)
+                .build()
+                .map_err(|e| format!("invalid glob `{pattern}`: {}", e.kind()))?
+                .compile_matcher();
+            Ok(Call {
+                hidden: rest.split('/').any(|c| c.starts_with('.')),
+                base: ctx.resolve(&base),
+                matcher,
+                pattern,
+                cwd: ctx.cwd.clone(),
+            })
+        });
+        Box::pin(async move {
+            match call {
+                Ok(call) => blocking(move || call.run()).await,
+                Err(message) => ToolOutput::error(message),
+            }
+        })
+    }
+}
+
+/// Splits a pattern into its leading directories without glob syntax and the rest:
+/// `src/**/*.rs` → (`src`, `**/*.rs`); `*.rs` → (`.`, `*.rs`); `/etc/*.conf` → (`/etc`, `*.conf`).
+fn split_literal(pattern: &str) -> (String, String) {
+    let parts: Vec<&str> = pattern.split('/').collect();
+    let literal = parts[..parts.len() - 1]
+        .iter()
+        .take_while(|p| !p.contains(['*', '?', '[', '{']))
+        .count();
+    let base = parts[..literal].join("/");
+    let base = match base.as_str() {
+        "" if pattern.starts_with('/') => "/".to_owned(),
+        "" => ".".to_owned(),
+        _ => base,
+    };
+    (base, parts[literal..].join("/"))
+}
+
+impl Call {
+    fn run(self) -> Result<ToolOutput, Fail> {
+        if !self.base.is_dir() {
+            return Ok(ToolOutput::ok(format!(
+                "no files match `{}` ({} is not a directory)",
+                self.pattern,
+                self.base.display()
+            )));
+        }
+        let walk = WalkBuilder::new(&self.base)
+            .require_git(false)
+            .hidden(!self.hidden)
+            .filter_entry(|e| e.file_name() != ".git")
+            .build();
+        let mut found: Vec<PathBuf> = walk
+            .filter_map(Result::ok)
+            .filter(|e| e.file_type().is_some_and(|t| t.is_file()))
+            .filter(|e| {
+                let rel = e.path().strip_prefix(&self.base).unwrap_or(e.path());
+                self.matcher.is_match(rel)
+            })
+            .map(|e| normal(e.path()))
+            .collect();
+        found.sort();
+        if found.is_empty() {
+            return Ok(ToolOutput::ok(format!("no files match `{}`", self.pattern)));
+        }
+        let total = found.len();
+        let mut content = found
+            .iter()
+            .take(MAX_PATHS)
+            .map(|p| shown(p, &self.cwd))
+            .collect::<Vec<_>>()
+            .join("\n");
+        if total > MAX_PATHS {
+            let _ = write!(
+                content,
+                "\n[showing the first {MAX_PATHS} of {total} files; narrow the pattern]"
+            );
+        }
+        Ok(ToolOutput::ok(content))
+    }
+}
+
+/// `path` without `.` components (`cwd/./src/a.rs` → `cwd/src/a.rs`).
+fn normal(path: &Path) -> PathBuf {
+    path.components()
+        .filter(|c| !matches!(c, std::path::Component::CurDir))
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn literal_prefixes_become_the_walk_root() {
+        let s = |p: &str| {
+            let (a, b) = split_literal(p);
+            (a, b)
+        };
+        assert_eq!(s("src/**/*.rs"), ("src".into(), "**/*.rs".into()));
+        assert_eq!(s("*.rs"), (".".into(), "*.rs".into()));
+        assert_eq!(s("Cargo.toml"), (".".into(), "Cargo.toml".into()));
+        assert_eq!(s("a/b/c.txt"), ("a/b".into(), "c.txt".into()));
+        assert_eq!(s("/etc/*.conf"), ("/etc".into(), "*.conf".into()));
+        assert_eq!(
+            s("crates/*/src/lib.rs"),
+            ("crates".into(), "*/src/lib.rs".into())
+        );
+    }
+}

@@ -1,0 +1,235 @@
+//! `grep`: regex search over files, honouring `.gitignore` and skipping hidden and binary files.
+
+use std::fmt::Write as _;
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use globset::{GlobBuilder, GlobMatcher};
+use hotl_log::ToolInput;
+use hotl_wire::ToolDef;
+use ignore::WalkBuilder;
+use regex::Regex;
+
+use crate::tool::{Tool, ToolCtx, ToolFuture, ToolKind, ToolOutput, definition};
+use crate::tools::args::{Args, Fail};
+use crate::tools::files::{blocking, has_nul, shown};
+use crate::tools::output::cut_line;
+
+/// The most matching lines one call returns.
+pub(crate) const MAX_MATCHES: usize = 500;
+/// Characters shown of each matching line.
+const LINE_CHARS: usize = 500;
+/// Files larger than this are not searched.
+const MAX_FILE_BYTES: u64 = 20 << 20;
+
+const DESCRIPTION: &str = "Search file contents with a regular expression (Rust regex syntax, \
+e.g. `fn\\s+main`, `(?i)todo`). Searches `path` (a directory, recursively, or one file; default \
+the working directory), skipping files ignored by .gitignore/.ignore, hidden files and binary \
+files. `glob` keeps only matching files: without a `/` it matches file names (`*.rs`), with one \
+the path relative to `path` (`src/**/*.rs`). Returns `path:line:text` lines sorted by path and \
+line, at most 500.";
+
+const SCHEMA: &str = r#"{
+  "type": "object",
+  "properties": {
+    "pattern": {"type": "string", "description": "The regular expression to search for."},
+    "path": {"type": "string", "description": "The directory or file to search. Default: the working directory."},
+    "glob": {"type": "string", "description": "Only search files matching this glob, e.g. \"*.rs\" or \"src/**/*.ts\"."}
+  },
+  "required": ["pattern"]
+}"#;
+
+/// The `grep` tool.
+pub(crate) struct Grep;
+
+struct Call {
+    regex: Regex,
+    pattern: String,
+    root: PathBuf,
+    filter: Option<Filter>,
+    cwd: PathBuf,
+}
+
+impl Tool for Grep {
+    fn name(&self) -> &'static str {
+        "grep"
+    }
+
+    fn kind(&self) -> ToolKind {
+        ToolKind::Read
+    }
+
+    fn definition(&self) -> ToolDef {
+        definition(self.name(), DESCRIPTION, SCHEMA)
+    }
+
+    fn run<'a>(&'a self, input: &'a ToolInput, ctx: &'a ToolCtx) -> ToolFuture<'a> {
+        let call = Args::parse(input).and_then(|args| {
+            let pattern = args.string("pattern")?;
+            let regex =
+                Regex::new(&pattern).map_err(|e| format!("invalid regex `{pattern}`: {e}"))?;
+            let root = match args.opt_string("path")? {
+                Some(p) => ctx.resolve(&p),
+                None => ctx.cwd.clone(),
+            };
+            let filter = args
+                .opt_string("glob")?
+                .map(|g| Filter::new(&g))
+                .transpose()?;
+            Ok(Call {
+                regex,
+                pattern,
+                root,
+                filter,
+                cwd: ctx.cwd.clone(),
+            })
+        });
+        Box::pin(async move {
+            match call {
+                Ok(call) => blocking(move || call.run()).await,
+                Err(message) => ToolOutput::error(message),
+            }
+        })
+    }
+}
+
+/// A `glob` filter: on file names when it has no `/`, else on paths relative to the root.
+pub(crate) struct Filter {
+    matcher: GlobMatcher,
+    on_name: bool,
+}
+
+impl Filter {
+    /// Compiles `glob`; the error names it.
+    pub(crate) fn new(glob: &str) -> Result<Filter, Fail> {
+        let matcher = GlobBuilder::new(glob)
+            .literal_separator(true)
+            .build()
+            .map_err(|e| format!("invalid glob `{glob}`: {}", e.kind()))?
+            .compile_matcher();
+        Ok(Filter {
+            matcher,
+            on_name: !glob.contains('/'),
+        })
+    }
+
+    /// Whether the file at `rel` (relative to the search root) passes.
+    pub(crate) fn allows(&self, rel: &Path) -> bool {
+        if self.on_name {
+            rel.file_name().is_some_and(|n| self.matcher.is_match(n))
+        } else {
+            self.matcher.is_match(rel)
+        }
+    }
+}
+
+impl Call {
+    fn run(self) -> Result<ToolOutput, Fail> {
+        let meta = fs::metadata(&self.root).map_err(|_| {
+            format!(
+                "{} does not exist; give an existing directory or file as `path`",
+                self.root.display()
+            )
+        })?;
+        let (files, unreadable) = if meta.is_file() {
+            (vec![self.root.clone()], 0)
+        } else {
+            self.files()
+        };
+        let mut hits = Vec::new();
+        let mut capped = false;
+        'files: for file in &files {
+            let Ok(bytes) = fs::read(file) else {
+                continue;
+            };
+            if has_nul(&bytes) {
+                continue;
+            }
+            let text = String::from_utf8_lossy(&bytes);
+            let name = shown(file, &self.cwd);
+            for (i, line) in text.split_terminator('\n').enumerate() {
+                let line = line.strip_suffix('\r').unwrap_or(line);
+                if self.regex.is_match(line) {
+                    if hits.len() == MAX_MATCHES {
+                        capped = true;
+                        break 'files;
+                    }
+                    hits.push(format!("{name}:{}:{}", i + 1, cut_line(line, LINE_CHARS)));
+                }
+            }
+        }
+        let mut content = if hits.is_empty() {
+            format!(
+                "no matches for `{}` in {}",
+                self.pattern,
+                self.root.display()
+            )
+        } else {
+            hits.join("\n")
+        };
+        if capped {
+            let _ = write!(
+                content,
+                "\n[stopped after {MAX_MATCHES} matches; narrow the pattern, path or glob to see the rest]"
+            );
+        }
+        if unreadable > 0 {
+            let _ = write!(
+                content,
+                "\n[{unreadable} path{} could not be read and were skipped]",
+                if unreadable == 1 { "" } else { "s" }
+            );
+        }
+        Ok(ToolOutput::ok(content))
+    }
+
+    /// The files to search under the root directory, sorted by path, and how many entries the
+    /// walk could not read.
+    fn files(&self) -> (Vec<PathBuf>, usize) {
+        let mut files = Vec::new();
+        let mut unreadable = 0;
+        let walk = WalkBuilder::new(&self.root)
+            .require_git(false)
+            .max_filesize(Some(MAX_FILE_BYTES))
+            .build();
+        for entry in walk {
+            let Ok(entry) = entry else {
+                unreadable += 1;
+                continue;
+            };
+            if !entry.file_type().is_some_and(|t| t.is_file()) {
+                continue;
+            }
+            let rel = entry
+                .path()
+                .strip_prefix(&self.root)
+                .unwrap_or(entry.path());
+            if self.filter.as_ref().is_none_or(|f| f.allows(rel)) {
+                files.push(entry.into_path());
+            }
+        }
+        files.sort();
+        (files, unreadable)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn globs_without_a_slash_match_names() {
+        let f = Filter::new("*.rs").unwrap();
+        assert!(f.allows(Path::new("src/deep/a.rs")));
+        assert!(!f.allows(Path::new("src/a.txt")));
+        let f = Filter::new("src/*.rs").unwrap();
+        assert!(f.allows(Path::new("src/a.rs")));
+        assert!(!f.allows(Path::new("src/deep/a.rs")));
+        assert!(
+            Filter::new("src/**/*.rs")
+                .unwrap()
+                .allows(Path::new("src/deep/a.rs"))
+        );
+        assert!(Filter::new("a[").is_err());
+    }
+}

@@ -1,0 +1,86 @@
+//! Shared setup for the tool tests: a temporary project with a blob store beside it.
+
+use std::path::{Path, PathBuf};
+
+use hotl_agent::{ToolCtx, ToolOutput, tools};
+use hotl_log::{Blobs, ToolInput};
+use hotl_testkit::TestResult;
+use serde_json::Value;
+
+/// A temporary project directory (`<tmp>/project`) and its tool context.
+pub struct Project {
+    _dir: tempfile::TempDir,
+    pub ctx: ToolCtx,
+}
+
+impl Project {
+    /// A fresh, empty project; blobs go to `<tmp>/blobs`.
+    pub fn new() -> TestResult<Project> {
+        let dir = tempfile::tempdir()?;
+        // Canonical, so paths the tools print compare equal to ours.
+        let root = dir.path().canonicalize()?;
+        let cwd = root.join("project");
+        std::fs::create_dir_all(&cwd)?;
+        let ctx = ToolCtx {
+            cwd,
+            blobs: Blobs::new(root.join("blobs")),
+            todos: Vec::new(),
+        };
+        Ok(Project { _dir: dir, ctx })
+    }
+
+    /// `rel` inside the project.
+    pub fn path(&self, rel: &str) -> PathBuf {
+        self.ctx.cwd.join(rel)
+    }
+
+    /// Writes `content` to `rel`, creating directories.
+    pub fn file(&self, rel: &str, content: impl AsRef<[u8]>) -> TestResult {
+        let path = self.path(rel);
+        if let Some(parent) = path.parent() {
+            std::fs::create_dir_all(parent)?;
+        }
+        std::fs::write(path, content)?;
+        Ok(())
+    }
+
+    /// The file's content as text.
+    pub fn read(&self, rel: &str) -> TestResult<String> {
+        Ok(std::fs::read_to_string(self.path(rel))?)
+    }
+
+    /// Runs the built-in tool `name` with `input`.
+    pub async fn call(&self, name: &str, input: Value) -> ToolOutput {
+        run(name, input, &self.ctx).await
+    }
+
+    /// The paths the tool `name` says `input` would write.
+    pub fn writes(&self, name: &str, input: Value) -> Vec<PathBuf> {
+        let tool = tools::by_name(name).expect("a built-in tool");
+        tool.writes(&ToolInput::from(input), &self.ctx)
+    }
+}
+
+/// Runs the built-in tool `name` with `input` in `ctx`.
+pub async fn run(name: &str, input: Value, ctx: &ToolCtx) -> ToolOutput {
+    let tool = tools::by_name(name).expect("a built-in tool");
+    let input = ToolInput::from(input);
+    tool.run(&input, ctx).await
+}
+
+/// Asserts `out` is an error whose message contains every one of `parts`.
+pub fn assert_error(out: &ToolOutput, parts: &[&str]) {
+    assert!(out.is_error, "expected an error, got: {}", out.content);
+    for part in parts {
+        assert!(
+            out.content.contains(part),
+            "error {:?} lacks {part:?}",
+            out.content
+        );
+    }
+}
+
+/// `path` as the tools print it.
+pub fn shown(path: &Path) -> String {
+    path.display().to_string()
+}

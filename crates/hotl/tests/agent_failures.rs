@@ -1,0 +1,231 @@
+//! When the provider or the model misbehaves: retries before output, bad tool calls reported
+//! to the model, streams cut after output began; and the log stays valid for every provider.
+
+use hotl_fakellm::{Config, Dialect, FakeLlm, Fault, Recording, Reply};
+use hotl_testkit::TestResult;
+use serde_json::json;
+
+use crate::common::{Env, MODEL, assert_calls_answered, requests, sent_results};
+
+/// The only session's id.
+fn only_session(env: &Env) -> TestResult<String> {
+    let ids = env.session_ids()?;
+    assert_eq!(ids.len(), 1, "{ids:?}");
+    Ok(ids[0].clone())
+}
+
+#[test]
+fn overloaded_and_rate_limited_before_output_are_retried() -> TestResult {
+    for fault in [
+        Fault::status(529),
+        Fault::rate_limited(100),
+        Fault::error_after(1),
+    ] {
+        let env = Env::new()?;
+        let fake = FakeLlm::start(Config::scripted([Reply::text("Made it.")]))?;
+        fake.push_fault(fault.clone());
+        let out = env.agent(&fake, &["-p", "hi"]).ok();
+        assert_eq!(out.stdout, "Made it.\n", "{fault:?}: {out}");
+        assert_eq!(requests(&fake)?.len(), 2, "{fault:?}");
+        let types = env.record_types(&only_session(&env)?)?;
+        assert_eq!(
+            types,
+            ["session", "run", "user", "assistant", "run"],
+            "{fault:?}"
+        );
+    }
+    Ok(())
+}
+
+/// An Anthropic stream whose only block is a `bash` call with arguments that are not JSON.
+const BAD_ARGS_SSE: &str = concat!(
+    "event: message_start\n",
+    r#"data: {"type":"message_start","message":{"id":"msg_bad","type":"message","role":"assistant","model":"claude-sonnet-5","content":[],"stop_reason":null,"stop_sequence":null,"usage":{"input_tokens":10,"output_tokens":1}}}"#,
+    "\n\n",
+    "event: content_block_start\n",
+    r#"data: {"type":"content_block_start","index":0,"content_block":{"type":"tool_use","id":"toolu_bad","name":"bash","input":{}}}"#,
+    "\n\n",
+    "event: content_block_delta\n",
+    r#"data: {"type":"content_block_delta","index":0,"delta":{"type":"input_json_delta","partial_json":""}}"#,
+    "\n\n",
+    "event: content_block_delta\n",
+    r#"data: {"type":"content_block_delta","index":0,"delta":{"type":"input_json_delta","partial_json":"{\"command\": echo hi}"}}"#,
+    "\n\n",
+    "event: content_block_stop\n",
+    r#"data: {"type":"content_block_stop","index":0}"#,
+    "\n\n",
+    "event: message_delta\n",
+    r#"data: {"type":"message_delta","delta":{"stop_reason":"tool_use","stop_sequence":null},"usage":{"output_tokens":9}}"#,
+    "\n\n",
+    "event: message_stop\n",
+    r#"data: {"type":"message_stop"}"#,
+    "\n\n",
+);
+
+#[test]
+fn invalid_tool_arguments_are_a_tool_error_and_the_run_goes_on() -> TestResult {
+    let env = Env::new()?;
+    let fake = FakeLlm::start(Config::scripted([]))?;
+    fake.push_replay(&Recording::from_bytes(BAD_ARGS_SSE, Dialect::Anthropic)?);
+    fake.push_reply(Reply::text("Recovered."));
+    let out = env.agent(&fake, &["-p", "go", "--allow", "bash"]).ok();
+    assert_eq!(out.stdout, "Recovered.\n", "{out}");
+    let sent = requests(&fake)?;
+    assert_eq!(sent.len(), 2);
+    let results = sent_results(&sent[1]);
+    assert_eq!(results.len(), 1, "{}", sent[1]);
+    assert_eq!(results[0].call, "toolu_bad");
+    assert_eq!(results[0].is_error, Some(true), "{results:?}");
+    assert!(results[0].text.contains("not valid JSON"), "{results:?}");
+    assert!(results[0].text.contains("echo hi"), "{results:?}");
+    assert_calls_answered(&env.records(&only_session(&env)?)?);
+    Ok(())
+}
+
+#[test]
+fn an_unknown_tool_is_a_tool_error_and_the_run_goes_on() -> TestResult {
+    let env = Env::new()?;
+    let fake = FakeLlm::start(Config::scripted([
+        Reply::text("Trying.").with_tool("frobnicate", json!({"x": 1})),
+        Reply::text("Recovered."),
+    ]))?;
+    let out = env.agent(&fake, &["-p", "go"]).ok();
+    assert_eq!(out.stdout, "Recovered.\n", "{out}");
+    let results = sent_results(&requests(&fake)?[1]);
+    assert_eq!(results.len(), 1, "{results:?}");
+    assert_eq!(results[0].is_error, Some(true), "{results:?}");
+    assert!(
+        results[0].text.contains("no tool named \"frobnicate\""),
+        "{results:?}"
+    );
+    assert!(
+        results[0].text.contains("bash"),
+        "lists the tools: {results:?}"
+    );
+    assert_calls_answered(&env.records(&only_session(&env)?)?);
+    Ok(())
+}
+
+#[test]
+fn a_call_without_arguments_is_a_tool_error_and_the_run_goes_on() -> TestResult {
+    let env = Env::new()?;
+    let fake = FakeLlm::start(Config::scripted([
+        Reply::text("Trying.")
+            .with_tool("bash", json!({}))
+            .with_tool("read", json!({}))
+            .with_tool("write", json!({})),
+        Reply::text("Recovered."),
+    ]))?;
+    let out = env
+        .agent(&fake, &["-p", "go", "--permission-mode", "bypass"])
+        .ok();
+    assert_eq!(out.stdout, "Recovered.\n", "{out}");
+    let results = sent_results(&requests(&fake)?[1]);
+    assert_eq!(results.len(), 3, "{results:?}");
+    for (result, field) in results.iter().zip(["command", "path", "path"]) {
+        assert_eq!(result.is_error, Some(true), "{result:?}");
+        assert!(result.text.contains(field), "names {field}: {result:?}");
+    }
+    assert_calls_answered(&env.records(&only_session(&env)?)?);
+    Ok(())
+}
+
+#[test]
+fn a_stream_cut_after_output_began_fails_and_the_session_resumes() -> TestResult {
+    let env = Env::new()?;
+    let long = "This answer is long enough to be cut in the middle. ".repeat(20);
+    let fake = FakeLlm::start(Config::scripted([Reply::text(long.clone())]))?;
+    fake.push_fault(Fault::drop_after(1500));
+    let out = env.agent(&fake, &["-p", "talk"]);
+    assert_ne!(out.code, 0, "{out}");
+    assert!(!out.stderr.is_empty(), "{out}");
+    let id = only_session(&env)?;
+    assert!(out.stderr.contains(&format!("hotl -r {id}")), "{out}");
+    assert_eq!(requests(&fake)?.len(), 1, "not retried after output began");
+
+    let records = env.records(&id)?;
+    let partial = records
+        .iter()
+        .find(|r| r["type"] == "assistant")
+        .ok_or("the partial answer is kept")?;
+    assert_eq!(partial["stop"], "interrupted", "{partial}");
+    let said = partial["content"][0]["text"].as_str().unwrap_or_default();
+    assert!(!said.is_empty() && long.starts_with(said), "{partial}");
+    let last = records.last().ok_or("empty log")?;
+    assert_eq!(last["type"], "run");
+    assert_eq!(last["state"], "interrupted");
+
+    // The cut reply was not consumed: the resumed run gets it whole.
+    let again = env.agent(&fake, &["-r", &id, "-p", "again"]).ok();
+    assert_eq!(again.stdout, format!("{long}\n"), "{again}");
+    assert_eq!(env.session_ids()?, [id.clone()]);
+    assert_calls_answered(&env.records(&id)?);
+    assert_eq!(env.turns(&id)?, 2);
+    Ok(())
+}
+
+#[test]
+fn a_stream_cut_inside_a_tool_call_runs_nothing() -> TestResult {
+    let env = Env::new()?;
+    let fake = FakeLlm::start(Config::scripted([Reply::text("Writing now.").with_tool(
+        "bash",
+        json!({"command": format!("echo {} > cut.txt", "x".repeat(400))}),
+    )]))?;
+    // message_start, the text block (start, ping, delta, stop), the call's start and ~30
+    // argument deltas: the 12th event falls inside the arguments.
+    fake.push_fault(Fault::error_after(12));
+    let out = env.agent(&fake, &["-p", "go", "--allow", "bash"]);
+    assert_ne!(out.code, 0, "{out}");
+    assert!(!env.project.join("cut.txt").exists());
+    let id = only_session(&env)?;
+    let records = env.records(&id)?;
+    assert_calls_answered(&records);
+    assert!(
+        records
+            .iter()
+            .filter(|r| r["type"] == "assistant")
+            .all(|r| r["content"]
+                .as_array()
+                .is_some_and(|b| b.iter().all(|b| b["type"] != "tool_use"))),
+        "an unfinished call is not kept: {records:?}"
+    );
+    fake.push_reply(Reply::text("Fine."));
+    env.agent(&fake, &["-r", &id, "-p", "again"]).ok();
+    Ok(())
+}
+
+#[test]
+fn every_dialect_keeps_the_log_valid_after_bad_calls() -> TestResult {
+    for (provider, model) in [
+        ("anthropic", MODEL),
+        ("openai-chat", "gpt-5.1"),
+        ("openai", "gpt-5.1"),
+    ] {
+        let env = Env::new()?;
+        let fake = FakeLlm::start(Config::scripted([
+            Reply::text("Trying.")
+                .with_tool("frobnicate", json!({}))
+                .with_tool("bash", json!({})),
+            Reply::text("Refused.").with_tool("bash", json!({"command": "true"})),
+            Reply::text("Done."),
+        ]))?;
+        let out = env
+            .agent_with(
+                provider,
+                &fake,
+                model,
+                &["-p", "go", "--output-format", "json"],
+            )
+            .ok();
+        let json = out.json()?;
+        assert_eq!(json["result"], "Done.", "{provider}: {out}");
+        assert_eq!(requests(&fake)?.len(), 3, "{provider}");
+        let id = json["session_id"].as_str().ok_or("no id")?.to_owned();
+        assert_calls_answered(&env.records(&id)?);
+        // A second turn sends the whole log again: the fake would refuse a malformed one.
+        fake.push_reply(Reply::text("Again."));
+        let again = env.agent_with(provider, &fake, model, &["-r", &id, "-p", "again"]);
+        assert_eq!(again.ok().stdout, "Again.\n", "{provider}");
+    }
+    Ok(())
+}
