@@ -39,6 +39,25 @@ pub struct View {
     pub state: SessionMeta,
     /// Records the projection could not apply (e.g. a fold overlapping an earlier one).
     pub anomalies: Vec<String>,
+    /// Where the walk over records stands, so later records can be pushed.
+    #[serde(skip)]
+    walk: Walk,
+}
+
+/// The projection's running state between records.
+#[derive(Clone, Debug, Default)]
+struct Walk {
+    /// The seq a cut before the next user message keeps through: a `run started` (and whatever
+    /// follows it up to the message) belongs to the turn it starts, not to the one before.
+    boundary_seq: u64,
+    in_preamble: bool,
+    run_closed: Option<bool>,
+    /// Original items so far (folds count as their items).
+    flat_items: usize,
+    /// Whether the last boundary is the provisional one at the head of a closed turn.
+    head_boundary: bool,
+    /// Whether the last message is a final answer (the model spoke and asked for no tool).
+    answered: bool,
 }
 
 impl View {
@@ -56,6 +75,125 @@ impl View {
     pub fn item_count(&self) -> usize {
         self.items.iter().map(Item::original_count).sum()
     }
+
+    /// Applies one more of the session's own records, appended at the head, without
+    /// re-projecting: messages, run records, clears and state records. A record that changes
+    /// what came before (revert, fold, compaction) or starts a session comes back as `Err`:
+    /// re-project then. Pushing gives exactly the view projecting would.
+    pub fn push(&mut self, record: Record) -> Result<(), Box<Record>> {
+        if matches!(
+            record.body,
+            Body::Revert { .. } | Body::Fold(_) | Body::Compaction { .. } | Body::Session(_)
+        ) {
+            return Err(Box::new(record));
+        }
+        if self.walk.head_boundary {
+            self.boundaries.pop();
+            self.walk.head_boundary = false;
+        }
+        self.state.apply(&record, true);
+        self.step(record, &mut Vec::new());
+        self.close();
+        Ok(())
+    }
+
+    fn empty(state: SessionMeta) -> View {
+        View {
+            items: Vec::new(),
+            boundaries: Vec::new(),
+            turns: 0,
+            open_turn: false,
+            model_after: 0,
+            head_seq: 0,
+            state,
+            anomalies: Vec::new(),
+            walk: Walk::default(),
+        }
+    }
+
+    /// Takes one record of the visible branch, in order.
+    fn step(&mut self, record: Record, collapses: &mut Vec<Collapse>) {
+        let seq = record.seq;
+        self.head_seq = seq;
+        let walk = &mut self.walk;
+        match record.body {
+            Body::User { content } => {
+                self.boundaries.push(Boundary {
+                    turns: self.turns,
+                    items: walk.flat_items,
+                    seq: walk.boundary_seq,
+                });
+                self.turns += 1;
+                walk.run_closed = walk.in_preamble.then_some(false);
+                walk.in_preamble = false;
+                walk.flat_items += 1;
+                walk.answered = false;
+                self.items.push(Item::User { seq, content });
+            }
+            Body::Assistant {
+                content,
+                model,
+                usage,
+                ..
+            } => {
+                walk.flat_items += 1;
+                walk.answered = !content.iter().any(|b| matches!(b, Block::ToolUse { .. }));
+                self.items.push(Item::Assistant {
+                    seq,
+                    content,
+                    model,
+                    usage,
+                });
+            }
+            Body::ToolResult {
+                call,
+                content,
+                is_error,
+                blob,
+                ..
+            } => {
+                walk.flat_items += 1;
+                walk.answered = false;
+                self.items.push(Item::ToolResult {
+                    seq,
+                    call,
+                    content,
+                    is_error,
+                    blob,
+                });
+            }
+            Body::Run {
+                state: RunState::Started,
+                ..
+            } => walk.in_preamble = true,
+            Body::Run { .. } => walk.run_closed = Some(true),
+            Body::Clear => self.model_after = seq,
+            Body::Fold(fold) => collapses.push(Collapse::Fold { seq, fold }),
+            Body::Compaction { until, summary } => {
+                collapses.push(Collapse::Compaction { until, summary })
+            }
+            _ => {}
+        }
+        if !self.walk.in_preamble {
+            self.walk.boundary_seq = seq;
+        }
+    }
+
+    /// Settles whether the last turn is open, and the boundary at the head when it is not.
+    fn close(&mut self) {
+        // Without run records (an imported log), a turn is finished when the model spoke last
+        // and asked for no tool.
+        let closed = self.walk.run_closed.unwrap_or(self.walk.answered);
+        self.open_turn = self.turns > 0 && !closed;
+        if !self.open_turn {
+            self.boundaries.push(Boundary {
+                turns: self.turns,
+                items: self.walk.flat_items,
+                seq: self.walk.boundary_seq,
+            });
+            self.walk.head_boundary = true;
+        }
+    }
 }
 
 /// Projects `records` (a lineage, own records from `own_start` on). Pure: no I/O, no clock.
@@ -67,103 +205,15 @@ pub fn project(records: &[Record], own_start: usize) -> View {
 pub fn project_owned(records: Vec<Record>, own_start: usize) -> View {
     let visible = visible_mask(&records);
     let state = summarize_visible(&records, own_start.min(records.len()), &visible);
-    let mut items: Vec<Item> = Vec::new();
-    let mut boundaries = Vec::new();
+    let mut view = View::empty(state);
     let mut collapses: Vec<Collapse> = Vec::new();
-    let mut turns = 0;
-    // The seq a cut before the next user message keeps through: a `run started` (and whatever
-    // follows it up to the message) belongs to the turn it starts, not to the one before.
-    let mut boundary_seq = 0;
-    let mut head_seq = 0;
-    let mut in_preamble = false;
-    let mut model_after = 0;
-    let mut run_closed: Option<bool> = None;
     for (record, _) in records.into_iter().zip(visible).filter(|(_, v)| *v) {
-        let seq = record.seq;
-        head_seq = seq;
-        match record.body {
-            Body::User { content } => {
-                boundaries.push(Boundary {
-                    turns,
-                    items: items.len(),
-                    seq: boundary_seq,
-                });
-                turns += 1;
-                run_closed = in_preamble.then_some(false);
-                in_preamble = false;
-                items.push(Item::User { seq, content });
-            }
-            Body::Assistant {
-                content,
-                model,
-                usage,
-                ..
-            } => items.push(Item::Assistant {
-                seq,
-                content,
-                model,
-                usage,
-            }),
-            Body::ToolResult {
-                call,
-                content,
-                is_error,
-                blob,
-                ..
-            } => items.push(Item::ToolResult {
-                seq,
-                call,
-                content,
-                is_error,
-                blob,
-            }),
-            Body::Run {
-                state: RunState::Started,
-                ..
-            } => in_preamble = true,
-            Body::Run { .. } => run_closed = Some(true),
-            Body::Clear => model_after = seq,
-            Body::Fold(fold) => collapses.push(Collapse::Fold { seq, fold }),
-            Body::Compaction { until, summary } => {
-                collapses.push(Collapse::Compaction { until, summary })
-            }
-            _ => {}
-        }
-        if !in_preamble {
-            boundary_seq = seq;
-        }
+        view.step(record, &mut collapses);
     }
-    let open_turn = turns > 0 && !run_closed.unwrap_or_else(|| last_answer_is_final(&items));
-    if !open_turn {
-        boundaries.push(Boundary {
-            turns,
-            items: items.len(),
-            seq: boundary_seq,
-        });
-    }
-    let mut anomalies = Vec::new();
-    let items = collapse(items, collapses, &mut anomalies);
-    View {
-        items,
-        boundaries,
-        turns,
-        open_turn,
-        model_after,
-        head_seq,
-        state,
-        anomalies,
-    }
-}
-
-/// Without run records (an imported log), a turn is finished when the model spoke last and
-/// asked for no tool.
-fn last_answer_is_final(items: &[Item]) -> bool {
-    match items.last() {
-        Some(Item::Assistant { content, .. }) => {
-            !content.iter().any(|b| matches!(b, Block::ToolUse { .. }))
-        }
-        _ => false,
-    }
+    view.close();
+    let items = std::mem::take(&mut view.items);
+    view.items = collapse(items, collapses, &mut view.anomalies);
+    view
 }
 
 /// A fold or compaction record, waiting to be applied.

@@ -42,8 +42,40 @@ fn more_turns(n: u8, tag: &str) -> Vec<Body> {
     out
 }
 
+/// The parts of a view that projection decides, as comparable text.
+fn fingerprint(view: &View) -> String {
+    format!(
+        "{}|{:?}|{}|{}|{}|{}|{:?}|{:?}|{:?}|{}",
+        serde_json::to_string(&view.items).expect("items serialise"),
+        view.boundaries,
+        view.turns,
+        view.open_turn,
+        view.model_after,
+        view.head_seq,
+        view.state.todos,
+        view.state.name,
+        view.state.title,
+        view.state.turns,
+    )
+}
+
 proptest! {
     #![proptest_config(arb::config(PURE))]
+
+    /// Pushing records one at a time onto a view (re-projecting only where a record says it
+    /// must) gives exactly the view projecting them all at once gives.
+    #[test]
+    fn pushing_records_equals_projecting_them(script in arb::script(), at in any::<Index>()) {
+        let records = script.records();
+        let k = at.index(records.len()).max(1);
+        let mut view = project(&records[..k], 0);
+        for i in k..records.len() {
+            if view.push(records[i].clone()).is_err() {
+                view = project(&records[..=i], 0);
+            }
+        }
+        prop_assert_eq!(fingerprint(&view), fingerprint(&project(&records, 0)), "log:\n{}", script.jsonl());
+    }
 
     /// (a) The transcript loses no user message except on a reverted branch.
     #[test]

@@ -411,3 +411,61 @@ pub fn sent_results(body: &serde_json::Value) -> Vec<SentResult> {
     }
     out
 }
+
+/// A separate process holding an exclusive `flock` on a session's lock file with its pid
+/// written in it, as a running hotl would. Killed on drop.
+pub struct LockHolder {
+    child: std::process::Child,
+}
+
+impl LockHolder {
+    /// Takes `<home>/sessions/<id>.lock`; `None` when this system has no `flock(1)`.
+    pub fn hold(env: &Env, id: &str) -> TestResult<Option<LockHolder>> {
+        let has_flock = Command::new("flock")
+            .arg("--version")
+            .stdout(Stdio::null())
+            .status()
+            .is_ok_and(|s| s.success());
+        if !has_flock {
+            return Ok(None);
+        }
+        let lock = env.home.join("sessions").join(format!("{id}.lock"));
+        let child = Command::new("sh")
+            .arg("-c")
+            .arg(r#"echo $$ > "$1" && exec flock "$1" cat"#)
+            .arg("sh")
+            .arg(&lock)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::null())
+            .spawn()?;
+        let holder = LockHolder { child };
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+        while Command::new("flock")
+            .arg("-n")
+            .arg(&lock)
+            .arg("true")
+            .status()?
+            .success()
+        {
+            if std::time::Instant::now() > deadline {
+                return Err("the holder never took the lock".into());
+            }
+            std::thread::sleep(std::time::Duration::from_millis(10));
+        }
+        Ok(Some(holder))
+    }
+
+    /// The holder's pid (written in the lock file).
+    pub fn pid(&self) -> u32 {
+        self.child.id()
+    }
+}
+
+impl Drop for LockHolder {
+    fn drop(&mut self) {
+        if let Ok(None) = self.child.try_wait() {
+            let _ = self.child.kill();
+            let _ = self.child.wait();
+        }
+    }
+}

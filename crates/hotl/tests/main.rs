@@ -4,7 +4,9 @@
 mod common;
 
 mod agent_failures;
+mod agent_fork;
 mod agent_headless;
+mod agent_resume;
 mod agent_tools;
 mod check;
 mod debug_decode;
