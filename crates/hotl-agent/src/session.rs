@@ -9,8 +9,8 @@
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use hotl_log::{Block, Body, Record, RunState, SessionStart, Store, Todo, ToolInput, Writer};
-use hotl_view::{View, model_view, project};
+use hotl_log::{Block, Body, RunState, SessionStart, Store, Todo, ToolInput, Writer};
+use hotl_view::{Item, View, model_view};
 use hotl_wire::{Event, Pricing, Reasoning, Reply, Request, StopReason, ToolDef, Ttl, Usage};
 use tokio::sync::watch;
 
@@ -133,8 +133,11 @@ pub struct Totals {
 pub struct Session {
     store: Store,
     writer: Writer,
-    records: Vec<Record>,
-    own_start: usize,
+    /// The view, kept current record by record (re-projected from disk only after a record
+    /// that changes history: revert, fold, compaction).
+    view: View,
+    start: SessionStart,
+    last_run: Option<(String, RunState)>,
     system: Vec<String>,
     tool_defs: Vec<ToolDef>,
     tools: Vec<Arc<dyn Tool>>,
@@ -150,7 +153,7 @@ impl std::fmt::Debug for Session {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Session")
             .field("id", &self.id())
-            .field("records", &self.records.len())
+            .field("head", &self.view.head_seq)
             .finish_non_exhaustive()
     }
 }
@@ -215,12 +218,18 @@ impl Session {
             .clone()
             .or_else(|| lineage.ancestors.last().cloned())
             .unwrap_or_else(|| writer.id().to_owned());
+        let last_run = lineage.records.iter().rev().find_map(|r| match &r.body {
+            Body::Run { run, state } => Some((run.clone(), state.clone())),
+            _ => None,
+        });
+        let problems = lineage.problems.iter().map(ToString::to_string).collect();
         Ok(Session {
             store: store.clone(),
             writer,
-            problems: lineage.problems.iter().map(ToString::to_string).collect(),
-            own_start: lineage.own_start,
-            records: lineage.records,
+            problems,
+            view: View::from_lineage(lineage),
+            start,
+            last_run,
             system,
             tool_defs,
             tools,
@@ -241,23 +250,32 @@ impl Session {
     }
 
     /// The current view.
-    pub fn view(&self) -> View {
-        project(&self.records, self.own_start)
+    pub fn view(&self) -> &View {
+        &self.view
     }
 
     /// The model recorded on the session's last answer (or its start).
     pub fn last_model(&self) -> Option<String> {
-        self.records.iter().rev().find_map(|r| match &r.body {
-            Body::Assistant { model: Some(m), .. } => Some(m.clone()),
-            Body::Session(s) => s.model.clone(),
-            _ => None,
-        })
+        self.view
+            .items
+            .iter()
+            .rev()
+            .find_map(|i| match i {
+                Item::Assistant { model: Some(m), .. } => Some(m.clone()),
+                _ => None,
+            })
+            .or_else(|| self.start.model.clone())
     }
 
-    /// Appends a record and keeps it in memory.
+    /// Appends a record and brings the view up to date.
     fn append(&mut self, body: Body) -> Result<()> {
         let record = self.writer.append(body)?;
-        self.records.push(record);
+        if let Body::Run { run, state } = &record.body {
+            self.last_run = Some((run.clone(), state.clone()));
+        }
+        if self.view.push(record).is_err() {
+            self.view = View::from_lineage(self.store.lineage(self.writer.id())?);
+        }
         Ok(())
     }
 
@@ -279,12 +297,8 @@ impl Session {
     }
 
     fn open_run(&self) -> Option<String> {
-        let last_run = self.records.iter().rev().find_map(|r| match &r.body {
-            Body::Run { run, state } => Some((run.clone(), state.clone())),
-            _ => None,
-        })?;
-        match last_run {
-            (run, RunState::Started) => Some(run),
+        match &self.last_run {
+            Some((run, RunState::Started)) => Some(run.clone()),
             _ => None,
         }
     }
@@ -429,8 +443,8 @@ impl Session {
         settings: &Settings,
         ui: &mut dyn Ui,
     ) -> Result<Reply> {
-        let view = self.view();
-        let mut request = Request::new(settings.model.clone(), model_view(&view));
+        let view = &self.view;
+        let mut request = Request::new(settings.model.clone(), model_view(view));
         request.system = self.system.clone();
         request.tools = self.tool_defs.clone();
         request.max_tokens = settings.max_tokens;
@@ -446,7 +460,8 @@ impl Session {
             .send_timed(&request, &mut |e: &Event| ui.progress(Progress::Model(e)))
             .await;
         drop(request);
-        self.totals.model_time += started.elapsed().saturating_sub(encoding);
+        let waited = started.elapsed().saturating_sub(encoding);
+        self.totals.model_time += waited;
         Ok(reply?)
     }
 
@@ -468,7 +483,7 @@ impl Session {
         let ctx = ToolCtx {
             cwd: self.cwd.clone(),
             blobs: self.store.blobs(),
-            todos: self.view().state.todos,
+            todos: self.view.state.todos.clone(),
         };
         let writes = tool.writes(input, &ctx);
         match settings
@@ -530,21 +545,24 @@ impl Session {
 
     /// Answers every tool call of the last assistant message that has no result yet.
     fn answer_open_calls(&mut self, why: &str) -> Result<()> {
+        let mut answered: Vec<&str> = Vec::new();
         let mut open: Vec<String> = Vec::new();
-        for record in &self.records {
-            match &record.body {
-                Body::Assistant { content, .. } => {
+        for item in self.view.items.iter().rev() {
+            match item {
+                Item::ToolResult { call, .. } => answered.push(call),
+                Item::Assistant { content, .. } => {
                     open = content
                         .iter()
                         .filter_map(|b| match b {
-                            Block::ToolUse { id, .. } => Some(id.clone()),
+                            Block::ToolUse { id, .. } if !answered.contains(&id.as_str()) => {
+                                Some(id.clone())
+                            }
                             _ => None,
                         })
                         .collect();
+                    break;
                 }
-                Body::ToolResult { call, .. } => open.retain(|id| id != call),
-                Body::User { .. } => open.clear(),
-                _ => {}
+                _ => break,
             }
         }
         for call in open {

@@ -174,10 +174,21 @@ fn a_stream_cut_inside_a_tool_call_runs_nothing() -> TestResult {
     // message_start, the text block (start, ping, delta, stop), the call's start and ~30
     // argument deltas: the 12th event falls inside the arguments.
     fake.push_fault(Fault::error_after(12));
-    let out = env.agent(&fake, &["-p", "go", "--allow", "bash"]);
+    let out = env.agent(
+        &fake,
+        &["-p", "go", "--allow", "bash", "--output-format", "json"],
+    );
     assert_ne!(out.code, 0, "{out}");
     assert!(!env.project.join("cut.txt").exists());
     let id = only_session(&env)?;
+    let json = out.json()?;
+    assert_eq!(json["type"], "result", "{out}");
+    assert_eq!(json["is_error"], true, "{out}");
+    assert_eq!(json["session_id"], id.as_str(), "{out}");
+    assert!(
+        json["error"].as_str().is_some_and(|e| !e.is_empty()),
+        "{out}"
+    );
     let records = env.records(&id)?;
     assert_calls_answered(&records);
     assert!(
@@ -227,5 +238,70 @@ fn every_dialect_keeps_the_log_valid_after_bad_calls() -> TestResult {
         let again = env.agent_with(provider, &fake, model, &["-r", &id, "-p", "again"]);
         assert_eq!(again.ok().stdout, "Again.\n", "{provider}");
     }
+    Ok(())
+}
+
+#[test]
+fn ctrl_c_cancels_a_running_tool_and_the_session_resumes() -> TestResult {
+    use std::time::{Duration, Instant};
+    let env = Env::new()?;
+    let fake = FakeLlm::start(Config::scripted([
+        Reply::text("Waiting.").with_tool("bash", json!({"command": "sleep 30; touch late.txt"})),
+        Reply::text("Resumed fine."),
+    ]))?;
+    let mut cmd = env.agent_command();
+    cmd.args(["--provider", "anthropic", "--base-url"])
+        .arg(fake.base_url())
+        .args(["--model", MODEL, "-p", "wait", "--allow", "bash"])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped());
+    let child = cmd.spawn()?;
+    // Wait until the call is in the log (it runs right after), then interrupt.
+    let deadline = Instant::now() + Duration::from_secs(10);
+    let id = loop {
+        assert!(Instant::now() < deadline, "the call never started");
+        std::thread::sleep(Duration::from_millis(50));
+        let Some(id) = env.session_ids()?.pop() else {
+            continue;
+        };
+        if env.record_types(&id)?.iter().any(|t| t == "assistant") {
+            break id;
+        }
+    };
+    std::thread::sleep(Duration::from_millis(200));
+    let started = Instant::now();
+    let kill = std::process::Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()?;
+    assert!(kill.success());
+    let out = child.wait_with_output()?;
+    assert_eq!(out.status.code(), Some(130), "{out:?}");
+    assert!(
+        started.elapsed() < Duration::from_secs(10),
+        "the tool was stopped"
+    );
+
+    let records = env.records(&id)?;
+    assert_calls_answered(&records);
+    let result = records
+        .iter()
+        .find(|r| r["type"] == "tool_result")
+        .ok_or("the call is answered")?;
+    assert_eq!(result["is_error"], true);
+    assert!(
+        result["content"][0]["text"]
+            .as_str()
+            .is_some_and(|t| t.contains("cancelled")),
+        "{result}"
+    );
+    let last = records.last().ok_or("empty log")?;
+    assert_eq!(
+        (&last["type"], &last["state"]),
+        (&json!("run"), &json!("cancelled"))
+    );
+
+    let again = env.agent(&fake, &["-r", &id, "-p", "go on"]).ok();
+    assert_eq!(again.stdout, "Resumed fine.\n", "{again}");
+    assert_eq!(requests(&fake)?.len(), 2);
     Ok(())
 }

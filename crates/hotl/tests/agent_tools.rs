@@ -277,3 +277,54 @@ fn the_tool_loop_keeps_a_valid_log_in_every_dialect() -> TestResult {
     }
     Ok(())
 }
+
+#[test]
+#[ignore = "bug: the permission mode recorded in the log (and inherited by forks) is not applied when a run gives no --permission-mode"]
+fn the_recorded_permission_mode_applies_on_resume_and_in_forks() -> TestResult {
+    let env = Env::new()?;
+    let fake = FakeLlm::start(Config::scripted([
+        Reply::text("Started."),
+        Reply::text("Writing.").with_tool("write", json!({"path": "resumed.txt", "content": "r"})),
+        Reply::text("Done."),
+        Reply::text("Writing.").with_tool("write", json!({"path": "forked.txt", "content": "f"})),
+        Reply::text("Done."),
+    ]))?;
+    let out = env
+        .agent(
+            &fake,
+            &[
+                "-p",
+                "start",
+                "--permission-mode",
+                "accept-edits",
+                "--output-format",
+                "json",
+            ],
+        )
+        .ok();
+    let id = out.json()?["session_id"]
+        .as_str()
+        .ok_or("no id")?
+        .to_owned();
+    let records = env.records(&id)?;
+    assert!(
+        records
+            .iter()
+            .any(|r| r["type"] == "mode" && r["permission"] == "accept-edits"),
+        "the mode is recorded: {records:?}"
+    );
+    env.agent(&fake, &["-r", &id, "-p", "write one"]).ok();
+    env.agent(&fake, &["--fork-from", &id, "-p", "write another"])
+        .ok();
+    let sent = requests(&fake)?;
+    let results: Vec<_> = [&sent[2], &sent[4]]
+        .iter()
+        .flat_map(|b| sent_results(b))
+        .collect();
+    assert!(
+        env.project.join("resumed.txt").exists(),
+        "resume: {results:?}"
+    );
+    assert!(env.project.join("forked.txt").exists(), "fork: {results:?}");
+    Ok(())
+}
