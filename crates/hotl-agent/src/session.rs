@@ -138,6 +138,9 @@ pub struct Session {
     view: View,
     start: SessionStart,
     last_run: Option<(String, RunState)>,
+    /// Bumped whenever the view is re-projected: earlier messages may have changed, so the
+    /// encoder must not reuse their bytes.
+    epoch: u64,
     system: Vec<String>,
     tool_defs: Vec<ToolDef>,
     tools: Vec<Arc<dyn Tool>>,
@@ -230,6 +233,7 @@ impl Session {
             view: View::from_lineage(lineage),
             start,
             last_run,
+            epoch: 0,
             system,
             tool_defs,
             tools,
@@ -269,12 +273,21 @@ impl Session {
 
     /// Appends a record and brings the view up to date.
     fn append(&mut self, body: Body) -> Result<()> {
-        let record = self.writer.append(body)?;
-        if let Body::Run { run, state } = &record.body {
-            self.last_run = Some((run.clone(), state.clone()));
+        self.append_all(vec![body])
+    }
+
+    /// Appends records in one write and one sync, and brings the view up to date.
+    fn append_all(&mut self, bodies: Vec<Body>) -> Result<()> {
+        let mut rebuild = false;
+        for record in self.writer.append_all(bodies)? {
+            if let Body::Run { run, state } = &record.body {
+                self.last_run = Some((run.clone(), state.clone()));
+            }
+            rebuild |= !rebuild && self.view.push(record).is_err();
         }
-        if self.view.push(record).is_err() {
+        if rebuild {
             self.view = View::from_lineage(self.store.lineage(self.writer.id())?);
+            self.epoch += 1;
         }
         Ok(())
     }
@@ -341,11 +354,13 @@ impl Session {
             return Err(AgentError::MissingCwd(self.cwd.display().to_string()));
         }
         let run = hotl_log::new_session_id();
-        self.append(Body::Run {
-            run: run.clone(),
-            state: RunState::Started,
-        })?;
-        self.append(Body::user_text(prompt))?;
+        self.append_all(vec![
+            Body::Run {
+                run: run.clone(),
+                state: RunState::Started,
+            },
+            Body::user_text(prompt),
+        ])?;
         self.steps(&run, provider, settings, ui, cancel).await
     }
 
@@ -411,16 +426,23 @@ impl Session {
                 .iter()
                 .map(|b| (b.id.clone(), b.arguments.clone()))
                 .collect();
-            self.append(Body::Assistant {
+            let answer = Body::Assistant {
                 content: reply.content,
                 model: reply.model.or_else(|| Some(settings.model.clone())),
                 stop: reply.raw_stop,
                 usage: Some(reply.usage.to_log()),
-            })?;
+            };
             if calls.is_empty() {
-                self.close_run(run, RunState::Finished)?;
+                self.append_all(vec![
+                    answer,
+                    Body::Run {
+                        run: run.to_owned(),
+                        state: RunState::Finished,
+                    },
+                ])?;
                 return Ok(outcome);
             }
+            self.append(answer)?;
             for (id, name, input) in calls {
                 let output = if let Some((_, args)) = bad.iter().find(|(b, _)| *b == id) {
                     ToolOutput::error(format!(
@@ -452,6 +474,12 @@ impl Session {
         request.cache.ttl = settings.ttl;
         request.cache.key = Some(self.cache_key.clone());
         request.cache.explicit_breakpoints = settings.explicit_breakpoints;
+        request.reuse_key = Some(format!(
+            "{}/{}/{}",
+            self.writer.id(),
+            self.epoch,
+            view.model_after
+        ));
         if !view.state.todos.is_empty() {
             request.dynamic.push(todo_reminder(&view.state.todos));
         }

@@ -30,20 +30,33 @@ pub struct Writer {
 impl Writer {
     /// Appends one record and returns it as written.
     pub fn append(&mut self, body: Body) -> Result<Record> {
-        let record = Record::new(self.next_seq, self.store.clock().stamp(), body);
-        let line = encode_line(&record)?;
-        self.file.write_all(&line).at(&self.path)?;
-        self.file.sync_data().at(&self.path)?;
-        self.next_seq += 1;
-        self.update_meta(&record, line.len() as u64);
-        Ok(record)
+        let mut records = self.append_all(vec![body])?;
+        Ok(records.pop().expect("one record in, one out"))
     }
 
-    fn update_meta(&mut self, record: &Record, len: u64) {
+    /// Appends several records in one write and one sync (they land together or, if the
+    /// process dies mid-write, the last may be torn like any line).
+    pub fn append_all(&mut self, bodies: Vec<Body>) -> Result<Vec<Record>> {
+        let stamp = self.store.clock().stamp();
+        let mut bytes = Vec::new();
+        let mut records = Vec::with_capacity(bodies.len());
+        for body in bodies {
+            let record = Record::new(self.next_seq, stamp.clone(), body);
+            bytes.extend(encode_line(&record)?);
+            self.next_seq += 1;
+            records.push(record);
+        }
+        self.file.write_all(&bytes).at(&self.path)?;
+        self.file.sync_data().at(&self.path)?;
+        self.update_meta(&records, bytes.len() as u64);
+        Ok(records)
+    }
+
+    fn update_meta(&mut self, records: &[Record], len: u64) {
         let Some(meta) = self.meta.as_mut() else {
             return;
         };
-        if !meta.apply(record, true) {
+        if !records.iter().all(|r| meta.apply(r, true)) {
             // A revert needs the lineage to recount turns: let the next reader rebuild.
             self.meta = None;
             let _ = fsutil::remove_file_if_exists(&self.store.meta_path(&self.id));

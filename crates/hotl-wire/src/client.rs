@@ -13,7 +13,8 @@ use reqwest::header::{HeaderMap, HeaderValue};
 
 use crate::assemble::{Assembler, Reply};
 use crate::decode::{StreamDecoder, StreamSink};
-use crate::encode::{Dialect, encode};
+use crate::encode::anthropic::MessageCache;
+use crate::encode::{Dialect, encode, encode_reusing};
 use crate::error::{Result, WireError};
 use crate::event::Event;
 use crate::request::Request;
@@ -27,6 +28,7 @@ const ANTHROPIC_VERSION: &str = "2023-06-01";
 #[derive(Clone, Debug)]
 pub struct HttpProvider {
     client: reqwest::Client,
+    messages: std::sync::Arc<std::sync::Mutex<MessageCache>>,
     dialect: Dialect,
     base: String,
     api_key: Option<String>,
@@ -47,6 +49,7 @@ impl HttpProvider {
             .map_err(|e| WireError::Config(format!("cannot build an HTTP client: {e}")))?;
         Ok(HttpProvider {
             client,
+            messages: Default::default(),
             dialect,
             base: normalize_base(base_url)?,
             api_key,
@@ -82,7 +85,14 @@ impl HttpProvider {
                 "the HTTP provider only sends streaming requests".to_owned(),
             ));
         }
-        Ok(Bytes::from(encode(self.dialect, request)))
+        let bytes = match &request.reuse_key {
+            Some(key) => {
+                let mut cache = self.messages.lock().unwrap_or_else(|e| e.into_inner());
+                encode_reusing(self.dialect, request, key, &mut cache)
+            }
+            None => encode(self.dialect, request),
+        };
+        Ok(Bytes::from(bytes))
     }
 
     /// Sends a body made by [`HttpProvider::body`], with retries, and returns the whole reply.

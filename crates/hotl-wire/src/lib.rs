@@ -33,7 +33,8 @@ pub use crate::decode::{
     AnthropicDecoder, ChatDecoder, DialectDecoder, ResponsesDecoder, StreamDecoder, StreamSink,
 };
 pub use crate::demo::{DEMO_MODEL, respond as demo_respond};
-pub use crate::encode::{Dialect, encode};
+pub use crate::encode::anthropic::MessageCache;
+pub use crate::encode::{Dialect, encode, encode_reusing};
 pub use crate::error::{Result, WireError};
 pub use crate::event::{CallKey, Event, StopReason};
 pub use crate::prefix::{CanonicalPrefix, extends};

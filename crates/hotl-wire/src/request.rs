@@ -96,6 +96,10 @@ pub struct Request<'a> {
     pub cache: CacheConfig,
     /// Stream the response.
     pub stream: bool,
+    /// A key under which the encoder may reuse message bytes from the previous request. The
+    /// caller promises that under one key the messages only grow at the end (change the key
+    /// after a fold, a revert or a clear). `None`: encode everything.
+    pub reuse_key: Option<String>,
 }
 
 impl<'a> Request<'a> {
@@ -112,6 +116,7 @@ impl<'a> Request<'a> {
             reasoning: None,
             cache: CacheConfig::default(),
             stream: true,
+            reuse_key: None,
         }
     }
 }

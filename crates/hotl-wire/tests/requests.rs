@@ -192,3 +192,26 @@ fn a_changed_system_prompt_or_tool_choice_breaks_the_prefix() {
     // Tools and system still match: only the messages level is invalidated.
     assert_eq!(changed.common_len(&base), tools().len() + 2);
 }
+
+#[test]
+fn reusing_message_bytes_gives_the_same_body_as_encoding_everything() {
+    let mut log = session(0);
+    let mut cache = hotl_wire::MessageCache::default();
+    for i in 0..40 {
+        log.turn(&format!("step {i}"));
+        if i % 3 == 0 {
+            log.user("a second message in a row, merged with the next");
+        }
+        log.user("next?");
+        let view = view_of(&log);
+        let mut r = request(&view);
+        r.cache.episode_anchor = (i > 10).then_some(5);
+        let full = encode(Dialect::Anthropic, &r);
+        let reused = hotl_wire::encode_reusing(Dialect::Anthropic, &r, "k1", &mut cache);
+        assert_eq!(
+            String::from_utf8_lossy(&reused),
+            String::from_utf8_lossy(&full),
+            "step {i}"
+        );
+    }
+}

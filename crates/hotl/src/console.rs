@@ -112,7 +112,7 @@ pub async fn run(
 /// `── 12% ctx · todos 1/3 · claude-sonnet-4-5 · $0.0123 ──`
 pub fn status(session: &Session) -> String {
     let view = session.view();
-    let mut parts = vec![format!("{}% ctx", context_percent(&view))];
+    let mut parts = vec![format!("{}% ctx", context_percent(view))];
     let todos = &view.state.todos;
     if !todos.is_empty() {
         let done = todos.iter().filter(|t| t.status == "done").count();

@@ -158,7 +158,7 @@ fn a_stream_cut_after_output_began_fails_and_the_session_resumes() -> TestResult
     // The cut reply was not consumed: the resumed run gets it whole.
     let again = env.agent(&fake, &["-r", &id, "-p", "again"]).ok();
     assert_eq!(again.stdout, format!("{long}\n"), "{again}");
-    assert_eq!(env.session_ids()?, [id.clone()]);
+    assert_eq!(env.session_ids()?, vec![id.clone()]);
     assert_calls_answered(&env.records(&id)?);
     assert_eq!(env.turns(&id)?, 2);
     Ok(())

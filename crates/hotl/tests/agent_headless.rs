@@ -118,6 +118,11 @@ fn stream_json_prints_one_object_per_line_ending_with_the_result() -> TestResult
 fn with_no_provider_it_runs_the_demo_model_and_says_so_once() -> TestResult {
     let env = Env::new()?;
     let out = run_agent(&env, &["-p", "hello there"]).ok();
+    insta::assert_snapshot!(out, @r#"
+        This is hotl's offline demo model: no API key is configured, so I answer by simple rules rather than by thinking. You said: "hello there". Ask me to list the files, to read a path such as src/main.rs, or to run `a command`.
+        [stderr]
+        hotl: no provider is configured: using hotl's offline demo model (set ANTHROPIC_API_KEY or OPENAI_API_KEY, or --base-url, to use a real one)
+        "#);
     assert!(out.stdout.contains("hello there"), "{out}");
     assert_eq!(out.stderr.lines().count(), 1, "{out}");
     assert!(out.stderr.contains("demo model"), "{out}");

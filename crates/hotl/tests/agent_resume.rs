@@ -7,7 +7,9 @@ use hotl_log::{Body, RunState};
 use hotl_testkit::{FIXED_ID, TestResult};
 use serde_json::json;
 
-use crate::common::{Env, LockHolder, MODEL, assert_calls_answered, requests, sent_results};
+use crate::common::{
+    Env, LockHolder, MODEL, assert_calls_answered, redact, requests, sent_results,
+};
 
 /// A fake that answers every request "ok N" (N = 1, 2, ...), `n` times.
 fn fake_answering(n: usize) -> TestResult<FakeLlm> {
@@ -75,7 +77,7 @@ fn every_way_to_resume_appends_to_the_same_log() -> TestResult {
             after.len() > before.len() && after.starts_with(&before),
             "{args:?} appends"
         );
-        assert_eq!(env.session_ids()?, [id.clone()], "{args:?}");
+        assert_eq!(env.session_ids()?, vec![id.clone()], "{args:?}");
         assert_eq!(env.turns(&id)?, i as u64 + 2, "{args:?}");
     }
     // Each request carried the whole conversation so far.
@@ -175,6 +177,11 @@ fn a_model_switch_is_named_in_one_line() -> TestResult {
             &["-r", &id, "-p", "switch"],
         )
         .ok();
+    insta::assert_snapshot!(switched, @r#"
+        ok 3
+        [stderr]
+        hotl: the model changed: this transcript was produced by claude-sonnet-5; continuing with claude-opus-4-8
+        "#);
     assert_eq!(switched.stderr.lines().count(), 1, "{switched}");
     assert!(switched.stderr.contains(MODEL), "{switched}");
     assert!(switched.stderr.contains("claude-opus-4-8"), "{switched}");
@@ -332,6 +339,13 @@ fn a_session_owned_by_another_process_is_refused_with_its_pid() -> TestResult {
         out.stderr.contains(&format!("pid {}", holder.pid())),
         "{out}"
     );
+    let pid = holder.pid().to_string();
+    insta::assert_snapshot!(redact(&out.to_string(), &[(&id, "ID")]).replace(&pid, "[PID]"), @r#"
+        [stderr]
+        hotl: session [ID]---------------------- is owned by another hotl process (pid [PID])
+        hint: it can still be read (`hotl sessions show`); it becomes writable when that process exits
+        [exit status: 1]
+        "#);
     assert_eq!(requests(&fake)?.len(), 1, "no request was sent");
     assert_eq!(env.log_bytes(&id)?, before);
     drop(holder);

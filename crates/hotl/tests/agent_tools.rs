@@ -5,7 +5,7 @@ use hotl_fakellm::{Config, FakeLlm, Reply};
 use hotl_testkit::TestResult;
 use serde_json::json;
 
-use crate::common::{Env, MODEL, assert_calls_answered, requests, sent_results};
+use crate::common::{Env, MODEL, assert_calls_answered, redact, requests, sent_results};
 
 const ECHO: &str = "echo hi > out.txt && cat out.txt";
 
@@ -58,7 +58,24 @@ fn allowed_bash_runs_and_its_output_goes_back_stamped() -> TestResult {
         "the result answers the call: {}",
         sent[1]
     );
-    assert_calls_answered(&env.records(&only_session(&env)?)?);
+    let id = only_session(&env)?;
+    assert_calls_answered(&env.records(&id)?);
+    let show = env.run(&["sessions", "show", &id]).ok();
+    insta::assert_snapshot!(redact(&show.to_string(), &[(&id, "ID")]), @r#"
+        session [ID]---------------------- "make a file"
+        cwd ~/project · model claude-sonnet-5 · 1 turn
+
+        [t3] user: make a file
+        assistant (claude-sonnet-5):
+          Working.
+          → bash {"command":"echo hi > out.txt && cat out.txt"} (toolu_01EslTV0rHyvUcuqV2PZ9wPfIL)
+        [t5] tool result (toolu_01EslTV0rHyvUcuqV2PZ9wPfIL):
+          hi
+          exit code 0
+        assistant (claude-sonnet-5):
+          Done.
+        ── end of turn 1 · t7 ──
+        "#);
     Ok(())
 }
 

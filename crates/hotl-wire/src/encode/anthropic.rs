@@ -16,8 +16,88 @@ pub fn body(request: &Request<'_>) -> Vec<u8> {
     let body = Body {
         request,
         marks: &marks,
+        messages: true,
     };
     serde_json::to_vec(&body).expect("request bodies serialise")
+}
+
+/// The same bytes as [`body`], reusing each unchanged message's bytes from `cache`: a message
+/// with no marker and no dynamic text serialises the same as last time when it has as many
+/// parts (under one cache key, messages only grow at the end).
+pub fn body_reusing(request: &Request<'_>, cache: &mut MessageCache) -> Vec<u8> {
+    let marks = place(request);
+    let head = Body {
+        request,
+        marks: &marks,
+        messages: false,
+    };
+    let mut out = serde_json::to_vec(&head).expect("request bodies serialise");
+    out.pop(); // the closing brace; the messages follow
+    out.extend_from_slice(b",\"messages\":[");
+    let messages = &request.messages;
+    let last_user = messages.iter().rposition(|m| m.role == Role::User);
+    let ttl = Some(request.cache.ttl);
+    for (m, message) in messages.iter().enumerate() {
+        if m > 0 {
+            out.push(b',');
+        }
+        let is_last_user = Some(m) == last_user;
+        let message_out = MessageOut {
+            role: message.role,
+            parts: &message.content,
+            index: m,
+            marks: &marks,
+            ttl,
+            dynamic: if is_last_user { &request.dynamic } else { &[] },
+        };
+        let fresh = is_last_user || marks.blocks.iter().any(|&(i, _)| i == m);
+        if fresh {
+            serde_json::to_writer(&mut out, &message_out).expect("messages serialise");
+            continue;
+        }
+        match cache.get(m, message.role, message.content.len()) {
+            Some(bytes) => out.extend_from_slice(bytes),
+            None => {
+                let bytes = to_vec(&message_out);
+                out.extend_from_slice(&bytes);
+                cache.put(m, message.role, message.content.len(), bytes);
+            }
+        }
+    }
+    out.extend_from_slice(b"]}");
+    out
+}
+
+/// Serialised messages kept between requests, under a key the caller changes whenever earlier
+/// messages may have changed (a fold, a revert, a clear).
+#[derive(Debug, Default)]
+pub struct MessageCache {
+    key: Option<String>,
+    entries: Vec<Option<(Role, usize, Vec<u8>)>>,
+}
+
+impl MessageCache {
+    /// Starts a request under `key`: a different key than last time forgets everything.
+    pub fn prepare(&mut self, key: &str) {
+        if self.key.as_deref() != Some(key) {
+            self.key = Some(key.to_owned());
+            self.entries.clear();
+        }
+    }
+
+    fn get(&self, index: usize, role: Role, parts: usize) -> Option<&[u8]> {
+        match self.entries.get(index)? {
+            Some((r, n, bytes)) if *r == role && *n == parts => Some(bytes),
+            _ => None,
+        }
+    }
+
+    fn put(&mut self, index: usize, role: Role, parts: usize, bytes: Vec<u8>) {
+        if self.entries.len() <= index {
+            self.entries.resize_with(index + 1, || None);
+        }
+        self.entries[index] = Some((role, parts, bytes));
+    }
 }
 
 /// One cache unit of the canonical prefix, serialised without its marker: each tool, each
@@ -59,6 +139,7 @@ fn to_vec(value: &impl Serialize) -> Vec<u8> {
 struct Body<'r, 'a> {
     request: &'r Request<'a>,
     marks: &'r Breakpoints,
+    messages: bool,
 }
 
 impl Serialize for Body<'_, '_> {
@@ -104,14 +185,16 @@ impl Serialize for Body<'_, '_> {
         if let Some(Reasoning::Budget(budget)) = &r.reasoning {
             map.serialize_entry("thinking", &ThinkingOut(*budget))?;
         }
-        map.serialize_entry(
-            "messages",
-            &Messages {
-                request: r,
-                marks: self.marks,
-                ttl,
-            },
-        )?;
+        if self.messages {
+            map.serialize_entry(
+                "messages",
+                &Messages {
+                    request: r,
+                    marks: self.marks,
+                    ttl,
+                },
+            )?;
+        }
         map.end()
     }
 }

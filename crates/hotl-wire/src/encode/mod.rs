@@ -58,6 +58,24 @@ pub fn encode(dialect: Dialect, request: &crate::Request<'_>) -> Vec<u8> {
     }
 }
 
+/// [`encode`], reusing unchanged messages' bytes from `cache` under `key` where the dialect
+/// allows (Anthropic); other dialects encode in full. The caller promises that under one key,
+/// messages only grow at the end: earlier parts never change.
+pub fn encode_reusing(
+    dialect: Dialect,
+    request: &crate::Request<'_>,
+    key: &str,
+    cache: &mut anthropic::MessageCache,
+) -> Vec<u8> {
+    match dialect {
+        Dialect::Anthropic => {
+            cache.prepare(key);
+            anthropic::body_reusing(request, cache)
+        }
+        _ => encode(dialect, request),
+    }
+}
+
 /// `[t<seq>] <text>` written straight into the output.
 pub(crate) struct StampedText<'a>(pub u64, pub &'a str);
 
