@@ -122,7 +122,7 @@ fn main() {
     let view = session.view();
     let t = Instant::now();
     for _ in 0..10 {
-        let request = hotl_wire::Request::new("claude-sonnet-5", hotl_view::model_view(&view));
+        let request = hotl_wire::Request::new("claude-sonnet-5", hotl_view::model_view(view));
         std::hint::black_box(hotl_wire::encode(Dialect::Anthropic, &request));
     }
     let encode_ms = t.elapsed().as_secs_f64() * 100.0;
