@@ -7,13 +7,6 @@ use serde_json::json;
 
 use crate::common::{Env, MODEL, assert_calls_answered, requests, sent_results};
 
-/// The only session's id.
-fn only_session(env: &Env) -> TestResult<String> {
-    let ids = env.session_ids()?;
-    assert_eq!(ids.len(), 1, "{ids:?}");
-    Ok(ids[0].clone())
-}
-
 #[test]
 fn overloaded_and_rate_limited_before_output_are_retried() -> TestResult {
     for fault in [
@@ -27,7 +20,7 @@ fn overloaded_and_rate_limited_before_output_are_retried() -> TestResult {
         let out = env.agent(&fake, &["-p", "hi"]).ok();
         assert_eq!(out.stdout, "Made it.\n", "{fault:?}: {out}");
         assert_eq!(requests(&fake)?.len(), 2, "{fault:?}");
-        let types = env.record_types(&only_session(&env)?)?;
+        let types = env.record_types(&env.only_session()?)?;
         assert_eq!(
             types,
             ["session", "run", "user", "assistant", "run"],
@@ -78,7 +71,7 @@ fn invalid_tool_arguments_are_a_tool_error_and_the_run_goes_on() -> TestResult {
     assert_eq!(results[0].is_error, Some(true), "{results:?}");
     assert!(results[0].text.contains("not valid JSON"), "{results:?}");
     assert!(results[0].text.contains("echo hi"), "{results:?}");
-    assert_calls_answered(&env.records(&only_session(&env)?)?);
+    assert_calls_answered(&env.records(&env.only_session()?)?);
     Ok(())
 }
 
@@ -102,7 +95,7 @@ fn an_unknown_tool_is_a_tool_error_and_the_run_goes_on() -> TestResult {
         results[0].text.contains("bash"),
         "lists the tools: {results:?}"
     );
-    assert_calls_answered(&env.records(&only_session(&env)?)?);
+    assert_calls_answered(&env.records(&env.only_session()?)?);
     Ok(())
 }
 
@@ -126,7 +119,7 @@ fn a_call_without_arguments_is_a_tool_error_and_the_run_goes_on() -> TestResult 
         assert_eq!(result.is_error, Some(true), "{result:?}");
         assert!(result.text.contains(field), "names {field}: {result:?}");
     }
-    assert_calls_answered(&env.records(&only_session(&env)?)?);
+    assert_calls_answered(&env.records(&env.only_session()?)?);
     Ok(())
 }
 
@@ -139,7 +132,7 @@ fn a_stream_cut_after_output_began_fails_and_the_session_resumes() -> TestResult
     let out = env.agent(&fake, &["-p", "talk"]);
     assert_ne!(out.code, 0, "{out}");
     assert!(!out.stderr.is_empty(), "{out}");
-    let id = only_session(&env)?;
+    let id = env.only_session()?;
     assert!(out.stderr.contains(&format!("hotl -r {id}")), "{out}");
     assert_eq!(requests(&fake)?.len(), 1, "not retried after output began");
 
@@ -180,7 +173,7 @@ fn a_stream_cut_inside_a_tool_call_runs_nothing() -> TestResult {
     );
     assert_ne!(out.code, 0, "{out}");
     assert!(!env.project.join("cut.txt").exists());
-    let id = only_session(&env)?;
+    let id = env.only_session()?;
     let json = out.json()?;
     assert_eq!(json["type"], "result", "{out}");
     assert_eq!(json["is_error"], true, "{out}");

@@ -2,19 +2,11 @@
 //! first request extends the parent's last one (so it reads the parent's prompt cache).
 
 use hotl_fakellm::{Config, FakeLlm, Reply};
-use hotl_log::{Body, RunState};
 use hotl_testkit::{FIXED_ID, TestResult};
 use serde_json::json;
 use serde_json::value::RawValue;
 
-use crate::common::{Env, assert_calls_answered, requests, sent_results};
-
-/// A fake that answers every request "ok N" (N = 1, 2, ...), `n` times.
-fn fake_answering(n: usize) -> TestResult<FakeLlm> {
-    Ok(FakeLlm::start(Config::scripted(
-        (1..=n).map(|i| Reply::text(format!("ok {i}"))),
-    ))?)
-}
+use crate::common::{Env, assert_calls_answered, fake_answering, requests, sent_results};
 
 /// Runs `hotl <args> --output-format json`; returns the session id it reports.
 fn session_of(env: &Env, fake: &FakeLlm, args: &[&str]) -> TestResult<(String, serde_json::Value)> {
@@ -157,24 +149,10 @@ fn the_forks_first_request_extends_the_parents_last_and_reads_its_cache() -> Tes
     Ok(())
 }
 
-/// Imports a session whose last turn a dead process left open; returns the open call's id.
-fn import_interrupted(env: &Env) -> TestResult<String> {
-    let mut log = env.log(FIXED_ID);
-    log.turn("earlier");
-    log.record(Body::Run {
-        run: "run_open".to_owned(),
-        state: RunState::Started,
-    });
-    log.user("do the thing");
-    let (_, call) = log.tool_call("bash", json!({"command": "echo partial"}));
-    env.import(&log)?;
-    Ok(call)
-}
-
 #[test]
 fn forking_an_interrupted_session_before_its_open_turn_leaves_it_open() -> TestResult {
     let env = Env::new()?;
-    let call = import_interrupted(&env)?;
+    let call = env.import_interrupted()?;
     let bytes = env.log_bytes(FIXED_ID)?;
     let fake = fake_answering(1)?;
     let (fork, json) = session_of(
@@ -200,7 +178,7 @@ fn forking_an_interrupted_session_before_its_open_turn_leaves_it_open() -> TestR
 #[ignore = "bug: the fork inherits the parent's unanswered tool_use and its first request is refused (HTTP 400: tool_use ids were found without tool_result blocks)"]
 fn forking_an_interrupted_session_does_not_finish_the_parents_turn() -> TestResult {
     let env = Env::new()?;
-    let call = import_interrupted(&env)?;
+    let call = env.import_interrupted()?;
     let bytes = env.log_bytes(FIXED_ID)?;
     let fake = fake_answering(2)?;
     let out = env.agent(

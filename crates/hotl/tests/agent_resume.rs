@@ -3,20 +3,11 @@
 //! prompt; a session another process owns.
 
 use hotl_fakellm::{Config, FakeLlm, Reply};
-use hotl_log::{Body, RunState};
 use hotl_testkit::{FIXED_ID, TestResult};
-use serde_json::json;
 
 use crate::common::{
-    Env, LockHolder, MODEL, assert_calls_answered, redact, requests, sent_results,
+    Env, LockHolder, MODEL, assert_calls_answered, fake_answering, redact, requests, sent_results,
 };
-
-/// A fake that answers every request "ok N" (N = 1, 2, ...), `n` times.
-fn fake_answering(n: usize) -> TestResult<FakeLlm> {
-    Ok(FakeLlm::start(Config::scripted(
-        (1..=n).map(|i| Reply::text(format!("ok {i}"))),
-    ))?)
-}
 
 /// Starts a session with one turn; returns its id.
 fn first_turn(env: &Env, fake: &FakeLlm) -> TestResult<String> {
@@ -189,25 +180,10 @@ fn a_model_switch_is_named_in_one_line() -> TestResult {
     Ok(())
 }
 
-/// A log whose last turn a dead process left open: run started, the message, a call and no
-/// result. Returns the call id.
-fn interrupted_log(env: &Env) -> TestResult<String> {
-    let mut log = env.log(FIXED_ID);
-    log.turn("earlier");
-    log.record(Body::Run {
-        run: "run_open".to_owned(),
-        state: RunState::Started,
-    });
-    log.user("do the thing");
-    let (_, call) = log.tool_call("bash", json!({"command": "echo partial"}));
-    assert_eq!(env.import(&log)?, FIXED_ID);
-    Ok(call)
-}
-
 #[test]
 fn an_interrupted_turn_is_finished_before_the_new_prompt() -> TestResult {
     let env = Env::new()?;
-    let call = interrupted_log(&env)?;
+    let call = env.import_interrupted()?;
     let fake = FakeLlm::start(Config::scripted([
         Reply::text("Finished the old turn."),
         Reply::text("Next done."),
@@ -273,7 +249,7 @@ fn an_interrupted_turn_is_finished_before_the_new_prompt() -> TestResult {
 #[ignore = "bug: the json usage of a run that first finishes an interrupted turn leaves out the recovery's requests"]
 fn usage_counts_the_recovery_requests_too() -> TestResult {
     let env = Env::new()?;
-    interrupted_log(&env)?;
+    env.import_interrupted()?;
     let before = env.records(FIXED_ID)?.len();
     let fake = FakeLlm::start(Config::scripted([
         Reply::text("Finished the old turn."),
@@ -339,8 +315,9 @@ fn a_session_owned_by_another_process_is_refused_with_its_pid() -> TestResult {
         out.stderr.contains(&format!("pid {}", holder.pid())),
         "{out}"
     );
-    let pid = holder.pid().to_string();
-    insta::assert_snapshot!(redact(&out.to_string(), &[(&id, "ID")]).replace(&pid, "[PID]"), @r#"
+    let shown =
+        redact(&out.to_string(), &[(&id, "ID")]).replace(&holder.pid().to_string(), "[PID]");
+    insta::assert_snapshot!(shown, @r#"
         [stderr]
         hotl: session [ID]---------------------- is owned by another hotl process (pid [PID])
         hint: it can still be read (`hotl sessions show`); it becomes writable when that process exits

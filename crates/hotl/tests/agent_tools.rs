@@ -21,13 +21,6 @@ fn fake_calling(calls: &[(&str, serde_json::Value)]) -> TestResult<FakeLlm> {
     ]))?)
 }
 
-/// The only session's id.
-fn only_session(env: &Env) -> TestResult<String> {
-    let ids = env.session_ids()?;
-    assert_eq!(ids.len(), 1, "{ids:?}");
-    Ok(ids[0].clone())
-}
-
 #[test]
 fn allowed_bash_runs_and_its_output_goes_back_stamped() -> TestResult {
     let env = Env::new()?;
@@ -58,7 +51,7 @@ fn allowed_bash_runs_and_its_output_goes_back_stamped() -> TestResult {
         "the result answers the call: {}",
         sent[1]
     );
-    let id = only_session(&env)?;
+    let id = env.only_session()?;
     assert_calls_answered(&env.records(&id)?);
     let show = env.run(&["sessions", "show", &id]).ok();
     insta::assert_snapshot!(redact(&show.to_string(), &[(&id, "ID")]), @r#"
@@ -91,7 +84,7 @@ fn headless_refuses_bash_without_allow() -> TestResult {
     assert_eq!(results.len(), 1, "{results:?}");
     assert_eq!(results[0].is_error, Some(true), "{results:?}");
     assert!(results[0].text.contains("permission"), "{results:?}");
-    let records = env.records(&only_session(&env)?)?;
+    let records = env.records(&env.only_session()?)?;
     let logged = records
         .iter()
         .find(|r| r["type"] == "tool_result")
@@ -198,7 +191,7 @@ fn results_record_the_files_they_touched_with_hashes() -> TestResult {
         std::fs::read_to_string(env.project.join("b.txt"))?,
         "three\n"
     );
-    let records = env.records(&only_session(&env)?)?;
+    let records = env.records(&env.only_session()?)?;
     assert_calls_answered(&records);
     let results: Vec<&serde_json::Value> = records
         .iter()
@@ -290,7 +283,7 @@ fn the_tool_loop_keeps_a_valid_log_in_every_dialect() -> TestResult {
             "{provider}: {results:?}"
         );
         assert_eq!(sent_results(&sent[2]).len(), 3, "{provider}");
-        assert_calls_answered(&env.records(&only_session(&env)?)?);
+        assert_calls_answered(&env.records(&env.only_session()?)?);
     }
     Ok(())
 }

@@ -5,7 +5,7 @@ use std::fmt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
-use hotl_testkit::{FIXED_TS, LogBuilder, TestResult};
+use hotl_testkit::{FIXED_ID, FIXED_TS, LogBuilder, TestResult};
 
 /// What every run is pinned to: one day after `hotl_testkit::FIXED_TS`.
 pub const NOW: &str = "2026-11-02T12:00:00.000Z";
@@ -289,6 +289,29 @@ impl Env {
             .collect()
     }
 
+    /// The id of the only session in the home (panics if there are more or none).
+    #[track_caller]
+    pub fn only_session(&self) -> TestResult<String> {
+        let ids = self.session_ids()?;
+        assert_eq!(ids.len(), 1, "{ids:?}");
+        Ok(ids[0].clone())
+    }
+
+    /// Imports session `FIXED_ID`: one whole turn, then a turn a dead process left open (run
+    /// started, the message, a `bash` call and no result). Returns the open call's id.
+    pub fn import_interrupted(&self) -> TestResult<String> {
+        let mut log = self.log(FIXED_ID);
+        log.turn("earlier");
+        log.record(hotl_log::Body::Run {
+            run: "run_open".to_owned(),
+            state: hotl_log::RunState::Started,
+        });
+        log.user("do the thing");
+        let (_, call) = log.tool_call("bash", serde_json::json!({"command": "echo partial"}));
+        assert_eq!(self.import(&log)?, FIXED_ID);
+        Ok(call)
+    }
+
     /// The ids of every session log in the home, sorted.
     pub fn session_ids(&self) -> TestResult<Vec<String>> {
         let dir = self.home.join("sessions");
@@ -305,6 +328,15 @@ impl Env {
         ids.sort();
         Ok(ids)
     }
+}
+
+/// A fake that answers "ok 1", "ok 2", ... to `n` requests.
+pub fn fake_answering(n: usize) -> TestResult<hotl_fakellm::FakeLlm> {
+    Ok(hotl_fakellm::FakeLlm::start(
+        hotl_fakellm::Config::scripted(
+            (1..=n).map(|i| hotl_fakellm::Reply::text(format!("ok {i}"))),
+        ),
+    )?)
 }
 
 /// The bodies of the generation requests (messages, chat completions, responses) the fake
