@@ -114,6 +114,17 @@ pub struct TurnOutcome {
     pub cancelled: bool,
 }
 
+impl TurnOutcome {
+    /// Counts an earlier turn's usage and cost into this one (the text stays this turn's).
+    pub fn add(&mut self, earlier: &TurnOutcome) {
+        add(&mut self.usage, &earlier.usage);
+        self.steps += earlier.steps;
+        if let Some(c) = earlier.cost {
+            *self.cost.get_or_insert(0.0) += c;
+        }
+    }
+}
+
 /// Usage and cost counted by this process (they start at zero on resume).
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct Totals {
@@ -353,6 +364,10 @@ impl Session {
         if !self.cwd.is_dir() {
             return Err(AgentError::MissingCwd(self.cwd.display().to_string()));
         }
+        // Calls left open (a fork of a session cut mid-turn, a crash nobody recovered) are
+        // answered first, so the log stays valid for every provider. No model call is spent
+        // finishing that old turn.
+        self.answer_open_calls(INTERRUPTED)?;
         let run = hotl_log::new_session_id();
         self.append_all(vec![
             Body::Run {

@@ -23,12 +23,8 @@ pub struct Cli {
 /// Top-level commands.
 #[derive(Debug, Subcommand)]
 pub enum Command {
-    /// Resume a session (the same as -r)
-    Resume {
-        /// List number, id prefix, name or @last [default: pick from a list]
-        #[arg(value_name = "REF")]
-        session: Option<String>,
-    },
+    /// Resume a session (the same as -r): hotl resume [REF] [-p PROMPT] ...
+    Resume(crate::commands::run::RunArgs),
     /// List, show, fork and manage sessions
     #[command(subcommand)]
     Sessions(SessionsCommand),

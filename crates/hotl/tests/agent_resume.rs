@@ -85,7 +85,6 @@ fn every_way_to_resume_appends_to_the_same_log() -> TestResult {
 }
 
 #[test]
-#[ignore = "bug: `hotl resume <ref> -p ...` exits 2: unexpected argument '-p' (run flags are not global)"]
 fn resume_subcommand_takes_the_run_flags_after_the_ref() -> TestResult {
     let env = Env::new()?;
     let fake = fake_answering(2)?;
@@ -246,7 +245,6 @@ fn an_interrupted_turn_is_finished_before_the_new_prompt() -> TestResult {
 }
 
 #[test]
-#[ignore = "bug: the json usage of a run that first finishes an interrupted turn leaves out the recovery's requests"]
 fn usage_counts_the_recovery_requests_too() -> TestResult {
     let env = Env::new()?;
     env.import_interrupted()?;

@@ -289,7 +289,6 @@ fn the_tool_loop_keeps_a_valid_log_in_every_dialect() -> TestResult {
 }
 
 #[test]
-#[ignore = "bug: the permission mode recorded in the log (and inherited by forks) is not applied when a run gives no --permission-mode"]
 fn the_recorded_permission_mode_applies_on_resume_and_in_forks() -> TestResult {
     let env = Env::new()?;
     let fake = FakeLlm::start(Config::scripted([

@@ -17,7 +17,10 @@ pub fn run(ctx: &Ctx, command: Option<Command>, args: &run::RunArgs) -> Result<E
         return run::run(ctx, args, None);
     };
     match command {
-        Command::Resume { session } => run::run(ctx, args, Some(session.unwrap_or_default())),
+        Command::Resume(resume) => {
+            let target = resume.session.clone().unwrap_or_default();
+            run::run(ctx, &resume.merged(args), Some(target))
+        }
         Command::Sessions(cmd) => match cmd {
             SessionsCommand::List(args) => sessions::list::run(ctx, &args),
             SessionsCommand::Show(args) => sessions::show::run(ctx, &args),

@@ -68,6 +68,33 @@ pub struct RunArgs {
     pub session: Option<String>,
 }
 
+impl RunArgs {
+    /// These flags (given after `resume`) over `outer` (given before it).
+    pub fn merged(&self, outer: &RunArgs) -> RunArgs {
+        let pick = |a: &Option<String>, b: &Option<String>| a.clone().or_else(|| b.clone());
+        RunArgs {
+            prompt: pick(&self.prompt, &outer.prompt),
+            output_format: if self.output_format != Format::Text {
+                self.output_format
+            } else {
+                outer.output_format
+            },
+            resume: pick(&self.resume, &outer.resume),
+            continue_last: self.continue_last || outer.continue_last,
+            fork_from: pick(&self.fork_from, &outer.fork_from),
+            keep_turns: self.keep_turns.or(outer.keep_turns),
+            keep: self.keep.or(outer.keep),
+            name: pick(&self.name, &outer.name),
+            provider: pick(&self.provider, &outer.provider),
+            base_url: pick(&self.base_url, &outer.base_url),
+            model: pick(&self.model, &outer.model),
+            permission_mode: pick(&self.permission_mode, &outer.permission_mode),
+            allow: self.allow.iter().chain(&outer.allow).cloned().collect(),
+            session: pick(&self.session, &outer.session),
+        }
+    }
+}
+
 /// Output formats of headless runs.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, ValueEnum)]
 pub enum Format {
@@ -132,6 +159,12 @@ async fn run_async(
         .or_else(|| args.resume.clone())
         .or_else(|| args.session.clone());
     let session = open_session(ctx, args, target, &resolved, headless, mode)?;
+    if mode.is_none()
+        && let Some(recorded) = session.as_ref().and_then(recorded_mode)
+    {
+        // Modes are the session's: a resume or a fork keeps the one it recorded.
+        settings.policy.mode = recorded;
+    }
     let (cancel_tx, cancel) = watch::channel(false);
     let cancel_tx = std::sync::Arc::new(cancel_tx);
     let signal_tx = cancel_tx.clone();
@@ -218,6 +251,15 @@ fn open_session(
     Ok(Some(session))
 }
 
+/// The permission mode a session recorded last.
+fn recorded_mode(session: &Session) -> Option<Mode> {
+    let modes = &session.view().state.modes;
+    if modes.plan {
+        return Some(Mode::Plan);
+    }
+    modes.permission.as_deref().and_then(Mode::from_name)
+}
+
 fn report(session: &Session) {
     for problem in &session.problems {
         eprintln!("hotl: warning: {problem}");
@@ -277,14 +319,20 @@ async fn headless_turn(
             s
         }
     };
-    if !forked {
+    let recovered = if forked {
+        None
+    } else {
         session
             .recover(&resolved.provider, settings, ui, cancel.clone())
-            .await?;
-    }
-    let outcome = session
+            .await?
+    };
+    let mut outcome = session
         .submit(prompt, &resolved.provider, settings, ui, cancel)
         .await;
+    // The json result counts every request this process made, the recovery's included.
+    if let (Some(before), Ok(outcome)) = (recovered, outcome.as_mut()) {
+        outcome.add(&before);
+    }
     ui.finish(&session, &outcome)
 }
 
