@@ -138,6 +138,20 @@ fn context_percent(view: &View) -> u64 {
     used.unwrap_or(0) * 100 / CONTEXT_WINDOW
 }
 
+/// A session another process is writing: its transcript as it stands, read-only.
+pub fn snapshot(ctx: &Ctx, id: &str, why: &str) -> Result<ExitCode, CliError> {
+    let view = View::from_lineage(ctx.store.lineage(id)?);
+    let mut out = std::io::stdout().lock();
+    crate::render::transcript(&mut out, &view)?;
+    writeln!(
+        out,
+        "── read-only snapshot: {} ──",
+        why.lines().next().unwrap_or(why)
+    )?;
+    out.flush()?;
+    Ok(ExitCode::SUCCESS)
+}
+
 /// `hotl -r` without a reference: a numbered list (this directory's sessions, else all), and a
 /// choice read from the terminal.
 pub fn pick(ctx: &Ctx, headless: bool) -> Result<SessionMeta, CliError> {

@@ -14,6 +14,8 @@ pub enum CliError {
     Internal(String),
     /// stdout was closed (exit 0, nothing printed).
     BrokenPipe,
+    /// Another process owns the session (exit 1); the console shows a snapshot instead.
+    Locked { session: String, message: String },
 }
 
 impl CliError {
@@ -35,8 +37,10 @@ impl CliError {
 
     /// Hints to print after the message.
     pub fn hints(&self) -> &[String] {
+        const LOCKED: &[String] = &[];
         match self {
             CliError::User { hints, .. } => hints,
+            CliError::Locked { .. } => LOCKED,
             _ => &[],
         }
     }
@@ -56,6 +60,7 @@ impl fmt::Display for CliError {
             CliError::User { message, .. } => f.write_str(message),
             CliError::Internal(message) => write!(f, "internal error: {message}"),
             CliError::BrokenPipe => f.write_str("broken pipe"),
+            CliError::Locked { message, .. } => f.write_str(message),
         }
     }
 }
@@ -89,9 +94,12 @@ impl From<LogError> for CliError {
                 err.hint("`hotl sessions list --all` shows every session")
             }
             LogError::Ambiguous { .. } => err.hint("type more characters of the id"),
-            LogError::Locked { .. } => err.hint(
-                "it can still be read (`hotl sessions show`); it becomes writable when that process exits",
-            ),
+            LogError::Locked { session, .. } => CliError::Locked {
+                session,
+                message: format!(
+                    "{message}\nhint: it can still be read (`hotl sessions show`); it becomes writable when that process exits"
+                ),
+            },
             LogError::Encode(_) => CliError::Internal(message),
             _ => err,
         }

@@ -158,7 +158,13 @@ async fn run_async(
     let target = resume_ref
         .or_else(|| args.resume.clone())
         .or_else(|| args.session.clone());
-    let session = open_session(ctx, args, target, &resolved, headless, mode)?;
+    let session = match open_session(ctx, args, target, &resolved, headless, mode) {
+        Err(CliError::Locked { session, message }) if !headless => {
+            // Another process writes it: the console shows a read-only snapshot.
+            return crate::console::snapshot(ctx, &session, &message);
+        }
+        other => other?,
+    };
     if mode.is_none()
         && let Some(recorded) = session.as_ref().and_then(recorded_mode)
     {
