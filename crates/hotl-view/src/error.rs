@@ -15,6 +15,14 @@ pub enum ViewError {
         /// The closest valid values, as they would type them.
         nearest: Vec<String>,
     },
+    /// A fold that may not be made.
+    #[error("cannot fold from t{since}: {why}")]
+    BadFold {
+        /// The `since` asked for.
+        since: u64,
+        /// Why not.
+        why: String,
+    },
     /// Fewer completed turns than asked for.
     #[error("cannot keep {requested} turn{}: the session has {completed} completed turn{}", s(*requested), s(*completed))]
     TurnsOutOfRange {

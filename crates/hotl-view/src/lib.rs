@@ -24,12 +24,14 @@
 
 mod cut;
 mod error;
+mod fold;
 mod item;
 mod model;
 mod project;
 
 pub use crate::cut::{Cut, fork_state};
 pub use crate::error::{Result, ViewError};
+pub use crate::fold::{FoldSpan, NOTE_HEADINGS, missing_headings, open_items};
 pub use crate::item::Item;
 pub use crate::model::{
     Message, MessageRef, Part, QUOTE_CAP, Role, model_messages, model_view, stamp,

@@ -4,6 +4,7 @@ mod common;
 mod cuts;
 mod forks;
 mod model_view;
+mod plan_fold;
 mod projection;
 mod properties;
 

@@ -1,0 +1,101 @@
+//! Planning folds: where a span starts and ends, and when a fold is refused.
+
+use hotl_log::Body;
+use hotl_testkit::{FIXED_ID, LogBuilder};
+use hotl_view::{ViewError, project};
+
+use crate::common::records;
+
+fn three_turns() -> (LogBuilder, Vec<u64>) {
+    let mut log = LogBuilder::new(FIXED_ID, "/p");
+    let users = vec![log.turn("one"), log.turn("two"), log.turn("three")];
+    (log, users)
+}
+
+#[test]
+fn from_the_shell_a_fold_runs_from_a_user_message_to_the_head() {
+    let (log, users) = three_turns();
+    let view = project(&records(&log), 0);
+    let span = view.plan_fold(users[1], None).expect("foldable");
+    assert_eq!(span.since, users[1]);
+    assert_eq!(span.users, [users[1], users[2]]);
+    assert_eq!(
+        span.until,
+        view.items.last().map(|i| i.last_seq()).unwrap_or(0)
+    );
+}
+
+#[test]
+fn a_tool_result_stamp_snaps_back_to_its_step() {
+    let (log, users) = three_turns();
+    let view = project(&records(&log), 0);
+    // In LogBuilder::turn the tool result is two records after the user message.
+    let result = users[1] + 2;
+    let span = view.plan_fold(result, None).expect("foldable");
+    assert_eq!(
+        span.since,
+        users[1] + 1,
+        "snapped back to the assistant message"
+    );
+    assert!(span.users.is_empty() || span.users[0] > users[1]);
+}
+
+#[test]
+fn a_tool_issued_fold_stops_before_the_issuing_step() {
+    let (mut log, users) = three_turns();
+    log.user("fold what we did");
+    let (issuer, _) = log.tool_call("fold", serde_json::json!({"since": "t3"}));
+    let view = project(&records(&log), 0);
+    let span = view.plan_fold(users[0], Some(issuer)).expect("foldable");
+    assert!(span.until < issuer);
+    assert_eq!(span.users.len(), 4);
+    let err = view
+        .plan_fold(issuer, Some(issuer))
+        .expect_err("holds the issuer");
+    assert!(err.to_string().contains("issued the fold"), "{err}");
+}
+
+#[test]
+fn refused_behind_an_earlier_fold_and_over_an_unanswered_call() {
+    let (mut log, users) = three_turns();
+    let until = users[1] - 2;
+    log.fold(users[0], until, "aaaa", "changed: x");
+    let view = project(&records(&log), 0);
+    let err = view
+        .plan_fold(users[0] + 1, None)
+        .expect_err("behind the fold");
+    assert!(err.to_string().contains("earlier fold aaaa"), "{err}");
+    assert!(view.plan_fold(users[1], None).is_ok());
+
+    let mut log = LogBuilder::new(FIXED_ID, "/p");
+    let first = log.user("go");
+    log.tool_call("bash", serde_json::json!({"command": "ls"}));
+    let view = project(&records(&log), 0);
+    let err = view.plan_fold(first, None).expect_err("open call");
+    assert!(matches!(err, ViewError::BadFold { .. }));
+    assert!(
+        err.to_string().contains("unanswered tool call call_1"),
+        "{err}"
+    );
+}
+
+#[test]
+fn a_fold_record_for_a_planned_span_folds_exactly_that_span() {
+    let (mut log, users) = three_turns();
+    let view = project(&records(&log), 0);
+    let span = view.plan_fold(users[1], None).expect("foldable");
+    log.record(Body::Fold(Box::new(hotl_log::Fold {
+        since: span.since,
+        until: span.until,
+        handle: "b2e4".into(),
+        note: "changed: x".into(),
+        files: vec![],
+        diff_blob: None,
+    })));
+    let folded = project(&records(&log), 0);
+    assert!(folded.anomalies.is_empty(), "{:?}", folded.anomalies);
+    assert!(matches!(
+        folded.items.last(),
+        Some(hotl_view::Item::Folded { handle, .. }) if handle == "b2e4"
+    ));
+}
