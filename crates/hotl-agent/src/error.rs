@@ -13,6 +13,9 @@ pub enum AgentError {
     /// The provider failed after its retries.
     #[error(transparent)]
     Wire(#[from] WireError),
+    /// A cut or fold that does not fit the view.
+    #[error(transparent)]
+    View(#[from] hotl_view::ViewError),
     /// The session's working directory is gone.
     #[error("the session's working directory {0} does not exist")]
     MissingCwd(String),

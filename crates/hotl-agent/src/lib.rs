@@ -8,6 +8,7 @@
 #![warn(missing_docs)]
 
 mod error;
+mod moves;
 mod permission;
 mod prompt;
 mod provider;
@@ -16,8 +17,16 @@ mod tool;
 pub mod tools;
 
 pub use crate::error::{AgentError, Result};
+pub use crate::moves::{FoldTool, check_note, make_fold, parse_stamp};
 pub use crate::permission::{Decision, Mode, Policy, inside, resolve};
 pub use crate::prompt::system_blocks;
 pub use crate::provider::Provider;
 pub use crate::session::{INTERRUPTED, Progress, Session, Settings, Totals, TurnOutcome, Ui};
 pub use crate::tool::{Tool, ToolCtx, ToolFuture, ToolKind, ToolOutput, content_hash, definition};
+
+/// The tools a new session starts with: the built-in tools and the moves on its own context.
+pub fn default_tools() -> Vec<std::sync::Arc<dyn Tool>> {
+    let mut tools = tools::builtin();
+    tools.push(std::sync::Arc::new(moves::FoldTool));
+    tools
+}

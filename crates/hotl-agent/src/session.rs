@@ -152,6 +152,9 @@ pub struct Session {
     /// Bumped whenever the view is re-projected: earlier messages may have changed, so the
     /// encoder must not reuse their bytes.
     epoch: u64,
+    /// The open items of the latest fold, reminded during the next turn.
+    reminder: Option<String>,
+    active_reminder: Option<String>,
     system: Vec<String>,
     tool_defs: Vec<ToolDef>,
     tools: Vec<Arc<dyn Tool>>,
@@ -245,6 +248,8 @@ impl Session {
             start,
             last_run,
             epoch: 0,
+            reminder: None,
+            active_reminder: None,
             system,
             tool_defs,
             tools,
@@ -368,6 +373,7 @@ impl Session {
         // answered first, so the log stays valid for every provider. No model call is spent
         // finishing that old turn.
         self.answer_open_calls(INTERRUPTED)?;
+        self.active_reminder = self.reminder.take();
         let run = hotl_log::new_session_id();
         self.append_all(vec![
             Body::Run {
@@ -455,6 +461,7 @@ impl Session {
                         state: RunState::Finished,
                     },
                 ])?;
+                self.active_reminder = None;
                 return Ok(outcome);
             }
             self.append(answer)?;
@@ -498,6 +505,9 @@ impl Session {
         if !view.state.todos.is_empty() {
             request.dynamic.push(todo_reminder(&view.state.todos));
         }
+        if let Some(reminder) = &self.active_reminder {
+            request.dynamic.push(reminder.clone());
+        }
         let started = std::time::Instant::now();
         let (reply, encoding) = provider
             .send_timed(&request, &mut |e: &Event| ui.progress(Progress::Model(e)))
@@ -516,6 +526,11 @@ impl Session {
         settings: &Settings,
         ui: &mut dyn Ui,
     ) -> ToolOutput {
+        if name == "fold" && self.tool_defs.iter().any(|t| t.name == "fold") {
+            return self
+                .fold_call(input)
+                .unwrap_or_else(|e| ToolOutput::error(e.to_string()));
+        }
         let Some(tool) = self.tools.iter().find(|t| t.name() == name).cloned() else {
             let known: Vec<&str> = self.tools.iter().map(|t| t.name()).collect();
             return ToolOutput::error(format!(
@@ -559,6 +574,49 @@ impl Session {
             output: &output,
         });
         output
+    }
+
+    /// The `fold` tool: the span from `since` up to the step before this one becomes a note
+    /// and a handle. A refusal or a note missing template lines is an error the model can fix.
+    fn fold_call(&mut self, input: &ToolInput) -> Result<ToolOutput> {
+        let args: serde_json::Value = input.parse().unwrap_or_default();
+        let Some(since) = args.get("since").and_then(crate::moves::parse_stamp) else {
+            return Ok(ToolOutput::error("`since` must be a stamp such as \"t12\""));
+        };
+        let note = args.get("note").and_then(|n| n.as_str()).unwrap_or("");
+        if let Err(why) = crate::moves::check_note(note) {
+            return Ok(ToolOutput::error(why));
+        }
+        let issuer = self.view.items.iter().rev().find_map(|i| match i {
+            Item::Assistant { seq, .. } => Some(*seq),
+            _ => None,
+        });
+        self.fold(since, issuer, note).map(|fold| {
+            ToolOutput::ok(format!(
+                "folded t{}..t{} into handle {}; the span stays archived (recall and ask can reach it)",
+                fold.since, fold.until, fold.handle
+            ))
+        })
+        .or_else(|e| match e {
+            AgentError::View(why) => Ok(ToolOutput::error(why.to_string())),
+            other => Err(other),
+        })
+    }
+
+    /// Folds the span from `since` (up to the step before `issuer`, or the head) into `note`.
+    /// Returns the fold as recorded.
+    pub fn fold(&mut self, since: u64, issuer: Option<u64>, note: &str) -> Result<hotl_log::Fold> {
+        let span = self.view.plan_fold(since, issuer)?;
+        let lineage = self.store.lineage(self.writer.id())?;
+        let fold = crate::moves::make_fold(&self.view, &lineage.records, &span, note);
+        self.append(Body::Fold(Box::new(fold.clone())))?;
+        self.reminder = hotl_view::open_items(&fold.note).map(|open| {
+            format!(
+                "<reminder>after folding {}: open: {open}</reminder>",
+                fold.handle
+            )
+        });
+        Ok(fold)
     }
 
     fn record_result(&mut self, call: &str, output: ToolOutput) -> Result<()> {

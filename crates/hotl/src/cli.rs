@@ -30,6 +30,8 @@ pub enum Command {
     Sessions(SessionsCommand),
     /// Remove old and dropped sessions, unreferenced blobs and stale caches
     Gc(crate::commands::gc::GcArgs),
+    /// Fold a finished span of a session into a note, archived under a handle
+    Fold(crate::commands::fold::FoldArgs),
     /// Developer tools: look at what providers send
     #[command(subcommand)]
     Debug(DebugCommand),

@@ -4,7 +4,7 @@
 use std::io::{BufRead, Write};
 use std::process::ExitCode;
 
-use hotl_agent::{Mode, Session, Settings, tools};
+use hotl_agent::{Mode, Session, Settings};
 use hotl_log::SessionMeta;
 use hotl_view::{Item, View};
 use tokio::sync::watch;
@@ -80,7 +80,7 @@ pub async fn run(
                 &ctx.store,
                 &cwd,
                 &resolved.model,
-                tools::builtin(),
+                hotl_agent::default_tools(),
                 mode.unwrap_or_default(),
             )?;
             if let Some(name) = &args.name {

@@ -1,6 +1,7 @@
 //! Command dispatch: one module per command group, one file per verb.
 
 pub mod debug;
+pub mod fold;
 pub mod gc;
 pub mod run;
 pub mod sessions;
@@ -33,6 +34,7 @@ pub fn run(ctx: &Ctx, command: Option<Command>, args: &run::RunArgs) -> Result<E
             SessionsCommand::Check(args) => sessions::check::run(ctx, &args),
         },
         Command::Gc(args) => gc::run(ctx, &args),
+        Command::Fold(args) => fold::run(ctx, &args),
         Command::Debug(DebugCommand::Decode(args)) => debug::decode::run(ctx, &args),
     }
 }

@@ -5,7 +5,7 @@ use std::io::IsTerminal;
 use std::process::ExitCode;
 
 use clap::{Args, ValueEnum};
-use hotl_agent::{Mode, Policy, Session, Settings, tools};
+use hotl_agent::{Mode, Policy, Session, Settings};
 use hotl_log::SessionMeta;
 use hotl_wire::Ttl;
 use tokio::sync::watch;
@@ -221,7 +221,7 @@ fn open_session(
             args.keep,
             args.name.as_deref(),
         )?;
-        let mut session = Session::from_writer(&ctx.store, writer, tools::builtin())?;
+        let mut session = Session::from_writer(&ctx.store, writer, hotl_agent::default_tools())?;
         if let Some(mode) = mode {
             session.set_mode(mode)?;
         }
@@ -241,7 +241,7 @@ fn open_session(
     let Some(meta) = meta else {
         return Ok(None);
     };
-    let mut session = Session::open(&ctx.store, &meta.id, tools::builtin())?;
+    let mut session = Session::open(&ctx.store, &meta.id, hotl_agent::default_tools())?;
     if let Some(mode) = mode {
         session.set_mode(mode)?;
     }
@@ -315,7 +315,7 @@ async fn headless_turn(
                 &ctx.store,
                 &cwd,
                 &resolved.model,
-                tools::builtin(),
+                hotl_agent::default_tools(),
                 mode.unwrap_or_default(),
             )?;
             if let Some(name) = &args.name {

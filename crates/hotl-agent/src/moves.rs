@@ -1,0 +1,96 @@
+//! The moves on the session's own context: fold (and the pieces a fold needs).
+
+use std::path::PathBuf;
+
+use hotl_log::{Body, Fold, Record, ToolInput};
+use hotl_view::{FoldSpan, Item, NOTE_HEADINGS, View, missing_headings};
+use hotl_wire::ToolDef;
+
+use crate::tool::{Tool, ToolCtx, ToolFuture, ToolKind, ToolOutput, definition};
+
+/// The `fold` tool's definition. The session carries the call out itself (it needs the log),
+/// so running it through the generic path only explains that.
+pub struct FoldTool;
+
+impl Tool for FoldTool {
+    fn name(&self) -> &'static str {
+        "fold"
+    }
+    fn kind(&self) -> ToolKind {
+        ToolKind::Read
+    }
+    fn definition(&self) -> ToolDef {
+        definition(
+            "fold",
+            "Fold a finished episode: replace the span from the stamp `since` (a user message or tool result, e.g. \"t12\") up to your previous step with a short note, keeping it archived under a handle. Use it when a piece of work is done and its details (logs, dead ends) are no longer needed in context. The note must have these lines: changed: / learned: (with caveats) / decided and rejected: / open: / where:",
+            r#"{"type":"object","properties":{"since":{"type":"string","description":"stamp where the episode starts, e.g. t12"},"note":{"type":"string","description":"lines starting changed:, learned:, decided and rejected:, open:, where:"}},"required":["since","note"]}"#,
+        )
+    }
+    fn writes(&self, _input: &ToolInput, _ctx: &ToolCtx) -> Vec<PathBuf> {
+        Vec::new()
+    }
+    fn run<'a>(&'a self, _input: &'a ToolInput, _ctx: &'a ToolCtx) -> ToolFuture<'a> {
+        Box::pin(async { ToolOutput::error("fold is carried out by the session") })
+    }
+}
+
+/// Parses a stamp as the model or a person writes it: `t12`, `12`, or a number.
+pub fn parse_stamp(value: &serde_json::Value) -> Option<u64> {
+    match value {
+        serde_json::Value::Number(n) => n.as_u64(),
+        serde_json::Value::String(s) => s.trim().trim_start_matches(['t', 'T']).parse().ok(),
+        _ => None,
+    }
+}
+
+/// Checks a note against the template; the error lists what is missing.
+pub fn check_note(note: &str) -> Result<(), String> {
+    let missing = missing_headings(note);
+    if missing.is_empty() {
+        return Ok(());
+    }
+    Err(format!(
+        "the note lacks {}; write one line for each of: {}",
+        missing.join(", "),
+        NOTE_HEADINGS.join(" ")
+    ))
+}
+
+/// The fold record for `span`: a handle unique among `view`'s folds (4 hex digits, longer on
+/// a clash; its length never changes once written, since it is in cached bytes), and the files
+/// the span's tool results touched.
+pub fn make_fold(view: &View, records: &[Record], span: &FoldSpan, note: &str) -> Fold {
+    let taken: Vec<&str> = view
+        .items
+        .iter()
+        .filter_map(|i| match i {
+            Item::Folded { handle, .. } => Some(handle.as_str()),
+            _ => None,
+        })
+        .collect();
+    let digest = blake3::hash(format!("{}:{}:{note}", span.since, span.until).as_bytes()).to_hex();
+    let mut len = 4;
+    while taken.contains(&&digest[..len]) && len < digest.len() {
+        len += 2;
+    }
+    let mut files: Vec<String> = Vec::new();
+    for record in records {
+        if let Body::ToolResult { files: touched, .. } = &record.body
+            && (span.since..=span.until).contains(&record.seq)
+        {
+            for f in touched {
+                if !files.contains(&f.path) {
+                    files.push(f.path.clone());
+                }
+            }
+        }
+    }
+    Fold {
+        since: span.since,
+        until: span.until,
+        handle: digest[..len].to_owned(),
+        note: note.trim().to_owned(),
+        files,
+        diff_blob: None,
+    }
+}

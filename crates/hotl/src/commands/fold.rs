@@ -1,0 +1,47 @@
+//! `hotl fold`: fold a finished span of a session from the shell.
+
+use std::io::Write;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::Args;
+use hotl_agent::{Session, check_note};
+
+use crate::ctx::{Ctx, flush};
+use crate::error::CliError;
+
+/// Fold a finished span into a note (the span stays archived under a handle)
+#[derive(Debug, Args)]
+pub struct FoldArgs {
+    /// List number, id prefix, name or @last
+    #[arg(value_name = "REF")]
+    pub session: String,
+    /// Where the span starts: the stamp of a user message or tool result (t<seq>)
+    #[arg(long, value_name = "t<SEQ>")]
+    pub since: String,
+    /// The note: lines starting changed:, learned:, decided and rejected:, open:, where:
+    #[arg(long, value_name = "FILE")]
+    pub note_file: PathBuf,
+}
+
+pub fn run(ctx: &Ctx, args: &FoldArgs) -> Result<ExitCode, CliError> {
+    let since: u64 = args
+        .since
+        .trim_start_matches(['t', 'T'])
+        .parse()
+        .map_err(|_| CliError::user(format!("{:?} is not a stamp; expected t<seq>", args.since)))?;
+    let note = std::fs::read_to_string(&args.note_file)
+        .map_err(|e| CliError::user(format!("{}: {e}", args.note_file.display())))?;
+    check_note(&note).map_err(CliError::user)?;
+    let meta = ctx.resolve(&args.session)?;
+    let mut session = Session::open(&ctx.store, &meta.id, hotl_agent::default_tools())?;
+    let fold = session.fold(since, None, &note)?;
+    let mut out = ctx.out();
+    writeln!(
+        out,
+        "folded t{}..t{} of {} into handle {}",
+        fold.since, fold.until, meta.id, fold.handle
+    )?;
+    flush(out)?;
+    Ok(ExitCode::SUCCESS)
+}
