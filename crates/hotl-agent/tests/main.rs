@@ -1,5 +1,6 @@
 //! Integration tests of the agent crate, one module per concern.
 
+mod moves_fold;
 mod tools_bash;
 mod tools_edit;
 mod tools_glob;

@@ -1,0 +1,169 @@
+//! The fold tool in a real loop against the fake provider: a build loop that fails three times
+//! and then passes, folded by the model; the log, the view and the request bytes after it.
+
+use hotl_agent::{Policy, Progress, Provider, Session, Settings, Ui};
+use hotl_fakellm::{Config, FakeLlm, Reply, Tokenizer};
+use hotl_log::{Body, Store};
+use hotl_view::Item;
+use hotl_wire::{Dialect, HttpProvider};
+
+struct Quiet;
+impl Ui for Quiet {
+    fn progress(&mut self, _: Progress<'_>) {}
+}
+
+const NOTE: &str = "changed: src/main.rs creates cfg before use\nlearned: the build needs Config::default(); caveat: only on Linux\ndecided and rejected: kept the old API, rejected a new constructor\nopen: run the integration tests\nwhere: src/main.rs:3";
+
+#[test]
+fn a_build_loop_folded_by_the_model_leaves_a_note_a_handle_and_a_valid_log() {
+    let dir = tempfile::tempdir().expect("temp");
+    let project = dir.path().join("project");
+    std::fs::create_dir_all(&project).expect("project");
+    let store = Store::new(dir.path().join("home"));
+    let bash = |cmd: &str| Reply::text("").with_tool("bash", serde_json::json!({ "command": cmd }));
+    let replies = vec![
+        bash("echo 'error[E0425]: cannot find value cfg' >&2; exit 101"),
+        bash("echo 'error[E0425] again' >&2; exit 101"),
+        bash("echo 'error: linker failed' >&2; exit 1"),
+        bash("echo 'Finished dev profile'"),
+        Reply::text("").with_tool("fold", serde_json::json!({ "since": "t3", "note": NOTE })),
+        Reply::text("The build passes; I folded the loop into one note."),
+        Reply::text("Next I will run the integration tests."),
+    ];
+    let fake =
+        FakeLlm::start(Config::scripted(replies).with_tokenizer(Tokenizer::Bytes4)).expect("fake");
+    let provider = Provider::Http(
+        HttpProvider::new(Dialect::Anthropic, &fake.base_url(), Some("k".into())).expect("http"),
+    );
+    let mut settings = Settings::new("claude-sonnet-5");
+    settings.policy = Policy {
+        allow: vec!["bash".into()],
+        ..Policy::default()
+    };
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .expect("runtime");
+    let (_tx, cancel) = tokio::sync::watch::channel(false);
+    let mut session = Session::create(
+        &store,
+        &project,
+        "claude-sonnet-5",
+        hotl_agent::default_tools(),
+        Default::default(),
+    )
+    .expect("session");
+    runtime.block_on(async {
+        let first = session
+            .submit(
+                "make the build pass",
+                &provider,
+                &settings,
+                &mut Quiet,
+                cancel.clone(),
+            )
+            .await
+            .expect("first turn");
+        assert_eq!(
+            first.text,
+            "The build passes; I folded the loop into one note."
+        );
+        session
+            .submit(
+                "what next?",
+                &provider,
+                &settings,
+                &mut Quiet,
+                cancel.clone(),
+            )
+            .await
+            .expect("second turn");
+    });
+
+    // The log holds one fold over the loop, and every call is answered.
+    let lineage = store.lineage(session.id()).expect("lineage");
+    let folds: Vec<_> = lineage
+        .records
+        .iter()
+        .filter_map(|r| match &r.body {
+            Body::Fold(f) => Some((**f).clone()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(folds.len(), 1);
+    let fold = &folds[0];
+    assert_eq!(fold.since, 3, "from the user message that started the loop");
+    assert_eq!(fold.handle.len(), 4);
+    // The view shows the note where the span stood; the fold call and its result stay visible.
+    let view = session.view();
+    assert!(
+        view.items
+            .iter()
+            .any(|i| matches!(i, Item::Folded { handle, .. } if *handle == fold.handle))
+    );
+    assert!(view.anomalies.is_empty(), "{:?}", view.anomalies);
+
+    // The request after the fold carries the folded block instead of the loop's outputs, and
+    // the next turn's request reminds the open items.
+    let sent = fake.captured();
+    let after_fold = sent[5].body_text();
+    assert!(
+        after_fold.contains(&format!("<folded handle={} span=t3..", fold.handle)),
+        "{after_fold}"
+    );
+    assert!(after_fold.contains("[t3] make the build pass"));
+    assert!(
+        !after_fold.contains("linker failed"),
+        "the loop's outputs are folded away"
+    );
+    let next_turn = sent[6].body_text();
+    assert!(
+        next_turn.contains("open: run the integration tests</reminder>"),
+        "{next_turn}"
+    );
+}
+
+#[test]
+fn a_fold_with_an_incomplete_note_is_an_error_the_model_can_fix() {
+    let dir = tempfile::tempdir().expect("temp");
+    let project = dir.path().join("project");
+    std::fs::create_dir_all(&project).expect("project");
+    let store = Store::new(dir.path().join("home"));
+    let replies = vec![
+        Reply::text("").with_tool(
+            "fold",
+            serde_json::json!({ "since": "t3", "note": "changed: x" }),
+        ),
+        Reply::text("I will write the whole note next time."),
+    ];
+    let fake = FakeLlm::start(Config::scripted(replies)).expect("fake");
+    let provider = Provider::Http(
+        HttpProvider::new(Dialect::Anthropic, &fake.base_url(), Some("k".into())).expect("http"),
+    );
+    let settings = Settings::new("claude-sonnet-5");
+    let runtime = tokio::runtime::Runtime::new().expect("runtime");
+    let (_tx, cancel) = tokio::sync::watch::channel(false);
+    let mut session = Session::create(
+        &store,
+        &project,
+        "claude-sonnet-5",
+        hotl_agent::default_tools(),
+        Default::default(),
+    )
+    .expect("session");
+    runtime
+        .block_on(session.submit("fold", &provider, &settings, &mut Quiet, cancel))
+        .expect("turn");
+    let sent = fake.captured();
+    let second = sent[1].body_text();
+    assert!(second.contains("the note lacks learned:"), "{second}");
+    assert!(
+        store
+            .lineage(session.id())
+            .expect("lineage")
+            .records
+            .iter()
+            .all(|r| !matches!(r.body, Body::Fold(_)))
+    );
+}
