@@ -155,6 +155,10 @@ pub struct Session {
     /// The open items of the latest fold, reminded during the next turn.
     reminder: Option<String>,
     active_reminder: Option<String>,
+    /// Files archived threads touched: (path, handle, the note's first line).
+    archived_files: Vec<(String, String, String)>,
+    /// A one-line cue for the next request: a tool touched a file an archived thread touched.
+    cue: Option<String>,
     system: Vec<String>,
     tool_defs: Vec<ToolDef>,
     tools: Vec<Arc<dyn Tool>>,
@@ -240,6 +244,12 @@ impl Session {
             _ => None,
         });
         let problems = lineage.problems.iter().map(ToString::to_string).collect();
+        let mut archived_files = Vec::new();
+        for record in &lineage.records {
+            if let Body::Fold(fold) = &record.body {
+                note_files(&mut archived_files, fold);
+            }
+        }
         Ok(Session {
             store: store.clone(),
             writer,
@@ -250,6 +260,8 @@ impl Session {
             epoch: 0,
             reminder: None,
             active_reminder: None,
+            archived_files,
+            cue: None,
             system,
             tool_defs,
             tools,
@@ -508,6 +520,9 @@ impl Session {
         if let Some(reminder) = &self.active_reminder {
             request.dynamic.push(reminder.clone());
         }
+        if let Some(cue) = self.cue.take() {
+            request.dynamic.push(cue);
+        }
         let started = std::time::Instant::now();
         let (reply, encoding) = provider
             .send_timed(&request, &mut |e: &Event| ui.progress(Progress::Model(e)))
@@ -610,6 +625,7 @@ impl Session {
         let lineage = self.store.lineage(self.writer.id())?;
         let fold = crate::moves::make_fold(&self.view, &lineage.records, &span, note);
         self.append(Body::Fold(Box::new(fold.clone())))?;
+        note_files(&mut self.archived_files, &fold);
         self.reminder = hotl_view::open_items(&fold.note).map(|open| {
             format!(
                 "<reminder>after folding {}: open: {open}</reminder>",
@@ -620,6 +636,17 @@ impl Session {
     }
 
     fn record_result(&mut self, call: &str, output: ToolOutput) -> Result<()> {
+        for touch in &output.files {
+            if let Some((path, handle, title)) = self
+                .archived_files
+                .iter()
+                .find(|(p, _, _)| *p == touch.path)
+            {
+                self.cue = Some(format!(
+                    "<cue>{path} was also touched by the archived thread {handle} ({title}); recall or ask it for what it learned</cue>"
+                ));
+            }
+        }
         if let Some(items) = output.todos.clone() {
             self.append(Body::Todos { items })?;
         }
@@ -690,6 +717,14 @@ impl Session {
             run: run.to_owned(),
             state,
         })
+    }
+}
+
+/// Remembers which files a fold's span touched, for the file-touch cue.
+fn note_files(out: &mut Vec<(String, String, String)>, fold: &hotl_log::Fold) {
+    let title = fold.note.lines().next().unwrap_or("").trim().to_owned();
+    for path in &fold.files {
+        out.push((path.clone(), fold.handle.clone(), title.clone()));
     }
 }
 

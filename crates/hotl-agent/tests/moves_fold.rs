@@ -19,6 +19,12 @@ fn a_build_loop_folded_by_the_model_leaves_a_note_a_handle_and_a_valid_log() {
     let dir = tempfile::tempdir().expect("temp");
     let project = dir.path().join("project");
     std::fs::create_dir_all(&project).expect("project");
+    // Long project instructions put the frozen prefix above the minimum cacheable length.
+    std::fs::write(
+        project.join("AGENTS.md"),
+        "Keep the build green. ".repeat(300),
+    )
+    .expect("agents");
     let store = Store::new(dir.path().join("home"));
     let bash = |cmd: &str| Reply::text("").with_tool("bash", serde_json::json!({ "command": cmd }));
     let replies = vec![
@@ -165,5 +171,55 @@ fn a_fold_with_an_incomplete_note_is_an_error_the_model_can_fix() {
             .records
             .iter()
             .all(|r| !matches!(r.body, Body::Fold(_)))
+    );
+}
+
+#[test]
+fn touching_a_file_an_archived_thread_touched_cues_the_next_request() {
+    let dir = tempfile::tempdir().expect("temp");
+    let project = dir.path().join("project");
+    std::fs::create_dir_all(&project).expect("project");
+    std::fs::write(project.join("config.rs"), "pub struct Config;\n").expect("file");
+    let store = Store::new(dir.path().join("home"));
+    let read = || Reply::text("").with_tool("read", serde_json::json!({ "path": "config.rs" }));
+    let replies = vec![
+        read(),
+        Reply::text("").with_tool("fold", serde_json::json!({ "since": "t3", "note": NOTE })),
+        Reply::text("Folded."),
+        read(),
+        Reply::text("Read it again."),
+    ];
+    let fake = FakeLlm::start(Config::scripted(replies)).expect("fake");
+    let provider = Provider::Http(
+        HttpProvider::new(Dialect::Anthropic, &fake.base_url(), Some("k".into())).expect("http"),
+    );
+    let settings = Settings::new("claude-sonnet-5");
+    let runtime = tokio::runtime::Runtime::new().expect("runtime");
+    let (_tx, cancel) = tokio::sync::watch::channel(false);
+    let mut session = Session::create(
+        &store,
+        &project,
+        "claude-sonnet-5",
+        hotl_agent::default_tools(),
+        Default::default(),
+    )
+    .expect("session");
+    runtime.block_on(async {
+        for prompt in ["look at the config", "and once more"] {
+            session
+                .submit(prompt, &provider, &settings, &mut Quiet, cancel.clone())
+                .await
+                .expect("turn");
+        }
+    });
+    let sent = fake.captured();
+    assert!(
+        !sent[3].body_text().contains("<cue>"),
+        "no cue before the file is touched again"
+    );
+    let cued = sent[4].body_text();
+    assert!(
+        cued.contains("config.rs was also touched by the archived thread"),
+        "{cued}"
     );
 }
