@@ -16,6 +16,14 @@ pub enum AgentError {
     /// A cut or fold that does not fit the view.
     #[error(transparent)]
     View(#[from] hotl_view::ViewError),
+    /// No archived thread has this handle.
+    #[error("no archived thread has the handle {handle:?} (known: {known})")]
+    NoThread {
+        /// The handle asked for.
+        handle: String,
+        /// The handles there are.
+        known: String,
+    },
     /// The session's working directory is gone.
     #[error("the session's working directory {0} does not exist")]
     MissingCwd(String),

@@ -34,6 +34,37 @@ impl Tool for FoldTool {
     }
 }
 
+/// The `ask` tool's definition (carried out by the session).
+pub struct AskTool;
+
+impl Tool for AskTool {
+    fn name(&self) -> &'static str {
+        "ask"
+    }
+    fn kind(&self) -> ToolKind {
+        ToolKind::Read
+    }
+    fn definition(&self) -> ToolDef {
+        definition(
+            "ask",
+            "Put one question to an archived (folded) thread by its handle: it answers from its own full context, including details the note left out. Only the answer comes back.",
+            r#"{"type":"object","properties":{"handle":{"type":"string","description":"the thread's handle, e.g. b2e4"},"question":{"type":"string"}},"required":["handle","question"]}"#,
+        )
+    }
+    fn run<'a>(&'a self, _input: &'a ToolInput, _ctx: &'a ToolCtx) -> ToolFuture<'a> {
+        Box::pin(async { ToolOutput::error("ask is carried out by the session") })
+    }
+}
+
+/// What the thread is told when it is asked.
+pub fn ask_prompt(question: &str) -> String {
+    format!(
+        "[ask] Someone working later in this session asks you one question about the work above. \
+         Tools are unavailable for this question: do not call any; answer from the conversation \
+         above only, briefly.\n\nQuestion: {question}"
+    )
+}
+
 /// Parses a stamp as the model or a person writes it: `t12`, `12`, or a number.
 pub fn parse_stamp(value: &serde_json::Value) -> Option<u64> {
     match value {

@@ -484,7 +484,7 @@ impl Session {
                     ))
                 } else {
                     tokio::select! {
-                        output = self.call_tool(&id, &name, &input, settings, ui) => output,
+                        output = self.call_tool(&id, &name, &input, provider, settings, ui) => output,
                         _ = cancelled(&mut cancel) => return self.cancel_turn(run, outcome),
                     }
                 };
@@ -538,6 +538,7 @@ impl Session {
         id: &str,
         name: &str,
         input: &ToolInput,
+        provider: &Provider,
         settings: &Settings,
         ui: &mut dyn Ui,
     ) -> ToolOutput {
@@ -545,6 +546,34 @@ impl Session {
             return self
                 .fold_call(input)
                 .unwrap_or_else(|e| ToolOutput::error(e.to_string()));
+        }
+        if name == "ask" && self.tool_defs.iter().any(|t| t.name == "ask") {
+            let args: serde_json::Value = input.parse().unwrap_or_default();
+            let field = |k: &str| {
+                args.get(k)
+                    .and_then(|v| v.as_str())
+                    .unwrap_or("")
+                    .to_owned()
+            };
+            let (handle, question) = (field("handle"), field("question"));
+            if handle.is_empty() || question.is_empty() {
+                return ToolOutput::error("ask needs `handle` and `question`");
+            }
+            ui.progress(Progress::ToolStart {
+                id,
+                name,
+                input: input.get(),
+            });
+            let output = match self.ask(&handle, &question, provider, settings).await {
+                Ok(answer) => ToolOutput::ok(answer),
+                Err(e) => ToolOutput::error(e.to_string()),
+            };
+            ui.progress(Progress::ToolDone {
+                id,
+                name,
+                output: &output,
+            });
+            return output;
         }
         let Some(tool) = self.tools.iter().find(|t| t.name() == name).cloned() else {
             let known: Vec<&str> = self.tools.iter().map(|t| t.name()).collect();
@@ -616,6 +645,102 @@ impl Session {
             AgentError::View(why) => Ok(ToolOutput::error(why.to_string())),
             other => Err(other),
         })
+    }
+
+    /// Puts one question to the archived thread `handle`: the request is that thread's own
+    /// context (the view as it stood when its span ended) with the session's tools and tool
+    /// choice unchanged, so its prefix can hit the cache; the question says tools are
+    /// unavailable, and a stray tool call is answered with an error. The exchange is recorded
+    /// as an `ask` record; only the answer is returned.
+    pub async fn ask(
+        &mut self,
+        handle: &str,
+        question: &str,
+        provider: &Provider,
+        settings: &Settings,
+    ) -> Result<String> {
+        let Some(until) = self.view.items.iter().find_map(|i| match i {
+            Item::Folded {
+                handle: h, until, ..
+            } if h == handle => Some(*until),
+            _ => None,
+        }) else {
+            let known: Vec<&str> = self
+                .view
+                .items
+                .iter()
+                .filter_map(|i| match i {
+                    Item::Folded { handle, .. } => Some(handle.as_str()),
+                    _ => None,
+                })
+                .collect();
+            return Err(AgentError::NoThread {
+                handle: handle.to_owned(),
+                known: known.join(", "),
+            });
+        };
+        let lineage = self.store.lineage(self.writer.id())?;
+        let own_start = lineage.records[..lineage.own_start]
+            .iter()
+            .filter(|r| r.seq <= until)
+            .count();
+        let thread: Vec<hotl_log::Record> = lineage
+            .records
+            .into_iter()
+            .filter(|r| r.seq <= until)
+            .collect();
+        let thread_view = hotl_view::project_owned(thread, own_start);
+        let prompt = crate::moves::ask_prompt(question);
+        let mut strays: Vec<Reply> = Vec::new();
+        let mut usage = Usage::default();
+        let answer = loop {
+            let mut messages = model_view(&thread_view);
+            push_user_text(&mut messages, &prompt);
+            for stray in &strays {
+                messages.push(hotl_view::MessageRef {
+                    role: hotl_view::Role::Assistant,
+                    content: stray.content.iter().map(hotl_view::Part::Block).collect(),
+                });
+                messages.push(hotl_view::MessageRef {
+                    role: hotl_view::Role::User,
+                    content: stray
+                        .tool_calls()
+                        .map(|(id, _, _)| hotl_view::Part::ToolResult {
+                            tool_use_id: id,
+                            content: vec![hotl_view::Part::Text(
+                                "tools are unavailable while answering a question; answer in words"
+                                    .into(),
+                            )],
+                            is_error: true,
+                        })
+                        .collect(),
+                });
+            }
+            let mut request = Request::new(settings.model.clone(), messages);
+            request.system = self.system.clone();
+            request.tools = self.tool_defs.clone();
+            request.max_tokens = settings.max_tokens;
+            request.cache.ttl = settings.ttl;
+            request.cache.key = Some(self.cache_key.clone());
+            let reply = provider.send(&request, &mut |_: &Event| {}).await?;
+            add(&mut usage, &reply.usage);
+            add(&mut self.totals.usage, &reply.usage);
+            if let Some(c) = settings.pricing.cost(&settings.model, &reply.usage) {
+                self.totals.cost += c;
+            }
+            let text: String = reply.content.iter().filter_map(Block::as_text).collect();
+            if reply.tool_calls().next().is_none() || strays.len() >= 2 {
+                break text;
+            }
+            strays.push(reply);
+        };
+        self.append(Body::Ask {
+            handle: handle.to_owned(),
+            question: question.to_owned(),
+            answer: answer.clone(),
+            usage: Some(usage.to_log()),
+        })?;
+        Ok(answer)
     }
 
     /// Folds the span from `since` (up to the step before `issuer`, or the head) into `note`.
@@ -717,6 +842,18 @@ impl Session {
             run: run.to_owned(),
             state,
         })
+    }
+}
+
+/// Adds text to the last message when it is the user's, else as a new user message.
+fn push_user_text<'a>(messages: &mut Vec<hotl_view::MessageRef<'a>>, text: &'a str) {
+    let part = hotl_view::Part::Text(std::borrow::Cow::Borrowed(text));
+    match messages.last_mut() {
+        Some(last) if last.role == hotl_view::Role::User => last.content.push(part),
+        _ => messages.push(hotl_view::MessageRef {
+            role: hotl_view::Role::User,
+            content: vec![part],
+        }),
     }
 }
 

@@ -223,3 +223,124 @@ fn touching_a_file_an_archived_thread_touched_cues_the_next_request() {
         "{cued}"
     );
 }
+
+#[test]
+fn ask_answers_from_the_archived_thread_and_only_the_answer_enters_the_main_line() {
+    let dir = tempfile::tempdir().expect("temp");
+    let project = dir.path().join("project");
+    std::fs::create_dir_all(&project).expect("project");
+    std::fs::write(
+        project.join("AGENTS.md"),
+        "Keep the build green. ".repeat(300),
+    )
+    .expect("agents");
+    let store = Store::new(dir.path().join("home"));
+    let bash = |cmd: &str| Reply::text("").with_tool("bash", serde_json::json!({ "command": cmd }));
+    let replies = vec![
+        bash("echo 'linker failed: needs libfoo on Linux' >&2; exit 1"),
+        bash("echo 'Finished'"),
+        Reply::text("").with_tool("fold", serde_json::json!({ "since": "t3", "note": NOTE })),
+        Reply::text("Folded."),
+        // The asked thread first strays into a tool call, which is answered with an error;
+        // asked again, it answers in words.
+        Reply::text("").with_tool("bash", serde_json::json!({ "command": "uname" })),
+        Reply::text("Linux: the linker needed libfoo there."),
+    ];
+    let fake =
+        FakeLlm::start(Config::scripted(replies).with_tokenizer(Tokenizer::Bytes4)).expect("fake");
+    let provider = Provider::Http(
+        HttpProvider::new(Dialect::Anthropic, &fake.base_url(), Some("k".into())).expect("http"),
+    );
+    let mut settings = Settings::new("claude-sonnet-5");
+    settings.policy = Policy {
+        allow: vec!["bash".into()],
+        ..Policy::default()
+    };
+    let runtime = tokio::runtime::Runtime::new().expect("runtime");
+    let (_tx, cancel) = tokio::sync::watch::channel(false);
+    let mut session = Session::create(
+        &store,
+        &project,
+        "claude-sonnet-5",
+        hotl_agent::default_tools(),
+        Default::default(),
+    )
+    .expect("session");
+    runtime
+        .block_on(session.submit(
+            "fix the build",
+            &provider,
+            &settings,
+            &mut Quiet,
+            cancel.clone(),
+        ))
+        .expect("first turn");
+    let handle = session
+        .view()
+        .items
+        .iter()
+        .find_map(|i| match i {
+            Item::Folded { handle, .. } => Some(handle.clone()),
+            _ => None,
+        })
+        .expect("folded");
+    let answer = runtime
+        .block_on(session.ask(
+            &handle,
+            "which platform needed libfoo?",
+            &provider,
+            &settings,
+        ))
+        .expect("answered");
+    assert_eq!(answer, "Linux: the linker needed libfoo there.");
+    let sent = fake.captured();
+    assert_eq!(
+        sent.len(),
+        6,
+        "four main requests, the ask, the ask after its stray call"
+    );
+    let retry = sent[5].body_text();
+    assert!(
+        retry.contains("tools are unavailable while answering a question"),
+        "{retry}"
+    );
+    let ask_request: serde_json::Value = serde_json::from_slice(&sent[4].body).expect("json");
+    let main_request: serde_json::Value = serde_json::from_slice(&sent[3].body).expect("json");
+    assert_eq!(
+        ask_request["tools"], main_request["tools"],
+        "tools unchanged"
+    );
+    assert_eq!(
+        ask_request.get("tool_choice"),
+        main_request.get("tool_choice")
+    );
+    let text = ask_request.to_string();
+    assert!(
+        text.contains("needs libfoo on Linux"),
+        "the thread's own context, unfolded"
+    );
+    assert!(text.contains("Tools are unavailable for this question"));
+    assert!(
+        !text.contains("<folded handle="),
+        "the thread sees itself as it was"
+    );
+    let asks: Vec<_> = store
+        .lineage(session.id())
+        .expect("lineage")
+        .records
+        .into_iter()
+        .filter_map(|r| match r.body {
+            Body::Ask {
+                handle: h, usage, ..
+            } => Some((h, usage)),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(asks.len(), 1);
+    assert_eq!(asks[0].0, handle);
+    let usage = asks[0].1.expect("usage");
+    assert!(
+        usage.cache_read > 0,
+        "the thread's prefix is read from cache: {usage:?}"
+    );
+}

@@ -282,6 +282,18 @@ pub enum Body {
     },
     /// `drop`: the session was dropped but is kept for its descendants.
     Drop,
+    /// `ask`: one question put to an archived thread, and its answer (kept for the archive;
+    /// only the answer enters the main line, as a tool result when the model asked).
+    Ask {
+        /// The thread's handle.
+        handle: String,
+        /// The question.
+        question: String,
+        /// The answer.
+        answer: String,
+        /// What answering cost.
+        usage: Option<Usage>,
+    },
     /// Any other `type`: kept in the file, skipped by the projection.
     Unknown {
         /// The `type` it had.
@@ -307,6 +319,7 @@ impl Body {
             Body::Todos { .. } => "todos",
             Body::Mode { .. } => "mode",
             Body::Drop => "drop",
+            Body::Ask { .. } => "ask",
             Body::Unknown { kind } => kind,
         }
     }
@@ -390,6 +403,10 @@ struct RecordWire<'a> {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     permission: Option<Cow<'a, str>>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    question: Option<Cow<'a, str>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    answer: Option<Cow<'a, str>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     plan: Option<bool>,
 }
 
@@ -437,6 +454,8 @@ impl<'a> RecordWire<'a> {
             items: None,
             permission: None,
             plan: None,
+            question: None,
+            answer: None,
         }
     }
 
@@ -505,6 +524,17 @@ impl<'a> RecordWire<'a> {
             Body::Mode { permission, plan } => {
                 w.permission = ob(permission);
                 w.plan = *plan;
+            }
+            Body::Ask {
+                handle,
+                question,
+                answer,
+                usage,
+            } => {
+                w.handle = b(handle);
+                w.question = b(question);
+                w.answer = b(answer);
+                w.usage = *usage;
             }
             Body::Clear | Body::Drop | Body::Unknown { .. } => {}
         }
@@ -588,6 +618,12 @@ impl<'a> RecordWire<'a> {
                 plan: self.plan,
             },
             "drop" => Body::Drop,
+            "ask" => Body::Ask {
+                handle: need(own(self.handle), kind, "handle")?,
+                question: own(self.question).unwrap_or_default(),
+                answer: own(self.answer).unwrap_or_default(),
+                usage: self.usage,
+            },
             _ => Body::Unknown {
                 kind: self.kind.into_owned(),
             },
@@ -704,6 +740,12 @@ mod tests {
             plan: Some(true),
         });
         rt(Body::Drop);
+        rt(Body::Ask {
+            handle: "b2e4".into(),
+            question: "why?".into(),
+            answer: "because".into(),
+            usage: None,
+        });
     }
 
     #[test]

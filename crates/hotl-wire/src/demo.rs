@@ -102,8 +102,29 @@ fn decide(request: &Request<'_>) -> Answer {
         match part {
             Part::Stamped { text, .. } => said.push_str(text),
             Part::Block(Block::Text { text }) => said.push_str(text),
+            Part::Text(text) => said.push_str(text),
             _ => {}
         }
+    }
+    if said.contains("[ask]") {
+        // A question to an archived thread: the demo can only quote the thread's last words.
+        let last_words = request
+            .messages
+            .iter()
+            .rev()
+            .filter(|m| m.role == Role::Assistant)
+            .find_map(|m| {
+                let mut text = String::new();
+                for p in &m.content {
+                    part_text(p, &mut text);
+                }
+                (!text.trim().is_empty()).then_some(text)
+            })
+            .unwrap_or_else(|| "nothing".to_owned());
+        return Answer::Text(format!(
+            "(offline demo) I cannot reason about the question; the last thing said in this thread was: {}",
+            last_words.trim()
+        ));
     }
     let lower = said.to_lowercase();
     if let Some(command) = backticked_command(&said)

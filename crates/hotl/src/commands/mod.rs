@@ -1,5 +1,6 @@
 //! Command dispatch: one module per command group, one file per verb.
 
+pub mod ask;
 pub mod debug;
 pub mod fold;
 pub mod gc;
@@ -35,6 +36,7 @@ pub fn run(ctx: &Ctx, command: Option<Command>, args: &run::RunArgs) -> Result<E
         },
         Command::Gc(args) => gc::run(ctx, &args),
         Command::Fold(args) => fold::run(ctx, &args),
+        Command::Ask(args) => ask::run(ctx, &args),
         Command::Debug(DebugCommand::Decode(args)) => debug::decode::run(ctx, &args),
     }
 }
