@@ -17,7 +17,9 @@ mod tool;
 pub mod tools;
 
 pub use crate::error::{AgentError, Result};
-pub use crate::moves::{AskTool, FoldTool, ask_prompt, check_note, make_fold, parse_stamp};
+pub use crate::moves::{
+    AskTool, FoldTool, ForkTool, ask_prompt, check_note, fork_brief, make_fold, parse_stamp,
+};
 pub use crate::permission::{Decision, Mode, Policy, inside, resolve};
 pub use crate::prompt::system_blocks;
 pub use crate::provider::Provider;
@@ -29,5 +31,6 @@ pub fn default_tools() -> Vec<std::sync::Arc<dyn Tool>> {
     let mut tools = tools::builtin();
     tools.push(std::sync::Arc::new(moves::FoldTool));
     tools.push(std::sync::Arc::new(moves::AskTool));
+    tools.push(std::sync::Arc::new(moves::ForkTool));
     tools
 }

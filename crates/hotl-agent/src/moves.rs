@@ -56,6 +56,37 @@ impl Tool for AskTool {
     }
 }
 
+/// The `fork` tool's definition (carried out by the session).
+pub struct ForkTool;
+
+impl Tool for ForkTool {
+    fn name(&self) -> &'static str {
+        "fork"
+    }
+    fn kind(&self) -> ToolKind {
+        ToolKind::Read
+    }
+    fn definition(&self) -> ToolDef {
+        definition(
+            "fork",
+            "Run a task in a fork of yourself: a copy that starts with this whole conversation, works with the same tools, and returns only its final message (with a handle to its archived work). Use it for log-heavy or exploratory work whose details should not fill this context.",
+            r#"{"type":"object","properties":{"task":{"type":"string","description":"what the fork should do and report"}},"required":["task"]}"#,
+        )
+    }
+    fn run<'a>(&'a self, _input: &'a ToolInput, _ctx: &'a ToolCtx) -> ToolFuture<'a> {
+        Box::pin(async { ToolOutput::error("fork is carried out by the session") })
+    }
+}
+
+/// What a fork is told in answer to the call that made it.
+pub fn fork_brief(task: &str) -> String {
+    format!(
+        "You are a fork of this session: everything above is your own history. Work on this \
+         task with the same tools; your final message returns to the session that forked you \
+         as the result of this call, so make it the report they need.\n\nTask: {task}"
+    )
+}
+
 /// What the thread is told when it is asked.
 pub fn ask_prompt(question: &str) -> String {
     format!(

@@ -477,6 +477,9 @@ impl Session {
                 return Ok(outcome);
             }
             self.append(answer)?;
+            // Forks start from the view with every other call of this step answered.
+            let mut calls = calls;
+            calls.sort_by_key(|(_, name, _)| name == "fork");
             for (id, name, input) in calls {
                 let output = if let Some((_, args)) = bad.iter().find(|(b, _)| *b == id) {
                     ToolOutput::error(format!(
@@ -546,6 +549,21 @@ impl Session {
             return self
                 .fold_call(input)
                 .unwrap_or_else(|e| ToolOutput::error(e.to_string()));
+        }
+        if name == "fork" && self.tool_defs.iter().any(|t| t.name == "fork") {
+            let args: serde_json::Value = input.parse().unwrap_or_default();
+            let Some(task) = args
+                .get("task")
+                .and_then(|t| t.as_str())
+                .filter(|t| !t.is_empty())
+            else {
+                return ToolOutput::error("fork needs a `task`");
+            };
+            let task = task.to_owned();
+            return match Box::pin(self.fork_call(id, &task, provider, settings, ui)).await {
+                Ok(output) => output,
+                Err(e) => ToolOutput::error(format!("the fork failed: {e}")),
+            };
         }
         if name == "ask" && self.tool_defs.iter().any(|t| t.name == "ask") {
             let args: serde_json::Value = input.parse().unwrap_or_default();
@@ -645,6 +663,80 @@ impl Session {
             AgentError::View(why) => Ok(ToolOutput::error(why.to_string())),
             other => Err(other),
         })
+    }
+
+    /// The `fork` tool: a child session pinned at this session's end (the assistant message that
+    /// called `fork`, other calls of the step already answered), whose first record answers the
+    /// fork call with the task, so its first request extends this session's last one. It runs
+    /// to completion with the same tools; its final message comes back as the result.
+    async fn fork_call(
+        &mut self,
+        call: &str,
+        task: &str,
+        provider: &Provider,
+        settings: &Settings,
+        ui: &mut dyn Ui,
+    ) -> Result<ToolOutput> {
+        let id = self.writer.id().to_owned();
+        let offset = std::fs::metadata(self.store.log_path(&id))
+            .map_err(|e| hotl_log::LogError::Io {
+                path: self.store.log_path(&id),
+                source: e,
+            })?
+            .len();
+        let pin = self.store.pin(&id, self.writer.next_seq() - 1, offset)?;
+        let delegation = hotl_log::Delegation {
+            by: id.clone(),
+            agent: Some("fork".to_owned()),
+            description: task.to_owned(),
+        };
+        let writer = self.store.fork_delegated(
+            pin,
+            &self.cwd.display().to_string(),
+            Vec::new(),
+            None,
+            Some(delegation),
+        )?;
+        let mut child = Session::from_writer(&self.store, writer, self.tools.clone())?;
+        let handle = blake3::hash(child.id().as_bytes()).to_hex()[..4].to_owned();
+        ui.progress(Progress::Notice(&format!("fork {handle} started: {task}")));
+        let (_keep, cancel) = watch::channel(false);
+        let outcome = child
+            .run_task(call, task, provider, settings, ui, cancel)
+            .await?;
+        self.totals.usage = {
+            let mut u = self.totals.usage;
+            add(&mut u, &child.totals.usage);
+            u
+        };
+        self.totals.cost += child.totals.cost;
+        Ok(ToolOutput::ok(format!(
+            "fork {handle} (session {}) finished:\n{}",
+            child.id(),
+            outcome.text
+        )))
+    }
+
+    /// Runs a fork's task: answers the call that made it with the task, then works until the
+    /// model stops.
+    pub async fn run_task(
+        &mut self,
+        call: &str,
+        task: &str,
+        provider: &Provider,
+        settings: &Settings,
+        ui: &mut dyn Ui,
+        cancel: watch::Receiver<bool>,
+    ) -> Result<TurnOutcome> {
+        let run = hotl_log::new_session_id();
+        self.append(Body::ToolResult {
+            call: call.to_owned(),
+            content: vec![Block::text(crate::moves::fork_brief(task))],
+            blob: None,
+            is_error: false,
+            files: Vec::new(),
+        })?;
+        Box::pin(self.steps(&run, provider, settings, ui, cancel)).await
     }
 
     /// Puts one question to the archived thread `handle`: the request is that thread's own

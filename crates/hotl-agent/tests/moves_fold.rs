@@ -344,3 +344,122 @@ fn ask_answers_from_the_archived_thread_and_only_the_answer_enters_the_main_line
         "the thread's prefix is read from cache: {usage:?}"
     );
 }
+
+#[test]
+fn the_fork_tool_runs_a_child_from_this_view_and_returns_its_report() {
+    let dir = tempfile::tempdir().expect("temp");
+    let project = dir.path().join("project");
+    std::fs::create_dir_all(&project).expect("project");
+    std::fs::write(
+        project.join("AGENTS.md"),
+        "Keep the build green. ".repeat(300),
+    )
+    .expect("agents");
+    let store = Store::new(dir.path().join("home"));
+    let replies = vec![
+        // The parent calls fork beside another call: the other is answered first.
+        Reply::text("")
+            .with_tool(
+                "fork",
+                serde_json::json!({ "task": "summarise the build logs" }),
+            )
+            .with_tool("bash", serde_json::json!({ "command": "echo side" })),
+        Reply::text("child report: the logs show one linker error"),
+        Reply::text("done: the fork found one linker error"),
+    ];
+    let fake =
+        FakeLlm::start(Config::scripted(replies).with_tokenizer(Tokenizer::Bytes4)).expect("fake");
+    let provider = Provider::Http(
+        HttpProvider::new(Dialect::Anthropic, &fake.base_url(), Some("k".into())).expect("http"),
+    );
+    let mut settings = Settings::new("claude-sonnet-5");
+    settings.policy = Policy {
+        allow: vec!["bash".into()],
+        ..Policy::default()
+    };
+    let runtime = tokio::runtime::Runtime::new().expect("runtime");
+    let (_tx, cancel) = tokio::sync::watch::channel(false);
+    let mut session = Session::create(
+        &store,
+        &project,
+        "claude-sonnet-5",
+        hotl_agent::default_tools(),
+        Default::default(),
+    )
+    .expect("session");
+    let outcome = runtime
+        .block_on(session.submit(
+            "look into the logs",
+            &provider,
+            &settings,
+            &mut Quiet,
+            cancel,
+        ))
+        .expect("turn");
+    assert_eq!(outcome.text, "done: the fork found one linker error");
+
+    let sent = fake.captured();
+    assert_eq!(sent.len(), 3);
+    let body =
+        |i: usize| -> serde_json::Value { serde_json::from_slice(&sent[i].body).expect("json") };
+    let (parent, child, back) = (body(0), body(1), body(2));
+    // The child's first request extends the parent's: the same system, tools and messages,
+    // then the fork call and the task answering it.
+    assert_eq!(parent["tools"], child["tools"]);
+    fn without_marks(v: &serde_json::Value) -> serde_json::Value {
+        match v {
+            serde_json::Value::Object(m) => m
+                .iter()
+                .filter(|(k, _)| *k != "cache_control")
+                .map(|(k, v)| (k.clone(), without_marks(v)))
+                .collect(),
+            serde_json::Value::Array(a) => a.iter().map(without_marks).collect(),
+            other => other.clone(),
+        }
+    }
+    let strip = without_marks;
+    assert_eq!(strip(&parent["system"]), strip(&child["system"]));
+    let pm = parent["messages"].as_array().expect("messages");
+    let cm = child["messages"].as_array().expect("messages");
+    assert_eq!(strip(&pm[0]), strip(&cm[0]));
+    let child_text = child.to_string();
+    assert!(
+        child_text.contains("You are a fork of this session"),
+        "{child_text}"
+    );
+    assert!(child_text.contains("Task: summarise the build logs"));
+    assert!(
+        child_text.contains("[t") && child_text.contains("side"),
+        "the other call was answered first"
+    );
+    // The report comes back to the parent as the fork call's result, with a handle.
+    let back_text = back.to_string();
+    assert!(
+        back_text.contains("child report: the logs show one linker error"),
+        "{back_text}"
+    );
+    assert!(back_text.contains("fork "), "{back_text}");
+    // The child reads the parent's cached prefix: its usage shows cache reads.
+    let child_id = store
+        .session_ids()
+        .expect("ids")
+        .into_iter()
+        .find(|id| id != session.id())
+        .expect("the child session");
+    let child_meta = store.meta(&child_id).expect("meta");
+    assert!(
+        child_meta.delegated,
+        "the child is a delegated session, hidden from lists"
+    );
+    let child_usage = store
+        .lineage(&child_id)
+        .expect("lineage")
+        .own()
+        .iter()
+        .find_map(|r| match &r.body {
+            Body::Assistant { usage: Some(u), .. } => Some(*u),
+            _ => None,
+        })
+        .expect("the child answered");
+    assert!(child_usage.cache_read > 0, "{child_usage:?}");
+}

@@ -191,6 +191,19 @@ impl Store {
         state: Vec<Body>,
         inherited: Option<Inherited>,
     ) -> Result<Writer> {
+        self.fork_delegated(pin, cwd, state, inherited, None)
+    }
+
+    /// [`Store::fork`] for a session that works on a task for its parent (the fork tool): it
+    /// records who delegated, and listings leave it out.
+    pub fn fork_delegated(
+        &self,
+        pin: Pin,
+        cwd: &str,
+        state: Vec<Body>,
+        inherited: Option<Inherited>,
+        delegated: Option<crate::record::Delegation>,
+    ) -> Result<Writer> {
         let parent_start = self.read_start(&pin.session)?;
         let start = SessionStart {
             id: String::new(),
@@ -200,7 +213,7 @@ impl Store {
             system_blob: parent_start.system_blob.clone(),
             tools_blob: parent_start.tools_blob.clone(),
             parent: Some(pin.clone()),
-            delegated: None,
+            delegated,
         };
         self.create_with(start, pin.seq + 1, state, inherited)
     }
