@@ -6,7 +6,7 @@ use std::process::ExitCode;
 use clap::Args;
 use hotl_agent::{Session, Settings};
 
-use crate::config::{self, Overrides};
+use crate::config;
 use crate::ctx::{Ctx, flush};
 use crate::error::CliError;
 
@@ -20,26 +20,12 @@ pub struct AskArgs {
     pub handle: String,
     /// The question
     pub question: String,
-    /// anthropic | openai | openai-chat | demo [env: HOTL_PROVIDER]
-    #[arg(long, value_name = "PROVIDER")]
-    pub provider: Option<String>,
-    /// A server root or a URL ending in /v1 [env: HOTL_BASE_URL]
-    #[arg(long, value_name = "URL")]
-    pub base_url: Option<String>,
-    /// The model [env: HOTL_MODEL]
-    #[arg(long, value_name = "NAME")]
-    pub model: Option<String>,
+    #[command(flatten)]
+    pub model_flags: crate::commands::run::ProviderFlags,
 }
 
 pub fn run(ctx: &Ctx, args: &AskArgs) -> Result<ExitCode, CliError> {
-    let resolved = config::resolve(
-        config::load_file()?,
-        &Overrides {
-            provider: args.provider.clone(),
-            base_url: args.base_url.clone(),
-            model: args.model.clone(),
-        },
-    )?;
+    let resolved = config::resolve(config::load_file()?, &args.model_flags.overrides())?;
     if let Some(notice) = resolved.demo_notice {
         eprintln!("hotl: {notice}");
     }

@@ -48,15 +48,8 @@ pub struct RunArgs {
     /// Name the new session
     #[arg(short = 'n', long, value_name = "NAME")]
     pub name: Option<String>,
-    /// anthropic | openai | openai-chat | demo [env: HOTL_PROVIDER]
-    #[arg(long, value_name = "PROVIDER")]
-    pub provider: Option<String>,
-    /// A server root or a URL ending in /v1 (any OpenAI-compatible server) [env: HOTL_BASE_URL]
-    #[arg(long, value_name = "URL")]
-    pub base_url: Option<String>,
-    /// The model [env: HOTL_MODEL]
-    #[arg(long, value_name = "NAME")]
-    pub model: Option<String>,
+    #[command(flatten)]
+    pub model_flags: ProviderFlags,
     /// default | accept-edits | bypass | plan
     #[arg(long, value_name = "MODE")]
     pub permission_mode: Option<String>,
@@ -85,12 +78,44 @@ impl RunArgs {
             keep_turns: self.keep_turns.or(outer.keep_turns),
             keep: self.keep.or(outer.keep),
             name: pick(&self.name, &outer.name),
-            provider: pick(&self.provider, &outer.provider),
-            base_url: pick(&self.base_url, &outer.base_url),
-            model: pick(&self.model, &outer.model),
+            model_flags: self.model_flags.merged(&outer.model_flags),
             permission_mode: pick(&self.permission_mode, &outer.permission_mode),
             allow: self.allow.iter().chain(&outer.allow).cloned().collect(),
             session: pick(&self.session, &outer.session),
+        }
+    }
+}
+
+/// Which model answers: flags over the environment over the config file.
+#[derive(Debug, Default, Clone, Args)]
+pub struct ProviderFlags {
+    /// anthropic | openai | openai-chat | demo [env: HOTL_PROVIDER]
+    #[arg(long, value_name = "PROVIDER")]
+    pub provider: Option<String>,
+    /// A server root or a URL ending in /v1 (any OpenAI-compatible server) [env: HOTL_BASE_URL]
+    #[arg(long, value_name = "URL")]
+    pub base_url: Option<String>,
+    /// The model [env: HOTL_MODEL]
+    #[arg(long, value_name = "NAME")]
+    pub model: Option<String>,
+}
+
+impl ProviderFlags {
+    /// These flags over `outer`'s.
+    fn merged(&self, outer: &ProviderFlags) -> ProviderFlags {
+        ProviderFlags {
+            provider: self.provider.clone().or_else(|| outer.provider.clone()),
+            base_url: self.base_url.clone().or_else(|| outer.base_url.clone()),
+            model: self.model.clone().or_else(|| outer.model.clone()),
+        }
+    }
+
+    /// The overrides configuration resolution takes.
+    pub fn overrides(&self) -> Overrides {
+        Overrides {
+            provider: self.provider.clone(),
+            base_url: self.base_url.clone(),
+            model: self.model.clone(),
         }
     }
 }
@@ -122,14 +147,7 @@ async fn run_async(
     args: &RunArgs,
     resume_ref: Option<String>,
 ) -> Result<ExitCode, CliError> {
-    let resolved = config::resolve(
-        config::load_file()?,
-        &Overrides {
-            provider: args.provider.clone(),
-            base_url: args.base_url.clone(),
-            model: args.model.clone(),
-        },
-    )?;
+    let resolved = config::resolve(config::load_file()?, &args.model_flags.overrides())?;
     let headless = args.prompt.is_some() || !std::io::stdin().is_terminal();
     let mode = match &args.permission_mode {
         Some(m) => Some(Mode::from_name(m).ok_or_else(|| {
