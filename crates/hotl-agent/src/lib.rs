@@ -18,7 +18,8 @@ pub mod tools;
 
 pub use crate::error::{AgentError, Result};
 pub use crate::moves::{
-    AskTool, FoldTool, ForkTool, ask_prompt, check_note, fork_brief, make_fold, parse_stamp,
+    AskTool, FoldTool, ForkTool, RecallTool, ask_prompt, check_note, fork_brief, make_fold,
+    parse_stamp, recall_mode,
 };
 pub use crate::permission::{Decision, Mode, Policy, inside, resolve};
 pub use crate::prompt::system_blocks;
@@ -30,6 +31,7 @@ pub use crate::tool::{Tool, ToolCtx, ToolFuture, ToolKind, ToolOutput, content_h
 pub fn default_tools() -> Vec<std::sync::Arc<dyn Tool>> {
     let mut tools = tools::builtin();
     tools.push(std::sync::Arc::new(moves::FoldTool));
+    tools.push(std::sync::Arc::new(moves::RecallTool));
     tools.push(std::sync::Arc::new(moves::AskTool));
     tools.push(std::sync::Arc::new(moves::ForkTool));
     tools

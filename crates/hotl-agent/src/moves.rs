@@ -78,6 +78,40 @@ impl Tool for ForkTool {
     }
 }
 
+/// The `recall` tool's definition (carried out by the session).
+pub struct RecallTool;
+
+impl Tool for RecallTool {
+    fn name(&self) -> &'static str {
+        "recall"
+    }
+    fn kind(&self) -> ToolKind {
+        ToolKind::Read
+    }
+    fn definition(&self) -> ToolDef {
+        definition(
+            "recall",
+            "Search everything folded away in this session (archived spans: tool outputs, answers, reasoning) without a model call. Each hit gives the thread's handle, the stamp and the matching line; a thread whose files changed since says so. mode: ranked (default), exact or regex.",
+            r#"{"type":"object","properties":{"query":{"type":"string"},"mode":{"type":"string","enum":["ranked","exact","regex"]}},"required":["query"]}"#,
+        )
+    }
+    fn run<'a>(&'a self, _input: &'a ToolInput, _ctx: &'a ToolCtx) -> ToolFuture<'a> {
+        Box::pin(async { ToolOutput::error("recall is carried out by the session") })
+    }
+}
+
+/// Parses a recall mode as the model or a person writes it.
+pub fn recall_mode(name: Option<&str>) -> Result<hotl_recall::Mode, String> {
+    match name.unwrap_or("ranked") {
+        "ranked" | "" => Ok(hotl_recall::Mode::Ranked),
+        "exact" => Ok(hotl_recall::Mode::Exact),
+        "regex" => Ok(hotl_recall::Mode::Regex),
+        other => Err(format!(
+            "unknown recall mode {other:?}; use ranked, exact or regex"
+        )),
+    }
+}
+
 /// What a fork is told in answer to the call that made it.
 pub fn fork_brief(task: &str) -> String {
     format!(

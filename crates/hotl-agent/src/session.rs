@@ -565,6 +565,15 @@ impl Session {
                 Err(e) => ToolOutput::error(format!("the fork failed: {e}")),
             };
         }
+        if name == "recall" && self.tool_defs.iter().any(|t| t.name == "recall") {
+            let args: serde_json::Value = input.parse().unwrap_or_default();
+            let query = args.get("query").and_then(|q| q.as_str()).unwrap_or("");
+            let mode = args.get("mode").and_then(|m| m.as_str());
+            return match self.recall(query, mode, 20) {
+                Ok(text) => ToolOutput::ok(text),
+                Err(why) => ToolOutput::error(why),
+            };
+        }
         if name == "ask" && self.tool_defs.iter().any(|t| t.name == "ask") {
             let args: serde_json::Value = input.parse().unwrap_or_default();
             let field = |k: &str| {
@@ -737,6 +746,23 @@ impl Session {
             files: Vec::new(),
         })?;
         Box::pin(self.steps(&run, provider, settings, ui, cancel)).await
+    }
+
+    /// Searches the session's archive (no model call) and renders the hits as the model and
+    /// the shell see them.
+    pub fn recall(
+        &self,
+        query: &str,
+        mode: Option<&str>,
+        limit: usize,
+    ) -> std::result::Result<String, String> {
+        let mode = crate::moves::recall_mode(mode)?;
+        let archive =
+            hotl_recall::open_index(&self.store, self.writer.id()).map_err(|e| e.to_string())?;
+        let hits = archive
+            .search(query, mode, limit)
+            .map_err(|e| e.to_string())?;
+        Ok(hotl_recall::render_hits(&hits))
     }
 
     /// Puts one question to the archived thread `handle`: the request is that thread's own

@@ -401,3 +401,46 @@ fn without_marks(v: &serde_json::Value) -> serde_json::Value {
         other => other.clone(),
     }
 }
+
+#[test]
+fn recall_finds_a_caveat_only_the_folded_span_held() {
+    let bash = |cmd: &str| Reply::text("").with_tool("bash", serde_json::json!({ "command": cmd }));
+    let mut f = Fixture::new(
+        vec![
+            bash("echo 'warning: the cache directory must be on a local disk' >&2; exit 1"),
+            bash("echo 'Finished'"),
+            Reply::text("").with_tool("fold", serde_json::json!({ "since": "t3", "note": NOTE })),
+            Reply::text("Folded."),
+            Reply::text("").with_tool(
+                "recall",
+                serde_json::json!({ "query": "cache directory disk" }),
+            ),
+            Reply::text("The cache directory must be on a local disk."),
+        ],
+        false,
+        &["bash"],
+    );
+    f.submit("set up the build");
+    let outcome = f.submit("where may the cache directory live?");
+    assert_eq!(outcome.text, "The cache directory must be on a local disk.");
+    let sent = f.fake.captured();
+    let after_recall = sent.last().expect("requests").body_text();
+    let handle = f
+        .session
+        .view()
+        .items
+        .iter()
+        .find_map(|i| match i {
+            Item::Folded { handle, .. } => Some(handle.clone()),
+            _ => None,
+        })
+        .expect("folded");
+    assert!(
+        after_recall.contains(&format!("[{handle} t")),
+        "{after_recall}"
+    );
+    assert!(
+        after_recall.contains("must be on a local disk"),
+        "{after_recall}"
+    );
+}

@@ -4,6 +4,7 @@ pub mod ask;
 pub mod debug;
 pub mod fold;
 pub mod gc;
+pub mod recall;
 pub mod run;
 pub mod sessions;
 
@@ -37,6 +38,7 @@ pub fn run(ctx: &Ctx, command: Option<Command>, args: &run::RunArgs) -> Result<E
         Command::Gc(args) => gc::run(ctx, &args),
         Command::Fold(args) => fold::run(ctx, &args),
         Command::Ask(args) => ask::run(ctx, &args),
+        Command::Recall(args) => recall::run(ctx, &args),
         Command::Debug(DebugCommand::Decode(args)) => debug::decode::run(ctx, &args),
     }
 }

@@ -1,0 +1,564 @@
+//! The archive: threads, their documents in segments, and search over them.
+
+use std::borrow::Cow;
+use std::cmp::Ordering;
+use std::path::{Path, PathBuf};
+
+use hotl_log::Record;
+use regex::bytes::{Regex, RegexBuilder};
+
+use crate::error::{RecallError, Result};
+use crate::extract::{self, NOT_ARCHIVED, Owners, Plan};
+use crate::prefilter;
+use crate::segment::{Builder, Segment};
+use crate::stale::staleness;
+use crate::token::{for_each_token, query_terms};
+use crate::types::{Doc, DocKind, Hit, Mode, Thread};
+
+/// BM25 term-frequency saturation.
+const K1: f64 = 1.2;
+/// BM25 length normalisation.
+const B: f64 = 0.75;
+/// Longest line a hit shows, in characters.
+const LINE_CHARS: usize = 200;
+/// How much text an exact or regex scan reads at a time.
+const SCAN_CHUNK: u64 = 8 << 20;
+
+/// How big an index is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct IndexStats {
+    /// Segments (a persisted index grows by one per update, merged geometrically).
+    pub segments: usize,
+    /// Documents indexed, archived or not.
+    pub docs: u64,
+    /// Documents in archived threads.
+    pub archived_docs: u64,
+    /// Dictionary terms, summed over segments.
+    pub terms: u64,
+    /// Text bytes indexed.
+    pub text_bytes: u64,
+}
+
+/// Everything a session's lineage holds off the main line, indexed for search.
+///
+/// Made in memory by [`Archive::from_records`], or from the persisted index by
+/// [`open_index`](crate::open_index); both search the same way and give the same hits.
+pub struct Archive {
+    threads: Vec<Thread>,
+    segments: Vec<Segment>,
+    /// Per segment, per document: the index of the owning thread, or [`NOT_ARCHIVED`] (the
+    /// persisted index also holds the live main line, so a later fold costs no re-reading).
+    owners: Vec<Vec<u32>>,
+    /// Archived documents, and their total length in tokens.
+    docs: u64,
+    tokens: u64,
+    root: PathBuf,
+}
+
+impl Archive {
+    /// Everything a session's lineage holds off the main line: every folded span's and
+    /// compacted span's original items (user text, assistant text, reasoning, tool outputs)
+    /// and its note, with the thread's handle (a compaction has handle `compaction`). `files`
+    /// of a thread: the file touches of its tool results. Touched paths are resolved against
+    /// the session's working directory.
+    pub fn from_records(records: &[Record], own_start: usize) -> Archive {
+        let plan = extract::plan(records, own_start);
+        let owners = Owners::of(&plan);
+        let mut builder = Builder::default();
+        for record in records.iter().filter(|r| owners.holds(r.seq)) {
+            for (kind, text) in extract::record_docs(record, None) {
+                if owners.owner(record.seq, kind) != NOT_ARCHIVED {
+                    builder.add(record.seq, kind, text.as_bytes());
+                }
+            }
+        }
+        let root = extract::session_cwd(records, own_start).unwrap_or_default();
+        Archive::assemble(plan, vec![builder.finish()], root.into())
+    }
+
+    /// An archive over `segments`, whose documents `plan` assigns to threads.
+    pub(crate) fn assemble(plan: Plan, segments: Vec<Segment>, root: PathBuf) -> Archive {
+        let owners_of = Owners::of(&plan);
+        let mut docs = 0;
+        let mut tokens = 0;
+        let owners = segments
+            .iter()
+            .map(|seg| {
+                seg.docs
+                    .iter()
+                    .map(|d| {
+                        let o = owners_of.owner(d.key, d.kind);
+                        if o != NOT_ARCHIVED {
+                            docs += 1;
+                            tokens += u64::from(d.tokens);
+                        }
+                        o
+                    })
+                    .collect()
+            })
+            .collect();
+        Archive {
+            threads: plan.threads,
+            segments,
+            owners,
+            docs,
+            tokens,
+            root,
+        }
+    }
+
+    /// The archived spans, in transcript order (an outer compaction before what it holds).
+    pub fn threads(&self) -> &[Thread] {
+        &self.threads
+    }
+
+    /// How many archived documents there are.
+    pub fn doc_count(&self) -> u64 {
+        self.docs
+    }
+
+    /// The size of what is indexed (live documents of the persisted index included).
+    pub fn stats(&self) -> IndexStats {
+        IndexStats {
+            segments: self.segments.len(),
+            docs: self.segments.iter().map(|s| s.docs.len() as u64).sum(),
+            archived_docs: self.docs,
+            terms: self.segments.iter().map(|s| s.n_terms() as u64).sum(),
+            text_bytes: self.segments.iter().map(|s| s.text_bytes()).sum(),
+        }
+    }
+
+    /// The directory touched paths are resolved against (the session's working directory).
+    pub fn root(&self) -> &Path {
+        &self.root
+    }
+
+    /// Resolves touched paths against `root` instead of the session's working directory.
+    pub fn with_root(mut self, root: impl Into<PathBuf>) -> Archive {
+        self.root = root.into();
+        self
+    }
+
+    /// Every archived document, in record order (reads their text).
+    pub fn docs(&self) -> Result<Vec<Doc>> {
+        let mut out = Vec::new();
+        for (s, seg) in self.segments.iter().enumerate() {
+            for (d, meta) in seg.docs.iter().enumerate() {
+                let owner = self.owners[s][d];
+                if owner == NOT_ARCHIVED {
+                    continue;
+                }
+                let text = seg.text(d).map_err(|e| self.io(s, e))?;
+                out.push(Doc {
+                    handle: self.threads[owner as usize].handle.clone(),
+                    seq: self.seq_of(owner, meta.key, meta.kind),
+                    kind: meta.kind,
+                    text: String::from_utf8_lossy(&text).into_owned(),
+                });
+            }
+        }
+        Ok(out)
+    }
+
+    /// Searches the archive; at most `limit` hits. Ranked: best first (ties: newest first).
+    /// Exact and regex: one hit per matching document, newest first (in log order: a note
+    /// counts where its fold or compaction record is, after the span), with its first matching
+    /// line. Each hit names the files its thread touched that changed since.
+    pub fn search(&self, query: &str, mode: Mode, limit: usize) -> Result<Vec<Hit>> {
+        let found = match mode {
+            Mode::Ranked => self.ranked(query, limit)?,
+            Mode::Exact => {
+                if query.is_empty() {
+                    return Err(RecallError::EmptyQuery {
+                        query: query.to_owned(),
+                    });
+                }
+                let re = RegexBuilder::new(&regex::escape(query))
+                    .case_insensitive(true)
+                    .build()
+                    .map_err(|e| invalid(query, e))?;
+                self.scan(&re, limit, &prefilter::constraints(query))?
+            }
+            Mode::Regex => {
+                let re = RegexBuilder::new(query)
+                    .multi_line(true)
+                    .build()
+                    .map_err(|e| invalid(query, e))?;
+                self.scan(&re, limit, &[])?
+            }
+        };
+        let mut stale: Vec<Option<Vec<String>>> = vec![None; self.threads.len()];
+        Ok(found
+            .into_iter()
+            .map(|(owner, mut hit)| {
+                hit.stale = stale[owner as usize]
+                    .get_or_insert_with(|| staleness(&self.threads[owner as usize], &self.root))
+                    .clone();
+                hit
+            })
+            .collect())
+    }
+
+    fn seq_of(&self, owner: u32, key: u64, kind: DocKind) -> u64 {
+        if kind == DocKind::Note {
+            self.threads[owner as usize].since
+        } else {
+            key
+        }
+    }
+
+    fn io(&self, seg: usize, source: std::io::Error) -> RecallError {
+        let path = self.segments[seg]
+            .path()
+            .map_or_else(PathBuf::new, Path::to_owned);
+        if source.kind() == std::io::ErrorKind::InvalidData {
+            // The segment is derived: removing it makes the next open rebuild the index.
+            // Best-effort; if it stays, the same error comes back.
+            if !path.as_os_str().is_empty() {
+                let _ = std::fs::remove_file(&path);
+            }
+            RecallError::Corrupt {
+                path,
+                reason: source.to_string(),
+            }
+        } else {
+            RecallError::Io { path, source }
+        }
+    }
+
+    fn hit(&self, s: usize, d: usize, line: String, score: f64) -> (u32, Hit) {
+        let owner = self.owners[s][d];
+        let meta = self.segments[s].docs[d];
+        let hit = Hit {
+            handle: self.threads[owner as usize].handle.clone(),
+            seq: self.seq_of(owner, meta.key, meta.kind),
+            kind: meta.kind,
+            line,
+            score,
+            stale: Vec::new(),
+        };
+        (owner, hit)
+    }
+
+    /// BM25 over the archived documents of every segment.
+    fn ranked(&self, query: &str, limit: usize) -> Result<Vec<(u32, Hit)>> {
+        let terms = query_terms(query);
+        if terms.is_empty() {
+            return Err(RecallError::EmptyQuery {
+                query: query.to_owned(),
+            });
+        }
+        if limit == 0 || self.docs == 0 {
+            return Ok(Vec::new());
+        }
+        let n = self.docs as f64;
+        let avgdl = (self.tokens as f64 / n).max(1.0);
+        let mut scores: Vec<Vec<f32>> = self
+            .segments
+            .iter()
+            .map(|s| vec![0.0; s.docs.len()])
+            .collect();
+        let mut idfs = Vec::with_capacity(terms.len());
+        let mut postings = Vec::new();
+        let mut kept: Vec<(usize, u32, u32)> = Vec::new();
+        for term in &terms {
+            kept.clear();
+            for (s, seg) in self.segments.iter().enumerate() {
+                let Some(i) = seg.lookup(term) else { continue };
+                postings.clear();
+                seg.postings(i, &mut postings).map_err(|e| self.io(s, e))?;
+                let owners = &self.owners[s];
+                kept.extend(
+                    postings
+                        .iter()
+                        .filter(|(d, _)| owners[*d as usize] != NOT_ARCHIVED)
+                        .map(|&(d, tf)| (s, d, tf)),
+                );
+            }
+            let df = kept.len() as f64;
+            let idf = (1.0 + (n - df + 0.5) / (df + 0.5)).ln();
+            idfs.push(idf);
+            for &(s, d, tf) in &kept {
+                let len = f64::from(self.segments[s].docs[d as usize].tokens);
+                let tf = f64::from(tf);
+                let norm = tf + K1 * (1.0 - B + B * len / avgdl);
+                scores[s][d as usize] += (idf * tf * (K1 + 1.0) / norm) as f32;
+            }
+        }
+        let mut best: Vec<(f32, u64, usize, usize)> = Vec::new();
+        for (s, seg_scores) in scores.iter().enumerate() {
+            for (d, &score) in seg_scores.iter().enumerate() {
+                if score > 0.0 {
+                    best.push((score, self.segments[s].docs[d].key, s, d));
+                }
+            }
+        }
+        let order = |a: &(f32, u64, usize, usize), b: &(f32, u64, usize, usize)| {
+            b.0.partial_cmp(&a.0)
+                .unwrap_or(Ordering::Equal)
+                .then(b.1.cmp(&a.1))
+                .then(b.2.cmp(&a.2))
+                .then(b.3.cmp(&a.3))
+        };
+        if best.len() > limit {
+            best.select_nth_unstable_by(limit - 1, order);
+            best.truncate(limit);
+        }
+        best.sort_unstable_by(order);
+        let finder = term_finder(&terms);
+        let mut hits = Vec::with_capacity(best.len());
+        for (score, _, s, d) in best {
+            let text = self.segments[s].text(d).map_err(|e| self.io(s, e))?;
+            let line = best_line(&text, &terms, &idfs, &finder);
+            hits.push(self.hit(s, d, line, f64::from(score)));
+        }
+        Ok(hits)
+    }
+
+    /// Scans archived documents newest first, one hit per matching document; only those the
+    /// prefilter's `constraints` allow, when they narrow it down.
+    fn scan(
+        &self,
+        re: &Regex,
+        limit: usize,
+        constraints: &[prefilter::Constraint],
+    ) -> Result<Vec<(u32, Hit)>> {
+        let mut hits = Vec::new();
+        if limit == 0 {
+            return Ok(hits);
+        }
+        for (s, seg) in self.segments.iter().enumerate().rev() {
+            let owners = &self.owners[s];
+            let most = seg.docs.len() / 4 + 1;
+            if !constraints.is_empty()
+                && let Some(docs) =
+                    prefilter::candidates(seg, constraints, most).map_err(|e| self.io(s, e))?
+            {
+                for &d in docs.iter().rev() {
+                    let d = d as usize;
+                    if owners[d] == NOT_ARCHIVED {
+                        continue;
+                    }
+                    let text = seg.text(d).map_err(|e| self.io(s, e))?;
+                    if let Some(m) = re.find(&text) {
+                        let count = re.find_iter(&text).count();
+                        let line = clip(&text, m.start(), m.end());
+                        hits.push(self.hit(s, d, line, count as f64));
+                        if hits.len() == limit {
+                            return Ok(hits);
+                        }
+                    }
+                }
+                continue;
+            }
+            // Walk back over runs of archived documents, reading up to SCAN_CHUNK at a time.
+            let mut end = seg.docs.len();
+            while end > 0 {
+                if owners[end - 1] == NOT_ARCHIVED {
+                    end -= 1;
+                    continue;
+                }
+                let mut start = end - 1;
+                let mut bytes = u64::from(seg.docs[start].text_len);
+                while start > 0
+                    && owners[start - 1] != NOT_ARCHIVED
+                    && bytes + u64::from(seg.docs[start - 1].text_len) <= SCAN_CHUNK
+                {
+                    start -= 1;
+                    bytes += u64::from(seg.docs[start].text_len);
+                }
+                let (chunk, base) = seg.text_span(start, end).map_err(|e| self.io(s, e))?;
+                for d in (start..end).rev() {
+                    let meta = seg.docs[d];
+                    let from = (meta.text_off - base) as usize;
+                    let text = &chunk[from..from + meta.text_len as usize];
+                    if let Some(m) = re.find(text) {
+                        let count = re.find_iter(text).count();
+                        let line = clip(text, m.start(), m.end());
+                        hits.push(self.hit(s, d, line, count as f64));
+                        if hits.len() == limit {
+                            return Ok(hits);
+                        }
+                    }
+                }
+                end = start;
+            }
+        }
+        Ok(hits)
+    }
+}
+
+impl std::fmt::Debug for Archive {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Archive")
+            .field("threads", &self.threads.len())
+            .field("segments", &self.segments.len())
+            .field("docs", &self.docs)
+            .field("root", &self.root)
+            .finish()
+    }
+}
+
+fn invalid(pattern: &str, e: regex::Error) -> RecallError {
+    let reason = e.to_string();
+    // The regex crate's message spans several lines; its last line says what is wrong.
+    let reason = reason
+        .lines()
+        .rev()
+        .find(|l| !l.trim().is_empty())
+        .unwrap_or(&reason)
+        .trim()
+        .trim_start_matches("error: ")
+        .to_owned();
+    RecallError::InvalidRegex {
+        pattern: pattern.to_owned(),
+        reason,
+    }
+}
+
+/// A case-insensitive matcher for any query term, to find the lines worth scoring.
+fn term_finder(terms: &[Vec<u8>]) -> Option<Regex> {
+    let alternatives: Vec<String> = terms
+        .iter()
+        .map(|t| regex::escape(&String::from_utf8_lossy(t)))
+        .collect();
+    RegexBuilder::new(&alternatives.join("|"))
+        .case_insensitive(true)
+        .build()
+        .ok()
+}
+
+/// The line of `text` whose distinct query terms weigh most (sum of their idf), the first one
+/// on a tie, clipped around its rarest term.
+fn best_line(text: &[u8], terms: &[Vec<u8>], idfs: &[f64], finder: &Option<Regex>) -> String {
+    let mut best: Option<(f64, usize, usize, usize)> = None; // weight, line start, focus, focus end
+    let mut consider = |start: usize, end: usize| {
+        let line = &text[start..end];
+        let mut present = vec![false; terms.len()];
+        let mut focus: Option<(f64, usize, usize)> = None;
+        for_each_token(line, |t, at| {
+            if let Some(i) = terms.iter().position(|q| q.as_slice() == t) {
+                present[i] = true;
+                if focus.is_none_or(|(w, _, _)| idfs[i] > w) {
+                    focus = Some((idfs[i], start + at, start + at + t.len()));
+                }
+            }
+        });
+        let weight: f64 = present
+            .iter()
+            .zip(idfs)
+            .filter(|(p, _)| **p)
+            .map(|(_, w)| w)
+            .sum();
+        if let Some((_, f, fe)) = focus
+            && best.is_none_or(|(w, ..)| weight > w)
+        {
+            best = Some((weight, start, f, fe));
+        }
+    };
+    let mut last_line = usize::MAX;
+    match finder {
+        Some(re) => {
+            for m in re.find_iter(text) {
+                let (start, end) = line_bounds(text, m.start());
+                if start != last_line {
+                    last_line = start;
+                    consider(start, end);
+                }
+            }
+        }
+        None => {
+            let mut start = 0;
+            for (i, _) in text.iter().enumerate().filter(|(_, b)| **b == b'\n') {
+                consider(start, i);
+                start = i + 1;
+            }
+            consider(start, text.len());
+        }
+    }
+    match best {
+        Some((_, _, focus, focus_end)) => clip(text, focus, focus_end),
+        // Matched only through a long, cut token or an odd case fold: show the start.
+        None => clip(text, 0, 0),
+    }
+}
+
+/// The start and end (before the newline) of the line holding byte `at`.
+fn line_bounds(text: &[u8], at: usize) -> (usize, usize) {
+    let start = text[..at]
+        .iter()
+        .rposition(|&b| b == b'\n')
+        .map_or(0, |i| i + 1);
+    let end = text[at..]
+        .iter()
+        .position(|&b| b == b'\n')
+        .map_or(text.len(), |i| at + i);
+    (start, end)
+}
+
+/// The line holding bytes `from..to`, trimmed, and cut to about [`LINE_CHARS`] characters around
+/// them when it is longer.
+fn clip(text: &[u8], from: usize, to: usize) -> String {
+    let (start, end) = line_bounds(text, from.min(text.len()));
+    let line: Cow<'_, str> = String::from_utf8_lossy(&text[start..end]);
+    let focus = from.saturating_sub(start).min(line.len());
+    let focus_end = to.saturating_sub(start).clamp(focus, line.len());
+    let chars: Vec<(usize, char)> = line.char_indices().collect();
+    if chars.len() <= LINE_CHARS {
+        return line.trim().to_owned();
+    }
+    // Offsets in the lossy text may differ from the raw ones only when the line is not UTF-8;
+    // snapping to char boundaries keeps the cut valid either way.
+    let at = chars.partition_point(|(i, _)| *i < focus);
+    let span = chars.partition_point(|(i, _)| *i < focus_end) - at;
+    let lead = if span + 40 >= LINE_CHARS { 10 } else { 40 };
+    let first = at.saturating_sub(lead).min(chars.len() - LINE_CHARS);
+    let last = first + LINE_CHARS;
+    let byte = |c: usize| chars.get(c).map_or(line.len(), |(i, _)| *i);
+    let mut out = String::new();
+    if first > 0 {
+        out.push('…');
+    }
+    out.push_str(line[byte(first)..byte(last)].trim());
+    if last < chars.len() {
+        out.push('…');
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_archive_can_be_shared_between_threads() {
+        fn check<T: Send + Sync>() {}
+        check::<Archive>();
+    }
+
+    #[test]
+    fn clip_keeps_short_lines_and_cuts_long_ones_around_the_match() {
+        assert_eq!(clip(b"a\n  hello world  \nb", 5, 10), "hello world");
+        let long = format!("{}needle{}", "x".repeat(500), "y".repeat(500));
+        let c = clip(long.as_bytes(), 500, 506);
+        assert!(c.contains("needle"), "{c}");
+        assert!(c.starts_with('…') && c.ends_with('…'));
+        assert_eq!(c.chars().count(), LINE_CHARS + 2);
+    }
+
+    #[test]
+    fn best_line_prefers_the_line_with_more_and_rarer_terms() {
+        let text = b"common word here\nrare and common together\nrare alone";
+        let terms = vec![b"common".to_vec(), b"rare".to_vec()];
+        let idfs = [0.1, 2.0];
+        let finder = term_finder(&terms);
+        assert_eq!(
+            best_line(text, &terms, &idfs, &finder),
+            "rare and common together"
+        );
+        assert_eq!(
+            best_line(text, &terms, &idfs, &None),
+            "rare and common together"
+        );
+    }
+}

@@ -1,0 +1,57 @@
+//! Staleness: which files an archived thread touched have changed since, and how hits are
+//! rendered for the model and the shell.
+
+use std::path::Path;
+
+use crate::types::{Hit, Thread};
+
+/// The files `thread` touched whose content differs now from what the thread last saw or left,
+/// or which are gone (or, recorded as absent, exist now), in order of first touch. Relative
+/// paths are resolved against `root`. A touch's hash is the first 32 hex characters of the
+/// blake3 of the content (a longer or shorter recorded hash is compared as a prefix).
+pub fn staleness(thread: &Thread, root: &Path) -> Vec<String> {
+    // The last touch of each path is what the thread left.
+    let mut last: Vec<(&str, Option<&str>)> = Vec::new();
+    for touch in &thread.files {
+        match last.iter_mut().find(|(p, _)| *p == touch.path) {
+            Some(entry) => entry.1 = touch.hash.as_deref(),
+            None => last.push((&touch.path, touch.hash.as_deref())),
+        }
+    }
+    last.into_iter()
+        .filter(|(path, hash)| {
+            let now = std::fs::read(root.join(path))
+                .ok()
+                .map(|bytes| blake3::hash(&bytes).to_hex());
+            match (hash, now) {
+                (Some(h), Some(now)) => h.is_empty() || !now.starts_with(h),
+                (None, None) => false,
+                _ => true,
+            }
+        })
+        .map(|(path, _)| path.to_owned())
+        .collect()
+}
+
+/// What the model and the shell see: one block per hit, `[<handle> t<seq> <kind>] <line>`,
+/// followed by `  stale: <files> changed since` when files the thread touched changed.
+/// `no matches` when there are none.
+pub fn render_hits(hits: &[Hit]) -> String {
+    if hits.is_empty() {
+        return "no matches\n".to_owned();
+    }
+    let mut out = String::new();
+    for hit in hits {
+        out.push_str(&format!(
+            "[{} t{} {}] {}\n",
+            hit.handle, hit.seq, hit.kind, hit.line
+        ));
+        if !hit.stale.is_empty() {
+            out.push_str(&format!(
+                "  stale: {} changed since\n",
+                hit.stale.join(", ")
+            ));
+        }
+    }
+    out
+}

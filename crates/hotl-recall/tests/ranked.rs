@@ -1,0 +1,93 @@
+//! Ranked search: BM25 puts rare terms and short documents first.
+
+use hotl_recall::{DocKind, Mode, RecallError};
+use hotl_testkit::{FIXED_ID, LogBuilder, TestResult};
+
+use crate::common::{archive, turn_with, two_folds};
+
+/// Three folded threads whose tool outputs all say "error"; one also says "quokka".
+fn three() -> LogBuilder {
+    let mut b = LogBuilder::new(FIXED_ID, "/p");
+    let outputs = [
+        (
+            "x1",
+            "error: linker failed\nerror: could not compile\nerror again",
+        ),
+        ("x2", "error: the quokka module is missing\nplain line"),
+        ("x3", "error: disk full, error writing, error"),
+    ];
+    for (handle, out) in outputs {
+        let (s, u) = turn_with(&mut b, "build it", out, vec![], "looked at it");
+        b.fold(s, u, handle, "a build");
+    }
+    b
+}
+
+#[test]
+fn a_rare_term_ranks_its_document_first() -> TestResult {
+    let hits = archive(&three())?.search("error quokka", Mode::Ranked, 10)?;
+    assert_eq!(hits[0].handle, "x2");
+    assert_eq!(hits[0].kind, DocKind::ToolOutput);
+    assert_eq!(hits[0].line, "error: the quokka module is missing");
+    assert!(
+        hits.windows(2).all(|w| w[0].score >= w[1].score),
+        "{hits:?}"
+    );
+    assert_eq!(hits.len(), 3, "every output says error: {hits:?}");
+    Ok(())
+}
+
+#[test]
+fn matching_is_case_and_punctuation_insensitive() -> TestResult {
+    let a = archive(&two_folds())?;
+    let hits = a.search("ts2322", Mode::Ranked, 10)?;
+    let tool = hits
+        .iter()
+        .find(|h| h.kind == DocKind::ToolOutput)
+        .expect("the tool output says TS2322");
+    assert_eq!((tool.handle.as_str(), tool.seq), ("a1", 5));
+    assert!(tool.line.starts_with("error TS2322: Type 'string'"));
+    let note = hits.iter().find(|h| h.kind == DocKind::Note).expect("note");
+    assert_eq!(note.seq, 3, "a note is shown at its thread's first seq");
+    Ok(())
+}
+
+#[test]
+fn the_best_line_is_the_one_with_the_most_query_terms() -> TestResult {
+    let hits = archive(&two_folds())?.search("thread timeout", Mode::Ranked, 1)?;
+    assert_eq!(hits.len(), 1);
+    assert_eq!(hits[0].handle, "b2");
+    assert_eq!(hits[0].line, "thread panicked at 'timeout after 30s'");
+    Ok(())
+}
+
+#[test]
+fn limit_caps_the_hits_and_zero_gives_none() -> TestResult {
+    let a = archive(&three())?;
+    assert_eq!(a.search("error", Mode::Ranked, 2)?.len(), 2);
+    assert!(a.search("error", Mode::Ranked, 0)?.is_empty());
+    Ok(())
+}
+
+#[test]
+fn unknown_words_find_nothing_and_a_query_without_words_is_refused() -> TestResult {
+    let a = archive(&three())?;
+    assert!(a.search("wombat", Mode::Ranked, 5)?.is_empty());
+    let err = a.search("  ?! ", Mode::Ranked, 5).unwrap_err();
+    assert!(matches!(err, RecallError::EmptyQuery { .. }), "{err}");
+    Ok(())
+}
+
+#[test]
+fn a_long_line_is_clipped_around_the_match() -> TestResult {
+    let mut b = LogBuilder::new(FIXED_ID, "/p");
+    let long = format!("{} needle {}", "word ".repeat(200), "tail ".repeat(200));
+    let (s, u) = turn_with(&mut b, "go", &long, vec![], "ok");
+    b.fold(s, u, "l1", "long");
+    let hits = archive(&b)?.search("needle", Mode::Ranked, 1)?;
+    let line = &hits[0].line;
+    assert!(line.contains("needle"), "{line}");
+    assert!(line.chars().count() <= 202, "{}", line.chars().count());
+    assert!(line.starts_with('…') && line.ends_with('…'));
+    Ok(())
+}
