@@ -6,6 +6,7 @@ mod common;
 mod agent_failures;
 mod agent_fork;
 mod agent_headless;
+mod agent_moves;
 mod agent_resume;
 mod agent_tools;
 mod check;

@@ -37,7 +37,11 @@ pub fn run(ctx: &Ctx, command: Option<Command>, args: &run::RunArgs) -> Result<E
         },
         Command::Gc(args) => gc::run(ctx, &args),
         Command::Fold(args) => fold::run(ctx, &args),
-        Command::Ask(args) => ask::run(ctx, &args),
+        Command::Ask(mut ask_args) => {
+            // Provider flags given before `ask` count too.
+            ask_args.model_flags = ask_args.model_flags.merged(&args.model_flags);
+            ask::run(ctx, &ask_args)
+        }
         Command::Recall(args) => recall::run(ctx, &args),
         Command::Debug(DebugCommand::Decode(args)) => debug::decode::run(ctx, &args),
     }

@@ -102,7 +102,7 @@ pub struct ProviderFlags {
 
 impl ProviderFlags {
     /// These flags over `outer`'s.
-    fn merged(&self, outer: &ProviderFlags) -> ProviderFlags {
+    pub fn merged(&self, outer: &ProviderFlags) -> ProviderFlags {
         ProviderFlags {
             provider: self.provider.clone().or_else(|| outer.provider.clone()),
             base_url: self.base_url.clone().or_else(|| outer.base_url.clone()),

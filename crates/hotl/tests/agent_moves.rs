@@ -1,0 +1,112 @@
+//! The four moves through the binary, in one story: a build loop that fails three times and
+//! then passes, folded by the model; a later task that needs a caveat only the folded span
+//! held, found by recall; the same question put to the thread by `hotl ask`; and a fork.
+
+use hotl_fakellm::{Config, FakeLlm, Reply};
+use hotl_testkit::TestResult;
+use serde_json::json;
+
+use crate::common::{Env, assert_calls_answered, requests};
+
+const NOTE: &str = "changed: build.rs links libfoo\nlearned: the build passes; caveat: the cache dir must be on a local disk\ndecided and rejected: kept static linking\nopen: run the integration tests\nwhere: build.rs";
+
+#[test]
+fn loop_fold_recall_ask_and_fork_through_the_binary() -> TestResult {
+    let env = Env::new()?;
+    let bash = |cmd: &str| Reply::text("").with_tool("bash", json!({ "command": cmd }));
+    let fake = FakeLlm::start(Config::scripted([
+        // 1. The build loop, then the fold.
+        bash("echo 'error: cache dir on NFS is not supported; use a local disk' >&2; exit 1"),
+        bash("echo 'error: linker cannot find libfoo' >&2; exit 1"),
+        bash("echo 'error: linker cannot find libfoo (again)' >&2; exit 1"),
+        bash("echo 'Finished dev profile'"),
+        Reply::text("").with_tool("fold", json!({ "since": "t3", "note": NOTE })),
+        Reply::text("The build passes; the loop is folded."),
+        // 2. A task needing the caveat: recall finds it.
+        Reply::text("").with_tool("recall", json!({ "query": "NFS local disk" })),
+        Reply::text("Use a local disk for the cache dir: NFS is not supported."),
+        // 3. `hotl ask` puts a question to the thread.
+        Reply::text("libfoo was missing from the linker path."),
+        // 4. A fork does a task and reports back.
+        Reply::text("").with_tool("fork", json!({ "task": "list what the build loop tried" })),
+        Reply::text("The loop tried three builds before the fourth passed."),
+        Reply::text("The fork reports three failed builds before success."),
+    ]))?;
+
+    let first = env
+        .agent(&fake, &["-p", "make the build pass", "--allow", "bash"])
+        .ok();
+    assert_eq!(
+        first.stdout, "The build passes; the loop is folded.\n",
+        "{first}"
+    );
+    let id = env.only_session()?;
+    let shown = env.run(&["sessions", "show", &id]).ok().stdout;
+    assert!(shown.contains("⋯ folded "), "{shown}");
+    let handle = shown
+        .split("⋯ folded ")
+        .nth(1)
+        .and_then(|rest| rest.split_whitespace().next())
+        .ok_or("a handle")?
+        .to_owned();
+
+    let second = env
+        .agent(&fake, &["-c", "-p", "where may the cache dir live?"])
+        .ok();
+    assert_eq!(
+        second.stdout,
+        "Use a local disk for the cache dir: NFS is not supported.\n"
+    );
+    let sent = requests(&fake)?;
+    let after_recall = sent.last().ok_or("requests")?.to_string();
+    assert!(
+        after_recall.contains("NFS is not supported"),
+        "recall found the caveat"
+    );
+    assert!(
+        after_recall.contains(&format!("[{handle} t")),
+        "{after_recall}"
+    );
+
+    // The shell reaches the same archive.
+    let recalled = env
+        .run(&["recall", &id, "libfoo", "--mode", "exact"])
+        .ok()
+        .stdout;
+    assert!(recalled.contains("linker cannot find libfoo"), "{recalled}");
+
+    let asked = env
+        .agent(&fake, &["ask", &id, &handle, "what was missing?"])
+        .ok();
+    assert_eq!(
+        asked.stdout, "libfoo was missing from the linker path.\n",
+        "{asked}"
+    );
+    let ask_request = requests(&fake)?.last().ok_or("requests")?.to_string();
+    assert!(
+        ask_request.contains("linker cannot find libfoo"),
+        "the thread's own context"
+    );
+
+    let forked = env
+        .agent(&fake, &["-c", "-p", "what did the loop try?"])
+        .ok();
+    assert_eq!(
+        forked.stdout, "The fork reports three failed builds before success.\n",
+        "{forked}"
+    );
+    let last = requests(&fake)?.last().ok_or("requests")?.to_string();
+    assert!(
+        last.contains("The loop tried three builds"),
+        "the fork's report came back"
+    );
+
+    // One visible session (the fork's child is delegated), and its log stays valid.
+    let listed = env.json(&["sessions", "list", "--json"])?;
+    assert_eq!(listed.as_array().map(Vec::len), Some(1));
+    assert_calls_answered(&env.records(&id)?);
+    let types = env.record_types(&id)?;
+    assert!(types.iter().any(|t| t == "fold"));
+    assert!(types.iter().any(|t| t == "ask"));
+    Ok(())
+}
