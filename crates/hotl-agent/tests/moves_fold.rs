@@ -444,3 +444,52 @@ fn recall_finds_a_caveat_only_the_folded_span_held() {
         "{after_recall}"
     );
 }
+
+#[test]
+fn a_fold_right_after_a_long_loop_still_reads_the_history_before_since_from_cache() {
+    let bash = |i: usize| {
+        Reply::text("").with_tool(
+            "bash",
+            serde_json::json!({ "command": format!("echo step {i}; seq 1 80") }),
+        )
+    };
+    let mut replies: Vec<Reply> = (0..10).map(bash).collect();
+    replies.push(Reply::text("Set up."));
+    replies.extend((10..22).map(bash));
+    replies.push(
+        Reply::text("").with_tool("fold", serde_json::json!({ "since": "t27", "note": NOTE })),
+    );
+    replies.push(Reply::text("Folded the loop."));
+    let mut f = Fixture::new(replies, true, &["bash"]);
+    f.submit("set things up");
+    // The second turn's user message is t27: after the run start (t26) that follows the first
+    // turn's 25 records (session, run, message, 10 steps of two, answer, run end).
+    let second_user = f.store.meta(f.session.id()).expect("meta").last_seq + 2;
+    assert_eq!(second_user, 27, "the fold's since names this message");
+    f.submit("now the long loop");
+    let lineage = f.store.lineage(f.session.id()).expect("lineage");
+    let usages: Vec<_> = lineage
+        .records
+        .iter()
+        .filter_map(|r| match &r.body {
+            Body::Assistant { usage: Some(u), .. } => Some(*u),
+            _ => None,
+        })
+        .collect();
+    let first = usages[0];
+    let after_fold = *usages.last().expect("the answer after the fold");
+    assert!(
+        lineage
+            .records
+            .iter()
+            .any(|r| matches!(r.body, Body::Fold(_))),
+        "the loop was folded"
+    );
+    // The whole first turn, not just the frozen prefix, is read back from cache after the
+    // fold replaced the loop: every step before `since` wrote an entry within the 20-block
+    // lookback of the folded request.
+    assert!(
+        after_fold.cache_read > first.cache_write + 500,
+        "after the fold: {after_fold:?}; first request: {first:?}"
+    );
+}
