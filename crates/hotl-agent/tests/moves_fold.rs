@@ -493,3 +493,42 @@ fn a_fold_right_after_a_long_loop_still_reads_the_history_before_since_from_cach
         "after the fold: {after_fold:?}; first request: {first:?}"
     );
 }
+
+#[test]
+fn a_step_with_many_parallel_calls_still_reads_the_previous_write() {
+    let mut many = Reply::text("Checking everything at once.");
+    for i in 0..25 {
+        many = many.with_tool(
+            "bash",
+            serde_json::json!({ "command": format!("echo {i}; seq 1 30") }),
+        );
+    }
+    let mut f = Fixture::new(
+        vec![
+            Reply::text("").with_tool("bash", serde_json::json!({ "command": "seq 1 200" })),
+            many,
+            Reply::text("All 25 checks pass."),
+        ],
+        true,
+        &["bash"],
+    );
+    f.submit("check everything");
+    let usages: Vec<_> = f
+        .store
+        .lineage(f.session.id())
+        .expect("lineage")
+        .records
+        .iter()
+        .filter_map(|r| match &r.body {
+            Body::Assistant { usage: Some(u), .. } => Some(*u),
+            _ => None,
+        })
+        .collect();
+    let (second, last) = (usages[1], usages[2]);
+    // The last request comes 50 blocks after the second request's write, out of reach of one
+    // marker's 20-block lookback: a marker on that earlier write keeps it readable.
+    assert!(
+        last.cache_read >= second.cache_read + second.cache_write,
+        "second: {second:?}; last: {last:?}"
+    );
+}

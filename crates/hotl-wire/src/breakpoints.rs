@@ -2,7 +2,8 @@
 //!
 //! At most four: the end of tools and system (the frozen prefix), the last durable block (the
 //! last block of the last user message or tool result; the per-request dynamic text comes after
-//! it), an optional episode-start anchor, and rolling anchors. The cache looks back only 20
+//! it), the previous request's write when one step added 20 blocks or more, an optional
+//! episode-start anchor, and rolling anchors. The cache looks back only 20
 //! blocks from a marker for an earlier write, so rolling anchors sit at fixed strides of the
 //! conversation's blocks: whatever the last request wrote, the next one finds a write within
 //! reach even after a turn that added many blocks.
@@ -13,6 +14,9 @@ use crate::request::Request;
 
 /// Anthropic's limit on markers per request.
 pub const MAX_BREAKPOINTS: usize = 4;
+
+/// How far back (in blocks, the marker itself included) a marker finds an earlier write.
+pub const LOOKBACK: usize = 20;
 
 /// Rolling anchors sit on multiples of this many conversation blocks (under the 20-block
 /// lookback, with room for the blocks of one step).
@@ -56,7 +60,13 @@ pub fn place(request: &Request<'_>) -> Breakpoints {
     // Every message block, flattened, with whether it may carry a marker.
     let mut flat: Vec<(usize, usize)> = Vec::new();
     let mut last_durable: Option<usize> = None;
+    // The last durable block before the latest assistant message: where the previous request
+    // (the one that message answered) put its last marker, so an entry was written there.
+    let mut previous_write: Option<usize> = None;
     for (m, message) in request.messages.iter().enumerate() {
+        if message.role == Role::Assistant {
+            previous_write = last_durable;
+        }
         for (b, part) in message.content.iter().enumerate() {
             if cacheable(part) {
                 if message.role == Role::User {
@@ -70,6 +80,13 @@ pub fn place(request: &Request<'_>) -> Breakpoints {
         return out;
     };
     let mut chosen: Vec<usize> = vec![last];
+    // A step that added 20 blocks or more (parallel tool calls) puts the previous write out of
+    // the last marker's lookback: mark it again so this request reads it.
+    if let Some(previous) = previous_write
+        && last - previous >= LOOKBACK
+    {
+        chosen.push(previous);
+    }
     if let Some(anchor) = request.cache.episode_anchor
         && let Some(i) = flat.iter().rposition(|&(m, _)| m == anchor)
         && i < last
