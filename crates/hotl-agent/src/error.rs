@@ -16,6 +16,9 @@ pub enum AgentError {
     /// A cut or fold that does not fit the view.
     #[error(transparent)]
     View(#[from] hotl_view::ViewError),
+    /// The model could not write a note that fits the template.
+    #[error("the model's fold note does not fit the template: {0}")]
+    BadNote(String),
     /// No archived thread has this handle.
     #[error("no archived thread has the handle {handle:?} (known: {known})")]
     NoThread {

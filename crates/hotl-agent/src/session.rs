@@ -861,6 +861,45 @@ impl Session {
         Ok(answer)
     }
 
+    /// Asks the model to write the note for folding the span from `since` to the head (for a
+    /// fold from the shell without a note): the session's own context plus the request, with
+    /// tools unchanged. A note missing template lines is sent back once with what is missing.
+    pub async fn write_note(
+        &mut self,
+        since: u64,
+        provider: &Provider,
+        settings: &Settings,
+    ) -> Result<String> {
+        let span = self.view.plan_fold(since, None)?;
+        let mut ask = format!(
+            "[fold] Write the note that will replace the span t{}..t{} of this session in your \
+             context (the span stays archived). Reply with the note only: one line each \
+             starting with changed:, learned: (with caveats), decided and rejected:, open:, \
+             where:",
+            span.since, span.until
+        );
+        let mut note = String::new();
+        for _ in 0..2 {
+            let mut messages = model_view(&self.view);
+            push_user_text(&mut messages, &ask);
+            let mut request = Request::new(settings.model.clone(), messages);
+            request.system = self.system.clone();
+            request.tools = self.tool_defs.clone();
+            request.max_tokens = settings.max_tokens;
+            request.cache.ttl = settings.ttl;
+            request.cache.key = Some(self.cache_key.clone());
+            let reply = provider.send(&request, &mut |_: &Event| {}).await?;
+            add(&mut self.totals.usage, &reply.usage);
+            note = reply.content.iter().filter_map(Block::as_text).collect();
+            match crate::moves::check_note(&note) {
+                Ok(()) => return Ok(note),
+                Err(why) => ask = format!("{ask}\n\nYour last note was refused: {why}."),
+            }
+        }
+        crate::moves::check_note(&note).map_err(AgentError::BadNote)?;
+        Ok(note)
+    }
+
     /// Folds the span from `since` (up to the step before `issuer`, or the head) into `note`.
     /// Returns the fold as recorded.
     pub fn fold(&mut self, since: u64, issuer: Option<u64>, note: &str) -> Result<hotl_log::Fold> {

@@ -106,21 +106,18 @@ fn decide(request: &Request<'_>) -> Answer {
             _ => {}
         }
     }
+    if said.contains("[fold]") {
+        // A note for a fold: the demo fills the template from the last thing said.
+        let last_words = last_assistant_text(request);
+        return Answer::Text(format!(
+            "changed: (offline demo) see the archived span\nlearned: the span ended with: {}\n\
+             decided and rejected: nothing recorded\nopen: nothing recorded\nwhere: the archived span",
+            last_words.lines().next().unwrap_or("").trim()
+        ));
+    }
     if said.contains("[ask]") {
         // A question to an archived thread: the demo can only quote the thread's last words.
-        let last_words = request
-            .messages
-            .iter()
-            .rev()
-            .filter(|m| m.role == Role::Assistant)
-            .find_map(|m| {
-                let mut text = String::new();
-                for p in &m.content {
-                    part_text(p, &mut text);
-                }
-                (!text.trim().is_empty()).then_some(text)
-            })
-            .unwrap_or_else(|| "nothing".to_owned());
+        let last_words = last_assistant_text(request);
         return Answer::Text(format!(
             "(offline demo) I cannot reason about the question; the last thing said in this thread was: {}",
             last_words.trim()
@@ -166,6 +163,23 @@ fn decide(request: &Request<'_>) -> Answer {
          path such as src/main.rs, or to run `a command`.",
         said.trim()
     ))
+}
+
+/// The text of the latest assistant message that has any.
+fn last_assistant_text(request: &Request<'_>) -> String {
+    request
+        .messages
+        .iter()
+        .rev()
+        .filter(|m| m.role == Role::Assistant)
+        .find_map(|m| {
+            let mut text = String::new();
+            for p in &m.content {
+                part_text(p, &mut text);
+            }
+            (!text.trim().is_empty()).then_some(text)
+        })
+        .unwrap_or_else(|| "nothing".to_owned())
 }
 
 fn call(name: &str, input: serde_json::Value, note: &str) -> Answer {

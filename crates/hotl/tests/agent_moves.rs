@@ -110,3 +110,32 @@ fn loop_fold_recall_ask_and_fork_through_the_binary() -> TestResult {
     assert!(types.iter().any(|t| t == "ask"));
     Ok(())
 }
+
+#[test]
+fn fold_from_the_shell_without_a_note_has_the_model_write_it() -> TestResult {
+    let env = Env::new()?;
+    let fake = FakeLlm::start(Config::scripted([
+        Reply::text("Done."),
+        // The first note misses lines: it is sent back once with what is missing.
+        Reply::text("changed: nothing"),
+        Reply::text(NOTE),
+    ]))?;
+    env.agent(&fake, &["-p", "say done"]).ok();
+    let id = env.only_session()?;
+    let out = env.agent(&fake, &["fold", &id, "--since", "t3"]).ok();
+    assert!(out.stdout.contains("into handle "), "{out}");
+    let sent = requests(&fake)?;
+    assert_eq!(sent.len(), 3);
+    assert!(
+        sent[2].to_string().contains("Your last note was refused"),
+        "{}",
+        sent[2]
+    );
+    let records = env.records(&id)?;
+    let fold = records
+        .iter()
+        .find(|r| r["type"] == "fold")
+        .ok_or("a fold record")?;
+    assert_eq!(fold["note"], NOTE);
+    Ok(())
+}

@@ -20,8 +20,11 @@ pub struct FoldArgs {
     #[arg(long, value_name = "t<SEQ>")]
     pub since: String,
     /// The note: lines starting changed:, learned:, decided and rejected:, open:, where:
+    /// [default: the model writes it]
     #[arg(long, value_name = "FILE")]
-    pub note_file: PathBuf,
+    pub note_file: Option<PathBuf>,
+    #[command(flatten)]
+    pub model_flags: crate::commands::run::ProviderFlags,
 }
 
 pub fn run(ctx: &Ctx, args: &FoldArgs) -> Result<ExitCode, CliError> {
@@ -30,11 +33,34 @@ pub fn run(ctx: &Ctx, args: &FoldArgs) -> Result<ExitCode, CliError> {
         .trim_start_matches(['t', 'T'])
         .parse()
         .map_err(|_| CliError::user(format!("{:?} is not a stamp; expected t<seq>", args.since)))?;
-    let note = std::fs::read_to_string(&args.note_file)
-        .map_err(|e| CliError::user(format!("{}: {e}", args.note_file.display())))?;
-    check_note(&note).map_err(CliError::user)?;
+    let note = match &args.note_file {
+        Some(path) => {
+            let note = std::fs::read_to_string(path)
+                .map_err(|e| CliError::user(format!("{}: {e}", path.display())))?;
+            check_note(&note).map_err(CliError::user)?;
+            Some(note)
+        }
+        None => None,
+    };
     let meta = ctx.resolve(&args.session)?;
     let mut session = Session::open(&ctx.store, &meta.id, hotl_agent::default_tools())?;
+    let note = match note {
+        Some(note) => note,
+        None => {
+            let resolved =
+                crate::config::resolve(crate::config::load_file()?, &args.model_flags.overrides())?;
+            if let Some(notice) = resolved.demo_notice {
+                eprintln!("hotl: {notice}");
+            }
+            let settings = hotl_agent::Settings::new(resolved.model.clone());
+            let runtime = tokio::runtime::Builder::new_multi_thread()
+                .worker_threads(2)
+                .enable_all()
+                .build()
+                .map_err(|e| CliError::Internal(format!("cannot start the runtime: {e}")))?;
+            runtime.block_on(session.write_note(since, &resolved.provider, &settings))?
+        }
+    };
     let fold = session.fold(since, None, &note)?;
     let mut out = ctx.out();
     writeln!(

@@ -36,7 +36,10 @@ pub fn run(ctx: &Ctx, command: Option<Command>, args: &run::RunArgs) -> Result<E
             SessionsCommand::Check(args) => sessions::check::run(ctx, &args),
         },
         Command::Gc(args) => gc::run(ctx, &args),
-        Command::Fold(args) => fold::run(ctx, &args),
+        Command::Fold(mut fold_args) => {
+            fold_args.model_flags = fold_args.model_flags.merged(&args.model_flags);
+            fold::run(ctx, &fold_args)
+        }
         Command::Ask(mut ask_args) => {
             // Provider flags given before `ask` count too.
             ask_args.model_flags = ask_args.model_flags.merged(&args.model_flags);
