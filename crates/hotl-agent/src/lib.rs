@@ -13,6 +13,7 @@ mod permission;
 mod prompt;
 mod provider;
 mod session;
+mod snapshot;
 mod tool;
 pub mod tools;
 

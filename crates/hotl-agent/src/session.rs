@@ -159,6 +159,10 @@ pub struct Session {
     archived_files: Vec<(String, String, String)>,
     /// A one-line cue for the next request: a tool touched a file an archived thread touched.
     cue: Option<String>,
+    /// The latest working-tree snapshot recorded, and whether the cwd is a git work tree
+    /// (asked once).
+    last_tree: Option<String>,
+    in_git: Option<bool>,
     system: Vec<String>,
     tool_defs: Vec<ToolDef>,
     tools: Vec<Arc<dyn Tool>>,
@@ -245,9 +249,12 @@ impl Session {
         });
         let problems = lineage.problems.iter().map(ToString::to_string).collect();
         let mut archived_files = Vec::new();
+        let mut last_tree = None;
         for record in &lineage.records {
-            if let Body::Fold(fold) = &record.body {
-                note_files(&mut archived_files, fold);
+            match &record.body {
+                Body::Fold(fold) => note_files(&mut archived_files, fold),
+                Body::Snapshot { tree } => last_tree = Some(tree.clone()),
+                _ => {}
             }
         }
         Ok(Session {
@@ -262,6 +269,8 @@ impl Session {
             active_reminder: None,
             archived_files,
             cue: None,
+            last_tree,
+            in_git: None,
             system,
             tool_defs,
             tools,
@@ -386,6 +395,7 @@ impl Session {
         // finishing that old turn.
         self.answer_open_calls(INTERRUPTED)?;
         self.active_reminder = self.reminder.take();
+        self.snapshot()?;
         let run = hotl_log::new_session_id();
         self.append_all(vec![
             Body::Run {
@@ -480,6 +490,11 @@ impl Session {
             // Forks start from the view with every other call of this step answered.
             let mut calls = calls;
             calls.sort_by_key(|(_, name, _)| name == "fork");
+            let changes_files = calls.iter().any(|(_, name, _)| {
+                self.tools
+                    .iter()
+                    .any(|t| t.name() == name && t.kind() != crate::tool::ToolKind::Read)
+            });
             for (id, name, input) in calls {
                 let output = if let Some((_, args)) = bad.iter().find(|(b, _)| *b == id) {
                     ToolOutput::error(format!(
@@ -493,7 +508,31 @@ impl Session {
                 };
                 self.record_result(&id, output)?;
             }
+            if changes_files {
+                self.snapshot()?;
+            }
         }
+    }
+
+    /// Records the working tree when it changed since the last snapshot (git work trees only).
+    fn snapshot(&mut self) -> Result<()> {
+        if self.in_git == Some(false) {
+            return Ok(());
+        }
+        let index = self
+            .store
+            .index_dir()
+            .join("trees")
+            .join(format!("{}.index", self.writer.id()));
+        let tree = crate::snapshot::tree(&self.cwd, &index);
+        self.in_git = Some(tree.is_some());
+        if let Some(tree) = tree
+            && self.last_tree.as_deref() != Some(tree.as_str())
+        {
+            self.append(Body::Snapshot { tree: tree.clone() })?;
+            self.last_tree = Some(tree);
+        }
+        Ok(())
     }
 
     async fn ask_model(
@@ -904,8 +943,20 @@ impl Session {
     /// Returns the fold as recorded.
     pub fn fold(&mut self, since: u64, issuer: Option<u64>, note: &str) -> Result<hotl_log::Fold> {
         let span = self.view.plan_fold(since, issuer)?;
+        self.snapshot()?;
         let lineage = self.store.lineage(self.writer.id())?;
-        let fold = crate::moves::make_fold(&self.view, &lineage.records, &span, note);
+        let mut fold = crate::moves::make_fold(&self.view, &lineage.records, &span, note);
+        // The diff the span made: from the tree before `since` to the tree now.
+        let before = lineage.records.iter().rev().find_map(|r| match &r.body {
+            Body::Snapshot { tree } if r.seq < span.since => Some(tree.clone()),
+            _ => None,
+        });
+        if let (Some(before), Some(now)) = (before, self.last_tree.clone())
+            && before != now
+            && let Some(patch) = crate::snapshot::diff(&self.cwd, &before, &now)
+        {
+            fold.diff_blob = Some(self.store.blobs().put(&patch)?);
+        }
         self.append(Body::Fold(Box::new(fold.clone())))?;
         note_files(&mut self.archived_files, &fold);
         self.reminder = hotl_view::open_items(&fold.note).map(|open| {

@@ -532,3 +532,59 @@ fn a_step_with_many_parallel_calls_still_reads_the_previous_write() {
         "second: {second:?}; last: {last:?}"
     );
 }
+
+#[test]
+fn a_fold_stores_the_working_tree_diff_its_span_made() {
+    let bash = |cmd: &str| Reply::text("").with_tool("bash", serde_json::json!({ "command": cmd }));
+    let mut f = Fixture::new(
+        vec![
+            Reply::text("Nothing to do yet."),
+            bash("echo 'fn main() {}' > main.rs"),
+            bash("echo 'fn helper() {}' >> main.rs && rm -f old.txt"),
+            Reply::text("").with_tool("fold", serde_json::json!({ "since": "t8", "note": NOTE })),
+            Reply::text("Folded."),
+        ],
+        false,
+        &["bash"],
+    );
+    let project = f.project.clone();
+    let git = |args: &[&str]| {
+        std::process::Command::new("git")
+            .arg("-C")
+            .arg(&project)
+            .args(args)
+            .output()
+            .expect("git runs")
+    };
+    if !git(&["init", "-q"]).status.success() {
+        eprintln!("git is not available: skipping");
+        return;
+    }
+    std::fs::write(f.project.join("old.txt"), "to be removed\n").expect("file");
+    f.submit("look around");
+    let since = f.store.meta(f.session.id()).expect("meta").last_seq + 2;
+    assert_eq!(since, 8, "the second turn's message is the fold's since");
+    f.submit("write the program");
+    let records = f.store.lineage(f.session.id()).expect("lineage").records;
+    assert!(
+        records
+            .iter()
+            .any(|r| matches!(r.body, Body::Snapshot { .. }))
+    );
+    let fold = records
+        .iter()
+        .find_map(|r| match &r.body {
+            Body::Fold(fold) => Some((**fold).clone()),
+            _ => None,
+        })
+        .expect("folded");
+    let hash = fold.diff_blob.expect("a diff was stored");
+    let patch = String::from_utf8(f.store.blobs().get(&hash).expect("blob")).expect("utf-8");
+    assert!(patch.contains("+fn helper() {}"), "{patch}");
+    assert!(patch.contains("-to be removed"), "{patch}");
+    // The user's own index is untouched.
+    assert!(
+        !project.join(".git/index").exists()
+            || git(&["diff", "--cached", "--quiet"]).status.success()
+    );
+}

@@ -282,6 +282,12 @@ pub enum Body {
     },
     /// `drop`: the session was dropped but is kept for its descendants.
     Drop,
+    /// `snapshot`: the working tree after a step that may have changed files (a git tree id
+    /// written through a private index), so a fold can store the diff its span made.
+    Snapshot {
+        /// The tree id.
+        tree: String,
+    },
     /// `ask`: one question put to an archived thread, and its answer (kept for the archive;
     /// only the answer enters the main line, as a tool result when the model asked).
     Ask {
@@ -320,6 +326,7 @@ impl Body {
             Body::Mode { .. } => "mode",
             Body::Drop => "drop",
             Body::Ask { .. } => "ask",
+            Body::Snapshot { .. } => "snapshot",
             Body::Unknown { kind } => kind,
         }
     }
@@ -403,6 +410,8 @@ struct RecordWire<'a> {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     permission: Option<Cow<'a, str>>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    tree: Option<Cow<'a, str>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     question: Option<Cow<'a, str>>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     answer: Option<Cow<'a, str>>,
@@ -454,6 +463,7 @@ impl<'a> RecordWire<'a> {
             items: None,
             permission: None,
             plan: None,
+            tree: None,
             question: None,
             answer: None,
         }
@@ -536,6 +546,7 @@ impl<'a> RecordWire<'a> {
                 w.answer = b(answer);
                 w.usage = *usage;
             }
+            Body::Snapshot { tree } => w.tree = b(tree),
             Body::Clear | Body::Drop | Body::Unknown { .. } => {}
         }
         w
@@ -618,6 +629,9 @@ impl<'a> RecordWire<'a> {
                 plan: self.plan,
             },
             "drop" => Body::Drop,
+            "snapshot" => Body::Snapshot {
+                tree: need(own(self.tree), kind, "tree")?,
+            },
             "ask" => Body::Ask {
                 handle: need(own(self.handle), kind, "handle")?,
                 question: own(self.question).unwrap_or_default(),
@@ -740,6 +754,9 @@ mod tests {
             plan: Some(true),
         });
         rt(Body::Drop);
+        rt(Body::Snapshot {
+            tree: "4b825dc642cb6eb9a060e54bf8d69288fbee4904".into(),
+        });
         rt(Body::Ask {
             handle: "b2e4".into(),
             question: "why?".into(),
