@@ -243,6 +243,27 @@ impl Store {
                 out.push(path);
             }
         }
+        // Derived indexes of later layers name their files after the session
+        // (`index/recall/<id>.idx`, `<id>-<hex>.seg`, `index/trees/<id>.index`).
+        for sub in ["recall", "trees"] {
+            let dir = self.index_dir().join(sub);
+            let Ok(entries) = fs::read_dir(&dir) else {
+                continue;
+            };
+            for entry in entries {
+                let path = entry.at(&dir)?.path();
+                let id = path
+                    .file_name()
+                    .and_then(|n| n.to_str())
+                    .and_then(|n| n.get(..26))
+                    .filter(|id| crate::store::is_session_id(id));
+                if let Some(id) = id
+                    && !self.exists(id)
+                {
+                    out.push(path);
+                }
+            }
+        }
         out.sort();
         Ok(out)
     }

@@ -132,3 +132,39 @@ fn gc_spares_sessions_owned_by_a_running_process() -> TestResult {
     assert!(old.exists(writer.id()));
     Ok(())
 }
+
+#[test]
+fn gc_removes_derived_indexes_of_sessions_that_are_gone() -> TestResult {
+    let dir = tempfile::tempdir()?;
+    let store = Store::new(dir.path());
+    let kept = store
+        .create(SessionStart::new("/p"), 1, vec![Body::user_text("kept")])?
+        .id()
+        .to_owned();
+    let gone = "01JD0000000000000000000009";
+    for sub in ["recall", "trees"] {
+        std::fs::create_dir_all(store.index_dir().join(sub))?;
+    }
+    let stale = [
+        store.index_dir().join("recall").join(format!("{gone}.idx")),
+        store
+            .index_dir()
+            .join("recall")
+            .join(format!("{gone}-00000000000000ab.seg")),
+        store
+            .index_dir()
+            .join("trees")
+            .join(format!("{gone}.index")),
+    ];
+    let live = store.index_dir().join("recall").join(format!("{kept}.idx"));
+    for path in stale.iter().chain([&live]) {
+        std::fs::write(path, b"x")?;
+    }
+    let report = store.gc(GcOptions::default())?;
+    for path in &stale {
+        assert!(!path.exists(), "{}", path.display());
+        assert!(report.derived.contains(path));
+    }
+    assert!(live.exists());
+    Ok(())
+}
