@@ -92,6 +92,18 @@ pub(crate) fn role_name(role: Role) -> &'static str {
     }
 }
 
+/// The text of several parts, one per line, for dialects whose fields are plain strings.
+pub(crate) fn joined_text(parts: &[hotl_view::Part<'_>]) -> String {
+    let mut out = String::new();
+    for (i, p) in parts.iter().enumerate() {
+        if i > 0 {
+            out.push('\n');
+        }
+        part_text(p, &mut out);
+    }
+    out
+}
+
 /// The text a part carries, for dialects whose fields are plain strings.
 pub(crate) fn part_text(part: &hotl_view::Part<'_>, out: &mut String) {
     use hotl_log::Block;
@@ -106,14 +118,7 @@ pub(crate) fn part_text(part: &hotl_view::Part<'_>, out: &mut String) {
         Part::Block(Block::Image { media_type, .. }) => {
             out.push_str(&format!("[image {media_type}]"));
         }
-        Part::ToolResult { content, .. } => {
-            for (i, p) in content.iter().enumerate() {
-                if i > 0 {
-                    out.push('\n');
-                }
-                part_text(p, out);
-            }
-        }
+        Part::ToolResult { content, .. } => out.push_str(&joined_text(content)),
         Part::Block(_) => {}
     }
 }

@@ -10,7 +10,7 @@ use serde::{Serialize, Serializer};
 use hotl_log::Block;
 use hotl_view::{Part, Role};
 
-use crate::encode::{StampedText, part_text};
+use crate::encode::{StampedText, joined_text, part_text};
 use crate::request::{Reasoning, Request, ToolChoice};
 
 /// The body of `POST /v1/chat/completions`.
@@ -230,13 +230,7 @@ impl Serialize for Out<'_, '_> {
             Out::Tool { id, content, mark } => {
                 map.serialize_entry("role", "tool")?;
                 map.serialize_entry("tool_call_id", id)?;
-                let mut text = String::new();
-                for (i, p) in content.iter().enumerate() {
-                    if i > 0 {
-                        text.push('\n');
-                    }
-                    part_text(p, &mut text);
-                }
+                let text = joined_text(content);
                 if *mark {
                     map.serialize_entry("content", &[MarkedText(&text)])?;
                 } else {

@@ -10,7 +10,7 @@ use serde::{Serialize, Serializer};
 use hotl_log::Block;
 use hotl_view::{Part, Role};
 
-use crate::encode::{StampedText, part_text};
+use crate::encode::{StampedText, joined_text, part_text};
 use crate::request::{Reasoning, Request, ToolChoice, ToolDef};
 
 /// The body of `POST /v1/responses`.
@@ -234,13 +234,7 @@ impl Serialize for Item<'_, '_> {
             Item::Output { id, content } => {
                 map.serialize_entry("type", "function_call_output")?;
                 map.serialize_entry("call_id", id)?;
-                let mut text = String::new();
-                for (i, p) in content.iter().enumerate() {
-                    if i > 0 {
-                        text.push('\n');
-                    }
-                    part_text(p, &mut text);
-                }
+                let text = joined_text(content);
                 map.serialize_entry("output", &text)?;
             }
         }
