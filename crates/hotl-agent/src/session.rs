@@ -542,14 +542,7 @@ impl Session {
         ui: &mut dyn Ui,
     ) -> Result<Reply> {
         let view = &self.view;
-        let mut request = Request::new(settings.model.clone(), model_view(view));
-        request.system = self.system.clone();
-        request.tools = self.tool_defs.clone();
-        request.max_tokens = settings.max_tokens;
-        request.reasoning = settings.reasoning.clone();
-        request.cache.ttl = settings.ttl;
-        request.cache.key = Some(self.cache_key.clone());
-        request.cache.explicit_breakpoints = settings.explicit_breakpoints;
+        let mut request = self.base_request(model_view(view), settings);
         request.reuse_key = Some(format!(
             "{}/{}/{}",
             self.writer.id(),
@@ -873,18 +866,11 @@ impl Session {
                         .collect(),
                 });
             }
-            let mut request = Request::new(settings.model.clone(), messages);
-            request.system = self.system.clone();
-            request.tools = self.tool_defs.clone();
-            request.max_tokens = settings.max_tokens;
-            request.cache.ttl = settings.ttl;
-            request.cache.key = Some(self.cache_key.clone());
+            let request = self.base_request(messages, settings);
             let reply = provider.send(&request, &mut |_: &Event| {}).await?;
+            drop(request);
             add(&mut usage, &reply.usage);
-            add(&mut self.totals.usage, &reply.usage);
-            if let Some(c) = settings.pricing.cost(&settings.model, &reply.usage) {
-                self.totals.cost += c;
-            }
+            self.account(settings, reply.model.as_deref(), &reply.usage);
             let text: String = reply.content.iter().filter_map(Block::as_text).collect();
             if reply.tool_calls().next().is_none() || strays.len() >= 2 {
                 break text;
@@ -921,14 +907,10 @@ impl Session {
         for _ in 0..2 {
             let mut messages = model_view(&self.view);
             push_user_text(&mut messages, &ask);
-            let mut request = Request::new(settings.model.clone(), messages);
-            request.system = self.system.clone();
-            request.tools = self.tool_defs.clone();
-            request.max_tokens = settings.max_tokens;
-            request.cache.ttl = settings.ttl;
-            request.cache.key = Some(self.cache_key.clone());
+            let request = self.base_request(messages, settings);
             let reply = provider.send(&request, &mut |_: &Event| {}).await?;
-            add(&mut self.totals.usage, &reply.usage);
+            drop(request);
+            self.account(settings, reply.model.as_deref(), &reply.usage);
             note = reply.content.iter().filter_map(Block::as_text).collect();
             match crate::moves::check_note(&note) {
                 Ok(()) => return Ok(note),
@@ -993,15 +975,42 @@ impl Session {
     }
 
     fn count(&mut self, settings: &Settings, reply: &Reply, outcome: &mut TurnOutcome) {
-        let model = reply.model.as_deref().unwrap_or(&settings.model);
-        let cost = settings.pricing.cost(model, &reply.usage);
         add(&mut outcome.usage, &reply.usage);
-        add(&mut self.totals.usage, &reply.usage);
-        self.totals.requests += 1;
-        if let Some(c) = cost {
-            self.totals.cost += c;
+        if let Some(c) = self.account(settings, reply.model.as_deref(), &reply.usage) {
             *outcome.cost.get_or_insert(0.0) += c;
         }
+    }
+
+    /// Counts one response into this process's totals; returns its cost when the price is known.
+    fn account(&mut self, settings: &Settings, model: Option<&str>, usage: &Usage) -> Option<f64> {
+        add(&mut self.totals.usage, usage);
+        self.totals.requests += 1;
+        let cost = settings
+            .pricing
+            .cost(model.unwrap_or(&settings.model), usage);
+        if let Some(c) = cost {
+            self.totals.cost += c;
+        }
+        cost
+    }
+
+    /// A request carrying the session's frozen prompt and tools and the run's settings. Every
+    /// request of a session (turns, asks, notes) starts from this, so they share one cacheable
+    /// prefix and one set of request-level settings.
+    fn base_request<'a>(
+        &self,
+        messages: Vec<hotl_view::MessageRef<'a>>,
+        settings: &Settings,
+    ) -> Request<'a> {
+        let mut request = Request::new(settings.model.clone(), messages);
+        request.system = self.system.clone();
+        request.tools = self.tool_defs.clone();
+        request.max_tokens = settings.max_tokens;
+        request.reasoning = settings.reasoning.clone();
+        request.cache.ttl = settings.ttl;
+        request.cache.key = Some(self.cache_key.clone());
+        request.cache.explicit_breakpoints = settings.explicit_breakpoints;
+        request
     }
 
     /// Answers every tool call of the last assistant message that has no result yet.
