@@ -154,15 +154,7 @@ fn a_build_loop_folded_by_the_model_leaves_a_note_a_handle_and_a_valid_log() {
 
     // The request after the fold still reads the prefix before `since` from cache: it extends
     // the previous request up to the last breakpoint before the folded span.
-    let usage_after_fold = lineage
-        .records
-        .iter()
-        .filter_map(|r| match &r.body {
-            Body::Assistant { usage: Some(u), .. } => Some(*u),
-            _ => None,
-        })
-        .nth(5)
-        .expect("the answer after the fold");
+    let usage_after_fold = answer_usages(&lineage.records)[5];
     assert!(usage_after_fold.cache_read > 0, "{usage_after_fold:?}");
     let json =
         |i: usize| -> serde_json::Value { serde_json::from_slice(&sent[i].body).expect("json") };
@@ -241,16 +233,7 @@ fn ask_answers_from_the_archived_thread_and_only_the_answer_enters_the_main_line
         &["bash"],
     );
     f.submit("fix the build");
-    let handle = f
-        .session
-        .view()
-        .items
-        .iter()
-        .find_map(|i| match i {
-            Item::Folded { handle, .. } => Some(handle.clone()),
-            _ => None,
-        })
-        .expect("folded");
+    let handle = first_handle(&f.session);
     let answer = f
         .runtime
         .block_on(f.session.ask(
@@ -375,18 +358,32 @@ fn the_fork_tool_runs_a_child_from_this_view_and_returns_its_report() {
         .find(|id| id != f.session.id())
         .expect("the child session");
     assert!(f.store.meta(&child_id).expect("meta").delegated);
-    let child_usage = f
-        .store
-        .lineage(&child_id)
-        .expect("lineage")
-        .own()
+    let child_usage = answer_usages(f.store.lineage(&child_id).expect("lineage").own())[0];
+    assert!(child_usage.cache_read > 0, "{child_usage:?}");
+}
+
+/// The usage each model answer in `records` recorded, in order.
+fn answer_usages(records: &[hotl_log::Record]) -> Vec<hotl_log::Usage> {
+    records
         .iter()
-        .find_map(|r| match &r.body {
+        .filter_map(|r| match &r.body {
             Body::Assistant { usage: Some(u), .. } => Some(*u),
             _ => None,
         })
-        .expect("the child answered");
-    assert!(child_usage.cache_read > 0, "{child_usage:?}");
+        .collect()
+}
+
+/// The handle of the first folded span in the session's view.
+fn first_handle(session: &Session) -> String {
+    session
+        .view()
+        .items
+        .iter()
+        .find_map(|i| match i {
+            Item::Folded { handle, .. } => Some(handle.clone()),
+            _ => None,
+        })
+        .expect("folded")
 }
 
 /// A request body with its cache markers removed, to compare prefixes.
@@ -425,16 +422,7 @@ fn recall_finds_a_caveat_only_the_folded_span_held() {
     assert_eq!(outcome.text, "The cache directory must be on a local disk.");
     let sent = f.fake.captured();
     let after_recall = sent.last().expect("requests").body_text();
-    let handle = f
-        .session
-        .view()
-        .items
-        .iter()
-        .find_map(|i| match i {
-            Item::Folded { handle, .. } => Some(handle.clone()),
-            _ => None,
-        })
-        .expect("folded");
+    let handle = first_handle(&f.session);
     assert!(
         after_recall.contains(&format!("[{handle} t")),
         "{after_recall}"
@@ -468,14 +456,7 @@ fn a_fold_right_after_a_long_loop_still_reads_the_history_before_since_from_cach
     assert_eq!(second_user, 27, "the fold's since names this message");
     f.submit("now the long loop");
     let lineage = f.store.lineage(f.session.id()).expect("lineage");
-    let usages: Vec<_> = lineage
-        .records
-        .iter()
-        .filter_map(|r| match &r.body {
-            Body::Assistant { usage: Some(u), .. } => Some(*u),
-            _ => None,
-        })
-        .collect();
+    let usages = answer_usages(&lineage.records);
     let first = usages[0];
     let after_fold = *usages.last().expect("the answer after the fold");
     assert!(
@@ -513,17 +494,7 @@ fn a_step_with_many_parallel_calls_still_reads_the_previous_write() {
         &["bash"],
     );
     f.submit("check everything");
-    let usages: Vec<_> = f
-        .store
-        .lineage(f.session.id())
-        .expect("lineage")
-        .records
-        .iter()
-        .filter_map(|r| match &r.body {
-            Body::Assistant { usage: Some(u), .. } => Some(*u),
-            _ => None,
-        })
-        .collect();
+    let usages = answer_usages(&f.store.lineage(f.session.id()).expect("lineage").records);
     let (second, last) = (usages[1], usages[2]);
     // The last request comes 50 blocks after the second request's write, out of reach of one
     // marker's 20-block lookback: a marker on that earlier write keeps it readable.
