@@ -3,6 +3,7 @@
 
 pub mod anthropic;
 pub mod openai_chat;
+mod openai_parts;
 pub mod openai_responses;
 
 use hotl_view::Role;

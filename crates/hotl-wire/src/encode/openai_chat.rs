@@ -10,7 +10,8 @@ use serde::{Serialize, Serializer};
 use hotl_log::Block;
 use hotl_view::{Part, Role};
 
-use crate::encode::{StampedText, joined_text, part_text};
+use crate::encode::openai_parts::{ExplicitMode, Flavor, user_parts};
+use crate::encode::{joined_text, part_text};
 use crate::request::{Reasoning, Request, ToolChoice};
 
 /// The body of `POST /v1/chat/completions`.
@@ -55,16 +56,6 @@ impl Serialize for IncludeUsage {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         let mut map = s.serialize_map(Some(1))?;
         map.serialize_entry("include_usage", &true)?;
-        map.end()
-    }
-}
-
-struct ExplicitMode;
-
-impl Serialize for ExplicitMode {
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        let mut map = s.serialize_map(Some(1))?;
-        map.serialize_entry("mode", "explicit")?;
         map.end()
     }
 }
@@ -192,13 +183,7 @@ impl Serialize for Out<'_, '_> {
                 dynamic,
             } => {
                 map.serialize_entry("role", "user")?;
-                let last_durable = parts.len().checked_sub(1);
-                let mut content: Vec<ContentPart<'_, '_>> = parts
-                    .iter()
-                    .enumerate()
-                    .map(|(i, p)| ContentPart::Part(p, *mark && Some(i) == last_durable))
-                    .collect();
-                content.extend(dynamic.iter().map(|t| ContentPart::Dynamic(t)));
+                let content = user_parts(parts, dynamic, *mark, Flavor::Chat);
                 map.serialize_entry("content", &content)?;
             }
             Out::Assistant(parts) => {
@@ -237,54 +222,6 @@ impl Serialize for Out<'_, '_> {
                     map.serialize_entry("content", &text)?;
                 }
             }
-        }
-        map.end()
-    }
-}
-
-enum ContentPart<'p, 'a> {
-    Part(&'p Part<'a>, bool),
-    Dynamic(&'p str),
-}
-
-impl Serialize for ContentPart<'_, '_> {
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        let mut map = s.serialize_map(None)?;
-        let mark = match self {
-            ContentPart::Dynamic(text) => {
-                map.serialize_entry("type", "text")?;
-                map.serialize_entry("text", text)?;
-                false
-            }
-            ContentPart::Part(part, mark) => {
-                match part {
-                    Part::Stamped { seq, text } => {
-                        map.serialize_entry("type", "text")?;
-                        map.serialize_entry("text", &StampedText(*seq, text))?;
-                    }
-                    Part::Block(Block::Image {
-                        media_type,
-                        data: Some(data),
-                        ..
-                    }) => {
-                        map.serialize_entry("type", "image_url")?;
-                        map.serialize_entry(
-                            "image_url",
-                            &serde_json::json!({ "url": format!("data:{media_type};base64,{data}") }),
-                        )?;
-                    }
-                    other => {
-                        let mut text = String::new();
-                        part_text(other, &mut text);
-                        map.serialize_entry("type", "text")?;
-                        map.serialize_entry("text", &text)?;
-                    }
-                }
-                *mark
-            }
-        };
-        if mark {
-            map.serialize_entry("prompt_cache_breakpoint", &ExplicitMode)?;
         }
         map.end()
     }

@@ -10,7 +10,8 @@ use serde::{Serialize, Serializer};
 use hotl_log::Block;
 use hotl_view::{Part, Role};
 
-use crate::encode::{StampedText, joined_text, part_text};
+use crate::encode::openai_parts::{ExplicitMode, Flavor, user_parts};
+use crate::encode::{joined_text, part_text};
 use crate::request::{Reasoning, Request, ToolChoice, ToolDef};
 
 /// The body of `POST /v1/responses`.
@@ -34,10 +35,7 @@ impl Serialize for Body<'_, '_> {
             map.serialize_entry("prompt_cache_key", key)?;
         }
         if r.cache.explicit_breakpoints {
-            map.serialize_entry(
-                "prompt_cache_options",
-                &serde_json::json!({"mode": "explicit"}),
-            )?;
+            map.serialize_entry("prompt_cache_options", &ExplicitMode)?;
         }
         if let Some(Reasoning::Effort(effort)) = &r.reasoning {
             map.serialize_entry(
@@ -197,13 +195,7 @@ impl Serialize for Item<'_, '_> {
             } => {
                 map.serialize_entry("type", "message")?;
                 map.serialize_entry("role", "user")?;
-                let last = parts.len().checked_sub(1);
-                let mut content: Vec<InputPart<'_, '_>> = parts
-                    .iter()
-                    .enumerate()
-                    .map(|(i, p)| InputPart::Part(p, *mark && Some(i) == last))
-                    .collect();
-                content.extend(dynamic.iter().map(|t| InputPart::Dynamic(t)));
+                let content = user_parts(parts, dynamic, *mark, Flavor::Responses);
                 map.serialize_entry("content", &content)?;
             }
             Item::AssistantText(text) => {
@@ -237,57 +229,6 @@ impl Serialize for Item<'_, '_> {
                 let text = joined_text(content);
                 map.serialize_entry("output", &text)?;
             }
-        }
-        map.end()
-    }
-}
-
-enum InputPart<'p, 'a> {
-    Part(&'p Part<'a>, bool),
-    Dynamic(&'p str),
-}
-
-impl Serialize for InputPart<'_, '_> {
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        let mut map = s.serialize_map(None)?;
-        let mark = match self {
-            InputPart::Dynamic(text) => {
-                map.serialize_entry("type", "input_text")?;
-                map.serialize_entry("text", text)?;
-                false
-            }
-            InputPart::Part(part, mark) => {
-                match part {
-                    Part::Stamped { seq, text } => {
-                        map.serialize_entry("type", "input_text")?;
-                        map.serialize_entry("text", &StampedText(*seq, text))?;
-                    }
-                    Part::Block(Block::Image {
-                        media_type,
-                        data: Some(data),
-                        ..
-                    }) => {
-                        map.serialize_entry("type", "input_image")?;
-                        map.serialize_entry(
-                            "image_url",
-                            &format!("data:{media_type};base64,{data}"),
-                        )?;
-                    }
-                    other => {
-                        let mut text = String::new();
-                        part_text(other, &mut text);
-                        map.serialize_entry("type", "input_text")?;
-                        map.serialize_entry("text", &text)?;
-                    }
-                }
-                *mark
-            }
-        };
-        if mark {
-            map.serialize_entry(
-                "prompt_cache_breakpoint",
-                &serde_json::json!({"mode": "explicit"}),
-            )?;
         }
         map.end()
     }
