@@ -3,7 +3,7 @@
 use std::path::PathBuf;
 
 use hotl_log::{Body, Fold, Record, ToolInput};
-use hotl_view::{FoldSpan, Item, NOTE_HEADINGS, View, missing_headings};
+use hotl_view::{FoldSpan, NOTE_HEADINGS, missing_headings};
 use hotl_wire::ToolDef;
 
 use crate::tool::{Tool, ToolCtx, ToolFuture, ToolKind, ToolOutput, definition};
@@ -152,23 +152,22 @@ pub fn check_note(note: &str) -> Result<(), String> {
     ))
 }
 
-/// The fold record for `span`: a handle unique among `view`'s folds (4 hex digits, longer on
-/// a clash; its length never changes once written, since it is in cached bytes), and the files
-/// the span's tool results touched.
-pub fn make_fold(view: &View, records: &[Record], span: &FoldSpan, note: &str) -> Fold {
-    let taken: Vec<&str> = view
-        .items
-        .iter()
-        .filter_map(|i| match i {
-            Item::Folded { handle, .. } => Some(handle.as_str()),
-            _ => None,
-        })
-        .collect();
-    let digest = blake3::hash(format!("{}:{}:{note}", span.since, span.until).as_bytes()).to_hex();
+/// A handle for a new archived thread: 4 hex digits of `seed`'s hash, longer on a clash with
+/// `taken` (the handles already known in the tree). Its length never changes once written,
+/// since it is in cached bytes.
+pub fn unique_handle(seed: &str, taken: &[String]) -> String {
+    let digest = blake3::hash(seed.as_bytes()).to_hex();
     let mut len = 4;
-    while taken.contains(&&digest[..len]) && len < digest.len() {
+    while taken.iter().any(|t| *t == digest[..len]) && len < digest.len() {
         len += 2;
     }
+    digest[..len].to_owned()
+}
+
+/// The fold record for `span`: a handle unique among `taken`, and the files the span's tool
+/// results touched.
+pub fn make_fold(records: &[Record], span: &FoldSpan, note: &str, taken: &[String]) -> Fold {
+    let handle = unique_handle(&format!("{}:{}:{note}", span.since, span.until), taken);
     let mut files: Vec<String> = Vec::new();
     for record in records {
         if let Body::ToolResult { files: touched, .. } = &record.body
@@ -184,7 +183,7 @@ pub fn make_fold(view: &View, records: &[Record], span: &FoldSpan, note: &str) -
     Fold {
         since: span.since,
         until: span.until,
-        handle: digest[..len].to_owned(),
+        handle,
         note: note.trim().to_owned(),
         files,
         diff_blob: None,

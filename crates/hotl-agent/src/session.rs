@@ -726,20 +726,20 @@ impl Session {
             })?
             .len();
         let pin = self.store.pin(&id, self.writer.next_seq() - 1, offset)?;
+        let handle = crate::moves::unique_handle(
+            &format!("fork:{id}:{}:{task}", pin.seq),
+            &self.taken_handles()?,
+        );
         let delegation = hotl_log::Delegation {
             by: id.clone(),
             agent: Some("fork".to_owned()),
             description: task.to_owned(),
+            handle: Some(handle.clone()),
         };
-        let writer = self.store.fork_delegated(
-            pin,
-            &self.cwd.display().to_string(),
-            Vec::new(),
-            None,
-            Some(delegation),
-        )?;
+        let writer =
+            self.writer
+                .delegate(pin, &self.cwd.display().to_string(), Vec::new(), delegation)?;
         let mut child = Session::from_writer(&self.store, writer, self.tools.clone())?;
-        let handle = blake3::hash(child.id().as_bytes()).to_hex()[..4].to_owned();
         ui.progress(Progress::Notice(&format!("fork {handle} started: {task}")));
         let (_keep, cancel) = watch::channel(false);
         let outcome = child
@@ -927,7 +927,8 @@ impl Session {
         let span = self.view.plan_fold(since, issuer)?;
         self.snapshot()?;
         let lineage = self.store.lineage(self.writer.id())?;
-        let mut fold = crate::moves::make_fold(&self.view, &lineage.records, &span, note);
+        let mut fold =
+            crate::moves::make_fold(&lineage.records, &span, note, &self.taken_handles()?);
         // The diff the span made: from the tree before `since` to the tree now.
         let before = lineage.records.iter().rev().find_map(|r| match &r.body {
             Body::Snapshot { tree } if r.seq < span.since => Some(tree.clone()),
@@ -948,6 +949,37 @@ impl Session {
             )
         });
         Ok(fold)
+    }
+
+    /// The handles already given out in this session's tree: its view's archived spans and
+    /// the sessions delegated in the tree. A new handle must differ from all of them.
+    fn taken_handles(&self) -> Result<Vec<String>> {
+        fn folded(items: &[Item], out: &mut Vec<String>) {
+            for item in items {
+                match item {
+                    Item::Folded { handle, items, .. } => {
+                        out.push(handle.clone());
+                        folded(items, out);
+                    }
+                    Item::Compacted { items, .. } => folded(items, out),
+                    _ => {}
+                }
+            }
+        }
+        let mut taken = Vec::new();
+        folded(&self.view.items, &mut taken);
+        for child in self.store.tree_children(self.writer.root())? {
+            if let Some(handle) = self
+                .store
+                .read_start(&child)
+                .ok()
+                .and_then(|s| s.delegated)
+                .and_then(|d| d.handle)
+            {
+                taken.push(handle);
+            }
+        }
+        Ok(taken)
     }
 
     fn record_result(&mut self, call: &str, output: ToolOutput) -> Result<()> {

@@ -349,15 +349,35 @@ fn the_fork_tool_runs_a_child_from_this_view_and_returns_its_report() {
         "{back_text}"
     );
     assert!(back_text.contains("fork "), "{back_text}");
-    // The child is a delegated session that reads the parent's cached prefix.
-    let child_id = f
-        .store
-        .session_ids()
-        .expect("ids")
-        .into_iter()
-        .find(|id| id != f.session.id())
-        .expect("the child session");
+    // The child is a delegated session in the parent's tree (not a root), known by the
+    // handle the parent was given, and it reads the parent's cached prefix.
+    assert_eq!(
+        f.store.session_ids().expect("ids"),
+        vec![f.session.id().to_owned()]
+    );
+    let children = f.store.tree_children(f.session.id()).expect("tree");
+    assert_eq!(children.len(), 1, "{children:?}");
+    let child_id = children[0].clone();
+    assert!(
+        f.store
+            .log_path(&child_id)
+            .starts_with(f.store.tree_dir(f.session.id()))
+    );
+    assert_eq!(f.store.root_of(&child_id), f.session.id());
     assert!(f.store.meta(&child_id).expect("meta").delegated);
+    let delegation = f
+        .store
+        .read_start(&child_id)
+        .expect("start")
+        .delegated
+        .expect("delegated");
+    assert_eq!(delegation.by, f.session.id());
+    assert_eq!(delegation.description, "summarise the build logs");
+    let handle = delegation.handle.expect("a handle");
+    assert!(
+        back_text.contains(&format!("fork {handle} ")),
+        "{back_text}"
+    );
     let child_usage = answer_usages(f.store.lineage(&child_id).expect("lineage").own())[0];
     assert!(child_usage.cache_read > 0, "{child_usage:?}");
 }

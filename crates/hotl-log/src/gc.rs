@@ -80,9 +80,15 @@ impl Store {
     /// Deletes a session, or tombstones it when other sessions descend from it.
     pub fn drop_session(&self, id: &str) -> Result<Dropped> {
         let metas = self.list()?;
+        // A fork of a session delegated inside this tree descends from it too.
         let descendants: Vec<String> = metas
             .iter()
-            .filter(|m| m.parent.as_ref().is_some_and(|p| p.session == id))
+            .filter(|m| m.id != id)
+            .filter(|m| {
+                m.parent
+                    .as_ref()
+                    .is_some_and(|p| p.session == id || self.root_of(&p.session) == id)
+            })
             .map(|m| m.id.clone())
             .collect();
         if descendants.is_empty() {
@@ -98,8 +104,10 @@ impl Store {
     /// references, and derived files whose session is gone.
     pub fn gc(&self, opts: GcOptions) -> Result<GcReport> {
         let now = self.clock().now();
+        // An age past the epoch (`--older-than 100y`) means nothing is old enough.
         let cutoff = format_ts(
             now.checked_sub(opts.older_than)
+                .filter(|t| *t >= SystemTime::UNIX_EPOCH)
                 .unwrap_or(SystemTime::UNIX_EPOCH),
         );
         let metas = self.list()?;
@@ -112,7 +120,9 @@ impl Store {
             kept.insert(&meta.id);
             let mut parent = meta.parent.as_ref();
             while let Some(p) = parent {
-                let Some(ancestor) = by_id.get(p.session.as_str()) else {
+                // A pin into a delegated session keeps the whole tree holding it.
+                let root = self.root_of(&p.session);
+                let Some(ancestor) = by_id.get(root.as_str()) else {
                     break;
                 };
                 if !kept.insert(&ancestor.id) {
@@ -164,6 +174,9 @@ impl Store {
         let mut referenced = HashSet::new();
         for id in &kept {
             self.collect_blob_refs(id, &mut referenced)?;
+            for child in self.tree_children(id)? {
+                self.collect_blob_refs(&child, &mut referenced)?;
+            }
         }
         for (hash, path) in self.blobs().list()? {
             if referenced.contains(&hash) || young(&path) {

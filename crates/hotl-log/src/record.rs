@@ -67,6 +67,10 @@ pub struct Delegation {
     /// The task description.
     #[serde(default)]
     pub description: String,
+    /// The handle the delegating session knows this one by (a fork's, for recall and ask;
+    /// unique within the tree).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub handle: Option<String>,
 }
 
 /// The first record of every log.

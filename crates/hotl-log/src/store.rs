@@ -3,6 +3,7 @@
 use std::collections::HashMap;
 use std::fs;
 use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
 
 use serde::{Deserialize, Serialize};
 
@@ -21,6 +22,9 @@ use crate::read::{Log, ReadOptions, read_log};
 pub struct Store {
     home: PathBuf,
     clock: Clock,
+    /// Delegated sessions found so far, and the root whose tree holds each: a child's id
+    /// does not say where it lives, and finding it means looking into tree directories.
+    trees: Arc<Mutex<HashMap<String, String>>>,
 }
 
 impl Store {
@@ -29,6 +33,7 @@ impl Store {
         Store {
             home: home.into(),
             clock: Clock::System,
+            trees: Arc::default(),
         }
     }
 
@@ -63,29 +68,129 @@ impl Store {
         Blobs::new(self.home.join("blobs"))
     }
 
-    /// A root session's log.
+    /// A session's log: `sessions/<id>.jsonl` for a root, `sessions/<root>/<id>.jsonl` for a
+    /// session delegated inside a root's tree.
     pub fn log_path(&self, id: &str) -> PathBuf {
+        match self.tree_of(id) {
+            Some(root) => self.tree_dir(&root).join(format!("{id}.jsonl")),
+            None => self.root_log_path(id),
+        }
+    }
+
+    /// A session's metadata cache, next to its log.
+    pub fn meta_path(&self, id: &str) -> PathBuf {
+        match self.tree_of(id) {
+            Some(root) => self.tree_dir(&root).join(format!("{id}.meta.json")),
+            None => self.sessions_dir().join(format!("{id}.meta.json")),
+        }
+    }
+
+    /// The lock of the tree a session belongs to (a delegated session shares its root's).
+    pub fn lock_path(&self, id: &str) -> PathBuf {
+        self.sessions_dir()
+            .join(format!("{}.lock", self.root_of(id)))
+    }
+
+    /// A root session's tree directory (the logs of the sessions delegated inside it).
+    pub fn tree_dir(&self, root: &str) -> PathBuf {
+        self.sessions_dir().join(root)
+    }
+
+    /// The root of the tree `id` belongs to: `id` itself for a root session (or an unknown id).
+    pub fn root_of(&self, id: &str) -> String {
+        self.tree_of(id).unwrap_or_else(|| id.to_owned())
+    }
+
+    /// Whether a session with this id exists, root or delegated.
+    pub fn exists(&self, id: &str) -> bool {
+        self.log_path(id).is_file()
+    }
+
+    /// The ids of the sessions delegated inside `root`'s tree, in no particular order.
+    pub fn tree_children(&self, root: &str) -> Result<Vec<String>> {
+        let dir = self.tree_dir(root);
+        let entries = match fs::read_dir(&dir) {
+            Ok(entries) => entries,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
+            Err(e) => return Err(e).at(&dir),
+        };
+        let mut ids = Vec::new();
+        for entry in entries {
+            let name = entry.at(&dir)?.file_name();
+            if let Some(id) = name.to_str().and_then(|n| n.strip_suffix(".jsonl"))
+                && is_session_id(id)
+            {
+                ids.push(id.to_owned());
+            }
+        }
+        let mut trees = self.trees.lock().unwrap_or_else(|e| e.into_inner());
+        for id in &ids {
+            trees.insert(id.clone(), root.to_owned());
+        }
+        Ok(ids)
+    }
+
+    /// Every delegated session on disk, with the root whose tree holds it.
+    pub fn all_tree_children(&self) -> Result<Vec<(String, String)>> {
+        let mut out = Vec::new();
+        for root in self.tree_roots()? {
+            for child in self.tree_children(&root)? {
+                out.push((child, root.clone()));
+            }
+        }
+        Ok(out)
+    }
+
+    /// A root session's log, wherever the id lives.
+    fn root_log_path(&self, id: &str) -> PathBuf {
         self.sessions_dir().join(format!("{id}.jsonl"))
     }
 
-    /// A root session's metadata cache.
-    pub fn meta_path(&self, id: &str) -> PathBuf {
-        self.sessions_dir().join(format!("{id}.meta.json"))
+    /// The root whose tree holds `id` when it is a delegated session; `None` for a root or an
+    /// id that is nowhere.
+    fn tree_of(&self, id: &str) -> Option<String> {
+        if let Some(root) = self.trees.lock().unwrap_or_else(|e| e.into_inner()).get(id) {
+            return Some(root.clone());
+        }
+        if !is_session_id(id) || self.root_log_path(id).is_file() {
+            return None;
+        }
+        let root = self
+            .tree_roots()
+            .ok()?
+            .into_iter()
+            .find(|root| self.tree_dir(root).join(format!("{id}.jsonl")).is_file())?;
+        self.note_child(id, &root);
+        Some(root)
     }
 
-    /// A root session's tree lock.
-    pub fn lock_path(&self, id: &str) -> PathBuf {
-        self.sessions_dir().join(format!("{id}.lock"))
+    /// Remembers that `id` lives in `root`'s tree.
+    pub(crate) fn note_child(&self, id: &str, root: &str) {
+        self.trees
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .insert(id.to_owned(), root.to_owned());
     }
 
-    /// A root session's tree directory (its delegated sessions).
-    pub fn tree_dir(&self, id: &str) -> PathBuf {
-        self.sessions_dir().join(id)
-    }
-
-    /// Whether a root session with this id exists.
-    pub fn exists(&self, id: &str) -> bool {
-        self.log_path(id).is_file()
+    /// The roots that have a tree directory (sessions delegated inside them).
+    pub fn tree_roots(&self) -> Result<Vec<String>> {
+        let dir = self.sessions_dir();
+        let entries = match fs::read_dir(&dir) {
+            Ok(entries) => entries,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
+            Err(e) => return Err(e).at(&dir),
+        };
+        let mut roots = Vec::new();
+        for entry in entries {
+            let entry = entry.at(&dir)?;
+            if entry.file_type().is_ok_and(|t| t.is_dir())
+                && let Some(name) = entry.file_name().to_str()
+                && is_session_id(name)
+            {
+                roots.push(name.to_owned());
+            }
+        }
+        Ok(roots)
     }
 
     /// The ids of every root session on disk, in no particular order.
@@ -211,7 +316,7 @@ impl Store {
         let mut changed = false;
         let mut metas = Vec::with_capacity(ids.len());
         for id in ids {
-            let path = self.log_path(&id);
+            let path = self.root_log_path(&id);
             let file = match fs::metadata(&path) {
                 Ok(file) => file,
                 // Deleted between the directory read and now.

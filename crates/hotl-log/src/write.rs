@@ -3,6 +3,7 @@
 use std::fs::{self, File, OpenOptions};
 use std::io::{Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use crate::error::{IoResultExt, LogError, Result};
 use crate::fsutil;
@@ -24,7 +25,10 @@ pub struct Writer {
     file: File,
     next_seq: u64,
     meta: Option<SessionMeta>,
-    _lock: TreeLock,
+    /// The root of the tree this session belongs to (its own id for a root).
+    root: String,
+    /// The tree's lock, shared with the sessions delegated inside the tree by this process.
+    lock: Arc<TreeLock>,
 }
 
 impl Writer {
@@ -78,6 +82,42 @@ impl Writer {
     pub fn id(&self) -> &str {
         &self.id
     }
+
+    /// The root of the tree this session belongs to (its own id for a root session).
+    pub fn root(&self) -> &str {
+        &self.root
+    }
+
+    /// The log's path.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Starts a session delegated inside this tree (a child of the `fork` tool or a subagent):
+    /// forked at `pin`, with `state` as its first records after the `session` record. Its log
+    /// lives in the root's tree directory and it is written under this writer's tree lock, so
+    /// it needs no lock of its own; listings show it under its root, not among roots.
+    pub fn delegate(
+        &self,
+        pin: Pin,
+        cwd: &str,
+        state: Vec<Body>,
+        delegation: crate::record::Delegation,
+    ) -> Result<Writer> {
+        let start = self.store.forked_start(&pin, cwd, Some(delegation))?;
+        let tree = Tree {
+            root: self.root.clone(),
+            lock: Arc::clone(&self.lock),
+        };
+        self.store
+            .create_with(start, pin.seq + 1, state, None, Some(tree))
+    }
+}
+
+/// A tree a new session is created in, and the lock held over it.
+struct Tree {
+    root: String,
+    lock: Arc<TreeLock>,
 }
 
 impl Store {
@@ -106,7 +146,8 @@ impl Store {
             file,
             next_seq,
             meta: Some(meta),
-            _lock: lock,
+            root: self.root_of(id),
+            lock: Arc::new(lock),
         })
     }
 
@@ -114,15 +155,17 @@ impl Store {
     /// `first_seq`, followed by `then`. The file appears atomically, complete.
     pub fn create(&self, start: SessionStart, first_seq: u64, then: Vec<Body>) -> Result<Writer> {
         let inherited = start.parent.is_none().then(Inherited::default);
-        self.create_with(start, first_seq, then, inherited)
+        self.create_with(start, first_seq, then, inherited, None)
     }
 
+    /// Creates a session: a root with its own lock, or one delegated inside `tree`.
     fn create_with(
         &self,
         mut start: SessionStart,
         first_seq: u64,
         then: Vec<Body>,
         inherited: Option<Inherited>,
+        tree: Option<Tree>,
     ) -> Result<Writer> {
         let id = new_session_id();
         start.id.clone_from(&id);
@@ -137,7 +180,14 @@ impl Store {
             records.push(record);
         }
         fsutil::create_private_dir(&self.sessions_dir())?;
-        let lock = self.lock(&id)?;
+        let (root, lock) = match tree {
+            Some(tree) => {
+                fsutil::create_private_dir(&self.tree_dir(&tree.root))?;
+                self.note_child(&id, &tree.root);
+                (tree.root, tree.lock)
+            }
+            None => (id.clone(), Arc::new(self.lock(&id)?)),
+        };
         self.publish(&id, &bytes)?;
         let path = self.log_path(&id);
         let file = OpenOptions::new().append(true).open(&path).at(&path)?;
@@ -164,7 +214,8 @@ impl Store {
             file,
             next_seq: first_seq + records.len() as u64,
             meta,
-            _lock: lock,
+            root,
+            lock,
         })
     }
 
@@ -191,31 +242,29 @@ impl Store {
         state: Vec<Body>,
         inherited: Option<Inherited>,
     ) -> Result<Writer> {
-        self.fork_delegated(pin, cwd, state, inherited, None)
+        let start = self.forked_start(&pin, cwd, None)?;
+        self.create_with(start, pin.seq + 1, state, inherited, None)
     }
 
-    /// [`Store::fork`] for a session that works on a task for its parent (the fork tool): it
-    /// records who delegated, and listings leave it out.
-    pub fn fork_delegated(
+    /// The `session` record of a fork at `pin`: the parent's model, cache key and frozen
+    /// prompt and tools, this working directory.
+    fn forked_start(
         &self,
-        pin: Pin,
+        pin: &Pin,
         cwd: &str,
-        state: Vec<Body>,
-        inherited: Option<Inherited>,
         delegated: Option<crate::record::Delegation>,
-    ) -> Result<Writer> {
-        let parent_start = self.read_start(&pin.session)?;
-        let start = SessionStart {
+    ) -> Result<SessionStart> {
+        let parent = self.read_start(&pin.session)?;
+        Ok(SessionStart {
             id: String::new(),
             cwd: cwd.to_owned(),
-            model: parent_start.model.clone(),
-            cache_key: parent_start.cache_key.clone(),
-            system_blob: parent_start.system_blob.clone(),
-            tools_blob: parent_start.tools_blob.clone(),
+            model: parent.model,
+            cache_key: parent.cache_key,
+            system_blob: parent.system_blob,
+            tools_blob: parent.tools_blob,
             parent: Some(pin.clone()),
             delegated,
-        };
-        self.create_with(start, pin.seq + 1, state, inherited)
+        })
     }
 
     /// The `session` record of a log, read from its first line only.

@@ -9,3 +9,4 @@ mod lineage;
 mod lock;
 mod meta_cache;
 mod tolerance;
+mod tree;

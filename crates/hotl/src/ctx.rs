@@ -62,7 +62,39 @@ impl Ctx {
     /// listing).
     pub fn resolve(&self, query: &str) -> Result<SessionMeta, CliError> {
         let metas = self.store.list()?;
-        Ok(hotl_log::resolve(&metas, Some(&self.cwd), query)?.clone())
+        match hotl_log::resolve(&metas, Some(&self.cwd), query) {
+            Ok(meta) => Ok(meta.clone()),
+            Err(hotl_log::LogError::NoSuchSession { .. }) => self.resolve_delegated(query),
+            Err(e) => Err(e.into()),
+        }
+    }
+
+    /// A session delegated inside some root's tree, by id prefix: listings show them under
+    /// their roots, and numbers, names and `@last` address roots only.
+    fn resolve_delegated(&self, query: &str) -> Result<SessionMeta, CliError> {
+        let upper = query.to_ascii_uppercase();
+        let no_match = || hotl_log::LogError::NoSuchSession {
+            query: query.to_owned(),
+        };
+        if upper.is_empty() || !upper.bytes().all(|b| b.is_ascii_alphanumeric()) {
+            return Err(no_match().into());
+        }
+        let hits: Vec<String> = self
+            .store
+            .all_tree_children()?
+            .into_iter()
+            .map(|(id, _)| id)
+            .filter(|id| id.starts_with(&upper))
+            .collect();
+        match hits.as_slice() {
+            [] => Err(no_match().into()),
+            [id] => Ok(self.store.meta(id)?),
+            _ => Err(hotl_log::LogError::Ambiguous {
+                query: query.to_owned(),
+                candidates: hits,
+            }
+            .into()),
+        }
     }
 
     /// `path` with the user's home shown as `~`.

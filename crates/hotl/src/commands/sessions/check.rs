@@ -25,6 +25,7 @@ pub fn run(ctx: &Ctx, args: &CheckArgs) -> Result<ExitCode, CliError> {
         Some(query) => vec![ctx.resolve(query)?.id],
         None => {
             let mut ids = ctx.store.session_ids()?;
+            ids.extend(ctx.store.all_tree_children()?.into_iter().map(|(id, _)| id));
             ids.sort();
             ids
         }

@@ -37,18 +37,68 @@ struct Row<'a> {
     records: u64,
     bytes: u64,
     model: Option<&'a str>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    delegated: Vec<Child>,
+}
+
+/// A session delegated inside a listed root's tree (a fork-tool child, a subagent).
+#[derive(Serialize)]
+struct Child {
+    id: String,
+    handle: Option<String>,
+    agent: Option<String>,
+    task: String,
+    by: String,
+    updated: String,
+    turns: u64,
+    records: u64,
+}
+
+/// The sessions delegated inside `root`'s tree, oldest first.
+fn children(ctx: &Ctx, root: &str) -> Result<Vec<Child>, CliError> {
+    let mut out = Vec::new();
+    for id in ctx.store.tree_children(root)? {
+        let (Ok(start), Ok(meta)) = (ctx.store.read_start(&id), ctx.store.meta(&id)) else {
+            continue;
+        };
+        let delegation = start.delegated.unwrap_or_else(|| hotl_log::Delegation {
+            by: root.to_owned(),
+            agent: None,
+            description: String::new(),
+            handle: None,
+        });
+        out.push(Child {
+            id,
+            handle: delegation.handle,
+            agent: delegation.agent,
+            task: delegation.description,
+            by: delegation.by,
+            updated: meta.updated,
+            turns: meta.turns,
+            records: meta.records,
+        });
+    }
+    out.sort_by(|a, b| a.id.cmp(&b.id));
+    Ok(out)
 }
 
 pub fn run(ctx: &Ctx, args: &ListArgs) -> Result<ExitCode, CliError> {
     let metas = ctx.store.list()?;
     let scope = (!args.all).then_some(ctx.cwd.as_str());
     let rows = hotl_log::listed(&metas, scope);
+    let trees: std::collections::HashSet<String> = ctx.store.tree_roots()?.into_iter().collect();
+    let delegated = |id: &str| -> Result<Vec<Child>, CliError> {
+        if trees.contains(id) {
+            children(ctx, id)
+        } else {
+            Ok(Vec::new())
+        }
+    };
     let mut out = ctx.out();
     if args.json {
-        let json: Vec<Row> = rows
-            .iter()
-            .enumerate()
-            .map(|(i, m)| Row {
+        let mut json = Vec::with_capacity(rows.len());
+        for (i, m) in rows.iter().enumerate() {
+            json.push(Row {
                 number: i + 1,
                 id: &m.id,
                 name: m.name.as_deref(),
@@ -62,8 +112,9 @@ pub fn run(ctx: &Ctx, args: &ListArgs) -> Result<ExitCode, CliError> {
                 records: m.records,
                 bytes: m.size,
                 model: m.model.as_deref(),
-            })
-            .collect();
+                delegated: delegated(&m.id)?,
+            });
+        }
         serde_json::to_writer_pretty(&mut out, &json)?;
         writeln!(out)?;
         flush(out)?;
@@ -112,6 +163,25 @@ pub fn run(ctx: &Ctx, args: &ListArgs) -> Result<ExitCode, CliError> {
             line.push_str(&format!("  ↳ from {}", short.of(&parent.session)));
         }
         writeln!(out, "{}", line.trim_end())?;
+        for child in delegated(&m.id)? {
+            let mut label = child
+                .agent
+                .clone()
+                .unwrap_or_else(|| "delegated".to_owned());
+            if let Some(handle) = &child.handle {
+                label.push(' ');
+                label.push_str(handle);
+            }
+            writeln!(
+                out,
+                "{:>num_w$}  └ {label} · {} · {} · {} turns · {}",
+                "",
+                clip(&child.task, 50),
+                relative_time(&child.updated, now),
+                child.turns,
+                short.of(&child.id),
+            )?;
+        }
     }
     flush(out)?;
     Ok(ExitCode::SUCCESS)

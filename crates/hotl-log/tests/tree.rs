@@ -1,0 +1,181 @@
+//! Session trees: delegated sessions live in their root's tree directory, share its lock,
+//! stay out of root listings, and go (or stay) with their root.
+
+use hotl_log::{Block, Body, Delegation, Dropped, GcOptions, LogError, Store, Writer};
+use hotl_testkit::{FIXED_ID, LogBuilder, TestHome, TestResult};
+
+fn delegation(by: &str, handle: &str) -> Delegation {
+    Delegation {
+        by: by.to_owned(),
+        agent: Some("fork".to_owned()),
+        description: format!("task {handle}"),
+        handle: Some(handle.to_owned()),
+    }
+}
+
+/// A child delegated by `parent` at its head.
+fn delegate(store: &Store, parent: &Writer, handle: &str) -> TestResult<Writer> {
+    let id = parent.id();
+    let lineage = store.lineage(id)?;
+    let seq = parent.next_seq() - 1;
+    let pin = store.pin(id, seq, lineage.offset_for(seq))?;
+    Ok(parent.delegate(pin, "/p", vec![], delegation(id, handle))?)
+}
+
+fn root_with_a_turn(home: &TestHome) -> TestResult<Writer> {
+    let mut log = LogBuilder::new(FIXED_ID, "/p");
+    log.turn("one");
+    let id = home.import(&log)?;
+    Ok(home.store.writer(&id)?)
+}
+
+#[test]
+fn a_delegated_session_lives_in_its_roots_tree_and_shares_its_lock() -> TestResult {
+    let home = TestHome::new();
+    let root = root_with_a_turn(&home)?;
+    let mut child = delegate(&home.store, &root, "a1b2")?;
+    child.append(Body::user_text("the child's own"))?;
+
+    let path = home.store.log_path(child.id());
+    assert_eq!(
+        path,
+        home.store
+            .tree_dir(root.id())
+            .join(format!("{}.jsonl", child.id()))
+    );
+    assert!(path.is_file());
+    assert_eq!(child.root(), root.id());
+    // A fresh store (another process) finds it too.
+    let other = Store::new(home.path());
+    assert_eq!(other.root_of(child.id()), root.id());
+    assert!(other.exists(child.id()));
+    assert_eq!(other.lock_path(child.id()), other.lock_path(root.id()));
+    // Not a root: listings leave it out; the tree lists it.
+    assert_eq!(other.session_ids()?, vec![root.id().to_owned()]);
+    assert_eq!(other.list()?.len(), 1);
+    assert_eq!(other.tree_children(root.id())?, vec![child.id().to_owned()]);
+    assert_eq!(
+        other.all_tree_children()?,
+        vec![(child.id().to_owned(), root.id().to_owned())]
+    );
+    // Its lineage is the root's history to the pin, then its own.
+    let lineage = other.lineage(child.id())?;
+    assert!(lineage.problems.is_empty(), "{:?}", lineage.problems);
+    assert_eq!(lineage.ancestors, vec![root.id().to_owned()]);
+    assert_eq!(lineage.own().len(), 2);
+    let start = other.read_start(child.id())?;
+    assert_eq!(start.delegated, Some(delegation(root.id(), "a1b2")));
+    assert!(other.meta(child.id())?.delegated);
+    assert!(
+        other
+            .meta_path(child.id())
+            .starts_with(other.tree_dir(root.id()))
+    );
+    // The tree is owned while the root's writer lives: nobody else may write either session.
+    assert!(other.is_owned(child.id()));
+    assert!(matches!(
+        other.writer(child.id()),
+        Err(LogError::Locked { .. })
+    ));
+    drop(child);
+    drop(root);
+    assert!(!other.is_owned(FIXED_ID));
+    // Once free, the child can be reopened for writing (as recovery after a crash does).
+    let mut reopened = other.writer(&other.tree_children(FIXED_ID)?[0])?;
+    reopened.append(Body::user_text("after a restart"))?;
+    Ok(())
+}
+
+#[test]
+fn a_child_delegated_by_a_child_stays_in_the_same_tree() -> TestResult {
+    let home = TestHome::new();
+    let root = root_with_a_turn(&home)?;
+    let mut child = delegate(&home.store, &root, "c1")?;
+    child.append(Body::user_text("child"))?;
+    let grandchild = delegate(&home.store, &child, "c2")?;
+    assert_eq!(grandchild.root(), root.id());
+    let mut ids = home.store.tree_children(root.id())?;
+    ids.sort();
+    let mut want = vec![child.id().to_owned(), grandchild.id().to_owned()];
+    want.sort();
+    assert_eq!(ids, want);
+    let lineage = Store::new(home.path()).lineage(grandchild.id())?;
+    assert_eq!(
+        lineage.ancestors,
+        vec![child.id().to_owned(), root.id().to_owned()]
+    );
+    Ok(())
+}
+
+#[test]
+fn gc_removes_a_tree_with_its_root_but_keeps_what_a_kept_session_needs() -> TestResult {
+    let home = TestHome::new();
+    let root = root_with_a_turn(&home)?;
+    let mut child = delegate(&home.store, &root, "d1")?;
+    // A blob only the child references.
+    let blob = home
+        .store
+        .blobs()
+        .put(b"a large output only the child saw")?;
+    let (call, input) = ("call_1".to_owned(), serde_json::json!({"command": "make"}));
+    child.append(Body::Assistant {
+        content: vec![Block::ToolUse {
+            id: call.clone(),
+            name: "bash".to_owned(),
+            input: input.into(),
+        }],
+        model: None,
+        stop: Some("tool_use".into()),
+        usage: None,
+    })?;
+    child.append(Body::ToolResult {
+        call,
+        content: vec![Block::text("head … tail")],
+        blob: Some(blob.clone()),
+        is_error: false,
+        files: vec![],
+    })?;
+    let child_id = child.id().to_owned();
+    drop(child);
+    drop(root);
+    let all = GcOptions {
+        older_than: std::time::Duration::from_secs(3600 * 24 * 365 * 100),
+        grace: std::time::Duration::ZERO,
+        dry_run: false,
+    };
+    // Nothing is old: the child's blob is referenced by a kept tree.
+    let report = home.store.gc(all)?;
+    assert!(report.sessions.is_empty());
+    assert!(report.blobs.is_empty(), "{:?}", report.blobs);
+    assert!(home.store.blobs().get(&blob).is_ok());
+
+    // A root forked from the child keeps the child's whole tree when the root is dropped.
+    let lineage = home.store.lineage(&child_id)?;
+    let last = lineage.own().last().expect("records").seq;
+    let pin = home.store.pin(&child_id, last, lineage.offset_for(last))?;
+    let fork = home.store.fork(pin, "/p", vec![], None)?;
+    let fork_id = fork.id().to_owned();
+    drop(fork);
+    match home.store.drop_session(FIXED_ID)? {
+        Dropped::Tombstoned { descendants } => assert_eq!(descendants, vec![fork_id.clone()]),
+        other => panic!("expected a tombstone, got {other:?}"),
+    }
+    let report = home.store.gc(all)?;
+    assert!(report.sessions.is_empty(), "{:?}", report.sessions);
+    assert!(Store::new(home.path()).exists(&child_id));
+    assert!(
+        Store::new(home.path())
+            .lineage(&fork_id)?
+            .problems
+            .is_empty()
+    );
+
+    // Without the fork, the dropped root goes, and its tree and the child's blob with it.
+    assert_eq!(home.store.drop_session(&fork_id)?, Dropped::Deleted);
+    let report = home.store.gc(all)?;
+    assert_eq!(report.sessions.len(), 1, "{:?}", report.sessions);
+    assert!(!home.store.tree_dir(FIXED_ID).exists());
+    assert!(!Store::new(home.path()).exists(&child_id));
+    assert!(home.store.blobs().get(&blob).is_err());
+    Ok(())
+}
