@@ -42,6 +42,7 @@ mod read;
 mod record;
 mod resolve;
 mod store;
+mod tree;
 mod write;
 
 pub use crate::blob::{Blobs, blob_refs};
@@ -65,4 +66,5 @@ pub use crate::record::{
 };
 pub use crate::resolve::{Resolution, describe, listed, resolve, validate_name};
 pub use crate::store::{Store, is_session_id, new_session_id};
+pub use crate::tree::Delegated;
 pub use crate::write::{Imported, Inherited, Writer};

@@ -24,7 +24,7 @@ pub struct Store {
     clock: Clock,
     /// Delegated sessions found so far, and the root whose tree holds each: a child's id
     /// does not say where it lives, and finding it means looking into tree directories.
-    trees: Arc<Mutex<HashMap<String, String>>>,
+    pub(crate) trees: Arc<Mutex<HashMap<String, String>>>,
 }
 
 impl Store {
@@ -106,91 +106,9 @@ impl Store {
         self.log_path(id).is_file()
     }
 
-    /// The ids of the sessions delegated inside `root`'s tree, in no particular order.
-    pub fn tree_children(&self, root: &str) -> Result<Vec<String>> {
-        let dir = self.tree_dir(root);
-        let entries = match fs::read_dir(&dir) {
-            Ok(entries) => entries,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
-            Err(e) => return Err(e).at(&dir),
-        };
-        let mut ids = Vec::new();
-        for entry in entries {
-            let name = entry.at(&dir)?.file_name();
-            if let Some(id) = name.to_str().and_then(|n| n.strip_suffix(".jsonl"))
-                && is_session_id(id)
-            {
-                ids.push(id.to_owned());
-            }
-        }
-        let mut trees = self.trees.lock().unwrap_or_else(|e| e.into_inner());
-        for id in &ids {
-            trees.insert(id.clone(), root.to_owned());
-        }
-        Ok(ids)
-    }
-
-    /// Every delegated session on disk, with the root whose tree holds it.
-    pub fn all_tree_children(&self) -> Result<Vec<(String, String)>> {
-        let mut out = Vec::new();
-        for root in self.tree_roots()? {
-            for child in self.tree_children(&root)? {
-                out.push((child, root.clone()));
-            }
-        }
-        Ok(out)
-    }
-
     /// A root session's log, wherever the id lives.
-    fn root_log_path(&self, id: &str) -> PathBuf {
+    pub(crate) fn root_log_path(&self, id: &str) -> PathBuf {
         self.sessions_dir().join(format!("{id}.jsonl"))
-    }
-
-    /// The root whose tree holds `id` when it is a delegated session; `None` for a root or an
-    /// id that is nowhere.
-    fn tree_of(&self, id: &str) -> Option<String> {
-        if let Some(root) = self.trees.lock().unwrap_or_else(|e| e.into_inner()).get(id) {
-            return Some(root.clone());
-        }
-        if !is_session_id(id) || self.root_log_path(id).is_file() {
-            return None;
-        }
-        let root = self
-            .tree_roots()
-            .ok()?
-            .into_iter()
-            .find(|root| self.tree_dir(root).join(format!("{id}.jsonl")).is_file())?;
-        self.note_child(id, &root);
-        Some(root)
-    }
-
-    /// Remembers that `id` lives in `root`'s tree.
-    pub(crate) fn note_child(&self, id: &str, root: &str) {
-        self.trees
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .insert(id.to_owned(), root.to_owned());
-    }
-
-    /// The roots that have a tree directory (sessions delegated inside them).
-    pub fn tree_roots(&self) -> Result<Vec<String>> {
-        let dir = self.sessions_dir();
-        let entries = match fs::read_dir(&dir) {
-            Ok(entries) => entries,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
-            Err(e) => return Err(e).at(&dir),
-        };
-        let mut roots = Vec::new();
-        for entry in entries {
-            let entry = entry.at(&dir)?;
-            if entry.file_type().is_ok_and(|t| t.is_dir())
-                && let Some(name) = entry.file_name().to_str()
-                && is_session_id(name)
-            {
-                roots.push(name.to_owned());
-            }
-        }
-        Ok(roots)
     }
 
     /// The ids of every root session on disk, in no particular order.

@@ -76,6 +76,57 @@ impl Archive {
         Archive::assemble(plan, vec![builder.finish()], root.into())
     }
 
+    /// Adds a delegated session's own work as one thread under `handle` (a fork's): the text
+    /// of every record of `own` on its visible branch (user, assistant and tool calls,
+    /// reasoning, tool outputs, its notes and asks), with `task` as the thread's note. Tool
+    /// outputs stored as blobs are read from `blobs` when given.
+    pub fn add_delegated(
+        &mut self,
+        handle: &str,
+        task: &str,
+        own: &[Record],
+        blobs: Option<&hotl_log::Blobs>,
+    ) {
+        let visible = hotl_log::visible_mask(own);
+        let live: Vec<&Record> = own
+            .iter()
+            .zip(&visible)
+            .filter(|(_, v)| **v)
+            .map(|(r, _)| r)
+            .collect();
+        let (Some(first), Some(last)) = (live.first(), live.last()) else {
+            return;
+        };
+        let mut thread = Thread {
+            handle: handle.to_owned(),
+            note: task.to_owned(),
+            since: first.seq,
+            until: last.seq,
+            files: Vec::new(),
+        };
+        let mut builder = Builder::default();
+        builder.add(first.seq, DocKind::Note, task.as_bytes());
+        for record in &live {
+            if let hotl_log::Body::ToolResult { files, .. } = &record.body {
+                thread.files.extend_from_slice(files);
+            }
+            for (kind, text) in extract::record_docs(record, blobs) {
+                builder.add(record.seq, kind, text.as_bytes());
+            }
+        }
+        let segment = builder.finish();
+        let owner = self.threads.len() as u32;
+        self.threads.push(thread);
+        self.docs += segment.docs.len() as u64;
+        self.tokens += segment
+            .docs
+            .iter()
+            .map(|d| u64::from(d.tokens))
+            .sum::<u64>();
+        self.owners.push(vec![owner; segment.docs.len()]);
+        self.segments.push(segment);
+    }
+
     /// An archive over `segments`, whose documents `plan` assigns to threads.
     pub(crate) fn assemble(plan: Plan, segments: Vec<Segment>, root: PathBuf) -> Archive {
         let owners_of = Owners::of(&plan);

@@ -42,6 +42,7 @@ pub(crate) fn encode(plan: &Plan, out: &mut Vec<u8>) {
             w.int(seq.wrapping_sub(prev));
             prev = seq;
         }
+        w.int(u64::from(m.ask));
     }
     w.int(plan.unplaced as u64);
 }
@@ -87,7 +88,16 @@ pub(crate) fn decode(bytes: &[u8]) -> Option<Plan> {
             until,
             files,
         });
-        plan.members.push(Members { note_key, items });
+        let ask = match r.int()? {
+            0 => false,
+            1 => true,
+            _ => return None,
+        };
+        plan.members.push(Members {
+            note_key,
+            items,
+            ask,
+        });
     }
     plan.unplaced = usize::try_from(r.int()?).ok()?;
     (r.at == bytes.len()).then_some(plan)
@@ -171,6 +181,7 @@ mod tests {
             members: vec![Members {
                 note_key: Some(301),
                 items: vec![3, 4, 5, 200, 300],
+                ask: true,
             }],
             unplaced: 2,
         };
@@ -180,6 +191,7 @@ mod tests {
         assert_eq!(back.threads, plan.threads);
         assert_eq!(back.members[0].items, plan.members[0].items);
         assert_eq!(back.members[0].note_key, Some(301));
+        assert!(back.members[0].ask);
         assert_eq!(back.unplaced, 2);
         for cut in 0..bytes.len() {
             assert!(decode(&bytes[..cut]).is_none(), "cut at {cut}");

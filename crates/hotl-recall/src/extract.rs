@@ -11,7 +11,8 @@ use crate::types::{DocKind, Thread};
 /// What a projection archived: the threads, and which records belong to which thread.
 #[derive(Clone, Debug, Default)]
 pub(crate) struct Plan {
-    /// The archived spans, in transcript order (an outer compaction before what it holds).
+    /// The archived spans, in transcript order (an outer compaction before what it holds),
+    /// then the asks, in log order.
     pub threads: Vec<Thread>,
     /// Per thread: the seq of the fold or compaction record whose note it shows, and the seqs
     /// of the original items it holds directly.
@@ -26,8 +27,10 @@ pub(crate) struct Members {
     /// The fold or compaction record (its note or summary is the thread's note document).
     pub note_key: Option<u64>,
     /// Seqs of the user, assistant and tool-result records of the span (not those of a fold
-    /// nested in a compaction: they belong to that fold's thread).
+    /// nested in a compaction: they belong to that fold's thread); an ask's own record.
     pub items: Vec<u64>,
+    /// Whether the thread is an earlier ask (it archives no span of the view).
+    pub ask: bool,
 }
 
 /// Which thread owns a document: by record seq for messages, by fold or compaction record seq
@@ -113,7 +116,32 @@ pub(crate) fn plan(records: &[Record], own_start: usize) -> Plan {
         .filter(|t| t.handle != "compaction")
         .count();
     plan.unplaced = fold_records.saturating_sub(placed);
+    for (record, _) in records.iter().zip(&visible).filter(|(_, v)| **v) {
+        add_ask(&mut plan, record);
+    }
     plan
+}
+
+/// Adds the thread of an `ask` record (a question put to an archived thread and its answer:
+/// searchable under the handle it asked); other records add nothing.
+pub(crate) fn add_ask(plan: &mut Plan, record: &Record) {
+    if let Body::Ask {
+        handle, question, ..
+    } = &record.body
+    {
+        plan.threads.push(Thread {
+            handle: handle.clone(),
+            note: question.clone(),
+            since: record.seq,
+            until: record.seq,
+            files: Vec::new(),
+        });
+        plan.members.push(Members {
+            note_key: None,
+            items: vec![record.seq],
+            ask: true,
+        });
+    }
 }
 
 struct Walk<'a> {
@@ -166,6 +194,7 @@ impl Walk<'_> {
         self.plan.members.push(Members {
             note_key,
             items: Vec::new(),
+            ask: false,
         });
         for inner in items {
             match inner {
@@ -227,6 +256,9 @@ pub(crate) fn record_docs(record: &Record, blobs: Option<&Blobs>) -> Vec<(DocKin
         }
         Body::Fold(fold) => push(DocKind::Note, fold.note.clone()),
         Body::Compaction { summary, .. } => push(DocKind::Note, summary.clone()),
+        Body::Ask {
+            question, answer, ..
+        } => push(DocKind::Ask, format!("{question}\n{answer}")),
         _ => {}
     }
     out
@@ -286,6 +318,15 @@ pub(crate) fn skeleton(record: &Record) -> Option<Record> {
             blob: None,
             is_error: *is_error,
             files: files.clone(),
+        },
+        // The question names the thread in the plan; the answer is only text.
+        Body::Ask {
+            handle, question, ..
+        } => Body::Ask {
+            handle: handle.clone(),
+            question: question.clone(),
+            answer: String::new(),
+            usage: None,
         },
         Body::Run { .. }
         | Body::Fold(_)

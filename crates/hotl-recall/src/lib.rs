@@ -1,5 +1,5 @@
-//! hotl's recall: search over what a session archived (folded and compacted spans) with no
-//! model call.
+//! hotl's recall: search over what a session's tree holds off its main line (folded and
+//! compacted spans, earlier asks, the work of forks) with no model call.
 //!
 //! It owns the archive index and its search: ranked (BM25), exact (case-insensitive substring)
 //! and regex ([`Mode`]), the file touches of each archived thread and their staleness. It never
@@ -9,7 +9,8 @@
 //! An [`Archive`] holds the [`Thread`]s a session's view folded or compacted and their
 //! documents ([`Doc`]: user text, assistant text and tool calls, reasoning, tool outputs, the
 //! note). [`Archive::from_records`] builds one in memory from a lineage's records;
-//! [`open_index`] loads the persisted index and brings it up to date incrementally.
+//! [`open_index`] loads the persisted index and brings it up to date incrementally;
+//! [`open_archive`] adds the sessions delegated from the lineage (forks), one thread each.
 //! [`Archive::search`] returns [`Hit`]s, each naming its thread and the touched files that
 //! changed since ([`staleness`]); [`render_hits`] is what the model and the shell see.
 //!
@@ -49,10 +50,12 @@ mod segment;
 mod stale;
 mod terms;
 mod token;
+mod tree;
 mod types;
 
 pub use crate::archive::{Archive, IndexStats};
 pub use crate::error::{RecallError, Result};
 pub use crate::persist::{index_path, open_index};
 pub use crate::stale::{render_hits, staleness};
+pub use crate::tree::open_archive;
 pub use crate::types::{Doc, DocKind, Hit, Mode, Thread};

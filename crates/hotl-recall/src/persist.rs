@@ -33,7 +33,7 @@ use crate::extract::{self, Plan};
 use crate::segment::{Builder, Segment};
 
 /// The header's format; any other is rebuilt.
-const FORMAT: u32 = 3;
+const FORMAT: u32 = 4;
 const MAGIC: &[u8; 8] = b"hotlridx";
 /// A rebuild of fewer records runs on one thread.
 const PARALLEL_MIN_RECORDS: usize = 20_000;
@@ -217,7 +217,14 @@ fn refresh(
 /// compaction could still change (one the view did not apply, or one that names seqs past the
 /// watermark).
 fn quick_plan(old: &Plan, segments: &[Segment], new: &[Record], wm_seq: u64) -> Option<Plan> {
-    let after = old.threads.iter().map(|t| t.until).max().unwrap_or(0);
+    let after = old
+        .threads
+        .iter()
+        .zip(&old.members)
+        .filter(|(_, m)| !m.ask)
+        .map(|(t, _)| t.until)
+        .max()
+        .unwrap_or(0);
     if old.unplaced > 0 || after > wm_seq {
         return None;
     }
@@ -230,14 +237,24 @@ fn quick_plan(old: &Plan, segments: &[Segment], new: &[Record], wm_seq: u64) -> 
             _ => {}
         }
     }
+    let mut plan = old.clone();
     let Some(from) = from else {
-        return Some(old.clone());
+        for r in new {
+            extract::add_ask(&mut plan, r);
+        }
+        return Some(plan);
     };
+    // Asks are added after the folds, new ones only (the old ones are in `old`).
     let mut suffix = skeleton_after(segments, from - 1)?;
     suffix.retain(|r| {
         !(matches!(r.body, Body::Fold(_) | Body::Compaction { .. }) && r.seq <= wm_seq)
+            && !matches!(r.body, Body::Ask { .. })
     });
-    suffix.extend_from_slice(new);
+    suffix.extend(
+        new.iter()
+            .filter(|r| !matches!(r.body, Body::Ask { .. }))
+            .cloned(),
+    );
     // A fold starting at a tool result snaps back to its step's assistant message; that must
     // not lie before the suffix.
     let first = suffix.iter().find(|r| {
@@ -250,10 +267,18 @@ fn quick_plan(old: &Plan, segments: &[Segment], new: &[Record], wm_seq: u64) -> 
         return None;
     }
     let added = extract::plan(&suffix, 0);
-    let mut plan = old.clone();
-    plan.threads.extend(added.threads);
-    plan.members.extend(added.members);
+    // Spans come before asks, as projecting everything orders them.
+    let at = plan
+        .members
+        .iter()
+        .position(|m| m.ask)
+        .unwrap_or(plan.members.len());
+    plan.threads.splice(at..at, added.threads);
+    plan.members.splice(at..at, added.members);
     plan.unplaced = added.unplaced;
+    for r in new {
+        extract::add_ask(&mut plan, r);
+    }
     Some(plan)
 }
 

@@ -17,21 +17,25 @@ pub enum DocKind {
     ToolOutput,
     /// Model reasoning, where the provider returned it.
     Reasoning,
-    /// A fold's note or a compaction's summary.
+    /// A fold's note or a compaction's summary (a fork's task).
     Note,
+    /// An earlier question put to an archived thread, and its answer.
+    Ask,
 }
 
 impl DocKind {
     /// Every kind, in code order.
-    pub const ALL: [DocKind; 5] = [
+    pub const ALL: [DocKind; 6] = [
         DocKind::User,
         DocKind::Assistant,
         DocKind::ToolOutput,
         DocKind::Reasoning,
         DocKind::Note,
+        DocKind::Ask,
     ];
 
-    /// The short name hits are rendered with: `user`, `assistant`, `tool`, `reasoning`, `note`.
+    /// The short name hits are rendered with: `user`, `assistant`, `tool`, `reasoning`, `note`,
+    /// `ask`.
     pub fn name(self) -> &'static str {
         match self {
             DocKind::User => "user",
@@ -39,6 +43,7 @@ impl DocKind {
             DocKind::ToolOutput => "tool",
             DocKind::Reasoning => "reasoning",
             DocKind::Note => "note",
+            DocKind::Ask => "ask",
         }
     }
 
@@ -49,6 +54,7 @@ impl DocKind {
             DocKind::ToolOutput => 2,
             DocKind::Reasoning => 3,
             DocKind::Note => 4,
+            DocKind::Ask => 5,
         }
     }
 
@@ -76,12 +82,13 @@ pub struct Doc {
     pub text: String,
 }
 
-/// An archived span: a fold, or a compaction.
+/// An archived thread: a folded or compacted span, an earlier ask (under the handle of the
+/// thread it asked), or a delegated session's own work (a fork's, under its handle).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Thread {
     /// The handle to recall or ask it by (`compaction` for a compacted span).
     pub handle: String,
-    /// The note (a compaction's summary).
+    /// The note (a compaction's summary, an ask's question, a fork's task).
     pub note: String,
     /// First seq of the span.
     pub since: u64,

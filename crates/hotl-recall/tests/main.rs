@@ -8,6 +8,7 @@ mod persist;
 mod random;
 mod ranked;
 mod staleness;
+mod tree;
 
 /// Every file in `tests/` is declared above, so none is silently left out of the binary.
 #[test]

@@ -37,10 +37,20 @@ fn text(rng: &mut Rng) -> String {
 fn step(b: &mut LogBuilder, rng: &mut Rng, n: usize, tame: bool, starts: &mut Vec<u64>) {
     let head = b.seq();
     let pick = if tame {
-        [0, 5, 11][rng.below(3) as usize]
+        [0, 5, 11, 12][rng.below(4) as usize]
     } else {
-        rng.below(12)
+        rng.below(13)
     };
+    if pick == 12 {
+        // An earlier question put to a thread (a handle that may or may not exist).
+        b.record(Body::Ask {
+            handle: format!("h{}", rng.below(n as u64 + 1)),
+            question: text(rng),
+            answer: text(rng),
+            usage: None,
+        });
+        return;
+    }
     if tame {
         match pick {
             5 if !starts.is_empty() => {

@@ -1,0 +1,173 @@
+//! Session trees: the sessions delegated inside a root's directory (`sessions/<root>/`), where
+//! a delegated id lives, and which delegated sessions a session can see.
+//!
+//! A delegated session's id does not say which tree holds it, so finding one means looking
+//! into tree directories; what was found is remembered for the life of the [`Store`].
+
+use std::collections::HashMap;
+use std::fs;
+
+use crate::error::{IoResultExt, Result};
+use crate::record::Delegation;
+use crate::store::{Store, is_session_id};
+
+/// A delegated session a session can see, with what it was asked to do.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Delegated {
+    /// Its id.
+    pub id: String,
+    /// How it was started (who delegated, the task, its handle).
+    pub delegation: Delegation,
+    /// The seq it was pinned at in the delegating session.
+    pub pinned_at: u64,
+}
+
+impl Store {
+    /// The ids of the sessions delegated inside `root`'s tree, in no particular order.
+    pub fn tree_children(&self, root: &str) -> Result<Vec<String>> {
+        let dir = self.tree_dir(root);
+        let entries = match fs::read_dir(&dir) {
+            Ok(entries) => entries,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
+            Err(e) => return Err(e).at(&dir),
+        };
+        let mut ids = Vec::new();
+        for entry in entries {
+            let name = entry.at(&dir)?.file_name();
+            if let Some(id) = name.to_str().and_then(|n| n.strip_suffix(".jsonl"))
+                && is_session_id(id)
+            {
+                ids.push(id.to_owned());
+            }
+        }
+        let mut trees = self.trees.lock().unwrap_or_else(|e| e.into_inner());
+        for id in &ids {
+            trees.insert(id.clone(), root.to_owned());
+        }
+        Ok(ids)
+    }
+
+    /// Every delegated session on disk, with the root whose tree holds it.
+    pub fn all_tree_children(&self) -> Result<Vec<(String, String)>> {
+        let mut out = Vec::new();
+        for root in self.tree_roots()? {
+            for child in self.tree_children(&root)? {
+                out.push((child, root.clone()));
+            }
+        }
+        Ok(out)
+    }
+
+    /// The root whose tree holds `id` when it is a delegated session; `None` for a root or an
+    /// id that is nowhere.
+    pub(crate) fn tree_of(&self, id: &str) -> Option<String> {
+        if let Some(root) = self.trees.lock().unwrap_or_else(|e| e.into_inner()).get(id) {
+            return Some(root.clone());
+        }
+        if !is_session_id(id) || self.root_log_path(id).is_file() {
+            return None;
+        }
+        let root = self
+            .tree_roots()
+            .ok()?
+            .into_iter()
+            .find(|root| self.tree_dir(root).join(format!("{id}.jsonl")).is_file())?;
+        self.note_child(id, &root);
+        Some(root)
+    }
+
+    /// Remembers that `id` lives in `root`'s tree.
+    pub(crate) fn note_child(&self, id: &str, root: &str) {
+        self.trees
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .insert(id.to_owned(), root.to_owned());
+    }
+
+    /// The roots that have a tree directory (sessions delegated inside them).
+    pub fn tree_roots(&self) -> Result<Vec<String>> {
+        let dir = self.sessions_dir();
+        let entries = match fs::read_dir(&dir) {
+            Ok(entries) => entries,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
+            Err(e) => return Err(e).at(&dir),
+        };
+        let mut roots = Vec::new();
+        for entry in entries {
+            let entry = entry.at(&dir)?;
+            if entry.file_type().is_ok_and(|t| t.is_dir())
+                && let Some(name) = entry.file_name().to_str()
+                && is_session_id(name)
+            {
+                roots.push(name.to_owned());
+            }
+        }
+        Ok(roots)
+    }
+
+    /// The delegated sessions whose work `id` can see: those delegated by `id` itself, by an
+    /// ancestor before the point `id`'s history was cut from it, or by one of those in turn.
+    /// Oldest first.
+    pub fn visible_delegated(&self, id: &str) -> Result<Vec<Delegated>> {
+        // Each session whose history `id` holds, and the last seq of it that it holds.
+        let mut cuts: HashMap<String, u64> = HashMap::new();
+        cuts.insert(id.to_owned(), u64::MAX);
+        let mut cut = u64::MAX;
+        let mut pin = self.read_start(id)?.parent;
+        let mut hops = 0;
+        while let Some(p) = pin.take() {
+            hops += 1;
+            if hops > crate::lineage::MAX_ANCESTORS {
+                break;
+            }
+            cut = cut.min(p.seq);
+            cuts.insert(p.session.clone(), cut);
+            pin = self.read_start(&p.session).ok().and_then(|s| s.parent);
+        }
+        let mut roots: Vec<String> = cuts.keys().map(|s| self.root_of(s)).collect();
+        roots.sort();
+        roots.dedup();
+        let mut candidates = Vec::new();
+        for root in roots {
+            for child in self.tree_children(&root)? {
+                if cuts.contains_key(&child) {
+                    continue;
+                }
+                let Ok(start) = self.read_start(&child) else {
+                    continue;
+                };
+                if let (Some(delegation), Some(parent)) = (start.delegated, start.parent) {
+                    candidates.push(Delegated {
+                        id: child,
+                        delegation,
+                        pinned_at: parent.seq,
+                    });
+                    let last = candidates.len() - 1;
+                    candidates[last].delegation.by = parent.session;
+                }
+            }
+        }
+        // A child of a visible child is visible: repeat until nothing more joins.
+        let mut visible = Vec::new();
+        loop {
+            let before = visible.len();
+            candidates.retain(|c: &Delegated| {
+                let seen = cuts
+                    .get(&c.delegation.by)
+                    .is_some_and(|&cut| c.pinned_at <= cut);
+                if seen {
+                    visible.push(c.clone());
+                }
+                !seen
+            });
+            for c in &visible[before..] {
+                cuts.insert(c.id.clone(), u64::MAX);
+            }
+            if visible.len() == before {
+                break;
+            }
+        }
+        visible.sort_by(|a, b| a.id.cmp(&b.id));
+        Ok(visible)
+    }
+}
