@@ -246,9 +246,10 @@ fn quick_plan(old: &Plan, segments: &[Segment], new: &[Record], wm_seq: u64) -> 
     };
     // Asks are added after the folds, new ones only (the old ones are in `old`).
     let mut suffix = skeleton_after(segments, from - 1)?;
-    suffix.retain(|r| {
-        !(matches!(r.body, Body::Fold(_) | Body::Compaction { .. }) && r.seq <= wm_seq)
-            && !matches!(r.body, Body::Ask { .. })
+    suffix.retain(|r| match r.body {
+        Body::Ask { .. } => false,
+        Body::Fold(_) | Body::Compaction { .. } => r.seq > wm_seq,
+        _ => true,
     });
     suffix.extend(
         new.iter()
