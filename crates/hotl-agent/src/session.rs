@@ -790,7 +790,7 @@ impl Session {
     ) -> std::result::Result<String, String> {
         let mode = crate::moves::recall_mode(mode)?;
         let archive =
-            hotl_recall::open_index(&self.store, self.writer.id()).map_err(|e| e.to_string())?;
+            hotl_recall::open_archive(&self.store, self.writer.id()).map_err(|e| e.to_string())?;
         let hits = archive
             .search(query, mode, limit)
             .map_err(|e| e.to_string())?;
@@ -809,37 +809,7 @@ impl Session {
         provider: &Provider,
         settings: &Settings,
     ) -> Result<String> {
-        let Some(until) = self.view.items.iter().find_map(|i| match i {
-            Item::Folded {
-                handle: h, until, ..
-            } if h == handle => Some(*until),
-            _ => None,
-        }) else {
-            let known: Vec<&str> = self
-                .view
-                .items
-                .iter()
-                .filter_map(|i| match i {
-                    Item::Folded { handle, .. } => Some(handle.as_str()),
-                    _ => None,
-                })
-                .collect();
-            return Err(AgentError::NoThread {
-                handle: handle.to_owned(),
-                known: known.join(", "),
-            });
-        };
-        let lineage = self.store.lineage(self.writer.id())?;
-        let own_start = lineage.records[..lineage.own_start]
-            .iter()
-            .filter(|r| r.seq <= until)
-            .count();
-        let thread: Vec<hotl_log::Record> = lineage
-            .records
-            .into_iter()
-            .filter(|r| r.seq <= until)
-            .collect();
-        let thread_view = hotl_view::project_owned(thread, own_start);
+        let thread_view = self.thread_view(handle)?;
         let prompt = crate::moves::ask_prompt(question);
         let mut strays: Vec<Reply> = Vec::new();
         let mut usage = Usage::default();
@@ -884,6 +854,50 @@ impl Session {
             usage: Some(usage.to_log()),
         })?;
         Ok(answer)
+    }
+
+    /// The context of the archived thread `handle` as it stood when it ended: a folded span's
+    /// (the records up to its end, projected), or a fork's (its whole lineage).
+    fn thread_view(&self, handle: &str) -> Result<View> {
+        let until = self.view.items.iter().find_map(|i| match i {
+            Item::Folded {
+                handle: h, until, ..
+            } if h == handle => Some(*until),
+            _ => None,
+        });
+        if let Some(until) = until {
+            let lineage = self.store.lineage(self.writer.id())?;
+            let own_start = lineage.records[..lineage.own_start]
+                .iter()
+                .filter(|r| r.seq <= until)
+                .count();
+            let thread: Vec<hotl_log::Record> = lineage
+                .records
+                .into_iter()
+                .filter(|r| r.seq <= until)
+                .collect();
+            return Ok(hotl_view::project_owned(thread, own_start));
+        }
+        let delegated = self.store.visible_delegated(self.writer.id())?;
+        if let Some(child) = delegated
+            .iter()
+            .find(|d| d.delegation.handle.as_deref() == Some(handle))
+        {
+            let lineage = self.store.lineage(&child.id)?;
+            let own_start = lineage.own_start;
+            return Ok(hotl_view::project_owned(lineage.records, own_start));
+        }
+        let mut known: Vec<String> = Vec::new();
+        for item in &self.view.items {
+            if let Item::Folded { handle, .. } = item {
+                known.push(handle.clone());
+            }
+        }
+        known.extend(delegated.into_iter().filter_map(|d| d.delegation.handle));
+        Err(AgentError::NoThread {
+            handle: handle.to_owned(),
+            known: known.join(", "),
+        })
     }
 
     /// Asks the model to write the note for folding the span from `since` to the head (for a

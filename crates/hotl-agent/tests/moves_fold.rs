@@ -310,6 +310,7 @@ fn the_fork_tool_runs_a_child_from_this_view_and_returns_its_report() {
                 .with_tool("bash", serde_json::json!({ "command": "echo side" })),
             Reply::text("child report: the logs show one linker error"),
             Reply::text("done: the fork found one linker error"),
+            Reply::text("the linker error was in the wombat module"),
         ],
         true,
         &["bash"],
@@ -380,6 +381,61 @@ fn the_fork_tool_runs_a_child_from_this_view_and_returns_its_report() {
     );
     let child_usage = answer_usages(f.store.lineage(&child_id).expect("lineage").own())[0];
     assert!(child_usage.cache_read > 0, "{child_usage:?}");
+
+    // The fork's work is archived: recall finds it under its handle, with no model call...
+    let hits = f
+        .session
+        .recall("linker error report", None, 5)
+        .expect("recall");
+    assert!(
+        hits.starts_with(&format!("[{handle} t")) && hits.contains("child report"),
+        "{hits}"
+    );
+    assert_eq!(f.fake.captured().len(), 3);
+    // ...and ask puts a question to the fork's own context: its last request read back from
+    // cache, plus the question; only the answer comes back.
+    let answer = f
+        .runtime
+        .block_on(f.session.ask(
+            &handle,
+            "which module had the linker error?",
+            &f.provider,
+            &f.settings,
+        ))
+        .expect("answered");
+    assert_eq!(answer, "the linker error was in the wombat module");
+    let sent = f.fake.captured();
+    let asked = sent[3].body_text();
+    assert!(
+        asked.contains("child report: the logs show one linker error")
+            && asked.contains("which module had the linker error?"),
+        "{asked}"
+    );
+    let asked: serde_json::Value = serde_json::from_slice(&sent[3].body).expect("json");
+    assert_eq!(
+        asked["tools"], child["tools"],
+        "the tools block is unchanged"
+    );
+    let ask_usage = f
+        .store
+        .lineage(f.session.id())
+        .expect("lineage")
+        .own()
+        .iter()
+        .find_map(|r| match &r.body {
+            Body::Ask {
+                handle: h, usage, ..
+            } if *h == handle => *usage,
+            _ => None,
+        })
+        .expect("an ask record under the fork's handle");
+    assert!(ask_usage.cache_read > 0, "{ask_usage:?}");
+    // An unknown handle names the ones there are.
+    let err = f
+        .runtime
+        .block_on(f.session.ask("zzzz", "?", &f.provider, &f.settings))
+        .expect_err("no such thread");
+    assert!(err.to_string().contains(&handle), "{err}");
 }
 
 /// The usage each model answer in `records` recorded, in order.

@@ -27,8 +27,8 @@ pub struct RecallArgs {
 pub fn run(ctx: &Ctx, args: &RecallArgs) -> Result<ExitCode, CliError> {
     let mode = hotl_agent::recall_mode(Some(&args.mode)).map_err(CliError::user)?;
     let meta = ctx.resolve(&args.session)?;
-    let archive =
-        hotl_recall::open_index(&ctx.store, &meta.id).map_err(|e| CliError::user(e.to_string()))?;
+    let archive = hotl_recall::open_archive(&ctx.store, &meta.id)
+        .map_err(|e| CliError::user(e.to_string()))?;
     let hits = archive
         .search(&args.query, mode, args.limit)
         .map_err(|e| CliError::user(e.to_string()))?;
