@@ -1,5 +1,6 @@
 //! The line console: `hotl` in a terminal. Reads a message, runs the turn with live output,
 //! shows a status line (context gauge, todos, model, cost) and asks before commands and writes.
+//! Lines that are slash commands (`/fold`, `/recall`, `/ask`, `/help`) go to [`crate::slash`].
 
 use std::io::{BufRead, Write};
 use std::process::ExitCode;
@@ -13,6 +14,7 @@ use crate::commands::run::RunArgs;
 use crate::config::Resolved;
 use crate::ctx::Ctx;
 use crate::error::CliError;
+use crate::slash::{self, Slash};
 use crate::ui::ConsoleUi;
 
 /// The context window the gauge measures against.
@@ -70,9 +72,14 @@ pub async fn run(
         if text.is_empty() {
             continue;
         }
-        if matches!(text, "/exit" | "/quit") {
-            break;
-        }
+        let text = match slash::parse(text) {
+            Slash::Message(text) => text,
+            Slash::Exit => break,
+            command => {
+                slash::run(command, session.as_mut(), &resolved.provider, settings).await;
+                continue;
+            }
+        };
         let _ = reset.send(false);
         if session.is_none() {
             let cwd = std::path::PathBuf::from(&ctx.cwd);
@@ -90,7 +97,7 @@ pub async fn run(
         }
         let s = session.as_mut().expect("created above");
         match s
-            .submit(text, &resolved.provider, settings, ui, cancel.clone())
+            .submit(&text, &resolved.provider, settings, ui, cancel.clone())
             .await
         {
             Ok(outcome) => {

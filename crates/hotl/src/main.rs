@@ -8,6 +8,7 @@ mod console;
 mod ctx;
 mod error;
 mod render;
+mod slash;
 mod ui;
 
 use std::io::Write;

@@ -4,7 +4,7 @@
 use hotl_fakellm::{Config, FakeLlm, Reply};
 use hotl_testkit::TestResult;
 
-use crate::common::{Env, MODEL, assert_calls_answered, requests};
+use crate::common::{Env, MODEL, assert_calls_answered, console, requests};
 
 #[test]
 fn print_prints_the_final_answer_and_writes_the_session() -> TestResult {
@@ -212,59 +212,11 @@ fn a_new_sessions_log_appears_only_when_a_message_is_submitted() -> TestResult {
     Ok(())
 }
 
-/// Runs the console (`hotl` without `-p`) on a pseudo-terminal made by `script(1)`, typing
-/// `input`; `None` when there is no `script`.
-fn console(env: &Env, fake: &FakeLlm, input: &str) -> TestResult<Option<crate::common::Run>> {
-    use std::io::Write;
-    use std::process::{Command, Stdio};
-    let has_script = Command::new("script")
-        .arg("--version")
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .status()
-        .is_ok_and(|s| s.success());
-    if !has_script {
-        return Ok(None);
-    }
-    let mut hotl = env.agent_command();
-    hotl.args(["--provider", "anthropic", "--base-url"])
-        .arg(fake.base_url())
-        .args(["--model", MODEL]);
-    let quoted: Vec<String> = std::iter::once(hotl.get_program())
-        .chain(hotl.get_args())
-        .map(|a| format!("'{}'", a.to_string_lossy()))
-        .collect();
-    let mut cmd = Command::new("script");
-    cmd.args(["-qec", &quoted.join(" "), "/dev/null"]);
-    for (key, value) in hotl.get_envs() {
-        match value {
-            Some(v) => cmd.env(key, v),
-            None => cmd.env_remove(key),
-        };
-    }
-    cmd.current_dir(&env.project)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped());
-    let mut child = cmd.spawn()?;
-    child
-        .stdin
-        .take()
-        .ok_or("no stdin")?
-        .write_all(input.as_bytes())?;
-    let out = child.wait_with_output()?;
-    Ok(Some(crate::common::Run {
-        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
-        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
-        code: out.status.code().unwrap_or(-1),
-    }))
-}
-
 #[test]
 fn the_console_writes_no_log_until_the_first_message() -> TestResult {
     let env = Env::new()?;
     let fake = FakeLlm::start(Config::scripted([Reply::text("Hello from the fake.")]))?;
-    let Some(out) = console(&env, &fake, "\n/exit\n")? else {
+    let Some(out) = console(&env, &fake, &[], "\n/exit\n")? else {
         eprintln!("skipped: no script(1) on this system");
         return Ok(());
     };
@@ -273,7 +225,7 @@ fn the_console_writes_no_log_until_the_first_message() -> TestResult {
     assert!(env.session_ids()?.is_empty(), "{out}");
     assert!(fake.captured().is_empty());
 
-    let out = console(&env, &fake, "hi there\n/exit\n")?
+    let out = console(&env, &fake, &[], "hi there\n/exit\n")?
         .ok_or("script vanished")?
         .ok();
     assert!(out.stdout.contains("Hello from the fake."), "{out}");

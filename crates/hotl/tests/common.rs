@@ -501,3 +501,57 @@ impl Drop for LockHolder {
         }
     }
 }
+
+/// Runs the console (`hotl <args>` without `-p`) on a pseudo-terminal made by `script(1)`,
+/// typing `input`; `None` when there is no `script`. stdout comes with `\r\n` made `\n`.
+pub fn console(
+    env: &Env,
+    fake: &hotl_fakellm::FakeLlm,
+    args: &[&str],
+    input: &str,
+) -> TestResult<Option<Run>> {
+    use std::io::Write;
+    use std::process::{Command, Stdio};
+    let has_script = Command::new("script")
+        .arg("--version")
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success());
+    if !has_script {
+        return Ok(None);
+    }
+    let mut hotl = env.agent_command();
+    hotl.args(["--provider", "anthropic", "--base-url"])
+        .arg(fake.base_url())
+        .args(["--model", MODEL])
+        .args(args);
+    let quoted: Vec<String> = std::iter::once(hotl.get_program())
+        .chain(hotl.get_args())
+        .map(|a| format!("'{}'", a.to_string_lossy()))
+        .collect();
+    let mut cmd = Command::new("script");
+    cmd.args(["-qec", &quoted.join(" "), "/dev/null"]);
+    for (key, value) in hotl.get_envs() {
+        match value {
+            Some(v) => cmd.env(key, v),
+            None => cmd.env_remove(key),
+        };
+    }
+    cmd.current_dir(&env.project)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    let mut child = cmd.spawn()?;
+    child
+        .stdin
+        .take()
+        .ok_or("no stdin")?
+        .write_all(input.as_bytes())?;
+    let out = child.wait_with_output()?;
+    Ok(Some(Run {
+        stdout: String::from_utf8_lossy(&out.stdout).replace("\r\n", "\n"),
+        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+        code: out.status.code().unwrap_or(-1),
+    }))
+}

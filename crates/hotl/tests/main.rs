@@ -10,6 +10,7 @@ mod agent_moves;
 mod agent_resume;
 mod agent_tools;
 mod check;
+mod console_slash;
 mod debug_decode;
 mod drop_gc;
 mod edit;

@@ -1,0 +1,249 @@
+//! Slash commands in the console (`/fold`, `/recall`, `/ask`, `/help`, unknown words), typed
+//! into the real binary on a pseudo-terminal against the fake provider.
+
+use hotl_fakellm::{Config, FakeLlm, Reply};
+use hotl_testkit::TestResult;
+use serde_json::json;
+
+use crate::common::{Env, assert_calls_answered, console, requests};
+
+const NOTE: &str = "changed: set up the cache and linked libfoo\nlearned: the cache dir must be on a local disk (NFS is not supported)\ndecided and rejected: kept static linking\nopen: run the integration tests\nwhere: build.rs";
+
+/// The context gauges of the status lines printed, in order.
+fn gauges(stdout: &str) -> Vec<u64> {
+    stdout
+        .lines()
+        .filter(|l| l.starts_with("── "))
+        .filter_map(|l| l.trim_start_matches("── ").split('%').next()?.parse().ok())
+        .collect()
+}
+
+/// The fold records of a session's log.
+fn folds(env: &Env, id: &str) -> TestResult<Vec<serde_json::Value>> {
+    Ok(env
+        .records(id)?
+        .into_iter()
+        .filter(|r| r["type"] == "fold")
+        .collect())
+}
+
+/// The seqs of a session's user records.
+fn user_seqs(env: &Env, id: &str) -> TestResult<Vec<u64>> {
+    Ok(env
+        .records(id)?
+        .iter()
+        .filter(|r| r["type"] == "user")
+        .filter_map(|r| r["seq"].as_u64())
+        .collect())
+}
+
+#[test]
+fn fold_recall_and_ask_from_the_console() -> TestResult {
+    let env = Env::new()?;
+    // A file large enough that reading it moves the context gauge.
+    let big: String = (1..=1500)
+        .map(|i| format!("line {i}: some build output that fills the context window\n"))
+        .collect();
+    std::fs::write(env.project.join("build.log"), big)?;
+    let fake = FakeLlm::start(Config::scripted([
+        Reply::text("").with_tool("read", json!({ "path": "build.log" })),
+        Reply::text("The cache dir must live on a local disk: NFS is not supported."),
+        Reply::text("Linked libfoo statically."),
+        // /fold: the model writes the note.
+        Reply::text(NOTE),
+        // /ask, in the second console.
+        Reply::text("On a local disk; NFS is not supported."),
+    ]))?;
+    let input = "set up the cache\nnow link libfoo\n/fold t3\n/recall NFS local disk\n\
+                 /recall --exact libfoo\n/exit\n";
+    let Some(out) = console(&env, &fake, &[], input)? else {
+        eprintln!("skipped: no script(1) on this system");
+        return Ok(());
+    };
+    let out = out.ok();
+    let id = env.only_session()?;
+    let folds = folds(&env, &id)?;
+    assert_eq!(folds.len(), 1, "{out}");
+    let fold = &folds[0];
+    assert_eq!(fold["since"], 3, "the first user message: {fold}");
+    assert_eq!(fold["note"], NOTE);
+    let handle = fold["handle"].as_str().ok_or("a handle")?;
+    let until = fold["until"].as_u64().ok_or("until")?;
+    assert!(
+        out.stdout.contains(&format!(
+            "· folded t3..t{until} into handle {handle}\n{NOTE}\n── "
+        )),
+        "the handle, the span, the note, then the status line: {out}"
+    );
+    // Before the fold the gauge counted the file read; after, the span is a note.
+    let gauges = gauges(&out.stdout);
+    let (before, after) = (gauges[gauges.len() - 2], gauges[gauges.len() - 1]);
+    assert!(before > after, "the gauge drops: {gauges:?}\n{out}");
+    // Recall reads the archive: hits in the folded span, under the handle.
+    let hits: Vec<&str> = out
+        .stdout
+        .lines()
+        .map(|l| l.trim_start_matches("> "))
+        .filter(|l| l.starts_with(&format!("[{handle} t")))
+        .collect();
+    assert!(
+        hits.iter().any(|h| h.ends_with(
+            "assistant] The cache dir must live on a local disk: NFS is not supported."
+        )),
+        "/recall NFS local disk: {out}"
+    );
+    assert!(
+        hits.iter()
+            .any(|h| h.ends_with("assistant] Linked libfoo statically.")),
+        "/recall --exact libfoo: {out}"
+    );
+    // Two turns (three model calls) and the note; recall called no model.
+    let sent = requests(&fake)?;
+    assert_eq!(sent.len(), 4, "{out}");
+    assert!(sent[3].to_string().contains("[fold] Write the note"));
+
+    // A later console on the same session asks the thread.
+    let out = console(
+        &env,
+        &fake,
+        &["-c"],
+        &format!("/ask {handle} where may the cache dir live?\n/exit\n"),
+    )?
+    .ok_or("script vanished")?
+    .ok();
+    assert!(
+        out.stdout
+            .contains("> On a local disk; NFS is not supported.\n── "),
+        "the answer, then the status line: {out}"
+    );
+    let sent = requests(&fake)?;
+    assert_eq!(sent.len(), 5);
+    assert!(
+        sent[4]
+            .to_string()
+            .contains("where may the cache dir live?")
+    );
+    let types = env.record_types(&id)?;
+    assert!(types.iter().any(|t| t == "ask"), "{types:?}");
+    assert_calls_answered(&env.records(&id)?);
+    Ok(())
+}
+
+#[test]
+fn fold_without_a_stamp_folds_the_current_episode() -> TestResult {
+    let env = Env::new()?;
+    let fake = FakeLlm::start(Config::scripted([
+        Reply::text("Done one."),
+        Reply::text(NOTE),
+        Reply::text("Done two."),
+        Reply::text(NOTE),
+    ]))?;
+    let input = "first task\n/fold\nsecond task\n/fold\n/fold\n/exit\n";
+    let Some(out) = console(&env, &fake, &[], input)? else {
+        eprintln!("skipped: no script(1) on this system");
+        return Ok(());
+    };
+    let out = out.ok();
+    let id = env.only_session()?;
+    let users = user_seqs(&env, &id)?;
+    let folds = folds(&env, &id)?;
+    assert_eq!(folds.len(), 2, "{out}");
+    assert_eq!(folds[0]["since"], users[0], "{out}");
+    assert_eq!(
+        folds[1]["since"], users[1],
+        "the second episode starts after the first fold: {out}"
+    );
+    assert!(out.stdout.contains("· error: nothing to fold"), "{out}");
+    assert_eq!(requests(&fake)?.len(), 4, "{out}");
+    Ok(())
+}
+
+#[test]
+fn fold_errors_print_one_line_and_the_console_goes_on() -> TestResult {
+    let env = Env::new()?;
+    let fake = FakeLlm::start(Config::scripted([
+        Reply::text("Done."),
+        Reply::text(NOTE),
+        Reply::text("Still here."),
+    ]))?;
+    let input = "/fold\ntask\n/fold tx\n/fold t999\n/fold t2\n/fold t3\n/fold t3\n\
+                 /ask zzzz what?\n/ask zzzz\n/recall --fuzzy x\nstill there?\n/exit\n";
+    let Some(out) = console(&env, &fake, &[], input)? else {
+        eprintln!("skipped: no script(1) on this system");
+        return Ok(());
+    };
+    let out = out.ok();
+    for expected in [
+        "· no session yet: send a message first",
+        "· \"tx\" is not a stamp; expected /fold t<seq>",
+        "· error: cannot fold from t999: t999 is past the end of the session",
+        "· error: cannot fold from t2: t2 is not a message",
+        "· error: cannot fold from t3: it reaches behind the earlier fold",
+        "· error: no archived thread has the handle \"zzzz\"",
+        "· /ask needs a handle and a question",
+        "· unknown flag --fuzzy",
+        "Still here.",
+    ] {
+        assert!(out.stdout.contains(expected), "{expected:?} in:\n{out}");
+    }
+    let id = env.only_session()?;
+    assert_eq!(folds(&env, &id)?.len(), 1, "{out}");
+    // The turn, the note, the last turn: no failed command called the model.
+    assert_eq!(requests(&fake)?.len(), 3, "{out}");
+    Ok(())
+}
+
+#[test]
+fn unknown_commands_never_reach_the_model_but_paths_do() -> TestResult {
+    let env = Env::new()?;
+    let fake = FakeLlm::start(Config::scripted([
+        Reply::text("A hosts file."),
+        Reply::text("Help is on the way."),
+    ]))?;
+    let input = "/recall x\n/help\n/etc/hosts is weird\n/frobnicate now\n//help me\n/exit\n";
+    let Some(out) = console(&env, &fake, &[], input)? else {
+        eprintln!("skipped: no script(1) on this system");
+        return Ok(());
+    };
+    let out = out.ok();
+    assert!(out.stdout.contains("· no session yet"), "{out}");
+    assert!(
+        out.stdout
+            .contains("· unknown command /frobnicate; /help lists them"),
+        "{out}"
+    );
+    for command in [
+        "/fold [t<seq>]",
+        "/recall [--exact|--regex] QUERY",
+        "/ask HANDLE",
+        "/exit",
+    ] {
+        assert!(
+            out.stdout
+                .lines()
+                .any(|l| l.trim_start_matches("> ").starts_with(command)),
+            "/help lists {command}: {out}"
+        );
+    }
+    let sent = requests(&fake)?;
+    assert_eq!(sent.len(), 2, "{out}");
+    let last_user = |body: &serde_json::Value| -> String {
+        body["messages"]
+            .as_array()
+            .and_then(|m| m.last())
+            .map(|m| m["content"].to_string())
+            .unwrap_or_default()
+    };
+    assert!(
+        last_user(&sent[0]).contains("/etc/hosts is weird"),
+        "{}",
+        sent[0]
+    );
+    assert!(
+        last_user(&sent[1]).contains("] /help me"),
+        "the // escape sends one slash: {}",
+        sent[1]
+    );
+    assert!(!sent.iter().any(|s| s.to_string().contains("frobnicate")));
+    Ok(())
+}
