@@ -159,10 +159,13 @@ pub struct Session {
     archived_files: Vec<(String, String, String)>,
     /// A one-line cue for the next request: a tool touched a file an archived thread touched.
     cue: Option<String>,
-    /// The latest working-tree snapshot recorded, and whether the cwd is a git work tree
-    /// (asked once).
+    /// The latest working-tree snapshot recorded, and what takes the next one. Snapshots are
+    /// taken around steps that may change files (before the first such step of a turn, and
+    /// after each), so turns that only talk or read cost nothing.
     last_tree: Option<String>,
-    in_git: Option<bool>,
+    snapshotter: crate::snapshot::Snapshotter,
+    /// Whether a snapshot taken in this turn still shows the tree (no user edits since).
+    tree_is_current: bool,
     system: Vec<String>,
     tool_defs: Vec<ToolDef>,
     tools: Vec<Arc<dyn Tool>>,
@@ -257,6 +260,12 @@ impl Session {
                 _ => {}
             }
         }
+        let snapshotter = crate::snapshot::Snapshotter::new(
+            store
+                .index_dir()
+                .join("trees")
+                .join(format!("{}.index", writer.id())),
+        );
         Ok(Session {
             store: store.clone(),
             writer,
@@ -270,7 +279,8 @@ impl Session {
             archived_files,
             cue: None,
             last_tree,
-            in_git: None,
+            snapshotter,
+            tree_is_current: false,
             system,
             tool_defs,
             tools,
@@ -395,7 +405,7 @@ impl Session {
         // finishing that old turn.
         self.answer_open_calls(INTERRUPTED)?;
         self.active_reminder = self.reminder.take();
-        self.snapshot()?;
+        self.tree_is_current = false;
         let run = hotl_log::new_session_id();
         self.append_all(vec![
             Body::Run {
@@ -495,6 +505,11 @@ impl Session {
                     .iter()
                     .any(|t| t.name() == name && t.kind() != crate::tool::ToolKind::Read)
             });
+            // The tree before this step's tools run, unless a snapshot this turn already
+            // shows it: the user may have changed files since the last one.
+            if changes_files && !self.tree_is_current {
+                self.snapshot()?;
+            }
             for (id, name, input) in calls {
                 let output = if let Some((_, args)) = bad.iter().find(|(b, _)| *b == id) {
                     ToolOutput::error(format!(
@@ -514,18 +529,11 @@ impl Session {
         }
     }
 
-    /// Records the working tree when it changed since the last snapshot (git work trees only).
+    /// Records the working tree when it changed since the last snapshot.
     fn snapshot(&mut self) -> Result<()> {
-        if self.in_git == Some(false) {
-            return Ok(());
-        }
-        let index = self
-            .store
-            .index_dir()
-            .join("trees")
-            .join(format!("{}.index", self.writer.id()));
-        let tree = crate::snapshot::tree(&self.cwd, &index);
-        self.in_git = Some(tree.is_some());
+        let blobs = self.store.blobs();
+        let tree = self.snapshotter.take(&self.cwd, &blobs);
+        self.tree_is_current = tree.is_some();
         if let Some(tree) = tree
             && self.last_tree.as_deref() != Some(tree.as_str())
         {
@@ -943,14 +951,23 @@ impl Session {
         let lineage = self.store.lineage(self.writer.id())?;
         let mut fold =
             crate::moves::make_fold(&lineage.records, &span, note, &self.taken_handles()?);
-        // The diff the span made: from the tree before `since` to the tree now.
-        let before = lineage.records.iter().rev().find_map(|r| match &r.body {
-            Body::Snapshot { tree } if r.seq < span.since => Some(tree.clone()),
+        // The diff the span made: from the tree before its first tool ran to the tree now.
+        // (The snapshot before a step is recorded after the call that starts it, before its
+        // results.) A span that ran no tool changed nothing.
+        let first_result = lineage.records.iter().find_map(|r| match &r.body {
+            Body::ToolResult { .. } if (span.since..=span.until).contains(&r.seq) => Some(r.seq),
             _ => None,
+        });
+        let before = first_result.and_then(|first| {
+            lineage.records.iter().rev().find_map(|r| match &r.body {
+                Body::Snapshot { tree } if r.seq < first => Some(tree.clone()),
+                _ => None,
+            })
         });
         if let (Some(before), Some(now)) = (before, self.last_tree.clone())
             && before != now
-            && let Some(patch) = crate::snapshot::diff(&self.cwd, &before, &now)
+            && let Some(patch) =
+                crate::snapshot::Snapshotter::diff(&self.cwd, &before, &now, &self.store.blobs())
         {
             fold.diff_blob = Some(self.store.blobs().put(&patch)?);
         }

@@ -1,6 +1,7 @@
 //! Integration tests of the agent crate, one module per concern.
 
 mod moves_fold;
+mod snapshot_manifest;
 mod tools_bash;
 mod tools_edit;
 mod tools_glob;

@@ -521,15 +521,16 @@ fn a_fold_right_after_a_long_loop_still_reads_the_history_before_since_from_cach
     replies.push(Reply::text("Set up."));
     replies.extend((10..22).map(bash));
     replies.push(
-        Reply::text("").with_tool("fold", serde_json::json!({ "since": "t27", "note": NOTE })),
+        Reply::text("").with_tool("fold", serde_json::json!({ "since": "t28", "note": NOTE })),
     );
     replies.push(Reply::text("Folded the loop."));
     let mut f = Fixture::new(replies, true, &["bash"]);
     f.submit("set things up");
-    // The second turn's user message is t27: after the run start (t26) that follows the first
-    // turn's 25 records (session, run, message, 10 steps of two, answer, run end).
+    // The second turn's user message is t28: after the run start (t27) that follows the first
+    // turn's 26 records (session, run, message, the tree before the first step, 10 steps of
+    // two, answer, run end).
     let second_user = f.store.meta(f.session.id()).expect("meta").last_seq + 2;
-    assert_eq!(second_user, 27, "the fold's since names this message");
+    assert_eq!(second_user, 28, "the fold's since names this message");
     f.submit("now the long loop");
     let lineage = f.store.lineage(f.session.id()).expect("lineage");
     let usages = answer_usages(&lineage.records);
@@ -582,13 +583,24 @@ fn a_step_with_many_parallel_calls_still_reads_the_previous_write() {
 
 #[test]
 fn a_fold_stores_the_working_tree_diff_its_span_made() {
+    fold_stores_the_diff(true);
+}
+
+#[test]
+fn outside_git_a_fold_stores_the_diff_from_content_hash_snapshots() {
+    fold_stores_the_diff(false);
+}
+
+/// A span that edits one file and deletes another, folded: the fold's diff blob holds both,
+/// from git tree snapshots (`git`) or content-hash manifests (no repository).
+fn fold_stores_the_diff(git_repo: bool) {
     let bash = |cmd: &str| Reply::text("").with_tool("bash", serde_json::json!({ "command": cmd }));
     let mut f = Fixture::new(
         vec![
             Reply::text("Nothing to do yet."),
             bash("echo 'fn main() {}' > main.rs"),
             bash("echo 'fn helper() {}' >> main.rs && rm -f old.txt"),
-            Reply::text("").with_tool("fold", serde_json::json!({ "since": "t8", "note": NOTE })),
+            Reply::text("").with_tool("fold", serde_json::json!({ "since": "t7", "note": NOTE })),
             Reply::text("Folded."),
         ],
         false,
@@ -603,20 +615,27 @@ fn a_fold_stores_the_working_tree_diff_its_span_made() {
             .output()
             .expect("git runs")
     };
-    if !git(&["init", "-q"]).status.success() {
+    if git_repo && !git(&["init", "-q"]).status.success() {
         eprintln!("git is not available: skipping");
         return;
     }
     std::fs::write(f.project.join("old.txt"), "to be removed\n").expect("file");
     f.submit("look around");
     let since = f.store.meta(f.session.id()).expect("meta").last_seq + 2;
-    assert_eq!(since, 8, "the second turn's message is the fold's since");
+    assert_eq!(since, 7, "the second turn's message is the fold's since");
     f.submit("write the program");
     let records = f.store.lineage(f.session.id()).expect("lineage").records;
+    let trees: Vec<&str> = records
+        .iter()
+        .filter_map(|r| match &r.body {
+            Body::Snapshot { tree } => Some(tree.as_str()),
+            _ => None,
+        })
+        .collect();
+    assert!(!trees.is_empty());
     assert!(
-        records
-            .iter()
-            .any(|r| matches!(r.body, Body::Snapshot { .. }))
+        trees.iter().all(|t| t.starts_with("manifest:") != git_repo),
+        "{trees:?}"
     );
     let fold = records
         .iter()
@@ -631,7 +650,8 @@ fn a_fold_stores_the_working_tree_diff_its_span_made() {
     assert!(patch.contains("-to be removed"), "{patch}");
     // The user's own index is untouched.
     assert!(
-        !project.join(".git/index").exists()
+        !git_repo
+            || !project.join(".git/index").exists()
             || git(&["diff", "--cached", "--quiet"]).status.success()
     );
 }

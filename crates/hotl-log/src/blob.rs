@@ -26,6 +26,17 @@ impl Blobs {
 
     /// Stores `bytes` and returns their hash. Writing an existing blob again is harmless.
     pub fn put(&self, bytes: &[u8]) -> Result<String> {
+        self.store(bytes, true)
+    }
+
+    /// [`Blobs::put`] without waiting for the disk: for copies a crash may lose without losing
+    /// history (a working-tree file kept for a later diff). Still atomic: a blob is whole or
+    /// absent.
+    pub fn put_unsynced(&self, bytes: &[u8]) -> Result<String> {
+        self.store(bytes, false)
+    }
+
+    fn store(&self, bytes: &[u8], sync: bool) -> Result<String> {
         let hash = blake3::hash(bytes).to_hex().to_string();
         let path = self.path(&hash);
         if path.exists() {
@@ -33,7 +44,11 @@ impl Blobs {
         }
         let dir = path.parent().expect("blob paths have a prefix directory");
         fsutil::create_private_dir(dir)?;
-        fsutil::write_atomic(&path, bytes)?;
+        if sync {
+            fsutil::write_atomic(&path, bytes)?;
+        } else {
+            fsutil::write_derived(&path, bytes)?;
+        }
         Ok(hash)
     }
 

@@ -218,11 +218,29 @@ impl Store {
             if reader.read_until(b'\n', &mut line).at(&path)? == 0 {
                 break;
             }
-            if !contains(&line, b"blob\"") {
+            let manifest = contains(&line, SNAPSHOT_MANIFEST.as_bytes());
+            if !contains(&line, b"blob\"") && !manifest {
                 continue;
             }
-            if let Ok(value) = serde_json::from_slice::<serde_json::Value>(&line) {
-                blob_refs(&value, &mut found);
+            let Ok(value) = serde_json::from_slice::<serde_json::Value>(&line) else {
+                continue;
+            };
+            blob_refs(&value, &mut found);
+            // A snapshot outside git names a manifest blob, which names the files' blobs.
+            if let Some(hash) = value
+                .get("tree")
+                .and_then(|t| t.as_str())
+                .and_then(|t| t.strip_prefix(SNAPSHOT_MANIFEST))
+            {
+                found.push(hash.to_owned());
+                if let Some(listed) = self
+                    .blobs()
+                    .get(hash)
+                    .ok()
+                    .and_then(|bytes| serde_json::from_slice::<serde_json::Value>(&bytes).ok())
+                {
+                    blob_refs(&listed, &mut found);
+                }
             }
         }
         out.extend(found);
@@ -281,6 +299,9 @@ impl Store {
         Ok(out)
     }
 }
+
+/// How a `snapshot` record taken outside git names its tree: `manifest:<blob hash>`.
+const SNAPSHOT_MANIFEST: &str = "manifest:";
 
 fn contains(haystack: &[u8], needle: &[u8]) -> bool {
     haystack.windows(needle.len()).any(|w| w == needle)

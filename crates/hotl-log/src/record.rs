@@ -286,10 +286,11 @@ pub enum Body {
     },
     /// `drop`: the session was dropped but is kept for its descendants.
     Drop,
-    /// `snapshot`: the working tree after a step that may have changed files (a git tree id
-    /// written through a private index), so a fold can store the diff its span made.
+    /// `snapshot`: the working tree after a step that may have changed files, so a fold can
+    /// store the diff its span made.
     Snapshot {
-        /// The tree id.
+        /// A git tree id (written through a private index) inside a git work tree, else
+        /// `manifest:<blob hash>`: a blob listing each file's content blob (gc keeps both).
         tree: String,
     },
     /// `ask`: one question put to an archived thread, and its answer (kept for the archive;

@@ -168,3 +168,31 @@ fn gc_removes_derived_indexes_of_sessions_that_are_gone() -> TestResult {
     assert!(live.exists());
     Ok(())
 }
+
+#[test]
+fn gc_keeps_a_snapshot_manifest_and_the_file_contents_it_lists() -> TestResult {
+    let dir = tempfile::tempdir()?;
+    let store = Store::new(dir.path());
+    let content = store.blobs().put(b"fn main() {}\n")?;
+    let manifest = store.blobs().put(
+        format!(
+            "{{\"format\":\"hotl-manifest/1\",\"files\":[\n{{\"path\":\"src/main.rs\",\"mode\":\"100644\",\"size\":13,\"blob\":\"{content}\"}}\n]}}\n"
+        )
+        .as_bytes(),
+    )?;
+    let stray = store.blobs().put(b"an old file version nobody lists")?;
+    let mut session = store.create(SessionStart::new("/p"), 1, vec![Body::user_text("go")])?;
+    session.append(Body::Snapshot {
+        tree: format!("manifest:{manifest}"),
+    })?;
+    drop(session);
+    let report = store.gc(GcOptions {
+        grace: Duration::ZERO,
+        ..GcOptions::default()
+    })?;
+    let removed: Vec<&str> = report.blobs.iter().map(|(h, _)| h.as_str()).collect();
+    assert_eq!(removed, vec![stray.as_str()]);
+    assert!(store.blobs().get(&manifest).is_ok());
+    assert!(store.blobs().get(&content).is_ok());
+    Ok(())
+}

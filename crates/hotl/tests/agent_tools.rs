@@ -62,12 +62,12 @@ fn allowed_bash_runs_and_its_output_goes_back_stamped() -> TestResult {
         assistant (claude-sonnet-5):
           Working.
           → bash {"command":"echo hi > out.txt && cat out.txt"} (toolu_01EslTV0rHyvUcuqV2PZ9wPfIL)
-        [t5] tool result (toolu_01EslTV0rHyvUcuqV2PZ9wPfIL):
+        [t6] tool result (toolu_01EslTV0rHyvUcuqV2PZ9wPfIL):
           hi
           exit code 0
         assistant (claude-sonnet-5):
           Done.
-        ── end of turn 1 · t7 ──
+        ── end of turn 1 · t9 ──
         "#);
     Ok(())
 }

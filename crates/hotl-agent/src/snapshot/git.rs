@@ -1,27 +1,29 @@
-//! Working-tree snapshots: after a step that may have changed files, the tree as git would
-//! store it, written through a private index (the user's index and history are untouched, and
-//! a repository with no commits works too). A fold stores the diff between the tree before its
-//! span and the tree now. No tool can say which files `bash` changed; the tree can.
+//! Snapshots inside a git work tree: the tree as git would store it, written through a private
+//! index, so the user's index and history stay untouched and a repository with no commits works
+//! too. git already knows what is ignored and how to make a binary-safe patch, so inside a work
+//! tree it does both.
 
 use std::path::Path;
-use std::process::Command;
+use std::process::{Command, Output};
 
-/// The tree id of the working tree at `cwd`, or `None` outside a git work tree (or when git
-/// is missing). `index` is the private index file to stage through.
-pub fn tree(cwd: &Path, index: &Path) -> Option<String> {
-    let inside = Command::new("git")
+/// Whether `cwd` is inside a git work tree (`false` too when git is missing, and inside a `.git`
+/// directory or a bare repository, where git answers "false").
+pub(super) fn inside_work_tree(cwd: &Path) -> bool {
+    Command::new("git")
         .arg("-C")
         .arg(cwd)
         .args(["rev-parse", "--is-inside-work-tree"])
         .output()
-        .ok()?;
-    if !inside.status.success() {
-        return None;
-    }
+        .is_ok_and(|o| o.status.success() && o.stdout.trim_ascii() == b"true")
+}
+
+/// The tree id of the whole work tree holding `cwd`, staged through the private index file
+/// `index` (created with its directory when missing), or `None` when git fails.
+pub(super) fn tree(cwd: &Path, index: &Path) -> Option<String> {
     if let Some(dir) = index.parent() {
         std::fs::create_dir_all(dir).ok()?;
     }
-    let git = |args: &[&str]| {
+    let git = |args: &[&str]| -> Option<Output> {
         Command::new("git")
             .arg("-C")
             .arg(cwd)
@@ -34,11 +36,11 @@ pub fn tree(cwd: &Path, index: &Path) -> Option<String> {
     git(&["add", "-A", "--", ":/"])?;
     let out = git(&["write-tree"])?;
     let id = String::from_utf8(out.stdout).ok()?.trim().to_owned();
-    (!id.is_empty()).then_some(id)
+    is_tree_id(&id).then_some(id)
 }
 
 /// The patch from tree `from` to tree `to` (binary-safe), or `None` when git cannot make it.
-pub fn diff(cwd: &Path, from: &str, to: &str) -> Option<Vec<u8>> {
+pub(super) fn diff(cwd: &Path, from: &str, to: &str) -> Option<Vec<u8>> {
     let out = Command::new("git")
         .arg("-C")
         .arg(cwd)
@@ -47,4 +49,23 @@ pub fn diff(cwd: &Path, from: &str, to: &str) -> Option<Vec<u8>> {
         .ok()
         .filter(|o| o.status.success())?;
     Some(out.stdout)
+}
+
+/// Whether `id` looks like a git object id: 40 hex digits (SHA-1) or 64 (SHA-256 repositories).
+pub(super) fn is_tree_id(id: &str) -> bool {
+    matches!(id.len(), 40 | 64) && id.bytes().all(|b| b.is_ascii_hexdigit())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tree_ids_are_40_or_64_hex_digits() {
+        assert!(is_tree_id(&"a".repeat(40)));
+        assert!(is_tree_id(&"0".repeat(64)));
+        assert!(!is_tree_id(&"a".repeat(41)));
+        assert!(!is_tree_id(&format!("manifest:{}", "a".repeat(64))));
+        assert!(!is_tree_id(&"g".repeat(40)));
+    }
 }

@@ -1,0 +1,138 @@
+//! Working-tree snapshots: after a step that may have changed files, the session records the
+//! tree, so a fold can store the diff its span made (the tree before the span against the tree
+//! now). No tool can say which files `bash` changed; the tree can.
+//!
+//! A snapshot id names one of two kinds:
+//!
+//! - inside a git work tree, a git tree id (40 hex digits; 64 in a SHA-256 repository), written
+//!   through a private index so the user's index and history are untouched ([`git`]);
+//! - anywhere else, `manifest:<blob hash>`: a manifest of content hashes stored as a blob, with
+//!   each file's content stored beside it ([`manifest`]). It gives up on trees too big to
+//!   snapshot after every step (20,000 files, 100 MiB to store); see [`manifest::Limits`].
+//!
+//! [`Snapshotter::diff`] turns two ids of the same kind into a patch: git's own for trees, a
+//! git-style one ([`patch`]) for manifests.
+
+mod git;
+mod manifest;
+mod patch;
+
+use std::path::{Path, PathBuf};
+
+use hotl_log::Blobs;
+
+pub(crate) use manifest::Limits;
+
+/// Takes the snapshots of one session's working tree, keeping what makes the next one cheap: a
+/// cache of the files already hashed, and whether the tree was too big last time.
+pub(crate) struct Snapshotter {
+    index: PathBuf,
+    manifests: manifest::Manifests,
+}
+
+impl Snapshotter {
+    /// A snapshotter staging git trees through the private index file `index`
+    /// (`<home>/index/trees/<session>.index`), with the default [`Limits`].
+    pub(crate) fn new(index: PathBuf) -> Snapshotter {
+        Snapshotter::with_limits(index, Limits::default())
+    }
+
+    /// A snapshotter whose manifests keep within `limits`.
+    pub(crate) fn with_limits(index: PathBuf, limits: Limits) -> Snapshotter {
+        Snapshotter {
+            index,
+            manifests: manifest::Manifests::new(limits),
+        }
+    }
+
+    /// The snapshot id of the tree at `cwd` now: a git tree id inside a git work tree, else
+    /// `manifest:<blob hash>` (the manifest and the files' contents stored in `blobs`). `None`
+    /// when git fails, or outside git when the tree is too big to snapshot after every step
+    /// (more than 20,000 files, 100 MiB to store, or 1 GiB of files over 1 MiB to hash; after
+    /// that only every 50th take walks the tree again), or when a blob cannot be written.
+    ///
+    /// Outside git, hotl's own home is never walked, even when it lies inside `cwd`: it changes
+    /// with every step.
+    pub(crate) fn take(&mut self, cwd: &Path, blobs: &Blobs) -> Option<String> {
+        if git::inside_work_tree(cwd) {
+            return git::tree(cwd, &self.index);
+        }
+        let mut excluded = vec![blobs.root().to_owned()];
+        if let Some(home) = blobs.root().parent()
+            && self.index.starts_with(home)
+        {
+            excluded.push(home.to_owned());
+        }
+        let hash = self.manifests.take(cwd, blobs, &excluded)?;
+        Some(format!("{}{hash}", manifest::ID_PREFIX))
+    }
+
+    /// The patch from snapshot `from` to snapshot `to`: git's binary patch between two git trees
+    /// (made in `cwd`'s repository), a git-style text patch between two manifests (read from
+    /// `blobs`). `None` when it cannot be made: ids of different kinds (the cwd became a git work
+    /// tree in between), a missing blob, or git failing.
+    pub(crate) fn diff(cwd: &Path, from: &str, to: &str, blobs: &Blobs) -> Option<Vec<u8>> {
+        let manifests = (
+            from.strip_prefix(manifest::ID_PREFIX),
+            to.strip_prefix(manifest::ID_PREFIX),
+        );
+        match manifests {
+            (Some(from), Some(to)) => patch::render(
+                blobs,
+                &manifest::load(blobs, from)?,
+                &manifest::load(blobs, to)?,
+            ),
+            (None, None) if git::is_tree_id(from) && git::is_tree_id(to) => {
+                git::diff(cwd, from, to)
+            }
+            _ => None,
+        }
+    }
+
+    /// The manifest snapshotter, for tests that need its cache to look settled.
+    #[cfg(test)]
+    pub(crate) fn settle_cache(&mut self) {
+        self.manifests.settle_cache();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn outside_git_ids_name_manifests_and_hotls_home_is_not_walked() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let cwd = dir.path().join("project");
+        let home = cwd.join(".hotl");
+        std::fs::create_dir_all(&cwd).expect("project");
+        std::fs::write(cwd.join("a.txt"), "a\n").expect("write");
+        let blobs = Blobs::new(home.join("blobs"));
+        let mut s = Snapshotter::new(home.join("index/trees/s.index"));
+        let first = s.take(&cwd, &blobs).expect("a snapshot");
+        let hash = first
+            .strip_prefix(manifest::ID_PREFIX)
+            .expect("a manifest id");
+        let entries = manifest::load(&blobs, hash).expect("loads");
+        assert_eq!(entries.len(), 1, "only a.txt: {entries:?}");
+        // The blobs just written (and a log beside them) do not change the tree.
+        std::fs::write(home.join("log.jsonl"), "{}\n").expect("write");
+        s.settle_cache();
+        assert_eq!(s.take(&cwd, &blobs).as_deref(), Some(&*first));
+    }
+
+    #[test]
+    fn ids_of_different_kinds_have_no_diff() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let blobs = Blobs::new(dir.path().join("blobs"));
+        let manifest = blobs.put(&manifest::encode(&[])).expect("stored");
+        let manifest = format!("{}{manifest}", manifest::ID_PREFIX);
+        let tree = "4b825dc642cb6eb9a060e54bf8d69288fbee4904";
+        assert!(Snapshotter::diff(dir.path(), tree, &manifest, &blobs).is_none());
+        assert!(Snapshotter::diff(dir.path(), &manifest, "HEAD", &blobs).is_none());
+        assert_eq!(
+            Snapshotter::diff(dir.path(), &manifest, &manifest, &blobs),
+            Some(Vec::new())
+        );
+    }
+}
