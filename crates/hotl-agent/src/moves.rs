@@ -2,7 +2,7 @@
 
 use std::path::PathBuf;
 
-use hotl_log::{Body, Fold, Record, ToolInput};
+use hotl_log::{Body, FileTouch, Fold, Record, ToolInput};
 use hotl_view::{FoldSpan, NOTE_HEADINGS, missing_headings};
 use hotl_wire::ToolDef;
 
@@ -165,17 +165,18 @@ pub fn unique_handle(seed: &str, taken: &[String]) -> String {
 }
 
 /// The fold record for `span`: a handle unique among `taken`, and the files the span's tool
-/// results touched.
+/// results touched (each path once, with the last touch: what the span left).
 pub fn make_fold(records: &[Record], span: &FoldSpan, note: &str, taken: &[String]) -> Fold {
     let handle = unique_handle(&format!("{}:{}:{note}", span.since, span.until), taken);
-    let mut files: Vec<String> = Vec::new();
+    let mut files: Vec<FileTouch> = Vec::new();
     for record in records {
         if let Body::ToolResult { files: touched, .. } = &record.body
             && (span.since..=span.until).contains(&record.seq)
         {
             for f in touched {
-                if !files.contains(&f.path) {
-                    files.push(f.path.clone());
+                match files.iter_mut().find(|known| known.path == f.path) {
+                    Some(known) => *known = f.clone(),
+                    None => files.push(f.clone()),
                 }
             }
         }

@@ -18,6 +18,7 @@ use crate::error::{AgentError, Result};
 use crate::permission::{Decision, Mode, Policy};
 use crate::prompt::system_blocks;
 use crate::provider::Provider;
+use crate::snapshot::Snapshotter;
 use crate::tool::{Tool, ToolCtx, ToolOutput};
 
 /// The answer a tool call gets when the process died while it ran.
@@ -163,7 +164,7 @@ pub struct Session {
     /// taken around steps that may change files (before the first such step of a turn, and
     /// after each), so turns that only talk or read cost nothing.
     last_tree: Option<String>,
-    snapshotter: crate::snapshot::Snapshotter,
+    snapshotter: Snapshotter,
     /// Whether a snapshot taken in this turn still shows the tree (no user edits since).
     tree_is_current: bool,
     system: Vec<String>,
@@ -253,6 +254,7 @@ impl Session {
         let problems = lineage.problems.iter().map(ToString::to_string).collect();
         let mut archived_files = Vec::new();
         let mut last_tree = None;
+        note_delegated_files(store, writer.id(), &mut archived_files);
         for record in &lineage.records {
             match &record.body {
                 Body::Fold(fold) => note_files(&mut archived_files, fold),
@@ -260,7 +262,7 @@ impl Session {
                 _ => {}
             }
         }
-        let snapshotter = crate::snapshot::Snapshotter::new(
+        let snapshotter = Snapshotter::new(
             store
                 .index_dir()
                 .join("trees")
@@ -759,6 +761,7 @@ impl Session {
             u
         };
         self.totals.cost += child.totals.cost;
+        note_delegated_files(&self.store, self.writer.id(), &mut self.archived_files);
         Ok(ToolOutput::ok(format!(
             "fork {handle} (session {}) finished:\n{}",
             child.id(),
@@ -966,10 +969,26 @@ impl Session {
         });
         if let (Some(before), Some(now)) = (before, self.last_tree.clone())
             && before != now
-            && let Some(patch) =
-                crate::snapshot::Snapshotter::diff(&self.cwd, &before, &now, &self.store.blobs())
         {
-            fold.diff_blob = Some(self.store.blobs().put(&patch)?);
+            let blobs = self.store.blobs();
+            if let Some(patch) = Snapshotter::diff(&self.cwd, &before, &now, &blobs) {
+                fold.diff_blob = Some(blobs.put(&patch)?);
+            }
+            // What the span changed, whichever tool changed it (no tool reports what `bash`
+            // did), with the content it left.
+            for path in Snapshotter::changed(&self.cwd, &before, &now, &blobs).unwrap_or_default() {
+                let hash = std::fs::read(self.cwd.join(&path))
+                    .ok()
+                    .map(|bytes| crate::tool::content_hash(&bytes));
+                match fold.files.iter_mut().find(|f| f.path == path) {
+                    Some(known) => known.hash = hash,
+                    None => fold.files.push(hotl_log::FileTouch {
+                        op: if hash.is_some() { "changed" } else { "delete" }.to_owned(),
+                        path,
+                        hash,
+                    }),
+                }
+            }
         }
         self.append(Body::Fold(Box::new(fold.clone())))?;
         note_files(&mut self.archived_files, &fold);
@@ -1137,11 +1156,38 @@ fn push_user_text<'a>(messages: &mut Vec<hotl_view::MessageRef<'a>>, text: &'a s
     }
 }
 
+/// Remembers which files the forks `id` can see touched, for the file-touch cue (once each:
+/// what is already known stays).
+fn note_delegated_files(store: &Store, id: &str, out: &mut Vec<(String, String, String)>) {
+    let Ok(delegated) = store.visible_delegated(id) else {
+        return;
+    };
+    for child in delegated {
+        let Some(handle) = child.delegation.handle else {
+            continue;
+        };
+        if out.iter().any(|(_, h, _)| *h == handle) {
+            continue;
+        }
+        let Ok(log) = store.read(&child.id) else {
+            continue;
+        };
+        let title = format!("fork: {}", child.delegation.description);
+        for record in &log.records {
+            if let Body::ToolResult { files, .. } = &record.body {
+                for touch in files {
+                    out.push((touch.path.clone(), handle.clone(), title.clone()));
+                }
+            }
+        }
+    }
+}
+
 /// Remembers which files a fold's span touched, for the file-touch cue.
 fn note_files(out: &mut Vec<(String, String, String)>, fold: &hotl_log::Fold) {
     let title = fold.note.lines().next().unwrap_or("").trim().to_owned();
-    for path in &fold.files {
-        out.push((path.clone(), fold.handle.clone(), title.clone()));
+    for touch in &fold.files {
+        out.push((touch.path.clone(), fold.handle.clone(), title.clone()));
     }
 }
 

@@ -216,6 +216,43 @@ fn touching_a_file_an_archived_thread_touched_cues_the_next_request() {
 }
 
 #[test]
+fn touching_a_file_a_fork_touched_cues_the_next_request_with_the_forks_handle() {
+    let read = || Reply::text("").with_tool("read", serde_json::json!({ "path": "config.rs" }));
+    let mut f = Fixture::new(
+        vec![
+            Reply::text("").with_tool("fork", serde_json::json!({ "task": "check the config" })),
+            // The fork reads the file and reports.
+            read(),
+            Reply::text("the config is fine"),
+            Reply::text("The fork says the config is fine."),
+            // Later the parent reads the same file.
+            read(),
+            Reply::text("Read it myself."),
+        ],
+        false,
+        &[],
+    );
+    std::fs::write(f.project.join("config.rs"), "pub struct Config;\n").expect("file");
+    f.submit("have a fork check the config");
+    let handle = f
+        .store
+        .read_start(&f.store.tree_children(f.session.id()).expect("tree")[0])
+        .expect("start")
+        .delegated
+        .and_then(|d| d.handle)
+        .expect("handle");
+    f.submit("now read it yourself");
+    let sent = f.fake.captured();
+    let cued = sent.last().expect("requests").body_text();
+    assert!(
+        cued.contains(&format!(
+            "config.rs was also touched by the archived thread {handle} (fork: check the config)"
+        )),
+        "{cued}"
+    );
+}
+
+#[test]
 fn ask_answers_from_the_archived_thread_and_only_the_answer_enters_the_main_line() {
     let bash = |cmd: &str| Reply::text("").with_tool("bash", serde_json::json!({ "command": cmd }));
     let mut f = Fixture::new(
@@ -648,6 +685,28 @@ fn fold_stores_the_diff(git_repo: bool) {
     let patch = String::from_utf8(f.store.blobs().get(&hash).expect("blob")).expect("utf-8");
     assert!(patch.contains("+fn helper() {}"), "{patch}");
     assert!(patch.contains("-to be removed"), "{patch}");
+    // bash reports no file touches; the fold lists what the diff shows, with what it left.
+    let listed: Vec<(&str, &str, bool)> = fold
+        .files
+        .iter()
+        .map(|t| (t.path.as_str(), t.op.as_str(), t.hash.is_some()))
+        .collect();
+    assert_eq!(
+        listed,
+        [("main.rs", "changed", true), ("old.txt", "delete", false)]
+    );
+    // So recall can say when that changed since.
+    let fresh = f
+        .session
+        .recall("helper", Some("exact"), 5)
+        .expect("recall");
+    assert!(!fresh.contains("stale"), "{fresh}");
+    std::fs::write(project.join("main.rs"), "fn main() { changed() }\n").expect("edit");
+    let stale = f
+        .session
+        .recall("helper", Some("exact"), 5)
+        .expect("recall");
+    assert!(stale.contains("stale: main.rs changed since"), "{stale}");
     // The user's own index is untouched.
     assert!(
         !git_repo

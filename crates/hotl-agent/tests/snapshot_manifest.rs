@@ -150,6 +150,11 @@ fn outside_git_the_patch_shows_every_change_and_applies() -> TestResult {
         "unchanged files are left out"
     );
     assert!(f.diff(&before, &before)?.is_empty());
+    // The changed paths, whichever tool changed them.
+    assert_eq!(
+        Snapshotter::changed(&f.project, &before, &after, &f.blobs).ok_or("changed paths")?,
+        ["current", "gone.txt", "keep.txt", "new.txt", "script.sh"]
+    );
 
     // `patch -p1` turns a copy of the old tree into the new one.
     if Command::new("patch").arg("--version").output().is_err() {
@@ -272,6 +277,10 @@ fn inside_a_repository_with_no_commits_snapshots_are_git_trees() -> TestResult {
     let after = f.take().ok_or("a snapshot")?;
     let patch = f.diff(&before, &after)?;
     assert!(patch.contains("-one\n+two\n"), "{patch}");
+    assert_eq!(
+        Snapshotter::changed(&f.project, &before, &after, &f.blobs).ok_or("changed paths")?,
+        ["a.txt"]
+    );
     // The user's own index is untouched.
     assert!(!f.project.join(".git/index").exists());
     // A manifest and a git tree have no diff between them.

@@ -131,7 +131,7 @@ pub struct Usage {
 }
 
 /// A file a tool read or changed, with the content hash it saw or left.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct FileTouch {
     /// The path, as the tool resolved it.
     pub path: String,
@@ -140,6 +140,42 @@ pub struct FileTouch {
     /// blake3 of the content after the operation, when the file exists.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub hash: Option<String>,
+}
+
+impl FileTouch {
+    /// The op of a touch read from a bare path (older fold records): its content is unknown.
+    pub const LISTED: &'static str = "listed";
+}
+
+impl<'de> Deserialize<'de> for FileTouch {
+    /// A touch object, or a bare path (older fold records listed paths only).
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        #[derive(Deserialize)]
+        struct Touch {
+            path: String,
+            op: String,
+            #[serde(default)]
+            hash: Option<String>,
+        }
+        #[derive(Deserialize)]
+        #[serde(untagged)]
+        enum Either {
+            Touch(Touch),
+            Path(String),
+        }
+        Ok(match Either::deserialize(d)? {
+            Either::Touch(t) => FileTouch {
+                path: t.path,
+                op: t.op,
+                hash: t.hash,
+            },
+            Either::Path(path) => FileTouch {
+                path,
+                op: FileTouch::LISTED.to_owned(),
+                hash: None,
+            },
+        })
+    }
 }
 
 /// One entry of the todo list.
@@ -199,8 +235,11 @@ pub struct Fold {
     pub handle: String,
     /// The note that stands in for the span.
     pub note: String,
-    /// Files the span touched.
-    pub files: Vec<String>,
+    /// Files the span touched: what its tools reported, and what its working-tree diff shows
+    /// (whichever tool changed it), each with the content hash the span left (none for a
+    /// deleted file). Older logs list bare paths; they read as touches with op
+    /// [`FileTouch::LISTED`] and no hash.
+    pub files: Vec<FileTouch>,
     /// Blob with the span's diff, when it changed files.
     pub diff_blob: Option<String>,
 }
@@ -735,10 +774,30 @@ mod tests {
             until: 5,
             handle: "b2e4".into(),
             note: "it builds".into(),
-            files: vec!["a.rs".into()],
+            files: vec![FileTouch {
+                path: "a.rs".into(),
+                op: "changed".into(),
+                hash: Some("00ff".into()),
+            }],
             diff_blob: None,
         })));
         rt(Body::Revert { to: 3 });
+        // Older fold records list bare paths.
+        let legacy: Record = serde_json::from_str(
+            r#"{"seq":4,"ts":"T","type":"fold","since":2,"until":3,"handle":"ab","note":"n","files":["a.rs"]}"#,
+        )
+        .expect("a legacy fold reads");
+        match legacy.body {
+            Body::Fold(f) => assert_eq!(
+                f.files,
+                vec![FileTouch {
+                    path: "a.rs".into(),
+                    op: FileTouch::LISTED.into(),
+                    hash: None,
+                }]
+            ),
+            other => panic!("{other:?}"),
+        }
         rt(Body::Clear);
         rt(Body::Compaction {
             until: 9,

@@ -90,9 +90,13 @@ pub(crate) fn plan(records: &[Record], own_start: usize) -> Plan {
             Body::ToolResult { files: f, .. } if !f.is_empty() => {
                 files.insert(record.seq, f);
             }
-            // The first of two identical folds is the one the view applied.
+            // The first of two identical folds is the one the view applied. Its own file list
+            // (what the span left, found from the working-tree diff too) is keyed by its seq.
             Body::Fold(f) => {
                 folds.entry((&f.handle, f.until)).or_insert(record.seq);
+                if !f.files.is_empty() {
+                    files.insert(record.seq, &f.files);
+                }
             }
             Body::Compaction { until, .. } => {
                 compactions.entry(*until).or_insert(record.seq);
@@ -209,6 +213,12 @@ impl Walk<'_> {
                 }
                 Item::Folded { .. } | Item::Compacted { .. } => self.archived(inner),
             }
+        }
+        // Last, what the fold says the span left (bare paths of older logs say nothing).
+        if let Some(f) = note_key.and_then(|k| self.files.get(&k)) {
+            self.plan.threads[t]
+                .files
+                .extend(f.iter().filter(|t| t.op != FileTouch::LISTED).cloned());
         }
     }
 }

@@ -51,6 +51,34 @@ pub(super) fn diff(cwd: &Path, from: &str, to: &str) -> Option<Vec<u8>> {
     Some(out.stdout)
 }
 
+/// The paths under `cwd` (relative to it) that differ between tree `from` and tree `to`, or
+/// `None` when git cannot say.
+pub(super) fn changed_paths(cwd: &Path, from: &str, to: &str) -> Option<Vec<String>> {
+    let out = Command::new("git")
+        .arg("-C")
+        .arg(cwd)
+        .args([
+            "diff-tree",
+            "-r",
+            "--relative",
+            "--name-only",
+            "-z",
+            "--no-renames",
+            from,
+            to,
+        ])
+        .output()
+        .ok()
+        .filter(|o| o.status.success())?;
+    Some(
+        out.stdout
+            .split(|&b| b == 0)
+            .filter(|p| !p.is_empty())
+            .map(|p| String::from_utf8_lossy(p).into_owned())
+            .collect(),
+    )
+}
+
 /// Whether `id` looks like a git object id: 40 hex digits (SHA-1) or 64 (SHA-256 repositories).
 pub(super) fn is_tree_id(id: &str) -> bool {
     matches!(id.len(), 40 | 64) && id.bytes().all(|b| b.is_ascii_hexdigit())

@@ -89,6 +89,26 @@ impl Snapshotter {
         }
     }
 
+    /// The paths (relative to the tree's root, `/`-separated) that differ between snapshot
+    /// `from` and snapshot `to`: what a span changed, whichever tool changed it. `None` when it
+    /// cannot be told (ids of different kinds, a missing manifest, git failing).
+    pub(crate) fn changed(cwd: &Path, from: &str, to: &str, blobs: &Blobs) -> Option<Vec<String>> {
+        let manifests = (
+            from.strip_prefix(manifest::ID_PREFIX),
+            to.strip_prefix(manifest::ID_PREFIX),
+        );
+        match manifests {
+            (Some(from), Some(to)) => Some(patch::changed_paths(
+                &manifest::load(blobs, from)?,
+                &manifest::load(blobs, to)?,
+            )),
+            (None, None) if git::is_tree_id(from) && git::is_tree_id(to) => {
+                git::changed_paths(cwd, from, to)
+            }
+            _ => None,
+        }
+    }
+
     /// The manifest snapshotter, for tests that need its cache to look settled.
     #[cfg(test)]
     pub(crate) fn settle_cache(&mut self) {

@@ -22,6 +22,33 @@ const DIFF_TIMEOUT: Duration = Duration::from_millis(500);
 /// when a stored content is missing.
 pub(super) fn render(blobs: &Blobs, old: &[Entry], new: &[Entry]) -> Option<Vec<u8>> {
     let mut out = Vec::new();
+    for (a, b) in changes(old, new) {
+        match (a, b) {
+            // A link's change is a deletion and an addition: `patch` learns that a path is a
+            // link only from a mode line, and a changed file has none (git's `index` line would
+            // carry it, but that needs git's object ids).
+            (Some(a), Some(b)) if a.mode == Mode::Link || b.mode == Mode::Link => {
+                file(blobs, &mut out, Some(a), None)?;
+                file(blobs, &mut out, None, Some(b))?;
+            }
+            (a, b) => file(blobs, &mut out, a, b)?,
+        }
+    }
+    Some(out)
+}
+
+/// The paths that differ between the tree listed in `old` and the one in `new` (both sorted by
+/// path): added, deleted or changed, in path order.
+pub(super) fn changed_paths(old: &[Entry], new: &[Entry]) -> Vec<String> {
+    changes(old, new)
+        .into_iter()
+        .filter_map(|(a, b)| a.or(b).map(|e| e.path.clone()))
+        .collect()
+}
+
+/// The entries that differ, paired by path: `(old, new)`, `None` on the side that lacks it.
+fn changes<'a>(old: &'a [Entry], new: &'a [Entry]) -> Vec<(Option<&'a Entry>, Option<&'a Entry>)> {
+    let mut out = Vec::new();
     let (mut i, mut j) = (0, 0);
     while i < old.len() || j < new.len() {
         let (a, b) = match (old.get(i), new.get(j)) {
@@ -34,17 +61,10 @@ pub(super) fn render(blobs: &Blobs, old: &[Entry], new: &[Entry]) -> Option<Vec<
         j += usize::from(b.is_some());
         match (a, b) {
             (Some(a), Some(b)) if a.mode == b.mode && a.content == b.content => {}
-            // A link's change is a deletion and an addition: `patch` learns that a path is a
-            // link only from a mode line, and a changed file has none (git's `index` line would
-            // carry it, but that needs git's object ids).
-            (Some(a), Some(b)) if a.mode == Mode::Link || b.mode == Mode::Link => {
-                file(blobs, &mut out, Some(a), None)?;
-                file(blobs, &mut out, None, Some(b))?;
-            }
-            (a, b) => file(blobs, &mut out, a, b)?,
+            pair => out.push(pair),
         }
     }
-    Some(out)
+    out
 }
 
 /// A file's side of a diff.
