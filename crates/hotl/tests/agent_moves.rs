@@ -31,6 +31,8 @@ fn loop_fold_recall_ask_and_fork_through_the_binary() -> TestResult {
         Reply::text("").with_tool("fork", json!({ "task": "list what the build loop tried" })),
         Reply::text("The loop tried three builds before the fourth passed."),
         Reply::text("The fork reports three failed builds before success."),
+        // 5. `hotl ask` puts a question to the fork.
+        Reply::text("The second and third builds failed at the linker."),
     ]))?;
 
     let first = env
@@ -101,13 +103,63 @@ fn loop_fold_recall_ask_and_fork_through_the_binary() -> TestResult {
         "the fork's report came back"
     );
 
-    // One visible session (the fork's child is delegated), and its log stays valid.
+    // One root session; the fork's child is listed under it, in its tree, with its handle.
     let listed = env.json(&["sessions", "list", "--json"])?;
     assert_eq!(listed.as_array().map(Vec::len), Some(1));
+    let child = &listed[0]["delegated"][0];
+    assert_eq!(child["task"], "list what the build loop tried", "{listed}");
+    assert_eq!(child["agent"], "fork");
+    let fork_handle = child["handle"].as_str().ok_or("a fork handle")?.to_owned();
+    let child_id = child["id"].as_str().ok_or("a child id")?.to_owned();
+    assert!(
+        env.home
+            .join("sessions")
+            .join(&id)
+            .join(format!("{child_id}.jsonl"))
+            .is_file()
+    );
+    let table = env.run(&["sessions", "list"]).ok().stdout;
+    assert!(
+        table.contains(&format!(
+            "└ fork {fork_handle} · list what the build loop tried"
+        )),
+        "{table}"
+    );
+    // The child is addressed by id prefix, and shows its own work.
+    let shown = env.run(&["sessions", "show", &child_id[..12]]).ok().stdout;
+    assert!(shown.contains("The loop tried three builds"), "{shown}");
+    // Its work is recalled from the parent, under its handle...
+    let recalled = env.run(&["recall", &id, "three builds"]).ok().stdout;
+    assert!(
+        recalled.contains(&format!("[{fork_handle} t")) && recalled.contains("three builds"),
+        "{recalled}"
+    );
+    // ...and a question put to it is answered from its own context.
+    let asked = env
+        .agent(
+            &fake,
+            &[
+                "ask",
+                &id,
+                &fork_handle,
+                "which builds failed at the linker?",
+            ],
+        )
+        .ok();
+    assert_eq!(
+        asked.stdout,
+        "The second and third builds failed at the linker.\n"
+    );
+    let fork_ask = requests(&fake)?.last().ok_or("requests")?.to_string();
+    assert!(
+        fork_ask.contains("The loop tried three builds") && fork_ask.contains("which builds"),
+        "{fork_ask}"
+    );
+
     assert_calls_answered(&env.records(&id)?);
     let types = env.record_types(&id)?;
     assert!(types.iter().any(|t| t == "fold"));
-    assert!(types.iter().any(|t| t == "ask"));
+    assert_eq!(types.iter().filter(|t| *t == "ask").count(), 2);
     Ok(())
 }
 
