@@ -113,22 +113,7 @@ impl Store {
 
     /// The ids of every root session on disk, in no particular order.
     pub fn session_ids(&self) -> Result<Vec<String>> {
-        let dir = self.sessions_dir();
-        let entries = match fs::read_dir(&dir) {
-            Ok(entries) => entries,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
-            Err(e) => return Err(e).at(&dir),
-        };
-        let mut ids = Vec::new();
-        for entry in entries {
-            let name = entry.at(&dir)?.file_name();
-            if let Some(id) = name.to_str().and_then(|n| n.strip_suffix(".jsonl"))
-                && is_session_id(id)
-            {
-                ids.push(id.to_owned());
-            }
-        }
-        Ok(ids)
+        log_ids(&self.sessions_dir())
     }
 
     /// Reads a session's own log. An unterminated last line counts as torn only when no process
@@ -305,6 +290,35 @@ struct ListCache {
 struct ListCacheRef<'a> {
     format: u32,
     sessions: &'a [SessionMeta],
+}
+
+/// The names of the entries of `dir` (none when it does not exist), and whether each is a
+/// directory.
+pub(crate) fn session_entries(dir: &Path) -> Result<Vec<(String, bool)>> {
+    let entries = match fs::read_dir(dir) {
+        Ok(entries) => entries,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
+        Err(e) => return Err(e).at(dir),
+    };
+    let mut out = Vec::new();
+    for entry in entries {
+        let entry = entry.at(dir)?;
+        if let Ok(name) = entry.file_name().into_string() {
+            out.push((name, entry.file_type().is_ok_and(|t| t.is_dir())));
+        }
+    }
+    Ok(out)
+}
+
+/// The ids of the session logs (`<id>.jsonl`) in `dir`.
+pub(crate) fn log_ids(dir: &Path) -> Result<Vec<String>> {
+    Ok(session_entries(dir)?
+        .into_iter()
+        .filter_map(|(name, is_dir)| {
+            let id = name.strip_suffix(".jsonl")?;
+            (!is_dir && is_session_id(id)).then(|| id.to_owned())
+        })
+        .collect())
 }
 
 /// Whether `s` looks like a session id (a ULID: 26 Crockford base32 characters).

@@ -5,11 +5,10 @@
 //! into tree directories; what was found is remembered for the life of the [`Store`].
 
 use std::collections::HashMap;
-use std::fs;
 
-use crate::error::{IoResultExt, Result};
+use crate::error::Result;
 use crate::record::Delegation;
-use crate::store::{Store, is_session_id};
+use crate::store::{Store, is_session_id, log_ids, session_entries};
 
 /// A delegated session a session can see, with what it was asked to do.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -25,21 +24,7 @@ pub struct Delegated {
 impl Store {
     /// The ids of the sessions delegated inside `root`'s tree, in no particular order.
     pub fn tree_children(&self, root: &str) -> Result<Vec<String>> {
-        let dir = self.tree_dir(root);
-        let entries = match fs::read_dir(&dir) {
-            Ok(entries) => entries,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
-            Err(e) => return Err(e).at(&dir),
-        };
-        let mut ids = Vec::new();
-        for entry in entries {
-            let name = entry.at(&dir)?.file_name();
-            if let Some(id) = name.to_str().and_then(|n| n.strip_suffix(".jsonl"))
-                && is_session_id(id)
-            {
-                ids.push(id.to_owned());
-            }
-        }
+        let ids = log_ids(&self.tree_dir(root))?;
         let mut trees = self.trees.lock().unwrap_or_else(|e| e.into_inner());
         for id in &ids {
             trees.insert(id.clone(), root.to_owned());
@@ -86,23 +71,11 @@ impl Store {
 
     /// The roots that have a tree directory (sessions delegated inside them).
     pub fn tree_roots(&self) -> Result<Vec<String>> {
-        let dir = self.sessions_dir();
-        let entries = match fs::read_dir(&dir) {
-            Ok(entries) => entries,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
-            Err(e) => return Err(e).at(&dir),
-        };
-        let mut roots = Vec::new();
-        for entry in entries {
-            let entry = entry.at(&dir)?;
-            if entry.file_type().is_ok_and(|t| t.is_dir())
-                && let Some(name) = entry.file_name().to_str()
-                && is_session_id(name)
-            {
-                roots.push(name.to_owned());
-            }
-        }
-        Ok(roots)
+        Ok(session_entries(&self.sessions_dir())?
+            .into_iter()
+            .filter(|(name, is_dir)| *is_dir && is_session_id(name))
+            .map(|(name, _)| name)
+            .collect())
     }
 
     /// The delegated sessions whose work `id` can see: those delegated by `id` itself, by an
