@@ -517,9 +517,22 @@ impl Session {
                     ToolOutput::error(format!(
                         "the arguments of this call are not valid JSON, so it did not run: {args}"
                     ))
+                } else if name == "fork" {
+                    // A fork stops itself when cancelled (its own log closed cleanly), then
+                    // this turn stops.
+                    let fork_cancel = cancel.clone();
+                    let output = self
+                        .call_tool(&id, &name, &input, provider, settings, ui, &fork_cancel)
+                        .await;
+                    if *cancel.borrow() {
+                        self.record_result(&id, output)?;
+                        return self.cancel_turn(run, outcome);
+                    }
+                    output
                 } else {
+                    let quiet = cancel.clone();
                     tokio::select! {
-                        output = self.call_tool(&id, &name, &input, provider, settings, ui) => output,
+                        output = self.call_tool(&id, &name, &input, provider, settings, ui, &quiet) => output,
                         _ = cancelled(&mut cancel) => return self.cancel_turn(run, outcome),
                     }
                 };
@@ -586,6 +599,7 @@ impl Session {
         provider: &Provider,
         settings: &Settings,
         ui: &mut dyn Ui,
+        cancel: &watch::Receiver<bool>,
     ) -> ToolOutput {
         if name == "fold" && self.tool_defs.iter().any(|t| t.name == "fold") {
             return self
@@ -602,7 +616,9 @@ impl Session {
                 return ToolOutput::error("fork needs a `task`");
             };
             let task = task.to_owned();
-            return match Box::pin(self.fork_call(id, &task, provider, settings, ui)).await {
+            return match Box::pin(self.fork_call(id, &task, provider, settings, ui, cancel.clone()))
+                .await
+            {
                 Ok(output) => output,
                 Err(e) => ToolOutput::error(format!("the fork failed: {e}")),
             };
@@ -727,11 +743,12 @@ impl Session {
         provider: &Provider,
         settings: &Settings,
         ui: &mut dyn Ui,
+        cancel: watch::Receiver<bool>,
     ) -> Result<ToolOutput> {
         let id = self.writer.id().to_owned();
-        let offset = std::fs::metadata(self.store.log_path(&id))
+        let offset = std::fs::metadata(self.writer.path())
             .map_err(|e| hotl_log::LogError::Io {
-                path: self.store.log_path(&id),
+                path: self.writer.path().to_owned(),
                 source: e,
             })?
             .len();
@@ -751,7 +768,6 @@ impl Session {
                 .delegate(pin, &self.cwd.display().to_string(), Vec::new(), delegation)?;
         let mut child = Session::from_writer(&self.store, writer, self.tools.clone())?;
         ui.progress(Progress::Notice(&format!("fork {handle} started: {task}")));
-        let (_keep, cancel) = watch::channel(false);
         let outcome = child
             .run_task(call, task, provider, settings, ui, cancel)
             .await?;
@@ -762,6 +778,13 @@ impl Session {
         };
         self.totals.cost += child.totals.cost;
         note_delegated_files(&self.store, self.writer.id(), &mut self.archived_files);
+        if outcome.cancelled {
+            return Ok(ToolOutput::error(format!(
+                "fork {handle} (session {}) was cancelled by the user before it finished; \
+                 its work so far is archived under {handle}",
+                child.id()
+            )));
+        }
         Ok(ToolOutput::ok(format!(
             "fork {handle} (session {}) finished:\n{}",
             child.id(),

@@ -2,7 +2,7 @@
 //! and then passes, folded by the model; the log, the view and the request bytes after it.
 
 use hotl_agent::{Policy, Progress, Provider, Session, Settings, Ui};
-use hotl_fakellm::{Config, FakeLlm, Reply, Tokenizer};
+use hotl_fakellm::{Config, FakeLlm, Fault, Reply, Tokenizer};
 use hotl_log::{Body, Store};
 use hotl_view::Item;
 use hotl_wire::{Dialect, HttpProvider};
@@ -473,6 +473,59 @@ fn the_fork_tool_runs_a_child_from_this_view_and_returns_its_report() {
         .block_on(f.session.ask("zzzz", "?", &f.provider, &f.settings))
         .expect_err("no such thread");
     assert!(err.to_string().contains(&handle), "{err}");
+}
+
+#[test]
+fn cancelling_during_a_fork_stops_the_child_cleanly_then_the_parent() {
+    let slow = Fault::split_seeded(7, 8).with_chunk_delay_ms(100);
+    let mut f = Fixture::new(
+        vec![
+            Reply::text("").with_tool("fork", serde_json::json!({ "task": "read everything" })),
+            // The child streams slowly; the user cancels while it does.
+            Reply::text(&"still reading the sources ".repeat(20)).with_fault(slow),
+        ],
+        false,
+        &[],
+    );
+    let (tx, cancel) = tokio::sync::watch::channel(false);
+    let stopper = std::thread::spawn(move || {
+        std::thread::sleep(std::time::Duration::from_millis(400));
+        let _ = tx.send(true);
+        tx
+    });
+    let outcome = f
+        .runtime
+        .block_on(
+            f.session
+                .submit("fork it", &f.provider, &f.settings, &mut Quiet, cancel),
+        )
+        .expect("turn");
+    drop(stopper.join());
+    assert!(outcome.cancelled);
+    // The parent's fork call is answered, and its run is recorded as cancelled.
+    let parent = f.store.lineage(f.session.id()).expect("lineage");
+    let answer = parent
+        .own()
+        .iter()
+        .find_map(|r| match &r.body {
+            Body::ToolResult {
+                content, is_error, ..
+            } => Some((hotl_log::plain_text(content), *is_error)),
+            _ => None,
+        })
+        .expect("the fork call is answered");
+    assert!(answer.1 && answer.0.contains("was cancelled"), "{answer:?}");
+    let last = |records: &[hotl_log::Record]| {
+        records.iter().rev().find_map(|r| match &r.body {
+            Body::Run { state, .. } => Some(state.clone()),
+            _ => None,
+        })
+    };
+    assert_eq!(last(parent.own()), Some(hotl_log::RunState::Cancelled));
+    // The child closed its own log: its run is cancelled too, nothing left open.
+    let child = f.store.tree_children(f.session.id()).expect("tree")[0].clone();
+    let child_log = f.store.lineage(&child).expect("child");
+    assert_eq!(last(child_log.own()), Some(hotl_log::RunState::Cancelled));
 }
 
 /// The usage each model answer in `records` recorded, in order.
