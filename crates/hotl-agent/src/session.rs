@@ -472,9 +472,13 @@ impl Session {
                 .filter_map(Block::as_text)
                 .collect::<Vec<_>>()
                 .join("");
-            let calls: Vec<(String, String, ToolInput)> = reply
+            let calls: Vec<Call> = reply
                 .tool_calls()
-                .map(|(id, name, input)| (id.to_owned(), name.to_owned(), input.clone()))
+                .map(|(id, name, input)| Call {
+                    id: id.to_owned(),
+                    name: name.to_owned(),
+                    input: input.clone(),
+                })
                 .collect();
             let bad: Vec<(String, String)> = reply
                 .bad_calls
@@ -501,28 +505,29 @@ impl Session {
             self.append(answer)?;
             // Forks start from the view with every other call of this step answered.
             let mut calls = calls;
-            calls.sort_by_key(|(_, name, _)| name == "fork");
-            let changes_files = calls.iter().any(|(_, name, _)| {
+            calls.sort_by_key(|call| call.name == "fork");
+            let changes_files = calls.iter().any(|call| {
                 self.tools
                     .iter()
-                    .any(|t| t.name() == name && t.kind() != crate::tool::ToolKind::Read)
+                    .any(|t| t.name() == call.name && t.kind() != crate::tool::ToolKind::Read)
             });
             // The tree before this step's tools run, unless a snapshot this turn already
             // shows it: the user may have changed files since the last one.
             if changes_files && !self.tree_is_current {
                 self.snapshot()?;
             }
-            for (id, name, input) in calls {
+            for call in calls {
+                let id = call.id.clone();
                 let output = if let Some((_, args)) = bad.iter().find(|(b, _)| *b == id) {
                     ToolOutput::error(format!(
                         "the arguments of this call are not valid JSON, so it did not run: {args}"
                     ))
-                } else if name == "fork" {
+                } else if call.name == "fork" {
                     // A fork stops itself when cancelled (its own log closed cleanly), then
                     // this turn stops.
                     let fork_cancel = cancel.clone();
                     let output = self
-                        .call_tool(&id, &name, &input, provider, settings, ui, &fork_cancel)
+                        .call_tool(&call, provider, settings, ui, &fork_cancel)
                         .await;
                     if *cancel.borrow() {
                         self.record_result(&id, output)?;
@@ -532,7 +537,7 @@ impl Session {
                 } else {
                     let quiet = cancel.clone();
                     tokio::select! {
-                        output = self.call_tool(&id, &name, &input, provider, settings, ui, &quiet) => output,
+                        output = self.call_tool(&call, provider, settings, ui, &quiet) => output,
                         _ = cancelled(&mut cancel) => return self.cancel_turn(run, outcome),
                     }
                 };
@@ -593,14 +598,13 @@ impl Session {
 
     async fn call_tool(
         &mut self,
-        id: &str,
-        name: &str,
-        input: &ToolInput,
+        call: &Call,
         provider: &Provider,
         settings: &Settings,
         ui: &mut dyn Ui,
         cancel: &watch::Receiver<bool>,
     ) -> ToolOutput {
+        let (id, name, input) = (call.id.as_str(), call.name.as_str(), &call.input);
         if name == "fold" && self.tool_defs.iter().any(|t| t.name == "fold") {
             return self
                 .fold_call(input)
@@ -1165,6 +1169,13 @@ impl Session {
             state,
         })
     }
+}
+
+/// One tool call of a step.
+struct Call {
+    id: String,
+    name: String,
+    input: ToolInput,
 }
 
 /// Adds text to the last message when it is the user's, else as a new user message.

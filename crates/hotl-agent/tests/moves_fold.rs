@@ -482,7 +482,7 @@ fn cancelling_during_a_fork_stops_the_child_cleanly_then_the_parent() {
         vec![
             Reply::text("").with_tool("fork", serde_json::json!({ "task": "read everything" })),
             // The child streams slowly; the user cancels while it does.
-            Reply::text(&"still reading the sources ".repeat(20)).with_fault(slow),
+            Reply::text("still reading the sources ".repeat(20)).with_fault(slow),
         ],
         false,
         &[],
