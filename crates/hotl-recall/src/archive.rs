@@ -87,34 +87,13 @@ impl Archive {
         own: &[Record],
         blobs: Option<&hotl_log::Blobs>,
     ) {
-        let visible = hotl_log::visible_mask(own);
-        let live: Vec<&Record> = own
-            .iter()
-            .zip(&visible)
-            .filter(|(_, v)| **v)
-            .map(|(r, _)| r)
-            .collect();
-        let (Some(first), Some(last)) = (live.first(), live.last()) else {
-            return;
-        };
-        let mut thread = Thread {
-            handle: handle.to_owned(),
-            note: task.to_owned(),
-            since: first.seq,
-            until: last.seq,
-            files: Vec::new(),
-        };
-        let mut builder = Builder::default();
-        builder.add(first.seq, DocKind::Note, task.as_bytes());
-        for record in &live {
-            if let hotl_log::Body::ToolResult { files, .. } = &record.body {
-                thread.files.extend_from_slice(files);
-            }
-            for (kind, text) in extract::record_docs(record, blobs) {
-                builder.add(record.seq, kind, text.as_bytes());
-            }
+        if let Some((thread, segment)) = delegated_thread(handle, task, own, blobs) {
+            self.add_thread(thread, segment);
         }
-        let segment = builder.finish();
+    }
+
+    /// Adds `thread`, owning every document of `segment`.
+    pub(crate) fn add_thread(&mut self, thread: Thread, segment: Segment) {
         let owner = self.threads.len() as u32;
         self.threads.push(thread);
         self.docs += segment.docs.len() as u64;
@@ -437,6 +416,42 @@ impl Archive {
         }
         Ok(hits)
     }
+}
+
+/// A delegated session's own work as one thread and the segment of its documents (see
+/// [`Archive::add_delegated`]); `None` when it has no visible record.
+pub(crate) fn delegated_thread(
+    handle: &str,
+    task: &str,
+    own: &[Record],
+    blobs: Option<&hotl_log::Blobs>,
+) -> Option<(Thread, Segment)> {
+    let visible = hotl_log::visible_mask(own);
+    let live: Vec<&Record> = own
+        .iter()
+        .zip(&visible)
+        .filter(|(_, v)| **v)
+        .map(|(r, _)| r)
+        .collect();
+    let (first, last) = (live.first()?, live.last()?);
+    let mut thread = Thread {
+        handle: handle.to_owned(),
+        note: task.to_owned(),
+        since: first.seq,
+        until: last.seq,
+        files: Vec::new(),
+    };
+    let mut builder = Builder::default();
+    builder.add(first.seq, DocKind::Note, task.as_bytes());
+    for record in &live {
+        if let hotl_log::Body::ToolResult { files, .. } = &record.body {
+            thread.files.extend_from_slice(files);
+        }
+        for (kind, text) in extract::record_docs(record, blobs) {
+            builder.add(record.seq, kind, text.as_bytes());
+        }
+    }
+    Some((thread, builder.finish()))
 }
 
 impl std::fmt::Debug for Archive {

@@ -564,7 +564,7 @@ fn sweep(dir: &Path, id: &str, live: &[&str]) {
     }
 }
 
-fn create_dir(dir: &Path) -> io::Result<()> {
+pub(crate) fn create_dir(dir: &Path) -> io::Result<()> {
     fs::DirBuilder::new()
         .recursive(true)
         .mode(0o700)
@@ -573,7 +573,7 @@ fn create_dir(dir: &Path) -> io::Result<()> {
 
 /// Writes a file by the derived-file recipe: a temp file in the same directory, synced, then
 /// renamed over `path`. Returns the size written.
-fn write_atomic(
+pub(crate) fn write_atomic(
     path: &Path,
     fill: impl FnOnce(&mut BufWriter<File>) -> io::Result<()>,
 ) -> io::Result<u64> {

@@ -185,3 +185,38 @@ fn a_fork_of_a_fork_is_visible_from_the_root_and_a_later_fork_is_not_visible_fro
     assert!(from_cut.search("okapi", Mode::Exact, 5)?.is_empty());
     Ok(())
 }
+
+#[test]
+fn a_forks_index_is_cached_and_rebuilt_when_its_log_grows_or_the_cache_is_damaged() -> TestResult {
+    let b = two_folds();
+    let (home, id) = home_with(&b)?;
+    let root = home.store.writer(&id)?;
+    let child = fork_child(&home.store, &root, "c4c4", &["first finding: the narwhal"])?;
+    drop(root);
+    let dir = home.store.index_dir().join("recall");
+    let seg = dir.join(format!("{child}.fork.seg"));
+    let head = dir.join(format!("{child}.fork.json"));
+    assert_eq!(
+        open_archive(&home.store, &id)?.search("narwhal", Mode::Exact, 5)?[0].handle,
+        "c4c4"
+    );
+    assert!(seg.is_file() && head.is_file());
+    let cached_at = std::fs::metadata(&seg)?.modified()?;
+    // Opened again, the cache serves.
+    open_archive(&home.store, &id)?;
+    assert_eq!(std::fs::metadata(&seg)?.modified()?, cached_at);
+    // The fork's log grows: its new work is found.
+    home.store
+        .writer(&child)?
+        .append(Body::user_text("second finding: the dugong"))?;
+    assert_eq!(
+        open_archive(&home.store, &id)?.search("dugong", Mode::Exact, 5)?[0].handle,
+        "c4c4"
+    );
+    // A damaged cache is rebuilt.
+    std::fs::write(&seg, b"garbage")?;
+    let archive = open_archive(&home.store, &id)?;
+    assert_eq!(archive.search("narwhal", Mode::Exact, 5)?.len(), 1);
+    assert_eq!(archive.search("dugong", Mode::Exact, 5)?.len(), 1);
+    Ok(())
+}
