@@ -63,7 +63,8 @@ fn fork_thread(store: &Store, dir: &Path, child: &Delegated) -> Option<(Thread, 
     {
         return Some((header.thread, segment));
     }
-    let lineage = store.lineage(&child.id).ok()?;
+    // Its own log only: what it inherited is the parent's, archived (or not) there.
+    let own = store.read(&child.id).ok()?;
     let handle = child
         .delegation
         .handle
@@ -72,15 +73,15 @@ fn fork_thread(store: &Store, dir: &Path, child: &Delegated) -> Option<(Thread, 
     let (thread, segment) = delegated_thread(
         &handle,
         &child.delegation.description,
-        lineage.own(),
+        &own.records,
         Some(&store.blobs()),
     )?;
     // Cache only what matches the file as it is: a log that grew while it was read is
     // indexed again next time.
     let header = ForkHeader {
         format: FORK_FORMAT,
-        size: lineage.own_bytes,
-        hash: pin_hash(&log, lineage.own_bytes).ok()?,
+        size: own.bytes,
+        hash: pin_hash(&log, own.bytes).ok()?,
         thread,
     };
     let saved = create_dir(dir).is_ok()

@@ -2,7 +2,8 @@
 //! compiler, test, server-log, source and prose text, folded in spans), indexed with the
 //! persisted index; reports build time and size, warm open time, ranked-query latency over 50
 //! queries, exact and regex scans, the incremental update after one new fold, and a
-//! ripgrep-style baseline (one regex pass over the raw log, on disk and in memory).
+//! ripgrep-style baseline (one regex pass over the raw log, on disk and in memory); then the
+//! whole tree's archive with 20 fork children added (first open, cached open, ranked queries).
 //!
 //! Usage: `recall-bench [--mb N] [--dir DIR] [--seed S] [--queries N]`. The log is written
 //! once to `DIR/home` and reused while its size and seed match; the index is always rebuilt.
@@ -290,6 +291,62 @@ fn run(mb: u64, dir: &Path, seed: u64, n_queries: usize) -> Res {
         words.len(),
         ms(d50),
         ms(m50)
+    );
+    forks(&store, &mut gen_, &queries)
+}
+
+/// The whole tree's archive (`open_archive`): the session plus `FORKS` fork children of about
+/// `FORK_KB` KB each; the first open indexes and caches each fork, later ones reuse the caches.
+fn forks(store: &Store, gen_: &mut Gen, queries: &[String]) -> Res {
+    const FORKS: usize = 20;
+    const FORK_KB: usize = 500;
+    // Forks of an earlier run (a kept directory) go first.
+    let _ = fs::remove_dir_all(store.tree_dir(ID));
+    let root = store.writer(ID)?;
+    let lineage = store.lineage(ID)?;
+    let head = root.next_seq() - 1;
+    let pin = store.pin(ID, head, lineage.offset_for(head))?;
+    drop(lineage);
+    for i in 0..FORKS {
+        let mut child = root.delegate(
+            pin.clone(),
+            "/bench",
+            vec![],
+            hotl_log::Delegation {
+                by: ID.to_owned(),
+                agent: Some("fork".to_owned()),
+                description: format!("side task {i}"),
+                handle: Some(format!("f{i:03x}")),
+            },
+        )?;
+        let mut written = 0;
+        while written < FORK_KB * 1000 {
+            let text = gen_.output(2000);
+            written += text.len();
+            child.append(hotl_log::Body::user_text(text))?;
+        }
+    }
+    drop(root);
+    let t = Instant::now();
+    let archive = hotl_recall::open_archive(store, ID)?;
+    let cold = t.elapsed();
+    drop(archive);
+    let t = Instant::now();
+    let archive = hotl_recall::open_archive(store, ID)?;
+    let warm = t.elapsed();
+    let mut times = Vec::new();
+    for q in queries {
+        let t = Instant::now();
+        archive.search(q, Mode::Ranked, 10)?;
+        times.push(t.elapsed());
+    }
+    let (p50, p90, _) = percentiles(&mut times);
+    println!(
+        "with {FORKS} forks of {FORK_KB} KB (open_archive): first open {:.0} ms (indexes and caches each fork), then {:.0} ms; ranked p50 {:.1} ms, p90 {:.1} ms",
+        ms(cold),
+        ms(warm),
+        ms(p50),
+        ms(p90)
     );
     Ok(())
 }

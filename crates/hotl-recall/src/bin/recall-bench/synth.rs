@@ -292,7 +292,7 @@ impl Gen {
     }
 
     /// A tool output of about `size` bytes, mostly of one kind of text.
-    fn output(&mut self, size: usize) -> String {
+    pub(crate) fn output(&mut self, size: usize) -> String {
         let mut out = String::with_capacity(size + 256);
         let main = self.below(5);
         while out.len() < size {
