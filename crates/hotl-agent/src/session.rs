@@ -141,6 +141,17 @@ pub struct Totals {
     pub tool_time: std::time::Duration,
 }
 
+impl Totals {
+    /// Counts a delegated session's totals (a fork's) into these.
+    pub fn add(&mut self, other: &Totals) {
+        add(&mut self.usage, &other.usage);
+        self.cost += other.cost;
+        self.requests += other.requests;
+        self.model_time += other.model_time;
+        self.tool_time += other.tool_time;
+    }
+}
+
 /// A session open for writing.
 pub struct Session {
     store: Store,
@@ -385,9 +396,82 @@ impl Session {
             run: run.clone(),
             state: RunState::Interrupted,
         })?;
+        self.resume_forks(provider, settings, ui, cancel.clone())
+            .await?;
         self.answer_open_calls(INTERRUPTED)?;
         let outcome = self.steps(&run, provider, settings, ui, cancel).await?;
         Ok(Some(outcome))
+    }
+
+    /// Finishes the forks the dead process left running: each open `fork` call whose child
+    /// exists is resumed (the child recovers its own turn) and answered with its report, as if
+    /// nothing had happened. A fork call with no child yet stays open (answered "interrupted").
+    async fn resume_forks(
+        &mut self,
+        provider: &Provider,
+        settings: &Settings,
+        ui: &mut dyn Ui,
+        cancel: watch::Receiver<bool>,
+    ) -> Result<()> {
+        let open: Vec<String> = self
+            .open_calls()
+            .into_iter()
+            .filter(|(_, name)| name == "fork")
+            .map(|(id, _)| id)
+            .collect();
+        if open.is_empty() {
+            return Ok(());
+        }
+        for child in self.store.visible_delegated(self.writer.id())? {
+            // The child whose first result answers one of the open calls.
+            let Ok(log) = self.store.read(&child.id) else {
+                continue;
+            };
+            let Some(call) = log.records.iter().find_map(|r| match &r.body {
+                Body::ToolResult { call, .. } => Some(call.clone()),
+                _ => None,
+            }) else {
+                continue;
+            };
+            if !open.contains(&call) {
+                continue;
+            }
+            let handle = child
+                .delegation
+                .handle
+                .clone()
+                .unwrap_or_else(|| child.id[..8].to_owned());
+            ui.progress(Progress::Notice(&format!(
+                "resuming fork {handle}: {}",
+                child.delegation.description
+            )));
+            let writer = self.writer.open_delegated(&child.id)?;
+            let mut fork = Session::from_writer(&self.store, writer, self.tools.clone())?;
+            let outcome = Box::pin(fork.recover(provider, settings, ui, cancel.clone())).await?;
+            self.totals.add(&fork.totals);
+            let outcome = outcome.unwrap_or_else(|| TurnOutcome {
+                text: fork.last_answer(),
+                ..TurnOutcome::default()
+            });
+            let output = fork_report(&handle, fork.id(), &outcome);
+            self.record_result(&call, output)?;
+        }
+        Ok(())
+    }
+
+    /// The text of the last model answer in the view.
+    fn last_answer(&self) -> String {
+        self.view
+            .items
+            .iter()
+            .rev()
+            .find_map(|i| match i {
+                Item::Assistant { content, .. } => {
+                    Some(content.iter().filter_map(Block::as_text).collect())
+                }
+                _ => None,
+            })
+            .unwrap_or_default()
     }
 
     /// Runs one turn: the user's message, then model calls and tools until the model stops.
@@ -775,25 +859,9 @@ impl Session {
         let outcome = child
             .run_task(call, task, provider, settings, ui, cancel)
             .await?;
-        self.totals.usage = {
-            let mut u = self.totals.usage;
-            add(&mut u, &child.totals.usage);
-            u
-        };
-        self.totals.cost += child.totals.cost;
+        self.totals.add(&child.totals);
         note_delegated_files(&self.store, self.writer.id(), &mut self.archived_files);
-        if outcome.cancelled {
-            return Ok(ToolOutput::error(format!(
-                "fork {handle} (session {}) was cancelled by the user before it finished; \
-                 its work so far is archived under {handle}",
-                child.id()
-            )));
-        }
-        Ok(ToolOutput::ok(format!(
-            "fork {handle} (session {}) finished:\n{}",
-            child.id(),
-            outcome.text
-        )))
+        Ok(fork_report(&handle, child.id(), &outcome))
     }
 
     /// Runs a fork's task: answers the call that made it with the task, then works until the
@@ -808,13 +876,20 @@ impl Session {
         cancel: watch::Receiver<bool>,
     ) -> Result<TurnOutcome> {
         let run = hotl_log::new_session_id();
-        self.append(Body::ToolResult {
-            call: call.to_owned(),
-            content: vec![Block::text(crate::moves::fork_brief(task))],
-            blob: None,
-            is_error: false,
-            files: Vec::new(),
-        })?;
+        // The run is recorded as started, so recovery can tell an unfinished task.
+        self.append_all(vec![
+            Body::Run {
+                run: run.clone(),
+                state: RunState::Started,
+            },
+            Body::ToolResult {
+                call: call.to_owned(),
+                content: vec![Block::text(crate::moves::fork_brief(task))],
+                blob: None,
+                is_error: false,
+                files: Vec::new(),
+            },
+        ])?;
         Box::pin(self.steps(&run, provider, settings, ui, cancel)).await
     }
 
@@ -1122,29 +1197,32 @@ impl Session {
         request
     }
 
-    /// Answers every tool call of the last assistant message that has no result yet.
-    fn answer_open_calls(&mut self, why: &str) -> Result<()> {
+    /// The tool calls of the last assistant message that have no result yet: (id, tool name).
+    fn open_calls(&self) -> Vec<(String, String)> {
         let mut answered: Vec<&str> = Vec::new();
-        let mut open: Vec<String> = Vec::new();
         for item in self.view.items.iter().rev() {
             match item {
                 Item::ToolResult { call, .. } => answered.push(call),
                 Item::Assistant { content, .. } => {
-                    open = content
+                    return content
                         .iter()
                         .filter_map(|b| match b {
-                            Block::ToolUse { id, .. } if !answered.contains(&id.as_str()) => {
-                                Some(id.clone())
+                            Block::ToolUse { id, name, .. } if !answered.contains(&id.as_str()) => {
+                                Some((id.clone(), name.clone()))
                             }
                             _ => None,
                         })
                         .collect();
-                    break;
                 }
                 _ => break,
             }
         }
-        for call in open {
+        Vec::new()
+    }
+
+    /// Answers every tool call of the last assistant message that has no result yet.
+    fn answer_open_calls(&mut self, why: &str) -> Result<()> {
+        for (call, _) in self.open_calls() {
             self.append(Body::ToolResult {
                 call,
                 content: vec![Block::text(why)],
@@ -1169,6 +1247,21 @@ impl Session {
             state,
         })
     }
+}
+
+/// What a fork's call is answered with: its final message and its handle, or that it was
+/// cancelled.
+fn fork_report(handle: &str, id: &str, outcome: &TurnOutcome) -> ToolOutput {
+    if outcome.cancelled {
+        return ToolOutput::error(format!(
+            "fork {handle} (session {id}) was cancelled by the user before it finished; \
+             its work so far is archived under {handle}"
+        ));
+    }
+    ToolOutput::ok(format!(
+        "fork {handle} (session {id}) finished:\n{}",
+        outcome.text
+    ))
 }
 
 /// One tool call of a step.

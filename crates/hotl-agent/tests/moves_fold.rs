@@ -71,6 +71,24 @@ impl Fixture {
         }
     }
 
+    /// The process dies and a new one opens the session: the old session (and its tree lock)
+    /// is dropped first, as a dead process's would be.
+    fn restart(&mut self) {
+        let id = self.session.id().to_owned();
+        let elsewhere = Store::new(self._dir.path().join("elsewhere"));
+        let placeholder = Session::create(
+            &elsewhere,
+            &self.project,
+            "claude-sonnet-5",
+            hotl_agent::default_tools(),
+            Default::default(),
+        )
+        .expect("a placeholder session");
+        drop(std::mem::replace(&mut self.session, placeholder));
+        self.session =
+            Session::open(&self.store, &id, hotl_agent::default_tools()).expect("reopened");
+    }
+
     fn submit(&mut self, prompt: &str) -> hotl_agent::TurnOutcome {
         let (_tx, cancel) = tokio::sync::watch::channel(false);
         self.runtime
@@ -526,6 +544,69 @@ fn cancelling_during_a_fork_stops_the_child_cleanly_then_the_parent() {
     let child = f.store.tree_children(f.session.id()).expect("tree")[0].clone();
     let child_log = f.store.lineage(&child).expect("child");
     assert_eq!(last(child_log.own()), Some(hotl_log::RunState::Cancelled));
+}
+
+#[test]
+fn a_fork_left_running_by_a_dead_process_is_resumed_and_reports_back() {
+    let stall = Fault::split_seeded(3, 4).with_chunk_delay_ms(2_000);
+    let mut f = Fixture::new(
+        vec![
+            Reply::text("").with_tool("fork", serde_json::json!({ "task": "survey the logs" })),
+            // The child's first answer never arrives: the process dies while it streams.
+            Reply::text("a reply nobody will see").with_fault(stall),
+            // After the restart: the child finishes its task...
+            Reply::text("survey done: two warnings"),
+            // ...and the parent carries on with the report.
+            Reply::text("The fork found two warnings."),
+        ],
+        false,
+        &[],
+    );
+    let (_tx, cancel) = tokio::sync::watch::channel(false);
+    let died = f.runtime.block_on(async {
+        tokio::time::timeout(
+            std::time::Duration::from_millis(500),
+            f.session
+                .submit("survey", &f.provider, &f.settings, &mut Quiet, cancel),
+        )
+        .await
+    });
+    assert!(died.is_err(), "the turn was still running");
+    let parent_id = f.session.id().to_owned();
+    f.restart();
+    assert!(f.session.has_open_turn());
+    let (_tx, cancel) = tokio::sync::watch::channel(false);
+    let outcome = f
+        .runtime
+        .block_on(
+            f.session
+                .recover(&f.provider, &f.settings, &mut Quiet, cancel),
+        )
+        .expect("recovered")
+        .expect("an open turn");
+    assert_eq!(outcome.text, "The fork found two warnings.");
+    // The fork call is answered with the resumed child's report, not "interrupted".
+    let sent = f.fake.captured();
+    let last = sent.last().expect("requests").body_text();
+    assert!(
+        last.contains("survey done: two warnings") && !last.contains("interrupted"),
+        "{last}"
+    );
+    // The child's log is finished too: its run closed, nothing open.
+    let child = f.store.tree_children(&parent_id).expect("tree")[0].clone();
+    let records = f.store.lineage(&child).expect("child").records;
+    let states: Vec<hotl_log::RunState> = records
+        .iter()
+        .filter_map(|r| match &r.body {
+            Body::Run { state, .. } => Some(state.clone()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(
+        states.last(),
+        Some(&hotl_log::RunState::Finished),
+        "{states:?}"
+    );
 }
 
 /// The usage each model answer in `records` recorded, in order.

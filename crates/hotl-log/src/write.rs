@@ -112,6 +112,18 @@ impl Writer {
         self.store
             .create_with(start, pin.seq + 1, state, None, Some(tree))
     }
+
+    /// Opens a session already delegated inside this writer's tree for appending, under this
+    /// writer's lock (as recovery does for a fork a dead process left running). Refuses a
+    /// session of another tree.
+    pub fn open_delegated(&self, id: &str) -> Result<Writer> {
+        if self.store.root_of(id) != self.root {
+            return Err(LogError::NoSuchSession {
+                query: format!("{id} (not in the tree of {})", self.root),
+            });
+        }
+        self.store.open_writer(id, Arc::clone(&self.lock))
+    }
 }
 
 /// A tree a new session is created in, and the lock held over it.
@@ -124,7 +136,12 @@ impl Store {
     /// Opens a session for appending: takes its tree lock, terminates a torn last line with a
     /// newline (nothing is ever truncated), and continues the seq numbering.
     pub fn writer(&self, id: &str) -> Result<Writer> {
-        let lock = self.lock(id)?;
+        let lock = Arc::new(self.lock(id)?);
+        self.open_writer(id, lock)
+    }
+
+    /// Opens `id` for appending under `lock`, its tree's lock, already held.
+    fn open_writer(&self, id: &str, lock: Arc<TreeLock>) -> Result<Writer> {
         let path = self.log_path(id);
         if !path.is_file() {
             return Err(LogError::NoSuchSession {
@@ -147,7 +164,7 @@ impl Store {
             next_seq,
             meta: Some(meta),
             root: self.root_of(id),
-            lock: Arc::new(lock),
+            lock,
         })
     }
 

@@ -108,6 +108,32 @@ fn a_child_delegated_by_a_child_stays_in_the_same_tree() -> TestResult {
 }
 
 #[test]
+fn a_delegated_session_is_reopened_under_its_roots_writer_and_no_other() -> TestResult {
+    let home = TestHome::new();
+    let root = root_with_a_turn(&home)?;
+    let child = delegate(&home.store, &root, "e5")?;
+    let child_id = child.id().to_owned();
+    drop(child);
+    // The root's writer holds the tree: the child reopens under it, not on its own.
+    assert!(matches!(
+        home.store.writer(&child_id),
+        Err(LogError::Locked { .. })
+    ));
+    let mut again = root.open_delegated(&child_id)?;
+    let record = again.append(Body::user_text("resumed"))?;
+    assert!(record.seq > root.next_seq() - 1);
+    // A root of its own is not in this tree.
+    let mut other = LogBuilder::new("01JD0000000000000000000002", "/p");
+    other.turn("elsewhere");
+    let other_id = home.import(&other)?;
+    assert!(matches!(
+        root.open_delegated(&other_id),
+        Err(LogError::NoSuchSession { .. })
+    ));
+    Ok(())
+}
+
+#[test]
 fn gc_removes_a_tree_with_its_root_but_keeps_what_a_kept_session_needs() -> TestResult {
     let home = TestHome::new();
     let root = root_with_a_turn(&home)?;
