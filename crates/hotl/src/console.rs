@@ -72,15 +72,22 @@ pub async fn run(
         if text.is_empty() {
             continue;
         }
+        let _ = reset.send(false);
         let text = match slash::parse(text) {
             Slash::Message(text) => text,
             Slash::Exit => break,
             command => {
-                slash::run(command, session.as_mut(), &resolved.provider, settings).await;
+                slash::run(
+                    command,
+                    session.as_mut(),
+                    &resolved.provider,
+                    settings,
+                    cancel.clone(),
+                )
+                .await;
                 continue;
             }
         };
-        let _ = reset.send(false);
         if session.is_none() {
             let cwd = std::path::PathBuf::from(&ctx.cwd);
             let mut s = Session::create(

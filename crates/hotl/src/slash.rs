@@ -8,6 +8,7 @@
 
 use hotl_agent::{Provider, Session, Settings};
 use hotl_view::{Item, View};
+use tokio::sync::watch;
 
 /// The most hits `/recall` prints (as `hotl recall` does by default).
 const RECALL_LIMIT: usize = 20;
@@ -168,6 +169,7 @@ pub async fn run(
     session: Option<&mut Session>,
     provider: &Provider,
     settings: &Settings,
+    cancel: watch::Receiver<bool>,
 ) {
     match command {
         Slash::Message(_) | Slash::Exit => {}
@@ -184,12 +186,27 @@ pub async fn run(
                 println!("· no session yet: send a message first");
                 return;
             };
-            match session_command(command, session, provider, settings).await {
+            // Ctrl-C drops the command's model call; nothing is recorded until it is done.
+            let outcome = tokio::select! {
+                outcome = session_command(command, session, provider, settings) => outcome,
+                () = interrupted(cancel) => {
+                    println!("· cancelled; nothing was recorded");
+                    return;
+                }
+            };
+            match outcome {
                 Ok(true) => println!("{}", crate::console::status(session)),
                 Ok(false) => {}
                 Err(why) => println!("· error: {}", why.replace('\n', " ")),
             }
         }
+    }
+}
+
+/// Resolves when the user presses Ctrl-C (never, once nobody can).
+async fn interrupted(mut cancel: watch::Receiver<bool>) {
+    if cancel.wait_for(|pressed| *pressed).await.is_err() {
+        std::future::pending::<()>().await;
     }
 }
 

@@ -512,6 +512,17 @@ pub fn console(
     args: &[&str],
     input: &str,
 ) -> TestResult<Option<Run>> {
+    console_typed(env, fake, args, &[(input, 0)])
+}
+
+/// [`console`], typing each piece of input after waiting its milliseconds (a `\x03` piece is
+/// Ctrl-C: the terminal turns it into SIGINT).
+pub fn console_typed(
+    env: &Env,
+    fake: &hotl_fakellm::FakeLlm,
+    args: &[&str],
+    pieces: &[(&str, u64)],
+) -> TestResult<Option<Run>> {
     use std::io::Write;
     use std::process::{Command, Stdio};
     let has_script = Command::new("script")
@@ -545,11 +556,13 @@ pub fn console(
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
     let mut child = cmd.spawn()?;
-    child
-        .stdin
-        .take()
-        .ok_or("no stdin")?
-        .write_all(input.as_bytes())?;
+    let mut stdin = child.stdin.take().ok_or("no stdin")?;
+    for (piece, wait_ms) in pieces {
+        std::thread::sleep(std::time::Duration::from_millis(*wait_ms));
+        stdin.write_all(piece.as_bytes())?;
+        stdin.flush()?;
+    }
+    drop(stdin);
     let out = child.wait_with_output()?;
     Ok(Some(Run {
         stdout: String::from_utf8_lossy(&out.stdout).replace("\r\n", "\n"),

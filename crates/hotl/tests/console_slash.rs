@@ -1,11 +1,11 @@
 //! Slash commands in the console (`/fold`, `/recall`, `/ask`, `/help`, unknown words), typed
 //! into the real binary on a pseudo-terminal against the fake provider.
 
-use hotl_fakellm::{Config, FakeLlm, Reply};
+use hotl_fakellm::{Config, FakeLlm, Fault, Reply};
 use hotl_testkit::TestResult;
 use serde_json::json;
 
-use crate::common::{Env, assert_calls_answered, console, requests};
+use crate::common::{Env, assert_calls_answered, console, console_typed, requests};
 
 const NOTE: &str = "changed: set up the cache and linked libfoo\nlearned: the cache dir must be on a local disk (NFS is not supported)\ndecided and rejected: kept static linking\nopen: run the integration tests\nwhere: build.rs";
 
@@ -245,5 +245,37 @@ fn unknown_commands_never_reach_the_model_but_paths_do() -> TestResult {
         sent[1]
     );
     assert!(!sent.iter().any(|s| s.to_string().contains("frobnicate")));
+    Ok(())
+}
+
+#[test]
+fn ctrl_c_during_a_fold_drops_the_note_and_records_nothing() -> TestResult {
+    let env = Env::new()?;
+    let slow = Fault::split_seeded(5, 4).with_chunk_delay_ms(1_000);
+    let fake = FakeLlm::start(Config::scripted([
+        Reply::text("Set up."),
+        // The note streams slowly; Ctrl-C comes first.
+        Reply::text(NOTE).with_fault(slow),
+        Reply::text("Still here."),
+    ]))?;
+    let typed = [
+        ("set up the cache\n", 0),
+        ("/fold t3\n", 1_000),
+        ("\x03", 1_500),
+        ("are you there?\n", 500),
+        ("/exit\n", 1_000),
+    ];
+    let Some(out) = console_typed(&env, &fake, &[], &typed)? else {
+        eprintln!("skipped: no script(1) on this system");
+        return Ok(());
+    };
+    let out = out.ok();
+    assert!(
+        out.stdout.contains("· cancelled; nothing was recorded"),
+        "{out}"
+    );
+    assert!(out.stdout.contains("Still here."), "{out}");
+    let id = env.only_session()?;
+    assert!(folds(&env, &id)?.is_empty(), "{out}");
     Ok(())
 }
