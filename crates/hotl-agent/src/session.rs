@@ -18,7 +18,7 @@ use crate::error::{AgentError, Result};
 use crate::permission::{Decision, Mode, Policy};
 use crate::prompt::system_blocks;
 use crate::provider::Provider;
-use crate::snapshot::Snapshotter;
+use crate::snapshot::{Snapshots, Snapshotter};
 use crate::tool::{Tool, ToolCtx, ToolOutput};
 
 /// The answer a tool call gets when the process died while it ran.
@@ -172,10 +172,10 @@ pub struct Session {
     /// A one-line cue for the next request: a tool touched a file an archived thread touched.
     cue: Option<String>,
     /// The latest working-tree snapshot recorded, and what takes the next one. Snapshots are
-    /// taken around steps that may change files (before the first such step of a turn, and
-    /// after each), so turns that only talk or read cost nothing.
+    /// recorded around steps that may change files (before the first such step of a turn, and
+    /// after each); the one before is started in the background when the turn starts.
     last_tree: Option<String>,
-    snapshotter: Snapshotter,
+    snapshots: Snapshots,
     /// Whether a snapshot taken in this turn still shows the tree (no user edits since).
     tree_is_current: bool,
     system: Vec<String>,
@@ -273,7 +273,7 @@ impl Session {
                 _ => {}
             }
         }
-        let snapshotter = Snapshotter::new(
+        let snapshots = Snapshots::new(
             store
                 .index_dir()
                 .join("trees")
@@ -292,7 +292,7 @@ impl Session {
             archived_files,
             cue: None,
             last_tree,
-            snapshotter,
+            snapshots,
             tree_is_current: false,
             system,
             tool_defs,
@@ -492,6 +492,7 @@ impl Session {
         self.answer_open_calls(INTERRUPTED)?;
         self.active_reminder = self.reminder.take();
         self.tree_is_current = false;
+        self.snapshots.start(&self.cwd, &self.store.blobs());
         let run = hotl_log::new_session_id();
         self.append_all(vec![
             Body::Run {
@@ -595,10 +596,14 @@ impl Session {
                     .iter()
                     .any(|t| t.name() == call.name && t.kind() != crate::tool::ToolKind::Read)
             });
-            // The tree before this step's tools run, unless a snapshot this turn already
-            // shows it: the user may have changed files since the last one.
+            // The tree before this step's tools run (the one started with the turn, when there
+            // is one), unless a snapshot this turn already shows it: the user may have changed
+            // files since the last one.
             if changes_files && !self.tree_is_current {
-                self.snapshot()?;
+                match self.snapshots.started() {
+                    Some(tree) => self.record_tree(tree)?,
+                    None => self.snapshot()?,
+                }
             }
             for call in calls {
                 let id = call.id.clone();
@@ -635,8 +640,13 @@ impl Session {
 
     /// Records the working tree when it changed since the last snapshot.
     fn snapshot(&mut self) -> Result<()> {
-        let blobs = self.store.blobs();
-        let tree = self.snapshotter.take(&self.cwd, &blobs);
+        let tree = self.snapshots.take(&self.cwd, &self.store.blobs());
+        self.record_tree(tree)
+    }
+
+    /// Records snapshot `tree` (none when the tree could not be taken) if it differs from the
+    /// last one recorded.
+    fn record_tree(&mut self, tree: Option<String>) -> Result<()> {
         self.tree_is_current = tree.is_some();
         if let Some(tree) = tree
             && self.last_tree.as_deref() != Some(tree.as_str())

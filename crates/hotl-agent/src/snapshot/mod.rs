@@ -18,6 +18,7 @@ mod manifest;
 mod patch;
 
 use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
 
 use hotl_log::Blobs;
 
@@ -116,6 +117,55 @@ impl Snapshotter {
     }
 }
 
+/// A session's snapshots, one of which may be taken in the background: a turn starts taking
+/// the tree as it is while the model thinks, so a step that may change files rarely waits for
+/// it. Snapshots share one [`Snapshotter`] (and its cache), so one taken now waits for the one
+/// in the background.
+pub(crate) struct Snapshots {
+    snapshotter: Arc<Mutex<Snapshotter>>,
+    pending: Option<std::thread::JoinHandle<Option<String>>>,
+}
+
+impl Snapshots {
+    /// Snapshots staged through the private git index `index` (see [`Snapshotter::new`]).
+    pub(crate) fn new(index: PathBuf) -> Snapshots {
+        Snapshots {
+            snapshotter: Arc::new(Mutex::new(Snapshotter::new(index))),
+            pending: None,
+        }
+    }
+
+    /// Starts taking the tree at `cwd` as it is now, in the background (dropping the result of
+    /// one started earlier).
+    pub(crate) fn start(&mut self, cwd: &Path, blobs: &Blobs) {
+        drop(self.started());
+        let (snapshotter, cwd, blobs) =
+            (Arc::clone(&self.snapshotter), cwd.to_owned(), blobs.clone());
+        self.pending = std::thread::Builder::new()
+            .name("hotl-snapshot".into())
+            .spawn(move || lock(&snapshotter).take(&cwd, &blobs))
+            .ok();
+    }
+
+    /// The snapshot started in the background, once it is done; `None` when none was started.
+    pub(crate) fn started(&mut self) -> Option<Option<String>> {
+        self.pending.take().map(|h| h.join().ok().flatten())
+    }
+
+    /// The snapshot of the tree at `cwd` now (see [`Snapshotter::take`]).
+    pub(crate) fn take(&mut self, cwd: &Path, blobs: &Blobs) -> Option<String> {
+        drop(self.started());
+        lock(&self.snapshotter).take(cwd, blobs)
+    }
+}
+
+/// The snapshotter, even if a thread panicked holding it (its cache is only a cache).
+fn lock(snapshotter: &Mutex<Snapshotter>) -> std::sync::MutexGuard<'_, Snapshotter> {
+    snapshotter
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -139,6 +189,26 @@ mod tests {
         std::fs::write(home.join("log.jsonl"), "{}\n").expect("write");
         s.settle_cache();
         assert_eq!(s.take(&cwd, &blobs).as_deref(), Some(&*first));
+    }
+
+    #[test]
+    fn a_snapshot_started_in_the_background_is_the_tree_as_it_was_then() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let cwd = dir.path().join("project");
+        std::fs::create_dir_all(&cwd).expect("project");
+        std::fs::write(cwd.join("a.txt"), "a\n").expect("write");
+        let blobs = Blobs::new(dir.path().join("home/blobs"));
+        let mut s = Snapshots::new(dir.path().join("home/index/trees/s.index"));
+        assert_eq!(s.started(), None, "nothing was started");
+        s.start(&cwd, &blobs);
+        let then = s.started().expect("started").expect("a snapshot");
+        assert_eq!(s.started(), None, "taken once");
+        // Started, then the tree changes: the started one is dropped, `take` sees the change.
+        s.start(&cwd, &blobs);
+        std::fs::write(cwd.join("b.txt"), "b\n").expect("write");
+        let now = s.take(&cwd, &blobs).expect("a snapshot");
+        assert_ne!(now, then);
+        assert_eq!(s.started(), None);
     }
 
     #[test]
