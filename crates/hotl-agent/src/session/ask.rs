@@ -1,0 +1,134 @@
+//! The recall and ask moves: searching the session's archive, and putting a question to an
+//! archived thread in that thread's own context.
+
+use hotl_log::{Block, Body};
+use hotl_view::{Item, View, model_view};
+use hotl_wire::{Event, Reply, Usage};
+
+use super::outcome::add;
+use super::requests::push_user_text;
+use super::{Session, Settings};
+use crate::error::{AgentError, Result};
+use crate::provider::Provider;
+
+impl Session {
+    /// Searches the session's archive (no model call) and renders the hits as the model and
+    /// the shell see them.
+    pub fn recall(
+        &self,
+        query: &str,
+        mode: Option<&str>,
+        limit: usize,
+    ) -> std::result::Result<String, String> {
+        let mode = crate::moves::recall_mode(mode)?;
+        let archive =
+            hotl_recall::open_archive(&self.store, self.writer.id()).map_err(|e| e.to_string())?;
+        let hits = archive
+            .search(query, mode, limit)
+            .map_err(|e| e.to_string())?;
+        Ok(hotl_recall::render_hits(&hits))
+    }
+
+    /// Puts one question to the archived thread `handle`: the request is that thread's own
+    /// context (the view as it stood when its span ended) with the session's tools and tool
+    /// choice unchanged, so its prefix can hit the cache; the question says tools are
+    /// unavailable, and a stray tool call is answered with an error. The exchange is recorded
+    /// as an `ask` record; only the answer is returned.
+    pub async fn ask(
+        &mut self,
+        handle: &str,
+        question: &str,
+        provider: &Provider,
+        settings: &Settings,
+    ) -> Result<String> {
+        let thread_view = self.thread_view(handle)?;
+        let prompt = crate::moves::ask_prompt(question);
+        let mut strays: Vec<Reply> = Vec::new();
+        let mut usage = Usage::default();
+        let answer = loop {
+            let mut messages = model_view(&thread_view);
+            push_user_text(&mut messages, &prompt);
+            for stray in &strays {
+                messages.push(hotl_view::MessageRef {
+                    role: hotl_view::Role::Assistant,
+                    content: stray.content.iter().map(hotl_view::Part::Block).collect(),
+                });
+                messages.push(hotl_view::MessageRef {
+                    role: hotl_view::Role::User,
+                    content: stray
+                        .tool_calls()
+                        .map(|(id, _, _)| hotl_view::Part::ToolResult {
+                            tool_use_id: id,
+                            content: vec![hotl_view::Part::Text(
+                                "tools are unavailable while answering a question; answer in words"
+                                    .into(),
+                            )],
+                            is_error: true,
+                        })
+                        .collect(),
+                });
+            }
+            let request = self.base_request(messages, settings);
+            let reply = provider.send(&request, &mut |_: &Event| {}).await?;
+            drop(request);
+            add(&mut usage, &reply.usage);
+            self.account(settings, reply.model.as_deref(), &reply.usage);
+            let text: String = reply.content.iter().filter_map(Block::as_text).collect();
+            if reply.tool_calls().next().is_none() || strays.len() >= 2 {
+                break text;
+            }
+            strays.push(reply);
+        };
+        self.append(Body::Ask {
+            handle: handle.to_owned(),
+            question: question.to_owned(),
+            answer: answer.clone(),
+            usage: Some(usage.to_log()),
+        })?;
+        Ok(answer)
+    }
+
+    /// The context of the archived thread `handle` as it stood when it ended: a folded span's
+    /// (the records up to its end, projected), or a fork's (its whole lineage).
+    fn thread_view(&self, handle: &str) -> Result<View> {
+        let until = self.view.items.iter().find_map(|i| match i {
+            Item::Folded {
+                handle: h, until, ..
+            } if h == handle => Some(*until),
+            _ => None,
+        });
+        if let Some(until) = until {
+            let lineage = self.store.lineage(self.writer.id())?;
+            let own_start = lineage.records[..lineage.own_start]
+                .iter()
+                .filter(|r| r.seq <= until)
+                .count();
+            let thread: Vec<hotl_log::Record> = lineage
+                .records
+                .into_iter()
+                .filter(|r| r.seq <= until)
+                .collect();
+            return Ok(hotl_view::project_owned(thread, own_start));
+        }
+        let delegated = self.store.visible_delegated(self.writer.id())?;
+        if let Some(child) = delegated
+            .iter()
+            .find(|d| d.delegation.handle.as_deref() == Some(handle))
+        {
+            let lineage = self.store.lineage(&child.id)?;
+            let own_start = lineage.own_start;
+            return Ok(hotl_view::project_owned(lineage.records, own_start));
+        }
+        let mut known: Vec<String> = Vec::new();
+        for item in &self.view.items {
+            if let Item::Folded { handle, .. } = item {
+                known.push(handle.clone());
+            }
+        }
+        known.extend(delegated.into_iter().filter_map(|d| d.delegation.handle));
+        Err(AgentError::NoThread {
+            handle: handle.to_owned(),
+            known: known.join(", "),
+        })
+    }
+}

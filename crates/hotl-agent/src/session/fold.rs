@@ -1,0 +1,171 @@
+//! The fold move: a span of the session becomes a note and a handle (the span stays
+//! archived), with the note written by the model when the shell asks for one.
+
+use hotl_log::{Block, Body, ToolInput};
+use hotl_view::{Item, model_view};
+use hotl_wire::Event;
+
+use super::requests::push_user_text;
+use super::{Session, Settings};
+use crate::error::{AgentError, Result};
+use crate::provider::Provider;
+use crate::snapshot::Snapshotter;
+use crate::tool::ToolOutput;
+
+impl Session {
+    /// The `fold` tool: the span from `since` up to the step before this one becomes a note
+    /// and a handle. A refusal or a note missing template lines is an error the model can fix.
+    pub(super) fn fold_call(&mut self, input: &ToolInput) -> Result<ToolOutput> {
+        let args: serde_json::Value = input.parse().unwrap_or_default();
+        let Some(since) = args.get("since").and_then(crate::moves::parse_stamp) else {
+            return Ok(ToolOutput::error("`since` must be a stamp such as \"t12\""));
+        };
+        let note = args.get("note").and_then(|n| n.as_str()).unwrap_or("");
+        if let Err(why) = crate::moves::check_note(note) {
+            return Ok(ToolOutput::error(why));
+        }
+        let issuer = self.view.items.iter().rev().find_map(|i| match i {
+            Item::Assistant { seq, .. } => Some(*seq),
+            _ => None,
+        });
+        self.fold(since, issuer, note).map(|fold| {
+            ToolOutput::ok(format!(
+                "folded t{}..t{} into handle {}; the span stays archived (recall and ask can reach it)",
+                fold.since, fold.until, fold.handle
+            ))
+        })
+        .or_else(|e| match e {
+            AgentError::View(why) => Ok(ToolOutput::error(why.to_string())),
+            other => Err(other),
+        })
+    }
+
+    /// Asks the model to write the note for folding the span from `since` to the head (for a
+    /// fold from the shell without a note): the session's own context plus the request, with
+    /// tools unchanged. A note missing template lines is sent back once with what is missing.
+    pub async fn write_note(
+        &mut self,
+        since: u64,
+        provider: &Provider,
+        settings: &Settings,
+    ) -> Result<String> {
+        let span = self.view.plan_fold(since, None)?;
+        let mut ask = format!(
+            "[fold] Write the note that will replace the span t{}..t{} of this session in your \
+             context (the span stays archived). Reply with the note only: one line each \
+             starting with changed:, learned: (with caveats), decided and rejected:, open:, \
+             where:",
+            span.since, span.until
+        );
+        let mut note = String::new();
+        for _ in 0..2 {
+            let mut messages = model_view(&self.view);
+            push_user_text(&mut messages, &ask);
+            let request = self.base_request(messages, settings);
+            let reply = provider.send(&request, &mut |_: &Event| {}).await?;
+            drop(request);
+            self.account(settings, reply.model.as_deref(), &reply.usage);
+            note = reply.content.iter().filter_map(Block::as_text).collect();
+            match crate::moves::check_note(&note) {
+                Ok(()) => return Ok(note),
+                Err(why) => ask = format!("{ask}\n\nYour last note was refused: {why}."),
+            }
+        }
+        crate::moves::check_note(&note).map_err(AgentError::BadNote)?;
+        Ok(note)
+    }
+
+    /// Folds the span from `since` (up to the step before `issuer`, or the head) into `note`.
+    /// Returns the fold as recorded.
+    pub fn fold(&mut self, since: u64, issuer: Option<u64>, note: &str) -> Result<hotl_log::Fold> {
+        let span = self.view.plan_fold(since, issuer)?;
+        self.snapshot()?;
+        let lineage = self.store.lineage(self.writer.id())?;
+        let mut fold =
+            crate::moves::make_fold(&lineage.records, &span, note, &self.taken_handles()?);
+        // The diff the span made: from the tree before its first tool ran to the tree now.
+        // (The snapshot before a step is recorded after the call that starts it, before its
+        // results.) A span that ran no tool changed nothing.
+        let first_result = lineage.records.iter().find_map(|r| match &r.body {
+            Body::ToolResult { .. } if (span.since..=span.until).contains(&r.seq) => Some(r.seq),
+            _ => None,
+        });
+        let before = first_result.and_then(|first| {
+            lineage.records.iter().rev().find_map(|r| match &r.body {
+                Body::Snapshot { tree } if r.seq < first => Some(tree.clone()),
+                _ => None,
+            })
+        });
+        if let (Some(before), Some(now)) = (before, self.last_tree.clone())
+            && before != now
+        {
+            let blobs = self.store.blobs();
+            if let Some(patch) = Snapshotter::diff(&self.cwd, &before, &now, &blobs) {
+                fold.diff_blob = Some(blobs.put(&patch)?);
+            }
+            // What the span changed, whichever tool changed it (no tool reports what `bash`
+            // did), with the content it left.
+            for path in Snapshotter::changed(&self.cwd, &before, &now, &blobs).unwrap_or_default() {
+                let hash = std::fs::read(self.cwd.join(&path))
+                    .ok()
+                    .map(|bytes| crate::tool::content_hash(&bytes));
+                match fold.files.iter_mut().find(|f| f.path == path) {
+                    Some(known) => known.hash = hash,
+                    None => fold.files.push(hotl_log::FileTouch {
+                        op: if hash.is_some() { "changed" } else { "delete" }.to_owned(),
+                        path,
+                        hash,
+                    }),
+                }
+            }
+        }
+        self.append(Body::Fold(Box::new(fold.clone())))?;
+        note_files(&mut self.archived_files, &fold);
+        self.reminder = hotl_view::open_items(&fold.note).map(|open| {
+            format!(
+                "<reminder>after folding {}: open: {open}</reminder>",
+                fold.handle
+            )
+        });
+        Ok(fold)
+    }
+
+    /// The handles already given out in this session's tree: its view's archived spans and
+    /// the sessions delegated in the tree. A new handle must differ from all of them.
+    pub(super) fn taken_handles(&self) -> Result<Vec<String>> {
+        fn folded(items: &[Item], out: &mut Vec<String>) {
+            for item in items {
+                match item {
+                    Item::Folded { handle, items, .. } => {
+                        out.push(handle.clone());
+                        folded(items, out);
+                    }
+                    Item::Compacted { items, .. } => folded(items, out),
+                    _ => {}
+                }
+            }
+        }
+        let mut taken = Vec::new();
+        folded(&self.view.items, &mut taken);
+        for child in self.store.tree_children(self.writer.root())? {
+            if let Some(handle) = self
+                .store
+                .read_start(&child)
+                .ok()
+                .and_then(|s| s.delegated)
+                .and_then(|d| d.handle)
+            {
+                taken.push(handle);
+            }
+        }
+        Ok(taken)
+    }
+}
+
+/// Remembers which files a fold's span touched, for the file-touch cue.
+pub(super) fn note_files(out: &mut Vec<(String, String, String)>, fold: &hotl_log::Fold) {
+    let title = fold.note.lines().next().unwrap_or("").trim().to_owned();
+    for touch in &fold.files {
+        out.push((touch.path.clone(), fold.handle.clone(), title.clone()));
+    }
+}

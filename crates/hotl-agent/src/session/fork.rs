@@ -1,0 +1,203 @@
+//! The fork move: a child session that works a task to the end and answers with its final
+//! message, resumed after a crash, and the files its work touched.
+
+use hotl_log::{Block, Body, RunState, Store};
+use hotl_view::Item;
+use tokio::sync::watch;
+
+use super::{Progress, Session, Settings, TurnOutcome, Ui};
+use crate::error::Result;
+use crate::provider::Provider;
+use crate::tool::ToolOutput;
+
+impl Session {
+    /// The `fork` tool: a child session pinned at this session's end (the assistant message that
+    /// called `fork`, other calls of the step already answered), whose first record answers the
+    /// fork call with the task, so its first request extends this session's last one. It runs
+    /// to completion with the same tools; its final message comes back as the result.
+    pub(super) async fn fork_call(
+        &mut self,
+        call: &str,
+        task: &str,
+        provider: &Provider,
+        settings: &Settings,
+        ui: &mut dyn Ui,
+        cancel: watch::Receiver<bool>,
+    ) -> Result<ToolOutput> {
+        let id = self.writer.id().to_owned();
+        let offset = std::fs::metadata(self.writer.path())
+            .map_err(|e| hotl_log::LogError::Io {
+                path: self.writer.path().to_owned(),
+                source: e,
+            })?
+            .len();
+        let pin = self.store.pin(&id, self.writer.next_seq() - 1, offset)?;
+        let handle = crate::moves::unique_handle(
+            &format!("fork:{id}:{}:{task}", pin.seq),
+            &self.taken_handles()?,
+        );
+        let delegation = hotl_log::Delegation {
+            by: id.clone(),
+            agent: Some("fork".to_owned()),
+            description: task.to_owned(),
+            handle: Some(handle.clone()),
+        };
+        let writer =
+            self.writer
+                .delegate(pin, &self.cwd.display().to_string(), Vec::new(), delegation)?;
+        let mut child = Session::from_writer(&self.store, writer, self.tools.clone())?;
+        ui.progress(Progress::Notice(&format!("fork {handle} started: {task}")));
+        let outcome = child
+            .run_task(call, task, provider, settings, ui, cancel)
+            .await?;
+        self.totals.add(&child.totals);
+        note_delegated_files(&self.store, self.writer.id(), &mut self.archived_files);
+        Ok(fork_report(&handle, child.id(), &outcome))
+    }
+
+    /// Runs a fork's task: answers the call that made it with the task, then works until the
+    /// model stops.
+    pub async fn run_task(
+        &mut self,
+        call: &str,
+        task: &str,
+        provider: &Provider,
+        settings: &Settings,
+        ui: &mut dyn Ui,
+        cancel: watch::Receiver<bool>,
+    ) -> Result<TurnOutcome> {
+        let run = hotl_log::new_session_id();
+        // The run is recorded as started, so recovery can tell an unfinished task.
+        self.append_all(vec![
+            Body::Run {
+                run: run.clone(),
+                state: RunState::Started,
+            },
+            Body::ToolResult {
+                call: call.to_owned(),
+                content: vec![Block::text(crate::moves::fork_brief(task))],
+                blob: None,
+                is_error: false,
+                files: Vec::new(),
+            },
+        ])?;
+        Box::pin(self.steps(&run, provider, settings, ui, cancel)).await
+    }
+
+    /// Finishes the forks the dead process left running: each open `fork` call whose child
+    /// exists is resumed (the child recovers its own turn) and answered with its report, as if
+    /// nothing had happened. A fork call with no child yet stays open (answered "interrupted").
+    pub(super) async fn resume_forks(
+        &mut self,
+        provider: &Provider,
+        settings: &Settings,
+        ui: &mut dyn Ui,
+        cancel: watch::Receiver<bool>,
+    ) -> Result<()> {
+        let open: Vec<String> = self
+            .open_calls()
+            .into_iter()
+            .filter(|(_, name)| name == "fork")
+            .map(|(id, _)| id)
+            .collect();
+        if open.is_empty() {
+            return Ok(());
+        }
+        for child in self.store.visible_delegated(self.writer.id())? {
+            // The child whose first result answers one of the open calls.
+            let Ok(log) = self.store.read(&child.id) else {
+                continue;
+            };
+            let Some(call) = log.records.iter().find_map(|r| match &r.body {
+                Body::ToolResult { call, .. } => Some(call.clone()),
+                _ => None,
+            }) else {
+                continue;
+            };
+            if !open.contains(&call) {
+                continue;
+            }
+            let handle = child
+                .delegation
+                .handle
+                .clone()
+                .unwrap_or_else(|| child.id[..8].to_owned());
+            ui.progress(Progress::Notice(&format!(
+                "resuming fork {handle}: {}",
+                child.delegation.description
+            )));
+            let writer = self.writer.open_delegated(&child.id)?;
+            let mut fork = Session::from_writer(&self.store, writer, self.tools.clone())?;
+            let outcome = Box::pin(fork.recover(provider, settings, ui, cancel.clone())).await?;
+            self.totals.add(&fork.totals);
+            let outcome = outcome.unwrap_or_else(|| TurnOutcome {
+                text: fork.last_answer(),
+                ..TurnOutcome::default()
+            });
+            let output = fork_report(&handle, fork.id(), &outcome);
+            self.record_result(&call, output)?;
+        }
+        Ok(())
+    }
+
+    /// The text of the last model answer in the view.
+    fn last_answer(&self) -> String {
+        self.view
+            .items
+            .iter()
+            .rev()
+            .find_map(|i| match i {
+                Item::Assistant { content, .. } => {
+                    Some(content.iter().filter_map(Block::as_text).collect())
+                }
+                _ => None,
+            })
+            .unwrap_or_default()
+    }
+}
+
+/// What a fork's call is answered with: its final message and its handle, or that it was
+/// cancelled.
+fn fork_report(handle: &str, id: &str, outcome: &TurnOutcome) -> ToolOutput {
+    if outcome.cancelled {
+        return ToolOutput::error(format!(
+            "fork {handle} (session {id}) was cancelled by the user before it finished; \
+             its work so far is archived under {handle}"
+        ));
+    }
+    ToolOutput::ok(format!(
+        "fork {handle} (session {id}) finished:\n{}",
+        outcome.text
+    ))
+}
+
+/// Remembers which files the forks `id` can see touched, for the file-touch cue (once each:
+/// what is already known stays).
+pub(super) fn note_delegated_files(
+    store: &Store,
+    id: &str,
+    out: &mut Vec<(String, String, String)>,
+) {
+    let Ok(delegated) = store.visible_delegated(id) else {
+        return;
+    };
+    for child in delegated {
+        let Some(handle) = child.delegation.handle else {
+            continue;
+        };
+        if out.iter().any(|(_, h, _)| *h == handle) {
+            continue;
+        }
+        let Ok(log) = store.read(&child.id) else {
+            continue;
+        };
+        let title = format!("fork: {}", child.delegation.description);
+        for record in &log.records {
+            if let Body::ToolResult { files, .. } = &record.body {
+                for touch in files {
+                    out.push((touch.path.clone(), handle.clone(), title.clone()));
+                }
+            }
+        }
+    }
+}

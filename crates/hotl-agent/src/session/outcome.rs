@@ -1,0 +1,66 @@
+//! What a turn came to (`TurnOutcome`) and what this process spent (`Totals`).
+
+use hotl_wire::{StopReason, Usage};
+
+/// How a turn ended.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct TurnOutcome {
+    /// The final answer's text.
+    pub text: String,
+    /// Why the model stopped.
+    pub stop: Option<StopReason>,
+    /// Model calls made.
+    pub steps: usize,
+    /// Usage of this turn.
+    pub usage: Usage,
+    /// Cost of this turn in dollars, when the model's price is known.
+    pub cost: Option<f64>,
+    /// The user cancelled it.
+    pub cancelled: bool,
+}
+
+impl TurnOutcome {
+    /// Counts an earlier turn's usage and cost into this one (the text stays this turn's).
+    pub fn add(&mut self, earlier: &TurnOutcome) {
+        add(&mut self.usage, &earlier.usage);
+        self.steps += earlier.steps;
+        if let Some(c) = earlier.cost {
+            *self.cost.get_or_insert(0.0) += c;
+        }
+    }
+}
+
+/// Usage and cost counted by this process (they start at zero on resume).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Totals {
+    /// Tokens.
+    pub usage: Usage,
+    /// Dollars (known prices only).
+    pub cost: f64,
+    /// Model calls.
+    pub requests: u32,
+    /// Time spent waiting for the model (the exchange, after the request body was built).
+    pub model_time: std::time::Duration,
+    /// Time spent in tools.
+    pub tool_time: std::time::Duration,
+}
+
+impl Totals {
+    /// Counts a delegated session's totals (a fork's) into these.
+    pub fn add(&mut self, other: &Totals) {
+        add(&mut self.usage, &other.usage);
+        self.cost += other.cost;
+        self.requests += other.requests;
+        self.model_time += other.model_time;
+        self.tool_time += other.tool_time;
+    }
+}
+
+pub(super) fn add(total: &mut Usage, more: &Usage) {
+    total.input += more.input;
+    total.cache_read += more.cache_read;
+    total.cache_write_5m += more.cache_write_5m;
+    total.cache_write_1h += more.cache_write_1h;
+    total.output += more.output;
+    total.thinking += more.thinking;
+}

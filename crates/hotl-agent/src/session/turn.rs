@@ -1,0 +1,289 @@
+//! The turn loop: submitting a message, the model and tool steps until the model stops,
+//! finishing a turn a dead process left open, and cancelling.
+
+use hotl_log::{Block, Body, RunState, Todo};
+use hotl_view::model_view;
+use hotl_wire::{Event, Reply};
+use tokio::sync::watch;
+
+use super::calls::Call;
+use super::{Progress, Session, Settings, TurnOutcome, Ui};
+use crate::error::{AgentError, Result};
+use crate::provider::Provider;
+use crate::tool::ToolOutput;
+
+/// The answer a tool call gets when the process died while it ran.
+pub const INTERRUPTED: &str = "interrupted: may have partly run";
+
+impl Session {
+    /// Whether the last turn was left open by a process that died (or was killed) mid-turn.
+    pub fn has_open_turn(&self) -> bool {
+        self.open_run().is_some()
+    }
+
+    fn open_run(&self) -> Option<String> {
+        match &self.last_run {
+            Some((run, RunState::Started)) => Some(run.clone()),
+            _ => None,
+        }
+    }
+
+    /// Finishes a turn a dead process left open: open tool calls are answered
+    /// "interrupted: may have partly run", then the model is asked again. Does nothing when no
+    /// turn is open.
+    pub async fn recover(
+        &mut self,
+        provider: &Provider,
+        settings: &Settings,
+        ui: &mut dyn Ui,
+        cancel: watch::Receiver<bool>,
+    ) -> Result<Option<TurnOutcome>> {
+        let Some(run) = self.open_run() else {
+            return Ok(None);
+        };
+        ui.progress(Progress::Notice(
+            "finishing the turn the last process left open",
+        ));
+        self.append(Body::Run {
+            run: run.clone(),
+            state: RunState::Interrupted,
+        })?;
+        self.resume_forks(provider, settings, ui, cancel.clone())
+            .await?;
+        self.answer_open_calls(INTERRUPTED)?;
+        let outcome = self.steps(&run, provider, settings, ui, cancel).await?;
+        Ok(Some(outcome))
+    }
+
+    /// Runs one turn: the user's message, then model calls and tools until the model stops.
+    pub async fn submit(
+        &mut self,
+        prompt: &str,
+        provider: &Provider,
+        settings: &Settings,
+        ui: &mut dyn Ui,
+        cancel: watch::Receiver<bool>,
+    ) -> Result<TurnOutcome> {
+        if !self.cwd.is_dir() {
+            return Err(AgentError::MissingCwd(self.cwd.display().to_string()));
+        }
+        // Calls left open (a fork of a session cut mid-turn, a crash nobody recovered) are
+        // answered first, so the log stays valid for every provider. No model call is spent
+        // finishing that old turn.
+        self.answer_open_calls(INTERRUPTED)?;
+        self.active_reminder = self.reminder.take();
+        self.tree_is_current = false;
+        self.snapshots.start(&self.cwd, &self.store.blobs());
+        let run = hotl_log::new_session_id();
+        self.append_all(vec![
+            Body::Run {
+                run: run.clone(),
+                state: RunState::Started,
+            },
+            Body::user_text(prompt),
+        ])?;
+        self.steps(&run, provider, settings, ui, cancel).await
+    }
+
+    pub(super) async fn steps(
+        &mut self,
+        run: &str,
+        provider: &Provider,
+        settings: &Settings,
+        ui: &mut dyn Ui,
+        mut cancel: watch::Receiver<bool>,
+    ) -> Result<TurnOutcome> {
+        let mut outcome = TurnOutcome::default();
+        loop {
+            if outcome.steps >= settings.max_steps {
+                self.close_run(run, RunState::Cancelled)?;
+                return Err(AgentError::TooManySteps(settings.max_steps));
+            }
+            outcome.steps += 1;
+            let reply = tokio::select! {
+                reply = self.ask_model(provider, settings, ui) => reply,
+                _ = cancelled(&mut cancel) => return self.cancel_turn(run, outcome),
+            };
+            let reply = match reply {
+                Ok(reply) => reply,
+                Err(AgentError::Wire(hotl_wire::WireError::Interrupted { partial, cause })) => {
+                    // Keep what was said; calls that never finished are not run.
+                    let text: Vec<Block> = partial
+                        .content
+                        .into_iter()
+                        .filter(|b| matches!(b, Block::Text { .. }))
+                        .collect();
+                    if !text.is_empty() {
+                        self.append(Body::Assistant {
+                            content: text,
+                            model: partial.model,
+                            stop: Some("interrupted".to_owned()),
+                            usage: Some(partial.usage.to_log()),
+                        })?;
+                    }
+                    self.close_run(run, RunState::Interrupted)?;
+                    return Err(AgentError::Wire(*cause));
+                }
+                Err(e) => {
+                    self.close_run(run, RunState::Interrupted)?;
+                    return Err(e);
+                }
+            };
+            self.count(settings, &reply, &mut outcome);
+            let stop = reply.stop;
+            outcome.stop = stop;
+            outcome.text = reply
+                .content
+                .iter()
+                .filter_map(Block::as_text)
+                .collect::<Vec<_>>()
+                .join("");
+            let calls: Vec<Call> = reply
+                .tool_calls()
+                .map(|(id, name, input)| Call {
+                    id: id.to_owned(),
+                    name: name.to_owned(),
+                    input: input.clone(),
+                })
+                .collect();
+            let bad: Vec<(String, String)> = reply
+                .bad_calls
+                .iter()
+                .map(|b| (b.id.clone(), b.arguments.clone()))
+                .collect();
+            let answer = Body::Assistant {
+                content: reply.content,
+                model: reply.model.or_else(|| Some(settings.model.clone())),
+                stop: reply.raw_stop,
+                usage: Some(reply.usage.to_log()),
+            };
+            if calls.is_empty() {
+                self.append_all(vec![
+                    answer,
+                    Body::Run {
+                        run: run.to_owned(),
+                        state: RunState::Finished,
+                    },
+                ])?;
+                self.active_reminder = None;
+                return Ok(outcome);
+            }
+            self.append(answer)?;
+            // Forks start from the view with every other call of this step answered.
+            let mut calls = calls;
+            calls.sort_by_key(|call| call.name == "fork");
+            let changes_files = calls.iter().any(|call| {
+                self.tools
+                    .iter()
+                    .any(|t| t.name() == call.name && t.kind() != crate::tool::ToolKind::Read)
+            });
+            // The tree before this step's tools run (the one started with the turn, when there
+            // is one), unless a snapshot this turn already shows it: the user may have changed
+            // files since the last one.
+            if changes_files && !self.tree_is_current {
+                match self.snapshots.started() {
+                    Some(tree) => self.record_tree(tree)?,
+                    None => self.snapshot()?,
+                }
+            }
+            for call in calls {
+                let id = call.id.clone();
+                let output = if let Some((_, args)) = bad.iter().find(|(b, _)| *b == id) {
+                    ToolOutput::error(format!(
+                        "the arguments of this call are not valid JSON, so it did not run: {args}"
+                    ))
+                } else if call.name == "fork" {
+                    // A fork stops itself when cancelled (its own log closed cleanly), then
+                    // this turn stops.
+                    let fork_cancel = cancel.clone();
+                    let output = self
+                        .call_tool(&call, provider, settings, ui, &fork_cancel)
+                        .await;
+                    if *cancel.borrow() {
+                        self.record_result(&id, output)?;
+                        return self.cancel_turn(run, outcome);
+                    }
+                    output
+                } else {
+                    let quiet = cancel.clone();
+                    tokio::select! {
+                        output = self.call_tool(&call, provider, settings, ui, &quiet) => output,
+                        _ = cancelled(&mut cancel) => return self.cancel_turn(run, outcome),
+                    }
+                };
+                self.record_result(&id, output)?;
+            }
+            if changes_files {
+                self.snapshot()?;
+            }
+        }
+    }
+
+    async fn ask_model(
+        &mut self,
+        provider: &Provider,
+        settings: &Settings,
+        ui: &mut dyn Ui,
+    ) -> Result<Reply> {
+        let view = &self.view;
+        let mut request = self.base_request(model_view(view), settings);
+        request.reuse_key = Some(format!(
+            "{}/{}/{}",
+            self.writer.id(),
+            self.epoch,
+            view.model_after
+        ));
+        if !view.state.todos.is_empty() {
+            request.dynamic.push(todo_reminder(&view.state.todos));
+        }
+        if let Some(reminder) = &self.active_reminder {
+            request.dynamic.push(reminder.clone());
+        }
+        if let Some(cue) = self.cue.take() {
+            request.dynamic.push(cue);
+        }
+        let started = std::time::Instant::now();
+        let (reply, encoding) = provider
+            .send_timed(&request, &mut |e: &Event| ui.progress(Progress::Model(e)))
+            .await;
+        drop(request);
+        let waited = started.elapsed().saturating_sub(encoding);
+        self.totals.model_time += waited;
+        Ok(reply?)
+    }
+
+    fn cancel_turn(&mut self, run: &str, mut outcome: TurnOutcome) -> Result<TurnOutcome> {
+        self.answer_open_calls("cancelled by the user before it finished; it may have partly run")?;
+        self.close_run(run, RunState::Cancelled)?;
+        outcome.cancelled = true;
+        Ok(outcome)
+    }
+
+    fn close_run(&mut self, run: &str, state: RunState) -> Result<()> {
+        self.append(Body::Run {
+            run: run.to_owned(),
+            state,
+        })
+    }
+}
+
+fn todo_reminder(todos: &[Todo]) -> String {
+    let mut out = String::from("<todos>\n");
+    for t in todos {
+        out.push_str(&format!("[{}] {}\n", t.status, t.text));
+    }
+    out.push_str("</todos>");
+    out
+}
+
+async fn cancelled(cancel: &mut watch::Receiver<bool>) {
+    loop {
+        if *cancel.borrow() {
+            return;
+        }
+        if cancel.changed().await.is_err() {
+            // Nobody can cancel any more.
+            std::future::pending::<()>().await;
+        }
+    }
+}
