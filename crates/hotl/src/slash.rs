@@ -21,11 +21,11 @@ const HELP: &[(&str, &str)] = &[
     ),
     (
         "/recall [--exact|--regex] QUERY",
-        "search what this session folded away (ranked by default; no model call)",
+        "search what this session archived: folds, forks, earlier asks (ranked by default; no model call)",
     ),
     (
         "/ask HANDLE QUESTION",
-        "put one question to a folded thread",
+        "put one question to an archived thread (a fold or a fork)",
     ),
     ("/help", "this list"),
     ("/exit, /quit", "leave the console (Ctrl-D too)"),
@@ -52,7 +52,7 @@ pub enum Slash {
     },
     /// `/ask HANDLE QUESTION`.
     Ask {
-        /// The folded thread's handle.
+        /// The archived thread's handle (a fold's or a fork's).
         handle: String,
         /// The question.
         question: String,
@@ -136,7 +136,7 @@ fn parse_ask(rest: &str) -> Slash {
             question: question.trim().to_owned(),
         },
         _ => Slash::Usage(
-            "/ask needs a handle and a question: /ask HANDLE QUESTION (handles show as ⋯ folded)"
+            "/ask needs a handle and a question: /ask HANDLE QUESTION (/recall shows handles)"
                 .to_owned(),
         ),
     }

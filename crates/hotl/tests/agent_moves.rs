@@ -128,6 +128,12 @@ fn loop_fold_recall_ask_and_fork_through_the_binary() -> TestResult {
     // The child is addressed by id prefix, and shows its own work.
     let shown = env.run(&["sessions", "show", &child_id[..12]]).ok().stdout;
     assert!(shown.contains("The loop tried three builds"), "{shown}");
+    assert!(
+        shown.contains(&format!(
+            "fork {fork_handle} of {id}: list what the build loop tried"
+        )),
+        "{shown}"
+    );
     // Its work is recalled from the parent, under its handle...
     let recalled = env.run(&["recall", &id, "three builds"]).ok().stdout;
     assert!(

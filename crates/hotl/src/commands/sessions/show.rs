@@ -104,5 +104,19 @@ fn header(
         second.push("dropped (kept for its descendants)".to_owned());
     }
     writeln!(out, "{}", second.join(" · "))?;
+    if meta.delegated
+        && let Some(d) = ctx
+            .store
+            .read_start(&meta.id)
+            .ok()
+            .and_then(|s| s.delegated)
+    {
+        let mut what = d.agent.unwrap_or_else(|| "delegated".to_owned());
+        if let Some(handle) = d.handle {
+            what.push(' ');
+            what.push_str(&handle);
+        }
+        writeln!(out, "{what} of {}: {}", d.by, d.description)?;
+    }
     writeln!(out)
 }
