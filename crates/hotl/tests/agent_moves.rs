@@ -76,6 +76,12 @@ fn loop_fold_recall_ask_and_fork_through_the_binary() -> TestResult {
         .ok()
         .stdout;
     assert!(recalled.contains("linker cannot find libfoo"), "{recalled}");
+    let hits = env.json(&["recall", &id, "libfoo", "--mode", "exact", "--json"])?;
+    // Newest first: the fold's note (written after its span), then the span's outputs.
+    assert_eq!(hits[0]["handle"], handle.as_str(), "{hits}");
+    assert_eq!(hits[0]["kind"], "note", "{hits}");
+    assert_eq!(hits[1]["kind"], "tool", "{hits}");
+    assert_eq!(hits[1]["line"], "error: linker cannot find libfoo (again)");
 
     let asked = env
         .agent(&fake, &["ask", &id, &handle, "what was missing?"])

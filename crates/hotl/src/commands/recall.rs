@@ -1,4 +1,5 @@
-//! `hotl recall`: search a session's archive (folded and compacted spans), no model call.
+//! `hotl recall`: search what a session's tree archived (folded and compacted spans, earlier
+//! asks, forks), no model call.
 
 use std::io::Write;
 use std::process::ExitCode;
@@ -8,7 +9,7 @@ use clap::Args;
 use crate::ctx::{Ctx, flush};
 use crate::error::CliError;
 
-/// Search what a session folded away: ranked (BM25), exact or regex; no model call
+/// Search what a session archived (folds, forks, earlier asks): ranked (BM25), exact or regex; no model call
 #[derive(Debug, Args)]
 pub struct RecallArgs {
     /// List number, id prefix, name or @last
@@ -22,6 +23,20 @@ pub struct RecallArgs {
     /// The most hits to show
     #[arg(long, default_value_t = 20)]
     pub limit: usize,
+    /// One JSON array of hits (schema: docs/json.md)
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// One hit of `hotl recall --json`.
+#[derive(serde::Serialize)]
+struct Row<'a> {
+    handle: &'a str,
+    seq: u64,
+    kind: &'a str,
+    line: &'a str,
+    score: f64,
+    stale: &'a [String],
 }
 
 pub fn run(ctx: &Ctx, args: &RecallArgs) -> Result<ExitCode, CliError> {
@@ -33,9 +48,22 @@ pub fn run(ctx: &Ctx, args: &RecallArgs) -> Result<ExitCode, CliError> {
         .search(&args.query, mode, args.limit)
         .map_err(|e| CliError::user(e.to_string()))?;
     let mut out = ctx.out();
-    write!(out, "{}", hotl_recall::render_hits(&hits))?;
-    if !hotl_recall::render_hits(&hits).ends_with('\n') {
+    if args.json {
+        let rows: Vec<Row> = hits
+            .iter()
+            .map(|h| Row {
+                handle: &h.handle,
+                seq: h.seq,
+                kind: h.kind.name(),
+                line: &h.line,
+                score: h.score,
+                stale: &h.stale,
+            })
+            .collect();
+        serde_json::to_writer_pretty(&mut out, &rows)?;
         writeln!(out)?;
+    } else {
+        write!(out, "{}", hotl_recall::render_hits(&hits))?;
     }
     flush(out)?;
     Ok(ExitCode::SUCCESS)
