@@ -4,15 +4,15 @@
 //! the assistant message that called it, and the rest of the user message follows as a `user`
 //! message. Thinking blocks are not replayed (the dialect has no field for them).
 
-use serde::ser::{SerializeMap, SerializeSeq};
+use serde::ser::SerializeMap;
 use serde::{Serialize, Serializer};
 
 use hotl_log::Block;
-use hotl_view::{Part, Role};
+use hotl_view::Part;
 
-use crate::encode::openai_parts::{ExplicitMode, Flavor, user_parts};
+use crate::encode::openai_parts::{ChoiceOut, ExplicitMode, Flavor, Piece, UserContent, pieces};
 use crate::encode::{joined_text, part_text};
-use crate::request::{Reasoning, Request, ToolChoice};
+use crate::request::{Reasoning, Request};
 
 /// The body of `POST /v1/chat/completions`.
 pub fn body(request: &Request<'_>) -> Vec<u8> {
@@ -43,7 +43,7 @@ impl Serialize for Body<'_, '_> {
         if !r.tools.is_empty() {
             let tools: Vec<ToolOut<'_>> = r.tools.iter().map(ToolOut).collect();
             map.serialize_entry("tools", &tools)?;
-            map.serialize_entry("tool_choice", &ChoiceOut(&r.tool_choice))?;
+            map.serialize_entry("tool_choice", &ChoiceOut(&r.tool_choice, Flavor::Chat))?;
         }
         map.serialize_entry("messages", &Messages(r))?;
         map.end()
@@ -81,31 +81,12 @@ impl Serialize for ToolOut<'_> {
     }
 }
 
-struct ChoiceOut<'a>(&'a ToolChoice);
-
-impl Serialize for ChoiceOut<'_> {
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        match self.0 {
-            ToolChoice::Auto => s.serialize_str("auto"),
-            ToolChoice::Any => s.serialize_str("required"),
-            ToolChoice::None => s.serialize_str("none"),
-            ToolChoice::Tool(name) => {
-                let mut map = s.serialize_map(Some(2))?;
-                map.serialize_entry("type", "function")?;
-                map.serialize_entry("function", &serde_json::json!({ "name": name }))?;
-                map.end()
-            }
-        }
-    }
-}
-
 /// One Chat message, borrowed from the request.
 enum Out<'r, 'a> {
     System(&'r [String]),
     User {
-        parts: Vec<&'r Part<'a>>,
+        content: UserContent<'r, 'a>,
         mark: bool,
-        dynamic: &'r [String],
     },
     Assistant(&'r [Part<'a>]),
     Tool {
@@ -125,47 +106,12 @@ impl Serialize for Messages<'_, '_> {
         if !r.system.is_empty() {
             out.push(Out::System(&r.system));
         }
-        let last_user = r.messages.iter().rposition(|m| m.role == Role::User);
-        for (i, message) in r.messages.iter().enumerate() {
-            match message.role {
-                Role::Assistant => out.push(Out::Assistant(&message.content)),
-                Role::User => {
-                    let mut rest = Vec::new();
-                    for part in &message.content {
-                        match part {
-                            Part::ToolResult {
-                                tool_use_id,
-                                content,
-                                ..
-                            } => out.push(Out::Tool {
-                                id: tool_use_id,
-                                content,
-                                mark,
-                            }),
-                            Part::Block(Block::Unknown { .. }) => {}
-                            other => rest.push(other),
-                        }
-                    }
-                    let dynamic: &[String] = if Some(i) == last_user {
-                        &r.dynamic
-                    } else {
-                        &[]
-                    };
-                    if !rest.is_empty() || !dynamic.is_empty() {
-                        out.push(Out::User {
-                            parts: rest,
-                            mark,
-                            dynamic,
-                        });
-                    }
-                }
-            }
-        }
-        let mut seq = s.serialize_seq(Some(out.len()))?;
-        for m in &out {
-            seq.serialize_element(m)?;
-        }
-        seq.end()
+        out.extend(pieces(r).into_iter().map(|piece| match piece {
+            Piece::Assistant(parts) => Out::Assistant(parts),
+            Piece::ToolResult { id, content } => Out::Tool { id, content, mark },
+            Piece::User(content) => Out::User { content, mark },
+        }));
+        out.serialize(s)
     }
 }
 
@@ -177,14 +123,9 @@ impl Serialize for Out<'_, '_> {
                 map.serialize_entry("role", "system")?;
                 map.serialize_entry("content", &blocks.join("\n\n"))?;
             }
-            Out::User {
-                parts,
-                mark,
-                dynamic,
-            } => {
+            Out::User { content, mark } => {
                 map.serialize_entry("role", "user")?;
-                let content = user_parts(parts, dynamic, *mark, Flavor::Chat);
-                map.serialize_entry("content", &content)?;
+                map.serialize_entry("content", &content.shaped(*mark, Flavor::Chat))?;
             }
             Out::Assistant(parts) => {
                 map.serialize_entry("role", "assistant")?;

@@ -4,15 +4,15 @@
 //! as `message` items, tool calls as `function_call`, tool results as `function_call_output`,
 //! reasoning with its encrypted content as `reasoning` items.
 
-use serde::ser::{SerializeMap, SerializeSeq};
+use serde::ser::SerializeMap;
 use serde::{Serialize, Serializer};
 
 use hotl_log::Block;
-use hotl_view::{Part, Role};
+use hotl_view::Part;
 
-use crate::encode::openai_parts::{ExplicitMode, Flavor, user_parts};
+use crate::encode::openai_parts::{ChoiceOut, ExplicitMode, Flavor, Piece, UserContent, pieces};
 use crate::encode::{joined_text, part_text};
-use crate::request::{Reasoning, Request, ToolChoice, ToolDef};
+use crate::request::{Reasoning, Request, ToolDef};
 
 /// The body of `POST /v1/responses`.
 pub fn body(request: &Request<'_>) -> Vec<u8> {
@@ -51,7 +51,7 @@ impl Serialize for Body<'_, '_> {
         if !r.tools.is_empty() {
             let tools: Vec<ToolOut<'_>> = r.tools.iter().map(ToolOut).collect();
             map.serialize_entry("tools", &tools)?;
-            map.serialize_entry("tool_choice", &ChoiceOut(&r.tool_choice))?;
+            map.serialize_entry("tool_choice", &ChoiceOut(&r.tool_choice, Flavor::Responses))?;
         }
         map.serialize_entry("input", &Input(r))?;
         map.end()
@@ -71,30 +71,11 @@ impl Serialize for ToolOut<'_> {
     }
 }
 
-struct ChoiceOut<'a>(&'a ToolChoice);
-
-impl Serialize for ChoiceOut<'_> {
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        match self.0 {
-            ToolChoice::Auto => s.serialize_str("auto"),
-            ToolChoice::Any => s.serialize_str("required"),
-            ToolChoice::None => s.serialize_str("none"),
-            ToolChoice::Tool(name) => {
-                let mut map = s.serialize_map(Some(2))?;
-                map.serialize_entry("type", "function")?;
-                map.serialize_entry("name", name)?;
-                map.end()
-            }
-        }
-    }
-}
-
 /// One input item, borrowed from the request.
 enum Item<'r, 'a> {
     User {
-        parts: Vec<&'r Part<'a>>,
+        content: UserContent<'r, 'a>,
         mark: bool,
-        dynamic: &'r [String],
     },
     AssistantText(String),
     Call(&'r Block),
@@ -114,13 +95,12 @@ impl Serialize for Input<'_, '_> {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         let r = self.0;
         let mark = r.cache.explicit_breakpoints;
-        let last_user = r.messages.iter().rposition(|m| m.role == Role::User);
         let mut items: Vec<Item<'_, '_>> = Vec::new();
-        for (i, message) in r.messages.iter().enumerate() {
-            match message.role {
-                Role::Assistant => {
+        for piece in pieces(r) {
+            match piece {
+                Piece::Assistant(parts) => {
                     let mut text = String::new();
-                    for part in &message.content {
+                    for part in parts {
                         match part {
                             Part::Block(call @ Block::ToolUse { .. }) => {
                                 if !text.is_empty() {
@@ -145,42 +125,11 @@ impl Serialize for Input<'_, '_> {
                         items.push(Item::AssistantText(text));
                     }
                 }
-                Role::User => {
-                    let mut rest = Vec::new();
-                    for part in &message.content {
-                        match part {
-                            Part::ToolResult {
-                                tool_use_id,
-                                content,
-                                ..
-                            } => items.push(Item::Output {
-                                id: tool_use_id,
-                                content,
-                            }),
-                            Part::Block(Block::Unknown { .. }) => {}
-                            other => rest.push(other),
-                        }
-                    }
-                    let dynamic: &[String] = if Some(i) == last_user {
-                        &r.dynamic
-                    } else {
-                        &[]
-                    };
-                    if !rest.is_empty() || !dynamic.is_empty() {
-                        items.push(Item::User {
-                            parts: rest,
-                            mark,
-                            dynamic,
-                        });
-                    }
-                }
+                Piece::ToolResult { id, content } => items.push(Item::Output { id, content }),
+                Piece::User(content) => items.push(Item::User { content, mark }),
             }
         }
-        let mut seq = s.serialize_seq(Some(items.len()))?;
-        for item in &items {
-            seq.serialize_element(item)?;
-        }
-        seq.end()
+        items.serialize(s)
     }
 }
 
@@ -188,15 +137,10 @@ impl Serialize for Item<'_, '_> {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         let mut map = s.serialize_map(None)?;
         match self {
-            Item::User {
-                parts,
-                mark,
-                dynamic,
-            } => {
+            Item::User { content, mark } => {
                 map.serialize_entry("type", "message")?;
                 map.serialize_entry("role", "user")?;
-                let content = user_parts(parts, dynamic, *mark, Flavor::Responses);
-                map.serialize_entry("content", &content)?;
+                map.serialize_entry("content", &content.shaped(*mark, Flavor::Responses))?;
             }
             Item::AssistantText(text) => {
                 map.serialize_entry("type", "message")?;
