@@ -140,6 +140,13 @@ fn loop_fold_recall_ask_and_fork_through_the_binary() -> TestResult {
         )),
         "{shown}"
     );
+    let shown = env.json(&["sessions", "show", &child_id, "--json"])?;
+    assert_eq!(
+        shown["delegated"]["handle"],
+        fork_handle.as_str(),
+        "{shown}"
+    );
+    assert_eq!(shown["delegated"]["by"], id.as_str());
     // Its work is recalled from the parent, under its handle...
     let recalled = env.run(&["recall", &id, "three builds"]).ok().stdout;
     assert!(

@@ -42,6 +42,7 @@ pub fn run(ctx: &Ctx, args: &ShowArgs) -> Result<ExitCode, CliError> {
                 "title": meta.display_title(),
                 "cwd": meta.cwd,
                 "parent": meta.parent,
+                "delegated": lineage.start().delegated,
                 "turns": view.turns,
                 "open_turn": view.open_turn,
                 "model_after": view.model_after,
