@@ -131,6 +131,14 @@ fn loop_fold_recall_ask_and_fork_through_the_binary() -> TestResult {
         )),
         "{table}"
     );
+    let root_shown = env.run(&["sessions", "show", &id]).ok().stdout;
+    assert!(
+        root_shown.contains(&format!("↳ fork {fork_handle} (t"))
+            && root_shown.contains(&format!(
+                "list what the build loop tried · session {child_id}"
+            )),
+        "{root_shown}"
+    );
     // The child is addressed by id prefix, and shows its own work.
     let shown = env.run(&["sessions", "show", &child_id[..12]]).ok().stdout;
     assert!(shown.contains("The loop tried three builds"), "{shown}");

@@ -63,6 +63,7 @@ pub fn run(ctx: &Ctx, args: &ShowArgs) -> Result<ExitCode, CliError> {
     } else {
         header(ctx, &mut out, &meta, &view)?;
         render::transcript(&mut out, &view)?;
+        forks(ctx, &mut out, &meta.id)?;
     }
     for problem in problems.iter().chain(&view.anomalies) {
         writeln!(out, "warning: {problem}")?;
@@ -72,6 +73,28 @@ pub fn run(ctx: &Ctx, args: &ShowArgs) -> Result<ExitCode, CliError> {
     }
     flush(out)?;
     Ok(ExitCode::SUCCESS)
+}
+
+/// The sessions this one delegated (its forks), one line each: what `recall` and `ask` reach
+/// them by.
+fn forks(ctx: &Ctx, out: &mut impl Write, id: &str) -> Result<(), CliError> {
+    let mine: Vec<hotl_log::Delegated> = ctx
+        .store
+        .visible_delegated(id)?
+        .into_iter()
+        .filter(|d| d.delegation.by == id)
+        .collect();
+    for child in mine {
+        let d = child.delegation;
+        let what = d.agent.as_deref().unwrap_or("delegated");
+        let handle = d.handle.as_deref().unwrap_or(&child.id[..8]);
+        writeln!(
+            out,
+            "↳ {what} {handle} (t{}): {} · session {}",
+            child.pinned_at, d.description, child.id
+        )?;
+    }
+    Ok(())
 }
 
 fn header(
