@@ -420,7 +420,9 @@ fn the_fork_tool_runs_a_child_from_this_view_and_returns_its_report() {
             .starts_with(f.store.tree_dir(f.session.id()))
     );
     assert_eq!(f.store.root_of(&child_id), f.session.id());
-    assert!(f.store.meta(&child_id).expect("meta").delegated);
+    let meta = f.store.meta(&child_id).expect("meta");
+    assert!(meta.delegated);
+    assert_eq!(meta.display_title(), "summarise the build logs");
     let delegation = f
         .store
         .read_start(&child_id)

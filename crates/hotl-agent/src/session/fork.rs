@@ -42,9 +42,17 @@ impl Session {
             description: task.to_owned(),
             handle: Some(handle.clone()),
         };
+        // The child runs under the parent's modes, titled by its task.
+        let mut state: Vec<Body> = hotl_view::fork_state(&self.view.state, false)
+            .into_iter()
+            .filter(|b| matches!(b, Body::Mode { .. }))
+            .collect();
+        state.push(Body::Title {
+            title: task_title(task),
+        });
         let writer =
             self.writer
-                .delegate(pin, &self.cwd.display().to_string(), Vec::new(), delegation)?;
+                .delegate(pin, &self.cwd.display().to_string(), state, delegation)?;
         let mut child = Session::from_writer(&self.store, writer, self.tools.clone())?;
         ui.progress(Progress::Notice(&format!("fork {handle} started: {task}")));
         let outcome = child
@@ -200,4 +208,15 @@ pub(super) fn note_delegated_files(
             }
         }
     }
+}
+
+/// A fork's title: its task's first line, at most 80 characters.
+fn task_title(task: &str) -> String {
+    let line = task.lines().next().unwrap_or("").trim();
+    let mut title: String = line.chars().take(80).collect();
+    if line.chars().count() > 80 {
+        title.pop();
+        title.push('…');
+    }
+    title
 }
