@@ -1,6 +1,10 @@
 //! The `hotl` binary: arguments in, library calls, rendering out. No logic a test could not
 //! reach through the libraries lives here.
 
+// The doc comments of the argument types are the command line's help text, written for a
+// terminal (`[REF]`, `t<seq>`), not for rustdoc.
+#![allow(rustdoc::broken_intra_doc_links, rustdoc::invalid_html_tags)]
+
 mod cli;
 mod commands;
 mod config;

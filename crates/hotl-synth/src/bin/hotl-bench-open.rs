@@ -20,7 +20,7 @@ use hotl_view::{View, model_view};
 #[derive(Debug, Parser)]
 #[command(name = "hotl-bench-open")]
 struct Args {
-    /// The log, as it sits in a home (<home>/sessions/<id>.jsonl); the home for `summarize`
+    /// The log, as it sits in a home (`<home>/sessions/<id>.jsonl`); the home for `summarize`
     file: PathBuf,
     /// What opening means
     #[arg(value_enum)]
