@@ -611,6 +611,176 @@ fn a_fork_left_running_by_a_dead_process_is_resumed_and_reports_back() {
     );
 }
 
+#[test]
+fn a_file_written_then_changed_by_bash_is_one_touch_and_not_stale_after_the_fold() {
+    let mut f = Fixture::new(
+        vec![
+            Reply::text("Nothing to do yet."),
+            Reply::text("").with_tool(
+                "write",
+                serde_json::json!({ "path": "main.rs", "content": "fn main() {}\n" }),
+            ),
+            Reply::text("").with_tool(
+                "bash",
+                serde_json::json!({ "command": "echo 'fn helper() {}' >> main.rs" }),
+            ),
+            Reply::text("").with_tool("fold", serde_json::json!({ "since": "t7", "note": NOTE })),
+            Reply::text("Folded."),
+        ],
+        false,
+        &["bash", "write"],
+    );
+    f.submit("look around");
+    f.submit("write the program");
+    let fold = f
+        .store
+        .lineage(f.session.id())
+        .expect("lineage")
+        .records
+        .iter()
+        .find_map(|r| match &r.body {
+            Body::Fold(fold) => Some((**fold).clone()),
+            _ => None,
+        })
+        .expect("folded");
+    // The write's touch and the diff's change are one entry, with what bash left.
+    let main = f.project.join("main.rs");
+    let listed: Vec<&str> = fold.files.iter().map(|t| t.path.as_str()).collect();
+    assert_eq!(listed, [main.display().to_string()], "{:?}", fold.files);
+    let left = std::fs::read(&main).expect("main.rs");
+    let left_hash = blake3::hash(&left).to_hex();
+    assert_eq!(fold.files[0].hash.as_deref(), Some(&left_hash[..32]));
+    let hits = f
+        .session
+        .recall("helper", Some("exact"), 5)
+        .expect("recall");
+    assert!(!hits.contains("stale"), "{hits}");
+}
+
+#[test]
+fn a_root_fork_of_a_session_left_mid_fork_recovers_with_the_call_answered_interrupted() {
+    let stall = Fault::split_seeded(3, 4).with_chunk_delay_ms(2_000);
+    let mut f = Fixture::new(
+        vec![
+            Reply::text("").with_tool("fork", serde_json::json!({ "task": "survey the logs" })),
+            Reply::text("a reply nobody will see").with_fault(stall),
+            Reply::text("The fork was interrupted; I will survey myself."),
+        ],
+        false,
+        &[],
+    );
+    let (_tx, cancel) = tokio::sync::watch::channel(false);
+    let died = f.runtime.block_on(async {
+        tokio::time::timeout(
+            std::time::Duration::from_millis(500),
+            f.session
+                .submit("survey", &f.provider, &f.settings, &mut Quiet, cancel),
+        )
+        .await
+    });
+    assert!(died.is_err(), "the turn was still running");
+    // `hotl sessions fork` of the parent at its head: a root of its own, with the open call
+    // but not the child (which lives in the parent's tree).
+    let parent = f.session.id().to_owned();
+    let meta = f.store.meta(&parent).expect("meta");
+    let pin = f
+        .store
+        .pin(&parent, meta.last_seq, meta.complete_end)
+        .expect("pin");
+    let writer = f
+        .store
+        .fork(pin, &f.project.display().to_string(), vec![], None)
+        .expect("fork");
+    let mut forked =
+        Session::from_writer(&f.store, writer, hotl_agent::default_tools()).expect("session");
+    let (_tx, cancel) = tokio::sync::watch::channel(false);
+    let outcome = f
+        .runtime
+        .block_on(forked.recover(&f.provider, &f.settings, &mut Quiet, cancel))
+        .expect("recovered")
+        .expect("an open turn");
+    assert_eq!(
+        outcome.text,
+        "The fork was interrupted; I will survey myself."
+    );
+    let last = f.fake.captured().last().expect("requests").body_text();
+    assert!(last.contains("interrupted: may have partly run"), "{last}");
+}
+
+#[test]
+fn a_forks_changes_are_not_counted_in_a_later_span() {
+    let bash = |cmd: &str| Reply::text("").with_tool("bash", serde_json::json!({ "command": cmd }));
+    let mut f = Fixture::new(
+        vec![
+            Reply::text("").with_tool("fork", serde_json::json!({ "task": "make c" })),
+            bash("echo c > c.txt"),
+            Reply::text("c made"),
+            Reply::text("The fork made c."),
+        ],
+        false,
+        &["bash"],
+    );
+    f.submit("have a fork make c");
+    let since = f.store.meta(f.session.id()).expect("meta").last_seq + 2;
+    f.fake.push_replies([
+        bash("echo b > b.txt"),
+        Reply::text("").with_tool(
+            "fold",
+            serde_json::json!({ "since": format!("t{since}"), "note": NOTE }),
+        ),
+        Reply::text("Folded."),
+    ]);
+    f.submit("now make b");
+    let fold = f
+        .store
+        .lineage(f.session.id())
+        .expect("lineage")
+        .records
+        .iter()
+        .find_map(|r| match &r.body {
+            Body::Fold(fold) => Some((**fold).clone()),
+            _ => None,
+        })
+        .expect("folded");
+    let listed: Vec<&str> = fold.files.iter().map(|t| t.path.as_str()).collect();
+    assert_eq!(
+        listed,
+        [f.project.join("b.txt").display().to_string()],
+        "only what the span did"
+    );
+}
+
+#[test]
+fn two_forks_in_one_step_each_start_with_every_call_answered() {
+    let mut f = Fixture::new(
+        vec![
+            Reply::text("")
+                .with_tool("fork", serde_json::json!({ "task": "task A" }))
+                .with_tool("fork", serde_json::json!({ "task": "task B" })),
+            Reply::text("A done"),
+            Reply::text("B done"),
+            Reply::text("both done"),
+        ],
+        false,
+        &[],
+    );
+    assert_eq!(f.submit("go").text, "both done");
+    let sent = f.fake.captured();
+    assert_eq!(sent.len(), 4);
+    // The fake validates every request like the real services: a call without a result is a
+    // 400. The first child answers the call still waiting for the second; the second starts
+    // after the first reported.
+    let first = sent[1].body_text();
+    assert!(
+        first.contains("the parent session runs this call"),
+        "{first}"
+    );
+    let second = sent[2].body_text();
+    assert!(second.contains("A done"), "{second}");
+    let back = sent[3].body_text();
+    assert!(back.contains("A done") && back.contains("B done"), "{back}");
+}
+
 /// The usage each model answer in `records` recorded, in order.
 fn answer_usages(records: &[hotl_log::Record]) -> Vec<hotl_log::Usage> {
     records
@@ -821,15 +991,20 @@ fn fold_stores_the_diff(git_repo: bool) {
     let patch = String::from_utf8(f.store.blobs().get(&hash).expect("blob")).expect("utf-8");
     assert!(patch.contains("+fn helper() {}"), "{patch}");
     assert!(patch.contains("-to be removed"), "{patch}");
-    // bash reports no file touches; the fold lists what the diff shows, with what it left.
-    let listed: Vec<(&str, &str, bool)> = fold
+    // bash reports no file touches; the fold lists what the diff shows, with what it left,
+    // named as tools name them.
+    let listed: Vec<(String, &str, bool)> = fold
         .files
         .iter()
-        .map(|t| (t.path.as_str(), t.op.as_str(), t.hash.is_some()))
+        .map(|t| (t.path.clone(), t.op.as_str(), t.hash.is_some()))
         .collect();
+    let named = |name: &str| project.join(name).display().to_string();
     assert_eq!(
         listed,
-        [("main.rs", "changed", true), ("old.txt", "delete", false)]
+        [
+            (named("main.rs"), "changed", true),
+            (named("old.txt"), "delete", false)
+        ]
     );
     // So recall can say when that changed since.
     let fresh = f

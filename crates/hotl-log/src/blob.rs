@@ -31,7 +31,8 @@ impl Blobs {
 
     /// [`Blobs::put`] without waiting for the disk: for copies a crash may lose without losing
     /// history (a working-tree file kept for a later diff). Still atomic: a blob is whole or
-    /// absent.
+    /// absent; a later `put` of the same bytes syncs it (and a copy of the wrong size, torn by
+    /// a crash, is written again).
     pub fn put_unsynced(&self, bytes: &[u8]) -> Result<String> {
         self.store(bytes, false)
     }
@@ -39,7 +40,15 @@ impl Blobs {
     fn store(&self, bytes: &[u8], sync: bool) -> Result<String> {
         let hash = blake3::hash(bytes).to_hex().to_string();
         let path = self.path(&hash);
-        if path.exists() {
+        if let Ok(file) = fs::OpenOptions::new().write(true).open(&path)
+            && file.metadata().is_ok_and(|m| m.len() == bytes.len() as u64)
+        {
+            // Already stored, maybe unsynced (a snapshot's copy): make it as durable as asked,
+            // and young again, since gc judges unreferenced blobs by age.
+            if sync {
+                file.sync_data().at(&path)?;
+            }
+            let _ = file.set_modified(std::time::SystemTime::now());
             return Ok(hash);
         }
         let dir = path.parent().expect("blob paths have a prefix directory");

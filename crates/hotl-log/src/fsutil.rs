@@ -4,6 +4,7 @@ use std::fs::{self, OpenOptions};
 use std::io::Write;
 use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt};
 use std::path::Path;
+use std::sync::atomic::{AtomicU64, Ordering};
 
 use crate::error::{IoResultExt, Result};
 
@@ -34,11 +35,15 @@ pub(crate) fn write_derived(path: &Path, bytes: &[u8]) -> Result<()> {
 }
 
 fn write_replace(path: &Path, bytes: &[u8], sync: bool) -> Result<()> {
+    // Unique per write, not only per process: two threads may write the same file (the same
+    // blob) at once, and each needs its own temp file to rename.
+    static WRITES: AtomicU64 = AtomicU64::new(0);
     let dir = path.parent().unwrap_or(Path::new("."));
     let tmp = dir.join(format!(
-        ".{}.{}.tmp",
+        ".{}.{}.{}.tmp",
         path.file_name().and_then(|n| n.to_str()).unwrap_or("file"),
-        std::process::id()
+        std::process::id(),
+        WRITES.fetch_add(1, Ordering::Relaxed)
     ));
     let mut file = private_options()
         .write(true)

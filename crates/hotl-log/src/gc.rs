@@ -81,7 +81,7 @@ impl Store {
     pub fn drop_session(&self, id: &str) -> Result<Dropped> {
         let metas = self.list()?;
         // A fork of a session delegated inside this tree descends from it too.
-        let descendants: Vec<String> = metas
+        let mut descendants: Vec<String> = metas
             .iter()
             .filter(|m| m.id != id)
             .filter(|m| {
@@ -91,6 +91,20 @@ impl Store {
             })
             .map(|m| m.id.clone())
             .collect();
+        // A delegated session's own delegated sessions live in the same tree and pin into it.
+        let root = self.root_of(id);
+        if root != id {
+            for child in self.tree_children(&root)? {
+                let pinned_here = self
+                    .read_start(&child)
+                    .ok()
+                    .and_then(|s| s.parent)
+                    .is_some_and(|p| p.session == id);
+                if pinned_here {
+                    descendants.push(child);
+                }
+            }
+        }
         if descendants.is_empty() {
             let _lock = self.lock(id)?;
             remove_session_files(self, id)?;
@@ -112,7 +126,24 @@ impl Store {
         );
         let metas = self.list()?;
         let by_id: HashMap<&str, &SessionMeta> = metas.iter().map(|m| (m.id.as_str(), m)).collect();
-        let candidate = |m: &SessionMeta| m.dropped || m.updated < cutoff;
+        // A tree is as young as its youngest session: work resumed in a delegated session
+        // keeps its root.
+        let mut tree_activity: HashMap<String, String> = HashMap::new();
+        for root in self.tree_roots()? {
+            for child in self.tree_children(&root)? {
+                if let Ok(meta) = self.meta(&child) {
+                    let latest = tree_activity.entry(root.clone()).or_default();
+                    if meta.updated > *latest {
+                        *latest = meta.updated;
+                    }
+                }
+            }
+        }
+        let candidate = |m: &SessionMeta| {
+            m.dropped
+                || (m.updated < cutoff
+                    && tree_activity.get(&m.id).is_none_or(|child| *child < cutoff))
+        };
 
         let mut kept: HashSet<&str> = HashSet::new();
         let mut report = GcReport::default();

@@ -57,7 +57,7 @@ pub struct Pin {
 }
 
 /// How a delegated (subagent) session was started.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Delegation {
     /// The session that delegated.
     pub by: String,
@@ -71,6 +71,10 @@ pub struct Delegation {
     /// unique within the tree).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub handle: Option<String>,
+    /// The delegating session's tool call this session answers (a fork call's id), so
+    /// recovery can tell which open call a child belongs to.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub call: Option<String>,
 }
 
 /// The first record of every log.

@@ -10,6 +10,7 @@ fn delegation(by: &str, handle: &str) -> Delegation {
         agent: Some("fork".to_owned()),
         description: format!("task {handle}"),
         handle: Some(handle.to_owned()),
+        call: None,
     }
 }
 
@@ -203,5 +204,46 @@ fn gc_removes_a_tree_with_its_root_but_keeps_what_a_kept_session_needs() -> Test
     assert!(!home.store.tree_dir(FIXED_ID).exists());
     assert!(!Store::new(home.path()).exists(&child_id));
     assert!(home.store.blobs().get(&blob).is_err());
+    Ok(())
+}
+
+#[test]
+fn dropping_a_delegated_session_a_sibling_pins_into_keeps_it() -> TestResult {
+    let home = TestHome::new();
+    let root = root_with_a_turn(&home)?;
+    let mut child = delegate(&home.store, &root, "aa")?;
+    child.append(Body::user_text("child work"))?;
+    let mut grandchild = delegate(&home.store, &child, "bb")?;
+    grandchild.append(Body::user_text("grandchild work"))?;
+    let (child_id, grandchild_id) = (child.id().to_owned(), grandchild.id().to_owned());
+    drop((grandchild, child, root));
+    let store = Store::new(home.path());
+    match store.drop_session(&child_id)? {
+        Dropped::Tombstoned { descendants } => assert_eq!(descendants, vec![grandchild_id.clone()]),
+        other => panic!("expected a tombstone, got {other:?}"),
+    }
+    assert!(store.lineage(&grandchild_id)?.problems.is_empty());
+    Ok(())
+}
+
+#[test]
+fn gc_keeps_an_old_root_whose_delegated_session_was_worked_on_today() -> TestResult {
+    use hotl_log::{Clock, SessionStart};
+    use std::time::{Duration, SystemTime};
+    let dir = tempfile::tempdir()?;
+    let now = SystemTime::now();
+    let old =
+        Store::new(dir.path()).with_clock(Clock::Fixed(now - Duration::from_secs(60 * 86400)));
+    let root = old.create(SessionStart::new("/p"), 1, vec![Body::user_text("go")])?;
+    let child_id = delegate(&old, &root, "cc")?.id().to_owned();
+    drop(root);
+    // Today the child is resumed and worked in.
+    let young = Store::new(dir.path()).with_clock(Clock::Fixed(now));
+    young
+        .writer(&child_id)?
+        .append(Body::user_text("fresh work"))?;
+    let report = young.gc(GcOptions::default())?;
+    assert!(report.sessions.is_empty(), "{:?}", report.sessions);
+    assert!(young.exists(&child_id));
     Ok(())
 }

@@ -7,7 +7,7 @@ use crate::types::{Hit, Thread};
 
 /// The files `thread` touched whose content differs now from what the thread last saw or left,
 /// or which are gone (or, recorded as absent, exist now), in order of first touch. Relative
-/// paths are resolved against `root`. A touch's hash is the first 32 hex characters of the
+/// paths are resolved against `root`; paths under `root` are named relative to it. A touch's hash is the first 32 hex characters of the
 /// blake3 of the content (a longer or shorter recorded hash is compared as a prefix).
 pub fn staleness(thread: &Thread, root: &Path) -> Vec<String> {
     // The last touch of each path is what the thread left.
@@ -29,7 +29,14 @@ pub fn staleness(thread: &Thread, root: &Path) -> Vec<String> {
                 _ => true,
             }
         })
-        .map(|(path, _)| path.to_owned())
+        // Shown relative to the root when under it, as the user and the model think of them.
+        .map(|(path, _)| {
+            Path::new(path)
+                .strip_prefix(root)
+                .ok()
+                .filter(|rel| !rel.as_os_str().is_empty())
+                .map_or_else(|| path.to_owned(), |rel| rel.display().to_string())
+        })
         .collect()
 }
 

@@ -2,7 +2,7 @@
 //! earlier asks) plus the work of the sessions delegated from its history (forks), each one
 //! thread under its handle.
 //!
-//! A fork's thread is cached as its own segment, `index/recall/<child>.fork.seg`, with a
+//! A fork's thread is cached as its own segment, `index/recall/<child>.fork-<size>.seg`, with a
 //! header `<child>.fork.json` naming the thread and the log's size and pin hash when indexed: a
 //! finished fork is indexed once, and a fork whose log changed since is indexed again. Like
 //! every index file, both are derived and may be deleted at any time.
@@ -51,7 +51,9 @@ pub fn open_archive(store: &Store, id: &str) -> Result<Archive> {
 fn fork_thread(store: &Store, dir: &Path, child: &Delegated) -> Option<(Thread, Segment)> {
     let log = store.log_path(&child.id);
     let size = fs::metadata(&log).ok()?.len();
-    let seg_path = dir.join(format!("{}.fork.seg", child.id));
+    // The segment is named by the log size it indexes, so a header always names a segment of
+    // its own size even when two processes cache the same fork at once.
+    let seg_path = |size: u64| dir.join(format!("{}.fork-{size}.seg", child.id));
     let head_path = dir.join(format!("{}.fork.json", child.id));
     let cached = fs::read(&head_path)
         .ok()
@@ -59,7 +61,7 @@ fn fork_thread(store: &Store, dir: &Path, child: &Delegated) -> Option<(Thread, 
         .filter(|h| h.format == FORK_FORMAT && h.size == size)
         .filter(|h| pin_hash(&log, h.size).is_ok_and(|hash| hash == h.hash));
     if let Some(header) = cached
-        && let Ok(Ok(segment)) = Segment::open(&seg_path)
+        && let Ok(Ok(segment)) = Segment::open(&seg_path(header.size))
     {
         return Some((header.thread, segment));
     }
@@ -84,11 +86,15 @@ fn fork_thread(store: &Store, dir: &Path, child: &Delegated) -> Option<(Thread, 
         hash: pin_hash(&log, own.bytes).ok()?,
         thread,
     };
+    let seg_path = seg_path(own.bytes);
     let saved = create_dir(dir).is_ok()
         && write_atomic(&seg_path, |w| segment.write_to(w)).is_ok()
         && serde_json::to_vec(&header).ok().is_some_and(|json| {
             write_atomic(&head_path, |w| std::io::Write::write_all(w, &json)).is_ok()
         });
+    if saved {
+        remove_other_segments(dir, &child.id, &seg_path);
+    }
     let segment = if saved {
         match Segment::open(&seg_path) {
             Ok(Ok(disk)) => disk,
@@ -98,4 +104,23 @@ fn fork_thread(store: &Store, dir: &Path, child: &Delegated) -> Option<(Thread, 
         segment
     };
     Some((header.thread, segment))
+}
+
+/// Deletes the cached segments of fork `id` other than `keep` (of sizes its log has passed).
+/// Best-effort: a failure costs disk only, and gc removes them with the fork.
+fn remove_other_segments(dir: &Path, id: &str, keep: &Path) {
+    let Ok(entries) = fs::read_dir(dir) else {
+        return;
+    };
+    let prefix = format!("{id}.fork-");
+    for entry in entries.flatten() {
+        let path = entry.path();
+        let ours = entry
+            .file_name()
+            .to_str()
+            .is_some_and(|n| n.starts_with(&prefix) && n.ends_with(".seg"));
+        if ours && path != keep {
+            let _ = fs::remove_file(path);
+        }
+    }
 }

@@ -84,6 +84,7 @@ fn fork_child(store: &Store, parent: &Writer, handle: &str, work: &[&str]) -> Te
             agent: Some("fork".to_owned()),
             description: format!("task of {handle}: audit the linker flags"),
             handle: Some(handle.to_owned()),
+            call: None,
         },
     )?;
     for text in work {
@@ -194,12 +195,26 @@ fn a_forks_index_is_cached_and_rebuilt_when_its_log_grows_or_the_cache_is_damage
     let child = fork_child(&home.store, &root, "c4c4", &["first finding: the narwhal"])?;
     drop(root);
     let dir = home.store.index_dir().join("recall");
-    let seg = dir.join(format!("{child}.fork.seg"));
     let head = dir.join(format!("{child}.fork.json"));
+    let seg_of = |dir: &std::path::Path| -> std::path::PathBuf {
+        let segs: Vec<_> = std::fs::read_dir(dir)
+            .expect("index dir")
+            .flatten()
+            .map(|e| e.path())
+            .filter(|p| {
+                p.file_name()
+                    .and_then(|n| n.to_str())
+                    .is_some_and(|n| n.starts_with(&format!("{child}.fork-")))
+            })
+            .collect();
+        assert_eq!(segs.len(), 1, "one cached segment: {segs:?}");
+        segs[0].clone()
+    };
     assert_eq!(
         open_archive(&home.store, &id)?.search("narwhal", Mode::Exact, 5)?[0].handle,
         "c4c4"
     );
+    let seg = seg_of(&dir);
     assert!(seg.is_file() && head.is_file());
     let cached_at = std::fs::metadata(&seg)?.modified()?;
     // Opened again, the cache serves.
@@ -213,7 +228,8 @@ fn a_forks_index_is_cached_and_rebuilt_when_its_log_grows_or_the_cache_is_damage
         open_archive(&home.store, &id)?.search("dugong", Mode::Exact, 5)?[0].handle,
         "c4c4"
     );
-    // A damaged cache is rebuilt.
+    // The older segment is gone; a damaged cache is rebuilt.
+    let seg = seg_of(&dir);
     std::fs::write(&seg, b"garbage")?;
     let archive = open_archive(&home.store, &id)?;
     assert_eq!(archive.search("narwhal", Mode::Exact, 5)?.len(), 1);

@@ -105,8 +105,14 @@ impl Session {
             }
             // What the span changed, whichever tool changed it (no tool reports what `bash`
             // did), with the content it left.
-            for path in Snapshotter::changed(&self.cwd, &before, &now, &blobs).unwrap_or_default() {
-                let hash = std::fs::read(self.cwd.join(&path))
+            for relative in
+                Snapshotter::changed(&self.cwd, &before, &now, &blobs).unwrap_or_default()
+            {
+                // Named as the tools name what they touch (resolved against the cwd), so a
+                // path a tool touched and the diff shows is one entry.
+                let absolute = self.cwd.join(&relative);
+                let path = absolute.display().to_string();
+                let hash = std::fs::read(&absolute)
                     .ok()
                     .map(|bytes| crate::tool::content_hash(&bytes));
                 match fold.files.iter_mut().find(|f| f.path == path) {
@@ -147,15 +153,21 @@ impl Session {
         }
         let mut taken = Vec::new();
         folded(&self.view.items, &mut taken);
+        // Every delegated session of the tree: its handle and its own folds' (their logs are
+        // side tasks, small next to a root's). The root's folds past this session's cut are
+        // not read: a clash there needs two equal 4-hex digests.
         for child in self.store.tree_children(self.writer.root())? {
-            if let Some(handle) = self
-                .store
-                .read_start(&child)
-                .ok()
-                .and_then(|s| s.delegated)
-                .and_then(|d| d.handle)
-            {
-                taken.push(handle);
+            let Ok(log) = self.store.read(&child) else {
+                continue;
+            };
+            for record in &log.records {
+                match &record.body {
+                    Body::Session(start) => {
+                        taken.extend(start.delegated.as_ref().and_then(|d| d.handle.clone()))
+                    }
+                    Body::Fold(fold) => taken.push(fold.handle.clone()),
+                    _ => {}
+                }
             }
         }
         Ok(taken)

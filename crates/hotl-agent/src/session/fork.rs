@@ -41,6 +41,7 @@ impl Session {
             agent: Some("fork".to_owned()),
             description: task.to_owned(),
             handle: Some(handle.clone()),
+            call: Some(call.to_owned()),
         };
         // The child runs under the parent's modes, titled by its task.
         let mut state: Vec<Body> = hotl_view::fork_state(&self.view.state, false)
@@ -75,20 +76,34 @@ impl Session {
         cancel: watch::Receiver<bool>,
     ) -> Result<TurnOutcome> {
         let run = hotl_log::new_session_id();
-        // The run is recorded as started, so recovery can tell an unfinished task.
-        self.append_all(vec![
-            Body::Run {
-                run: run.clone(),
-                state: RunState::Started,
-            },
-            Body::ToolResult {
-                call: call.to_owned(),
-                content: vec![Block::text(crate::moves::fork_brief(task))],
-                blob: None,
-                is_error: false,
-                files: Vec::new(),
-            },
-        ])?;
+        // The run is recorded as started, so recovery can tell an unfinished task. Other calls
+        // the parent's step left open (a second fork runs after this one) are answered first:
+        // every call needs a result before the next request.
+        let mut records = vec![Body::Run {
+            run: run.clone(),
+            state: RunState::Started,
+        }];
+        for (other, _) in self.open_calls() {
+            if other != call {
+                records.push(Body::ToolResult {
+                    call: other,
+                    content: vec![Block::text(
+                        "the parent session runs this call; this fork does only its own task",
+                    )],
+                    blob: None,
+                    is_error: true,
+                    files: Vec::new(),
+                });
+            }
+        }
+        records.push(Body::ToolResult {
+            call: call.to_owned(),
+            content: vec![Block::text(crate::moves::fork_brief(task))],
+            blob: None,
+            is_error: false,
+            files: Vec::new(),
+        });
+        self.append_all(records)?;
         Box::pin(self.steps(&run, provider, settings, ui, cancel)).await
     }
 
@@ -111,15 +126,22 @@ impl Session {
         if open.is_empty() {
             return Ok(());
         }
-        for child in self.store.visible_delegated(self.writer.id())? {
-            // The child whose first result answers one of the open calls.
-            let Ok(log) = self.store.read(&child.id) else {
-                continue;
-            };
-            let Some(call) = log.records.iter().find_map(|r| match &r.body {
-                Body::ToolResult { call, .. } => Some(call.clone()),
-                _ => None,
-            }) else {
+        // Only this session's own children: a fork of this session (another tree) inherits
+        // the open call but not the child, and answers it "interrupted".
+        let id = self.writer.id().to_owned();
+        let mine = self
+            .store
+            .visible_delegated(&id)?
+            .into_iter()
+            .filter(|c| c.delegation.by == id && self.store.root_of(&c.id) == self.writer.root())
+            .collect::<Vec<_>>();
+        for child in mine {
+            let Some(call) = child
+                .delegation
+                .call
+                .clone()
+                .or_else(|| first_result(&self.store, &child.id))
+            else {
                 continue;
             };
             if !open.contains(&call) {
@@ -134,18 +156,43 @@ impl Session {
                 "resuming fork {handle}: {}",
                 child.delegation.description
             )));
-            let writer = self.writer.open_delegated(&child.id)?;
-            let mut fork = Session::from_writer(&self.store, writer, self.tools.clone())?;
-            let outcome = Box::pin(fork.recover(provider, settings, ui, cancel.clone())).await?;
-            self.totals.add(&fork.totals);
-            let outcome = outcome.unwrap_or_else(|| TurnOutcome {
-                text: fork.last_answer(),
-                ..TurnOutcome::default()
-            });
-            let output = fork_report(&handle, fork.id(), &outcome);
+            // A fork that cannot be resumed (its provider failing, its log unreadable) is
+            // answered with why, so this session's own recovery goes on.
+            let output =
+                match Box::pin(self.resume_fork(&child.id, provider, settings, ui, cancel.clone()))
+                    .await
+                {
+                    Ok((id, outcome)) => fork_report(&handle, &id, &outcome),
+                    Err(e) => ToolOutput::error(format!(
+                        "fork {handle} (session {}) was interrupted and could not be resumed: {e}; \
+                     its work so far is archived under {handle}",
+                        child.id
+                    )),
+                };
             self.record_result(&call, output)?;
         }
         Ok(())
+    }
+
+    /// Reopens the fork `child` under this tree's lock and finishes its turn; its id and how
+    /// it ended.
+    async fn resume_fork(
+        &mut self,
+        child: &str,
+        provider: &Provider,
+        settings: &Settings,
+        ui: &mut dyn Ui,
+        cancel: watch::Receiver<bool>,
+    ) -> Result<(String, TurnOutcome)> {
+        let writer = self.writer.open_delegated(child)?;
+        let mut fork = Session::from_writer(&self.store, writer, self.tools.clone())?;
+        let outcome = Box::pin(fork.recover(provider, settings, ui, cancel)).await;
+        self.totals.add(&fork.totals);
+        let outcome = outcome?.unwrap_or_else(|| TurnOutcome {
+            text: fork.last_answer(),
+            ..TurnOutcome::default()
+        });
+        Ok((fork.id().to_owned(), outcome))
     }
 
     /// The text of the last model answer in the view.
@@ -208,6 +255,20 @@ pub(super) fn note_delegated_files(
             }
         }
     }
+}
+
+/// The call the first tool result of `child`'s own log answers (children written before their
+/// delegation named its call).
+fn first_result(store: &Store, child: &str) -> Option<String> {
+    store
+        .read(child)
+        .ok()?
+        .records
+        .into_iter()
+        .find_map(|r| match r.body {
+            Body::ToolResult { call, .. } => Some(call),
+            _ => None,
+        })
 }
 
 /// A fork's title: its task's first line, at most 80 characters.

@@ -262,10 +262,16 @@ impl Manifests {
         let mut contents: Vec<Option<Content>> = found
             .iter()
             .map(|f| match &f.kind {
+                // A cached blob must still be there: gc may have taken one no recorded
+                // snapshot referenced.
                 FoundKind::File(meta) => self
                     .cache
                     .get(&f.path)
                     .filter(|c| c.clean && Stat::of(meta).matches(c))
+                    .filter(|c| match &c.content {
+                        Content::Blob(hash) => blobs.path(hash).is_file(),
+                        _ => true,
+                    })
                     .map(|c| c.content.clone()),
                 FoundKind::Link => None,
             })

@@ -317,6 +317,7 @@ fn forks(store: &Store, gen_: &mut Gen, queries: &[String]) -> Res {
                 agent: Some("fork".to_owned()),
                 description: format!("side task {i}"),
                 handle: Some(format!("f{i:03x}")),
+                call: None,
             },
         )?;
         let mut written = 0;

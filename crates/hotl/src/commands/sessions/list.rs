@@ -63,9 +63,7 @@ fn children(ctx: &Ctx, root: &str) -> Result<Vec<Child>, CliError> {
         };
         let delegation = start.delegated.unwrap_or_else(|| hotl_log::Delegation {
             by: root.to_owned(),
-            agent: None,
-            description: String::new(),
-            handle: None,
+            ..Default::default()
         });
         out.push(Child {
             id,
