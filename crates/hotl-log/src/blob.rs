@@ -118,6 +118,31 @@ mod tests {
     use super::*;
 
     #[test]
+    fn a_torn_copy_is_written_again_and_a_stored_one_made_young() {
+        let dir = tempfile::tempdir().unwrap();
+        let blobs = Blobs::new(dir.path().join("blobs"));
+        let hash = blobs.put_unsynced(b"working tree copy").unwrap();
+        // A crash left it short: the next put writes it whole.
+        std::fs::write(blobs.path(&hash), b"work").unwrap();
+        assert_eq!(blobs.put(b"working tree copy").unwrap(), hash);
+        assert_eq!(blobs.get(&hash).unwrap(), b"working tree copy");
+        // An old copy stored again is young again (gc spares young blobs).
+        let old = std::time::SystemTime::now() - std::time::Duration::from_secs(7200);
+        std::fs::File::options()
+            .write(true)
+            .open(blobs.path(&hash))
+            .unwrap()
+            .set_modified(old)
+            .unwrap();
+        blobs.put(b"working tree copy").unwrap();
+        let modified = std::fs::metadata(blobs.path(&hash))
+            .unwrap()
+            .modified()
+            .unwrap();
+        assert!(modified > old + std::time::Duration::from_secs(3600));
+    }
+
+    #[test]
     fn put_is_content_addressed_and_idempotent() {
         let dir = tempfile::tempdir().unwrap();
         let blobs = Blobs::new(dir.path().join("blobs"));

@@ -710,6 +710,20 @@ mod tests {
     }
 
     #[test]
+    fn a_cached_file_whose_blob_is_gone_is_stored_again() {
+        let t = Tree::new();
+        t.write("f", "content\n");
+        let mut m = Manifests::new(Limits::default());
+        let first = m.take(&t.root, &t.blobs, &[]).expect("a manifest");
+        m.settle_cache();
+        let stored = blake3::hash(b"content\n").to_hex().to_string();
+        // gc took the blob (no recorded snapshot referenced it).
+        fs::remove_file(t.blobs.path(&stored)).expect("remove");
+        assert_eq!(m.take(&t.root, &t.blobs, &[]).as_deref(), Some(&*first));
+        assert_eq!(t.blobs.get(&stored).expect("stored again"), b"content\n");
+    }
+
+    #[test]
     fn a_just_modified_file_is_read_again() {
         let t = Tree::new();
         t.write("f", "old\n");
