@@ -165,11 +165,18 @@ pub fn unique_handle(seed: &str, taken: &[String]) -> String {
 }
 
 /// The fold record for `span`: a handle unique among `taken`, and the files the span's tool
-/// results touched (each path once, with the last touch: what the span left).
-pub fn make_fold(records: &[Record], span: &FoldSpan, note: &str, taken: &[String]) -> Fold {
+/// results on the visible branch (`visible`, as `hotl_log::visible_mask` gives it) touched,
+/// each path once, with the last touch: what the span left.
+pub fn make_fold(
+    records: &[Record],
+    visible: &[bool],
+    span: &FoldSpan,
+    note: &str,
+    taken: &[String],
+) -> Fold {
     let handle = unique_handle(&format!("{}:{}:{note}", span.since, span.until), taken);
     let mut files: Vec<FileTouch> = Vec::new();
-    for record in records {
+    for (record, _) in records.iter().zip(visible).filter(|(_, v)| **v) {
         if let Body::ToolResult { files: touched, .. } = &record.body
             && (span.since..=span.until).contains(&record.seq)
         {

@@ -81,15 +81,29 @@ impl Session {
         let span = self.view.plan_fold(since, issuer)?;
         self.snapshot()?;
         let lineage = self.store.lineage(self.writer.id())?;
-        let mut fold =
-            crate::moves::make_fold(&lineage.records, &span, note, &self.taken_handles()?);
+        // A reverted branch's results are not the span's (its snapshots still are the tree:
+        // a revert does not undo files).
+        let visible = hotl_log::visible_mask(&lineage.records);
+        let mut fold = crate::moves::make_fold(
+            &lineage.records,
+            &visible,
+            &span,
+            note,
+            &self.taken_handles()?,
+        );
         // The diff the span made: from the tree before its first tool ran to the tree now.
         // (The snapshot before a step is recorded after the call that starts it, before its
         // results.) A span that ran no tool changed nothing.
-        let first_result = lineage.records.iter().find_map(|r| match &r.body {
-            Body::ToolResult { .. } if (span.since..=span.until).contains(&r.seq) => Some(r.seq),
-            _ => None,
-        });
+        let first_result = lineage
+            .records
+            .iter()
+            .zip(&visible)
+            .find_map(|(r, v)| match &r.body {
+                Body::ToolResult { .. } if *v && (span.since..=span.until).contains(&r.seq) => {
+                    Some(r.seq)
+                }
+                _ => None,
+            });
         let before = first_result.and_then(|first| {
             lineage.records.iter().rev().find_map(|r| match &r.body {
                 Body::Snapshot { tree } if r.seq < first => Some(tree.clone()),
