@@ -197,3 +197,60 @@ pub fn make_fold(
         diff_blob: None,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use hotl_log::{Block, FileTouch};
+
+    use super::*;
+
+    fn result(seq: u64, path: &str, hash: &str) -> Record {
+        Record::new(
+            seq,
+            "T",
+            Body::ToolResult {
+                call: format!("c{seq}"),
+                content: vec![Block::text("ok")],
+                blob: None,
+                is_error: false,
+                files: vec![FileTouch {
+                    path: path.into(),
+                    op: "write".into(),
+                    hash: Some(hash.into()),
+                }],
+            },
+        )
+    }
+
+    #[test]
+    fn a_fold_lists_each_visible_touch_once_with_the_last_state() {
+        let records = [
+            result(3, "a.rs", "01"),
+            result(4, "gone.rs", "02"),
+            result(5, "a.rs", "03"),
+            result(9, "outside.rs", "04"),
+        ];
+        let span = FoldSpan {
+            since: 3,
+            until: 5,
+            users: vec![],
+        };
+        // Record 4 is on a reverted branch.
+        let fold = make_fold(&records, &[true, false, true, true], &span, "n", &[]);
+        let files: Vec<(&str, Option<&str>)> = fold
+            .files
+            .iter()
+            .map(|t| (t.path.as_str(), t.hash.as_deref()))
+            .collect();
+        assert_eq!(files, [("a.rs", Some("03"))]);
+    }
+
+    #[test]
+    fn a_handle_grows_past_a_clash_and_keeps_its_length_otherwise() {
+        let first = unique_handle("seed", &[]);
+        assert_eq!(first.len(), 4);
+        let second = unique_handle("seed", std::slice::from_ref(&first));
+        assert_eq!(second.len(), 6);
+        assert!(second.starts_with(&first));
+    }
+}
