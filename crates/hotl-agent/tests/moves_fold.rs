@@ -89,6 +89,35 @@ impl Fixture {
             Session::open(&self.store, &id, hotl_agent::default_tools()).expect("reopened");
     }
 
+    /// Submits `prompt` and lets the process "die" after `ms` milliseconds: the turn's future
+    /// is dropped mid-flight, leaving the log as a killed process would.
+    fn die_during(&mut self, prompt: &str, ms: u64) {
+        let (_tx, cancel) = tokio::sync::watch::channel(false);
+        let died = self.runtime.block_on(async {
+            tokio::time::timeout(
+                std::time::Duration::from_millis(ms),
+                self.session
+                    .submit(prompt, &self.provider, &self.settings, &mut Quiet, cancel),
+            )
+            .await
+        });
+        assert!(died.is_err(), "the turn was still running");
+    }
+
+    /// The first fold record of the session's lineage.
+    fn the_fold(&self) -> hotl_log::Fold {
+        self.store
+            .lineage(self.session.id())
+            .expect("lineage")
+            .records
+            .iter()
+            .find_map(|r| match &r.body {
+                Body::Fold(fold) => Some((**fold).clone()),
+                _ => None,
+            })
+            .expect("folded")
+    }
+
     fn submit(&mut self, prompt: &str) -> hotl_agent::TurnOutcome {
         let (_tx, cancel) = tokio::sync::watch::channel(false);
         self.runtime
@@ -564,16 +593,7 @@ fn a_fork_left_running_by_a_dead_process_is_resumed_and_reports_back() {
         false,
         &[],
     );
-    let (_tx, cancel) = tokio::sync::watch::channel(false);
-    let died = f.runtime.block_on(async {
-        tokio::time::timeout(
-            std::time::Duration::from_millis(500),
-            f.session
-                .submit("survey", &f.provider, &f.settings, &mut Quiet, cancel),
-        )
-        .await
-    });
-    assert!(died.is_err(), "the turn was still running");
+    f.die_during("survey", 500);
     let parent_id = f.session.id().to_owned();
     f.restart();
     assert!(f.session.has_open_turn());
@@ -632,17 +652,7 @@ fn a_file_written_then_changed_by_bash_is_one_touch_and_not_stale_after_the_fold
     );
     f.submit("look around");
     f.submit("write the program");
-    let fold = f
-        .store
-        .lineage(f.session.id())
-        .expect("lineage")
-        .records
-        .iter()
-        .find_map(|r| match &r.body {
-            Body::Fold(fold) => Some((**fold).clone()),
-            _ => None,
-        })
-        .expect("folded");
+    let fold = f.the_fold();
     // The write's touch and the diff's change are one entry, with what bash left.
     let main = f.project.join("main.rs");
     let listed: Vec<&str> = fold.files.iter().map(|t| t.path.as_str()).collect();
@@ -669,16 +679,7 @@ fn a_root_fork_of_a_session_left_mid_fork_recovers_with_the_call_answered_interr
         false,
         &[],
     );
-    let (_tx, cancel) = tokio::sync::watch::channel(false);
-    let died = f.runtime.block_on(async {
-        tokio::time::timeout(
-            std::time::Duration::from_millis(500),
-            f.session
-                .submit("survey", &f.provider, &f.settings, &mut Quiet, cancel),
-        )
-        .await
-    });
-    assert!(died.is_err(), "the turn was still running");
+    f.die_during("survey", 500);
     // `hotl sessions fork` of the parent at its head: a root of its own, with the open call
     // but not the child (which lives in the parent's tree).
     let parent = f.session.id().to_owned();
@@ -731,17 +732,7 @@ fn a_forks_changes_are_not_counted_in_a_later_span() {
         Reply::text("Folded."),
     ]);
     f.submit("now make b");
-    let fold = f
-        .store
-        .lineage(f.session.id())
-        .expect("lineage")
-        .records
-        .iter()
-        .find_map(|r| match &r.body {
-            Body::Fold(fold) => Some((**fold).clone()),
-            _ => None,
-        })
-        .expect("folded");
+    let fold = f.the_fold();
     let listed: Vec<&str> = fold.files.iter().map(|t| t.path.as_str()).collect();
     assert_eq!(
         listed,
@@ -980,13 +971,7 @@ fn fold_stores_the_diff(git_repo: bool) {
         trees.iter().all(|t| t.starts_with("manifest:") != git_repo),
         "{trees:?}"
     );
-    let fold = records
-        .iter()
-        .find_map(|r| match &r.body {
-            Body::Fold(fold) => Some((**fold).clone()),
-            _ => None,
-        })
-        .expect("folded");
+    let fold = f.the_fold();
     let hash = fold.diff_blob.expect("a diff was stored");
     let patch = String::from_utf8(f.store.blobs().get(&hash).expect("blob")).expect("utf-8");
     assert!(patch.contains("+fn helper() {}"), "{patch}");
