@@ -66,6 +66,11 @@ impl Tool for ForkTool {
     fn kind(&self) -> ToolKind {
         ToolKind::Read
     }
+    /// The child runs every tool, so a fork's step may change files though it asks no
+    /// permission itself.
+    fn changes_files(&self) -> bool {
+        true
+    }
     fn definition(&self) -> ToolDef {
         definition(
             "fork",

@@ -87,6 +87,11 @@ pub trait Tool: Send + Sync {
     fn name(&self) -> &'static str;
     /// What it may do.
     fn kind(&self) -> ToolKind;
+    /// Whether a call may change files in the working tree (so the tree is snapshotted around
+    /// its step). Whatever is not a read, unless the tool says otherwise.
+    fn changes_files(&self) -> bool {
+        self.kind() != ToolKind::Read
+    }
     /// Its definition as sent to the model (description and JSON Schema).
     fn definition(&self) -> ToolDef;
     /// The paths this call would write (resolved against `ctx`), for the outside-the-project

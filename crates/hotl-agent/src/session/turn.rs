@@ -172,13 +172,10 @@ impl Session {
             // Forks start from the view with every other call of this step answered.
             let mut calls = calls;
             calls.sort_by_key(|call| call.name == "fork");
-            // A fork's child runs every tool, so its step may change files too.
             let changes_files = calls.iter().any(|call| {
-                call.name == "fork"
-                    || self
-                        .tools
-                        .iter()
-                        .any(|t| t.name() == call.name && t.kind() != crate::tool::ToolKind::Read)
+                self.tools
+                    .iter()
+                    .any(|t| t.name() == call.name && t.changes_files())
             });
             // The tree before this step's tools run (the one started with the turn, when there
             // is one), unless a snapshot this turn already shows it: the user may have changed
