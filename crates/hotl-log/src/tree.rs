@@ -17,7 +17,9 @@ pub struct Delegated {
     pub id: String,
     /// How it was started (who delegated, the task, its handle).
     pub delegation: Delegation,
-    /// The seq it was pinned at in the delegating session.
+    /// The session its pin points into (the one that delegated it), and the seq there.
+    pub pinned_in: String,
+    /// The seq it was pinned at in `pinned_in`.
     pub pinned_at: u64,
 }
 
@@ -113,10 +115,9 @@ impl Store {
                     candidates.push(Delegated {
                         id: child,
                         delegation,
+                        pinned_in: parent.session,
                         pinned_at: parent.seq,
                     });
-                    let last = candidates.len() - 1;
-                    candidates[last].delegation.by = parent.session;
                 }
             }
         }
@@ -126,7 +127,7 @@ impl Store {
             let before = visible.len();
             candidates.retain(|c: &Delegated| {
                 let seen = cuts
-                    .get(&c.delegation.by)
+                    .get(&c.pinned_in)
                     .is_some_and(|&cut| c.pinned_at <= cut);
                 if seen {
                     visible.push(c.clone());
