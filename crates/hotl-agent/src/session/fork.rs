@@ -60,7 +60,13 @@ impl Session {
             .run_task(call, task, provider, settings, ui, cancel)
             .await?;
         self.totals.add(&child.totals);
-        note_delegated_files(&self.store, self.writer.id(), &mut self.archived_files);
+        note_fork_files(
+            &self.store,
+            child.id(),
+            &handle,
+            task,
+            &mut self.archived_files,
+        );
         Ok(fork_report(&handle, child.id(), &outcome))
     }
 
@@ -237,21 +243,30 @@ pub(super) fn note_delegated_files(
         return;
     };
     for child in delegated {
-        let Some(handle) = child.delegation.handle else {
-            continue;
-        };
-        if out.iter().any(|(_, h, _)| *h == handle) {
-            continue;
+        if let Some(handle) = &child.delegation.handle
+            && !out.iter().any(|(_, h, _)| h == handle)
+        {
+            note_fork_files(store, &child.id, handle, &child.delegation.description, out);
         }
-        let Ok(log) = store.read(&child.id) else {
-            continue;
-        };
-        let title = format!("fork: {}", child.delegation.description);
-        for record in &log.records {
-            if let Body::ToolResult { files, .. } = &record.body {
-                for touch in files {
-                    out.push((touch.path.clone(), handle.clone(), title.clone()));
-                }
+    }
+}
+
+/// Remembers which files the fork `child` (known by `handle`, working on `task`) touched.
+fn note_fork_files(
+    store: &Store,
+    child: &str,
+    handle: &str,
+    task: &str,
+    out: &mut Vec<(String, String, String)>,
+) {
+    let Ok(log) = store.read(child) else {
+        return;
+    };
+    let title = format!("fork: {task}");
+    for record in &log.records {
+        if let Body::ToolResult { files, .. } = &record.body {
+            for touch in files {
+                out.push((touch.path.clone(), handle.to_owned(), title.clone()));
             }
         }
     }
