@@ -543,8 +543,11 @@ pub fn console_typed(
         .chain(hotl.get_args())
         .map(|a| format!("'{}'", a.to_string_lossy()))
         .collect();
+    // `exec`: the shell `script` starts must not stay between the terminal and hotl, or a
+    // Ctrl-C typed into the terminal may also end the shell, which then reports status 130
+    // although hotl went on and exited 0.
     let mut cmd = Command::new("script");
-    cmd.args(["-qec", &quoted.join(" "), "/dev/null"]);
+    cmd.args(["-qec", &format!("exec {}", quoted.join(" ")), "/dev/null"]);
     for (key, value) in hotl.get_envs() {
         match value {
             Some(v) => cmd.env(key, v),
