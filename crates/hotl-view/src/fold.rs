@@ -99,6 +99,19 @@ impl View {
             return refuse("there is nothing to fold".to_owned());
         }
         let span = &self.items[start..end];
+        // A span that starts before an earlier note holds it: the projection could not place
+        // such a fold, so it is refused here rather than recorded and ignored.
+        for item in span {
+            match item {
+                Item::Folded { handle, .. } => {
+                    return refuse(format!("it reaches behind the earlier fold {handle}"));
+                }
+                Item::Compacted { .. } => {
+                    return refuse("it reaches behind an earlier compaction".to_owned());
+                }
+                _ => {}
+            }
+        }
         if let Some(open) = unanswered(span) {
             return refuse(format!("it holds the unanswered tool call {open}"));
         }

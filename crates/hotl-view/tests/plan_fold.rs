@@ -99,3 +99,18 @@ fn a_fold_record_for_a_planned_span_folds_exactly_that_span() {
         Some(hotl_view::Item::Folded { handle, .. }) if handle == "b2e4"
     ));
 }
+
+#[test]
+fn a_span_that_would_hold_an_earlier_fold_is_refused() {
+    let (mut log, users) = three_turns();
+    log.fold(users[1], users[2] - 2, "aaaa", "changed: x");
+    let view = project(&records(&log), 0);
+    let err = view
+        .plan_fold(users[0], None)
+        .expect_err("the span holds fold aaaa");
+    assert!(err.to_string().contains("earlier fold aaaa"), "{err}");
+    assert!(
+        view.plan_fold(users[2], None).is_ok(),
+        "after the fold is fine"
+    );
+}
