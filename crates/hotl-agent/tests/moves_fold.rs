@@ -1010,3 +1010,43 @@ fn fold_stores_the_diff(git_repo: bool) {
             || git(&["diff", "--cached", "--quiet"]).status.success()
     );
 }
+
+/// A span's changes run from the tree before its first file-changing step to the tree at its
+/// end: a file the user wrote between turns and a file the fold's own step wrote (beside the
+/// fold call) are not the span's, while a file a tool only read and bash changed is.
+#[test]
+fn a_fold_counts_only_what_its_span_changed() {
+    let bash = |cmd: &str| Reply::text("").with_tool("bash", serde_json::json!({ "command": cmd }));
+    let mut f = Fixture::new(
+        vec![
+            bash("echo a > a.txt"),
+            Reply::text("Wrote a."),
+            Reply::text("").with_tool("read", serde_json::json!({ "path": "a.txt" })),
+            bash("echo more >> a.txt && echo c > c.txt"),
+            bash("echo late > late.txt")
+                .with_tool("fold", serde_json::json!({ "since": "t11", "note": NOTE })),
+            Reply::text("Folded."),
+        ],
+        false,
+        &["bash"],
+    );
+    f.submit("write a");
+    assert_eq!(f.store.meta(f.session.id()).expect("meta").last_seq + 2, 11);
+    std::fs::write(f.project.join("b.txt"), "by hand\n").expect("the user edits a file");
+    f.submit("look at a, then add c");
+    let fold = f.the_fold();
+    let named = |name: &str| f.project.join(name).display().to_string();
+    let listed: Vec<(String, &str)> = fold
+        .files
+        .iter()
+        .map(|t| (t.path.clone(), t.op.as_str()))
+        .collect();
+    assert_eq!(
+        listed,
+        [(named("a.txt"), "changed"), (named("c.txt"), "changed")]
+    );
+    let hash = fold.diff_blob.expect("a diff was stored");
+    let patch = String::from_utf8(f.store.blobs().get(&hash).expect("blob")).expect("utf-8");
+    assert!(patch.contains("+more") && patch.contains("+c"), "{patch}");
+    assert!(!patch.contains("by hand") && !patch.contains("late"), "{patch}");
+}

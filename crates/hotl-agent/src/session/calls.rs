@@ -132,6 +132,14 @@ impl Session {
         output
     }
 
+    /// Whether a call of the tool `name` may change files (an unknown tool changes nothing:
+    /// its call is refused).
+    pub(super) fn changes_files(&self, name: &str) -> bool {
+        self.tools
+            .iter()
+            .any(|t| t.name() == name && t.changes_files())
+    }
+
     pub(super) fn record_result(&mut self, call: &str, output: ToolOutput) -> Result<()> {
         for touch in &output.files {
             if let Some((path, handle, title)) = self

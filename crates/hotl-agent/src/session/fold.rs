@@ -91,26 +91,47 @@ impl Session {
             note,
             &self.taken_handles()?,
         );
-        // The diff the span made: from the tree before its first tool ran to the tree now.
-        // (The snapshot before a step is recorded after the call that starts it, before its
-        // results.) A span that ran no tool changed nothing.
-        let first_result = lineage
+        // The diff the span made: from the tree before its first step that may change files
+        // to the tree at its end. The snapshot before a step is recorded after the call that
+        // starts it, before its results, and only when the tree differs from the last one, so
+        // the latest snapshot before that step's first result is the tree it started from.
+        // Files changed between turns by someone else, before that step, are not the span's.
+        let first_changing = lineage
             .records
             .iter()
             .zip(&visible)
-            .find_map(|(r, v)| match &r.body {
-                Body::ToolResult { .. } if *v && (span.since..=span.until).contains(&r.seq) => {
+            .filter(|(r, v)| **v && (span.since..=span.until).contains(&r.seq))
+            .find_map(|(r, _)| match &r.body {
+                Body::Assistant { content, .. }
+                    if content.iter().any(|b| match b {
+                        Block::ToolUse { name, .. } => self.changes_files(name),
+                        _ => false,
+                    }) =>
+                {
                     Some(r.seq)
                 }
                 _ => None,
             });
-        let before = first_result.and_then(|first| {
-            lineage.records.iter().rev().find_map(|r| match &r.body {
-                Body::Snapshot { tree } if r.seq < first => Some(tree.clone()),
+        let first_result = first_changing.and_then(|step| {
+            lineage.records.iter().find_map(|r| match &r.body {
+                Body::ToolResult { .. } if r.seq > step => Some(r.seq),
                 _ => None,
             })
         });
-        if let (Some(before), Some(now)) = (before, self.last_tree.clone())
+        let tree_before = |seq: u64| {
+            lineage.records.iter().rev().find_map(|r| match &r.body {
+                Body::Snapshot { tree } if r.seq < seq => Some(tree.clone()),
+                _ => None,
+            })
+        };
+        let before = first_result.and_then(tree_before);
+        // A fold the model issues ends before its own step, whose other calls (run before the
+        // fold) are not the span's; a fold from the shell ends at the head: the tree now.
+        let end = match issuer {
+            Some(issuer) => tree_before(issuer),
+            None => self.last_tree.clone(),
+        };
+        if let (Some(before), Some(now)) = (before, end)
             && before != now
         {
             let blobs = self.store.blobs();
@@ -129,10 +150,17 @@ impl Session {
                 let hash = std::fs::read(&absolute)
                     .ok()
                     .map(|bytes| crate::tool::content_hash(&bytes));
+                let op = if hash.is_some() { "changed" } else { "delete" };
                 match fold.files.iter_mut().find(|f| f.path == path) {
-                    Some(known) => known.hash = hash,
+                    Some(known) => {
+                        // A file a tool only read and something else changed was changed.
+                        if known.op == "read" {
+                            op.clone_into(&mut known.op);
+                        }
+                        known.hash = hash;
+                    }
                     None => fold.files.push(hotl_log::FileTouch {
-                        op: if hash.is_some() { "changed" } else { "delete" }.to_owned(),
+                        op: op.to_owned(),
                         path,
                         hash,
                     }),

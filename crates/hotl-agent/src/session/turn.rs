@@ -172,11 +172,7 @@ impl Session {
             // Forks start from the view with every other call of this step answered.
             let mut calls = calls;
             calls.sort_by_key(|call| call.name == "fork");
-            let changes_files = calls.iter().any(|call| {
-                self.tools
-                    .iter()
-                    .any(|t| t.name() == call.name && t.changes_files())
-            });
+            let changes_files = calls.iter().any(|call| self.changes_files(&call.name));
             // The tree before this step's tools run (the one started with the turn, when there
             // is one), unless a snapshot this turn already shows it: the user may have changed
             // files since the last one.
