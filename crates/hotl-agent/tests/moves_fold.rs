@@ -667,6 +667,60 @@ fn a_file_written_then_changed_by_bash_is_one_touch_and_not_stale_after_the_fold
     assert!(!hits.contains("stale"), "{hits}");
 }
 
+/// The process dies mid-fork, and the process that recovers dies too, while the resumed child
+/// streams: the turn (and the child's) stays open, and the third process finishes both.
+#[test]
+fn a_recovery_that_dies_leaves_the_turn_open_for_the_next() {
+    let stall = || Fault::split_seeded(3, 4).with_chunk_delay_ms(2_000);
+    let mut f = Fixture::new(
+        vec![
+            Reply::text("").with_tool("fork", serde_json::json!({ "task": "survey the logs" })),
+            Reply::text("a reply nobody will see").with_fault(stall()),
+            Reply::text("again nobody sees this").with_fault(stall()),
+            Reply::text("survey done: two warnings"),
+            Reply::text("The fork found two warnings."),
+        ],
+        false,
+        &[],
+    );
+    f.die_during("survey", 500);
+    f.restart();
+    let recover = |f: &mut Fixture, ms: Option<u64>| {
+        let (_tx, cancel) = tokio::sync::watch::channel(false);
+        let mut quiet = Quiet;
+        let recovery = f
+            .session
+            .recover(&f.provider, &f.settings, &mut quiet, cancel);
+        f.runtime.block_on(async {
+            match ms {
+                Some(ms) => tokio::time::timeout(std::time::Duration::from_millis(ms), recovery)
+                    .await
+                    .ok(),
+                None => Some(recovery.await),
+            }
+        })
+    };
+    assert!(recover(&mut f, Some(500)).is_none(), "recovery died midway");
+    f.restart();
+    assert!(f.session.has_open_turn());
+    let outcome = recover(&mut f, None)
+        .expect("ran to the end")
+        .expect("recovered")
+        .expect("an open turn");
+    assert_eq!(outcome.text, "The fork found two warnings.");
+    let records = f.store.lineage(f.session.id()).expect("lineage").records;
+    let states: Vec<hotl_log::RunState> = records
+        .iter()
+        .filter_map(|r| match &r.body {
+            Body::Run { state, .. } => Some(state.clone()),
+            _ => None,
+        })
+        .collect();
+    use hotl_log::RunState::{Finished, Interrupted, Started};
+    assert_eq!(states, [Started, Interrupted, Finished], "marked once");
+    assert!(!f.session.has_open_turn());
+}
+
 #[test]
 fn a_root_fork_of_a_session_left_mid_fork_recovers_with_the_call_answered_interrupted() {
     let stall = Fault::split_seeded(3, 4).with_chunk_delay_ms(2_000);

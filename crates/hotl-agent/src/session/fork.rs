@@ -51,14 +51,21 @@ impl Session {
         state.push(Body::Title {
             title: task_title(task),
         });
+        // The child's run starts in the write that creates its log, with every call of the
+        // step answered (the fork call by the task), so a process killed at any point leaves
+        // either no child or one whose own open run recovery finishes.
+        let run = hotl_log::new_session_id();
+        state.push(Body::Run {
+            run: run.clone(),
+            state: RunState::Started,
+        });
+        state.extend(self.child_answers(call, task));
         let writer =
             self.writer
                 .delegate(pin, &self.cwd.display().to_string(), state, delegation)?;
         let mut child = Session::from_writer(&self.store, writer, self.tools.clone())?;
         ui.progress(Progress::Notice(&format!("fork {handle} started: {task}")));
-        let outcome = child
-            .run_task(call, task, provider, settings, ui, cancel)
-            .await?;
+        let outcome = Box::pin(child.steps(&run, provider, settings, ui, cancel)).await?;
         self.totals.add(&child.totals);
         note_fork_files(
             &self.store,
@@ -70,38 +77,24 @@ impl Session {
         Ok(fork_report(&handle, child.id(), &outcome))
     }
 
-    /// Runs a fork's task: answers the call that made it with the task, then works until the
-    /// model stops.
-    pub async fn run_task(
-        &mut self,
-        call: &str,
-        task: &str,
-        provider: &Provider,
-        settings: &Settings,
-        ui: &mut dyn Ui,
-        cancel: watch::Receiver<bool>,
-    ) -> Result<TurnOutcome> {
-        let run = hotl_log::new_session_id();
-        // The run is recorded as started, so recovery can tell an unfinished task. Other calls
-        // the parent's step left open (a second fork runs after this one) are answered first:
-        // every call needs a result before the next request.
-        let mut records = vec![Body::Run {
-            run: run.clone(),
-            state: RunState::Started,
-        }];
-        for (other, _) in self.open_calls() {
-            if other != call {
-                records.push(Body::ToolResult {
-                    call: other,
-                    content: vec![Block::text(
-                        "the parent session runs this call; this fork does only its own task",
-                    )],
-                    blob: None,
-                    is_error: true,
-                    files: Vec::new(),
-                });
-            }
-        }
+    /// The records a fork's child starts with after its run: the calls of this step still
+    /// open (a second fork runs after this one) answered as the parent's (every call needs a
+    /// result before the next request), then `call` answered with the task.
+    fn child_answers(&self, call: &str, task: &str) -> Vec<Body> {
+        let mut records: Vec<Body> = self
+            .open_calls()
+            .into_iter()
+            .filter(|(other, _)| other != call)
+            .map(|(other, _)| Body::ToolResult {
+                call: other,
+                content: vec![Block::text(
+                    "the parent session runs this call; this fork does only its own task",
+                )],
+                blob: None,
+                is_error: true,
+                files: Vec::new(),
+            })
+            .collect();
         records.push(Body::ToolResult {
             call: call.to_owned(),
             content: vec![Block::text(crate::moves::fork_brief(task))],
@@ -109,8 +102,7 @@ impl Session {
             is_error: false,
             files: Vec::new(),
         });
-        self.append_all(records)?;
-        Box::pin(self.steps(&run, provider, settings, ui, cancel)).await
+        records
     }
 
     /// Finishes the forks the dead process left running: each open `fork` call whose child

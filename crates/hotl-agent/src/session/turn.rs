@@ -21,9 +21,13 @@ impl Session {
         self.open_run().is_some()
     }
 
-    fn open_run(&self) -> Option<String> {
+    /// The run a dead process left open: started and never ended, or marked interrupted by a
+    /// recovery that died in turn before the run ended (that run is still to be finished).
+    fn open_run(&self) -> Option<(String, RunState)> {
         match &self.last_run {
-            Some((run, RunState::Started)) => Some(run.clone()),
+            Some((run, state @ (RunState::Started | RunState::Interrupted))) => {
+                Some((run.clone(), state.clone()))
+            }
             _ => None,
         }
     }
@@ -38,16 +42,20 @@ impl Session {
         ui: &mut dyn Ui,
         cancel: watch::Receiver<bool>,
     ) -> Result<Option<TurnOutcome>> {
-        let Some(run) = self.open_run() else {
+        let Some((run, state)) = self.open_run() else {
             return Ok(None);
         };
         ui.progress(Progress::Notice(
             "finishing the turn the last process left open",
         ));
-        self.append(Body::Run {
-            run: run.clone(),
-            state: RunState::Interrupted,
-        })?;
+        // Marked once: a recovery that dies before the run ends leaves it interrupted, still
+        // open, for the next one.
+        if state == RunState::Started {
+            self.append(Body::Run {
+                run: run.clone(),
+                state: RunState::Interrupted,
+            })?;
+        }
         self.resume_forks(provider, settings, ui, cancel.clone())
             .await?;
         self.answer_open_calls(INTERRUPTED)?;
