@@ -29,6 +29,9 @@ pub struct Writer {
     root: String,
     /// The tree's lock, shared with the sessions delegated inside the tree by this process.
     lock: Arc<TreeLock>,
+    /// A write failed partway (a full disk): the log may end in part of a line, which the
+    /// next append ends first so its own records are not glued to it.
+    torn: bool,
 }
 
 impl Writer {
@@ -44,16 +47,48 @@ impl Writer {
         let stamp = self.store.clock().stamp();
         let mut bytes = Vec::new();
         let mut records = Vec::with_capacity(bodies.len());
-        for body in bodies {
-            let record = Record::new(self.next_seq, stamp.clone(), body);
+        for (seq, body) in (self.next_seq..).zip(bodies) {
+            let record = Record::new(seq, stamp.clone(), body);
             bytes.extend(encode_line(&record)?);
-            self.next_seq += 1;
             records.push(record);
         }
-        self.file.write_all(&bytes).at(&self.path)?;
+        if self.torn {
+            self.end_torn_line()?;
+        }
+        if let Err(e) = self.file.write_all(&bytes) {
+            // Part of the line may be on disk: readers skip it as torn, the next append ends
+            // it, and the listing cache no longer knows where complete records end.
+            self.torn = true;
+            self.forget_meta();
+            return Err(e).at(&self.path);
+        }
+        self.next_seq += records.len() as u64;
         self.file.sync_data().at(&self.path)?;
         self.update_meta(&records, bytes.len() as u64);
         Ok(records)
+    }
+
+    /// Ends the partial line a failed write left, if it left one.
+    fn end_torn_line(&mut self) -> Result<()> {
+        use std::os::unix::fs::FileExt;
+        let len = self.file.metadata().at(&self.path)?.len();
+        let mut last = [b'\n'];
+        if len > 0 {
+            File::open(&self.path)
+                .and_then(|f| f.read_exact_at(&mut last, len - 1))
+                .at(&self.path)?;
+        }
+        if last[0] != b'\n' {
+            self.file.write_all(b"\n").at(&self.path)?;
+        }
+        self.torn = false;
+        Ok(())
+    }
+
+    /// Drops the listing cache, so the next reader rebuilds it from the log.
+    fn forget_meta(&mut self) {
+        self.meta = None;
+        let _ = fsutil::remove_file_if_exists(&self.store.meta_path(&self.id));
     }
 
     fn update_meta(&mut self, records: &[Record], len: u64) {
@@ -62,8 +97,7 @@ impl Writer {
         };
         if !records.iter().all(|r| meta.apply(r, true)) {
             // A revert needs the lineage to recount turns: let the next reader rebuild.
-            self.meta = None;
-            let _ = fsutil::remove_file_if_exists(&self.store.meta_path(&self.id));
+            self.forget_meta();
             return;
         }
         meta.complete_end += len;
@@ -165,6 +199,7 @@ impl Store {
             meta: Some(meta),
             root: self.root_of(id),
             lock,
+            torn: false,
         })
     }
 
@@ -233,6 +268,7 @@ impl Store {
             meta,
             root,
             lock,
+            torn: false,
         })
     }
 
@@ -400,4 +436,46 @@ pub(crate) fn remove_session_files(store: &Store, id: &str) -> Result<()> {
         fs::remove_dir_all(&tree).at(&tree)?;
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A write that fails partway (here: part of a line on disk, then a full disk) is ended
+    /// by the next append, whose records keep the seqs the failed ones would have had.
+    #[test]
+    fn a_write_that_failed_partway_is_ended_before_the_next_append() {
+        let dir = tempfile::tempdir().expect("temp");
+        let store = Store::new(dir.path());
+        let mut writer = store
+            .create(SessionStart::new("/p"), 1, vec![Body::user_text("one")])
+            .expect("created");
+        let id = writer.id().to_owned();
+        let log = writer.file.try_clone().expect("clone");
+        (&log).write_all(b"{\"seq\":3,\"ts\"").expect("a partial line");
+        let Ok(full) = OpenOptions::new().write(true).open("/dev/full") else {
+            return;
+        };
+        writer.file = full;
+        assert!(writer.append(Body::user_text("lost")).is_err());
+        writer.file = log;
+        assert_eq!(writer.append(Body::user_text("two")).expect("kept").seq, 3);
+        drop(writer);
+        let read = store.read(&id).expect("read");
+        let texts: Vec<(u64, String)> = read
+            .records
+            .iter()
+            .filter_map(|r| match &r.body {
+                Body::User { content } => {
+                    Some((r.seq, content.iter().filter_map(|b| b.as_text()).collect()))
+                }
+                _ => None,
+            })
+            .collect();
+        assert_eq!(texts, [(2, "one".to_owned()), (3, "two".to_owned())]);
+        assert_eq!(read.report.skipped.len(), 1, "the torn line is reported");
+        assert!(read.report.torn_tail.is_none());
+        assert_eq!(store.meta(&id).expect("meta").last_seq, 3);
+    }
 }
