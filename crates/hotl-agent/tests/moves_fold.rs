@@ -1104,3 +1104,44 @@ fn a_fold_counts_only_what_its_span_changed() {
     assert!(patch.contains("+more") && patch.contains("+c"), "{patch}");
     assert!(!patch.contains("by hand") && !patch.contains("late"), "{patch}");
 }
+
+/// A fork whose process died mid-step and was never resumed ends with a call nobody
+/// answered: asking it answers that call in the request, so the provider accepts it.
+#[test]
+fn asking_a_fork_left_mid_step_answers_its_open_call() {
+    let mut f = Fixture::new(
+        vec![
+            Reply::text("").with_tool("fork", serde_json::json!({ "task": "survey the logs" })),
+            Reply::text("").with_tool("bash", serde_json::json!({ "command": "sleep 5" })),
+            Reply::text("The survey was cut short."),
+        ],
+        false,
+        &["bash"],
+    );
+    f.die_during("survey", 1_000);
+    f.restart();
+    let child = f.store.tree_children(f.session.id()).expect("tree")[0].clone();
+    let handle = match &f.store.read(&child).expect("child").records[0].body {
+        Body::Session(start) => start
+            .delegated
+            .as_ref()
+            .and_then(|d| d.handle.clone())
+            .expect("a handle"),
+        _ => panic!("a session record first"),
+    };
+    let answer = f
+        .runtime
+        .block_on(
+            f.session
+                .ask(&handle, "how far did it get?", &f.provider, &f.settings),
+        )
+        .expect("answered");
+    assert_eq!(answer, "The survey was cut short.");
+    let sent = f.fake.captured();
+    let body = sent.last().expect("the ask").json().expect("json");
+    let messages = body["messages"].as_array().expect("messages");
+    let last = &messages[messages.len() - 1]["content"];
+    assert_eq!(last[0]["type"], "tool_result", "{last}");
+    assert!(last[0]["content"].to_string().contains("interrupted"), "{last}");
+    assert!(last.to_string().contains("how far did it get?"), "{last}");
+}

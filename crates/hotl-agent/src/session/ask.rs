@@ -47,6 +47,7 @@ impl Session {
         let mut usage = Usage::default();
         let answer = loop {
             let mut messages = model_view(&thread_view);
+            answer_dangling_calls(&mut messages);
             push_user_text(&mut messages, &prompt);
             for stray in &strays {
                 messages.push(hotl_view::MessageRef {
@@ -130,5 +131,54 @@ impl Session {
             handle: handle.to_owned(),
             known: known.join(", "),
         })
+    }
+}
+
+/// Answers the calls a thread's last step left open (a fork whose process died mid-step and
+/// was never resumed), so the question goes after a transcript every provider accepts.
+fn answer_dangling_calls(messages: &mut Vec<hotl_view::MessageRef<'_>>) {
+    use hotl_view::{MessageRef, Part, Role};
+    let Some(step) = messages.iter().rposition(|m| m.role == Role::Assistant) else {
+        return;
+    };
+    let answered: Vec<&str> = messages[step + 1..]
+        .iter()
+        .flat_map(|m| &m.content)
+        .filter_map(|p| match p {
+            Part::ToolResult { tool_use_id, .. } => Some(*tool_use_id),
+            _ => None,
+        })
+        .collect();
+    let dangling: Vec<Part<'_>> = messages[step]
+        .content
+        .iter()
+        .filter_map(|p| match p {
+            Part::Block(Block::ToolUse { id, .. }) if !answered.contains(&id.as_str()) => {
+                Some(Part::ToolResult {
+                    tool_use_id: id.as_str(),
+                    content: vec![Part::Text(super::turn::INTERRUPTED.into())],
+                    is_error: true,
+                })
+            }
+            _ => None,
+        })
+        .collect();
+    if dangling.is_empty() {
+        return;
+    }
+    match messages.get_mut(step + 1) {
+        // Results go before any text in the message that answers a step.
+        Some(next) => {
+            let at = next
+                .content
+                .iter()
+                .rposition(|p| matches!(p, Part::ToolResult { .. }))
+                .map_or(0, |i| i + 1);
+            next.content.splice(at..at, dangling);
+        }
+        None => messages.push(MessageRef {
+            role: Role::User,
+            content: dangling,
+        }),
     }
 }
