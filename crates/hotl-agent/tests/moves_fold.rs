@@ -1145,3 +1145,55 @@ fn asking_a_fork_left_mid_step_answers_its_open_call() {
     assert!(last[0]["content"].to_string().contains("interrupted"), "{last}");
     assert!(last.to_string().contains("how far did it get?"), "{last}");
 }
+
+/// A fork can fold inside itself; `ask` takes that inner handle from the parent, answering
+/// from the child's context as it stood when the inner span ended.
+#[test]
+fn ask_reaches_a_fold_a_fork_made_inside_itself() {
+    let mut f = Fixture::new(
+        vec![
+            Reply::text("").with_tool("fork", serde_json::json!({ "task": "survey the logs" })),
+            Reply::text("").with_tool("read", serde_json::json!({ "path": "a.txt" })),
+            Reply::text("").with_tool("fold", serde_json::json!({ "since": "t11", "note": NOTE })),
+            Reply::text("survey done"),
+            Reply::text("The fork is done."),
+            Reply::text("It held quokka."),
+        ],
+        false,
+        &[],
+    );
+    std::fs::write(f.project.join("a.txt"), "quokka\n").expect("file");
+    f.submit("survey");
+    let child = f.store.tree_children(f.session.id()).expect("tree")[0].clone();
+    let inner = f
+        .store
+        .read(&child)
+        .expect("child")
+        .records
+        .iter()
+        .find_map(|r| match &r.body {
+            Body::Fold(fold) => Some(fold.handle.clone()),
+            _ => None,
+        })
+        .expect("the fork folded inside itself");
+    let answer = f
+        .runtime
+        .block_on(
+            f.session
+                .ask(&inner, "what did a.txt hold?", &f.provider, &f.settings),
+        )
+        .expect("answered");
+    assert_eq!(answer, "It held quokka.");
+    let sent = f.fake.captured();
+    let asked = sent.last().expect("the ask").body_text();
+    assert!(asked.contains("quokka") && asked.contains("what did a.txt hold?"));
+    assert!(
+        !asked.contains("survey done"),
+        "the thread ends where its span ended"
+    );
+    let unknown = f
+        .runtime
+        .block_on(f.session.ask("ffff", "?", &f.provider, &f.settings))
+        .expect_err("no such handle");
+    assert!(unknown.to_string().contains(&inner), "{unknown}");
+}

@@ -89,49 +89,72 @@ impl Session {
         Ok(answer)
     }
 
-    /// The context of the archived thread `handle` as it stood when it ended: a folded span's
-    /// (the records up to its end, projected), or a fork's (its whole lineage).
+    /// The context of the archived thread `handle` as it stood when it ended, however deep it
+    /// sits: a folded span's (the records up to its end, projected; a fold inside a
+    /// compaction too), a fork's (its whole lineage), or a span a fork folded inside itself.
     fn thread_view(&self, handle: &str) -> Result<View> {
-        let until = self.view.items.iter().find_map(|i| match i {
-            Item::Folded {
-                handle: h, until, ..
-            } if h == handle => Some(*until),
-            _ => None,
-        });
-        if let Some(until) = until {
-            let lineage = self.store.lineage(self.writer.id())?;
-            let own_start = lineage.records[..lineage.own_start]
-                .iter()
-                .filter(|r| r.seq <= until)
-                .count();
-            let thread: Vec<hotl_log::Record> = lineage
-                .records
-                .into_iter()
-                .filter(|r| r.seq <= until)
-                .collect();
-            return Ok(hotl_view::project_owned(thread, own_start));
+        let mut known = Vec::new();
+        if let Some(until) = fold_end(&self.view.items, handle, &mut known) {
+            return Ok(up_to(self.store.lineage(self.writer.id())?, until));
         }
         let delegated = self.store.visible_delegated(self.writer.id())?;
         if let Some(child) = delegated
             .iter()
             .find(|d| d.delegation.handle.as_deref() == Some(handle))
         {
-            let lineage = self.store.lineage(&child.id)?;
-            let own_start = lineage.own_start;
-            return Ok(hotl_view::project_owned(lineage.records, own_start));
+            return Ok(View::from_lineage(self.store.lineage(&child.id)?));
         }
-        let mut known: Vec<String> = Vec::new();
-        for item in &self.view.items {
-            if let Item::Folded { handle, .. } = item {
-                known.push(handle.clone());
+        known.extend(delegated.iter().filter_map(|d| d.delegation.handle.clone()));
+        for child in &delegated {
+            let Ok(lineage) = self.store.lineage(&child.id) else {
+                continue;
+            };
+            let view = hotl_view::project(&lineage.records, lineage.own_start);
+            if let Some(until) = fold_end(&view.items, handle, &mut known) {
+                return Ok(up_to(lineage, until));
             }
         }
-        known.extend(delegated.into_iter().filter_map(|d| d.delegation.handle));
+        known.sort();
+        known.dedup();
         Err(AgentError::NoThread {
             handle: handle.to_owned(),
             known: known.join(", "),
         })
     }
+}
+
+/// The end of the folded span `handle` among `items` (folds inside compactions included);
+/// every handle passed on the way is added to `known`.
+fn fold_end(items: &[Item], handle: &str, known: &mut Vec<String>) -> Option<u64> {
+    for item in items {
+        match item {
+            Item::Folded {
+                handle: h, until, ..
+            } if h == handle => return Some(*until),
+            Item::Folded { handle: h, .. } => known.push(h.clone()),
+            Item::Compacted { items, .. } => {
+                if let Some(until) = fold_end(items, handle, known) {
+                    return Some(until);
+                }
+            }
+            _ => {}
+        }
+    }
+    None
+}
+
+/// The view of `lineage` as it stood at seq `until`.
+fn up_to(lineage: hotl_log::Lineage, until: u64) -> View {
+    let own_start = lineage.records[..lineage.own_start]
+        .iter()
+        .filter(|r| r.seq <= until)
+        .count();
+    let thread: Vec<hotl_log::Record> = lineage
+        .records
+        .into_iter()
+        .filter(|r| r.seq <= until)
+        .collect();
+    hotl_view::project_owned(thread, own_start)
 }
 
 /// Answers the calls a thread's last step left open (a fork whose process died mid-step and
