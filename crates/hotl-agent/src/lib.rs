@@ -20,7 +20,7 @@ pub mod tools;
 pub use crate::error::{AgentError, Result};
 pub use crate::moves::{
     AskTool, FoldTool, ForkTool, RecallTool, ask_prompt, check_note, fork_brief, make_fold,
-    parse_stamp, recall_mode,
+    parse_stamp, recall_mode, stamp_seq,
 };
 pub use crate::permission::{Decision, Mode, Policy, inside, resolve};
 pub use crate::prompt::system_blocks;

@@ -139,9 +139,15 @@ pub fn ask_prompt(question: &str) -> String {
 pub fn parse_stamp(value: &serde_json::Value) -> Option<u64> {
     match value {
         serde_json::Value::Number(n) => n.as_u64(),
-        serde_json::Value::String(s) => s.trim().trim_start_matches(['t', 'T']).parse().ok(),
+        serde_json::Value::String(s) => stamp_seq(s),
         _ => None,
     }
+}
+
+/// The seq of a typed stamp: `t12`, `T12` or `12` (one `t` at most).
+pub fn stamp_seq(text: &str) -> Option<u64> {
+    let text = text.trim();
+    text.strip_prefix(['t', 'T']).unwrap_or(text).parse().ok()
 }
 
 /// Checks a note against the template; the error lists what is missing.
@@ -208,6 +214,17 @@ mod tests {
     use hotl_log::{Block, FileTouch};
 
     use super::*;
+
+    #[test]
+    fn a_stamp_has_one_t_at_most() {
+        assert_eq!(stamp_seq("t12"), Some(12));
+        assert_eq!(stamp_seq(" T7 "), Some(7));
+        assert_eq!(stamp_seq("12"), Some(12));
+        assert_eq!(stamp_seq("tt3"), None);
+        assert_eq!(stamp_seq("t"), None);
+        assert_eq!(parse_stamp(&serde_json::json!(5)), Some(5));
+        assert_eq!(parse_stamp(&serde_json::json!("t5")), Some(5));
+    }
 
     fn result(seq: u64, path: &str, hash: &str) -> Record {
         Record::new(

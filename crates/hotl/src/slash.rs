@@ -98,9 +98,9 @@ fn parse_fold(rest: &str) -> Slash {
             "/fold takes at most one stamp: /fold [t<seq>] (the model writes the note)".to_owned(),
         );
     }
-    match rest.trim_start_matches(['t', 'T']).parse() {
-        Ok(seq) => Slash::Fold(Some(seq)),
-        Err(_) => Slash::Usage(format!("{rest:?} is not a stamp; expected /fold t<seq>")),
+    match hotl_agent::stamp_seq(rest) {
+        Some(seq) => Slash::Fold(Some(seq)),
+        None => Slash::Usage(format!("{rest:?} is not a stamp; expected /fold t<seq>")),
     }
 }
 

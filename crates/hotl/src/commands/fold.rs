@@ -28,11 +28,9 @@ pub struct FoldArgs {
 }
 
 pub fn run(ctx: &Ctx, args: &FoldArgs) -> Result<ExitCode, CliError> {
-    let since: u64 = args
-        .since
-        .trim_start_matches(['t', 'T'])
-        .parse()
-        .map_err(|_| CliError::user(format!("{:?} is not a stamp; expected t<seq>", args.since)))?;
+    let since = hotl_agent::stamp_seq(&args.since).ok_or_else(|| {
+        CliError::user(format!("{:?} is not a stamp; expected t<seq>", args.since))
+    })?;
     let note = match &args.note_file {
         Some(path) => {
             let note = std::fs::read_to_string(path)

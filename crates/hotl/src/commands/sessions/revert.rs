@@ -47,7 +47,7 @@ pub fn run(ctx: &Ctx, args: &RevertArgs) -> Result<ExitCode, CliError> {
 }
 
 fn parse_stamp(text: &str) -> Result<u64, CliError> {
-    text.strip_prefix('t').unwrap_or(text).parse().map_err(|_| {
+    hotl_agent::stamp_seq(text).ok_or_else(|| {
         CliError::user(format!(
             "{text:?} is not a stamp; expected t<seq>, e.g. t42"
         ))
