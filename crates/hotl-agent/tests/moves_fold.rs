@@ -717,7 +717,11 @@ fn a_recovery_that_dies_leaves_the_turn_open_for_the_next() {
         })
         .collect();
     use hotl_log::RunState::{Finished, Interrupted, Started};
-    assert_eq!(states, [Started, Interrupted, Finished], "marked once");
+    assert_eq!(
+        states,
+        [Started, Interrupted, Started, Interrupted, Started, Finished],
+        "each death is marked, and the run goes on"
+    );
     assert!(!f.session.has_open_turn());
 }
 
@@ -990,6 +994,7 @@ fn fold_stores_the_diff(git_repo: bool) {
             bash("echo 'fn helper() {}' >> main.rs && rm -f old.txt"),
             Reply::text("").with_tool("fold", serde_json::json!({ "since": "t7", "note": NOTE })),
             Reply::text("Folded."),
+            Reply::text("It added a helper."),
         ],
         false,
         &["bash"],
@@ -1057,6 +1062,15 @@ fn fold_stores_the_diff(git_repo: bool) {
         .recall("helper", Some("exact"), 5)
         .expect("recall");
     assert!(stale.contains("stale: main.rs changed since"), "{stale}");
+    // And so does an answer from that thread.
+    let answer = f
+        .runtime
+        .block_on(
+            f.session
+                .ask(&fold.handle, "what changed?", &f.provider, &f.settings),
+        )
+        .expect("answered");
+    assert_eq!(answer, "It added a helper.\n\nstale: main.rs changed since");
     // The user's own index is untouched.
     assert!(
         !git_repo
@@ -1102,7 +1116,10 @@ fn a_fold_counts_only_what_its_span_changed() {
     let hash = fold.diff_blob.expect("a diff was stored");
     let patch = String::from_utf8(f.store.blobs().get(&hash).expect("blob")).expect("utf-8");
     assert!(patch.contains("+more") && patch.contains("+c"), "{patch}");
-    assert!(!patch.contains("by hand") && !patch.contains("late"), "{patch}");
+    assert!(
+        !patch.contains("by hand") && !patch.contains("late"),
+        "{patch}"
+    );
 }
 
 /// A fork whose process died mid-step and was never resumed ends with a call nobody
@@ -1142,7 +1159,10 @@ fn asking_a_fork_left_mid_step_answers_its_open_call() {
     let messages = body["messages"].as_array().expect("messages");
     let last = &messages[messages.len() - 1]["content"];
     assert_eq!(last[0]["type"], "tool_result", "{last}");
-    assert!(last[0]["content"].to_string().contains("interrupted"), "{last}");
+    assert!(
+        last[0]["content"].to_string().contains("interrupted"),
+        "{last}"
+    );
     assert!(last.to_string().contains("how far did it get?"), "{last}");
 }
 

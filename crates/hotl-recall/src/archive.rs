@@ -45,6 +45,8 @@ pub struct IndexStats {
 /// [`open_index`](crate::open_index); both search the same way and give the same hits.
 pub struct Archive {
     threads: Vec<Thread>,
+    /// Per thread: whether it is an earlier ask (its staleness is that of the thread it asked).
+    asks: Vec<bool>,
     segments: Vec<Segment>,
     /// Per segment, per document: the index of the owning thread, or [`NOT_ARCHIVED`] (the
     /// persisted index also holds the live main line, so a later fold costs no re-reading).
@@ -76,10 +78,13 @@ impl Archive {
         Archive::assemble(plan, vec![builder.finish()], root.into())
     }
 
-    /// Adds a delegated session's own work as one thread under `handle` (a fork's): the text
-    /// of every record of `own` on its visible branch (user, assistant and tool calls,
-    /// reasoning, tool outputs, its notes and asks), with `task` as the thread's note. Tool
-    /// outputs stored as blobs are read from `blobs` when given.
+    /// Adds a delegated session's own work (a fork's): its own log's records on their visible
+    /// branch (user, assistant and tool calls, reasoning, tool outputs, notes and asks) as a
+    /// thread under `handle` with `task` as its note and its tool results' touches as files,
+    /// plus the threads its own log archived, as [`Archive::from_records`] finds them (folds,
+    /// compactions and asks made inside it). Each document belongs to the innermost thread
+    /// holding it: a span folded inside the fork is found under that fold's handle, the rest
+    /// under `handle`. Tool outputs stored as blobs are read from `blobs` when given.
     pub fn add_delegated(
         &mut self,
         handle: &str,
@@ -87,22 +92,30 @@ impl Archive {
         own: &[Record],
         blobs: Option<&hotl_log::Blobs>,
     ) {
-        if let Some((thread, segment)) = delegated_thread(handle, task, own, blobs) {
-            self.add_thread(thread, segment);
+        if let Some(subtree) = delegated_thread(handle, task, own, blobs) {
+            self.add_subtree(subtree);
         }
     }
 
-    /// Adds `thread`, owning every document of `segment`.
-    pub(crate) fn add_thread(&mut self, thread: Thread, segment: Segment) {
-        let owner = self.threads.len() as u32;
-        self.threads.push(thread);
+    /// Adds a delegated session's threads, owning the documents of its segment as it says.
+    pub(crate) fn add_subtree(&mut self, subtree: Subtree) {
+        let Subtree {
+            threads,
+            asks,
+            owners,
+            segment,
+        } = subtree;
+        let base = self.threads.len() as u32;
+        self.threads.extend(threads);
+        self.asks.extend(asks);
         self.docs += segment.docs.len() as u64;
         self.tokens += segment
             .docs
             .iter()
             .map(|d| u64::from(d.tokens))
             .sum::<u64>();
-        self.owners.push(vec![owner; segment.docs.len()]);
+        self.owners
+            .push(owners.into_iter().map(|o| base + o).collect());
         self.segments.push(segment);
     }
 
@@ -127,8 +140,12 @@ impl Archive {
                     .collect()
             })
             .collect();
+        let asks = (0..plan.threads.len())
+            .map(|t| plan.members.get(t).is_some_and(|m| m.ask))
+            .collect();
         Archive {
             threads: plan.threads,
+            asks,
             segments,
             owners,
             docs,
@@ -137,7 +154,9 @@ impl Archive {
         }
     }
 
-    /// The archived spans, in transcript order (an outer compaction before what it holds).
+    /// The archived threads: the spans, in transcript order (an outer compaction before what
+    /// it holds), then the earlier asks, then per fork its thread and the threads its own log
+    /// archived (in that order).
     pub fn threads(&self) -> &[Thread] {
         &self.threads
     }
@@ -221,12 +240,46 @@ impl Archive {
         Ok(found
             .into_iter()
             .map(|(owner, mut hit)| {
-                hit.stale = stale[owner as usize]
-                    .get_or_insert_with(|| staleness(&self.threads[owner as usize], &self.root))
+                let source = self.files_source(owner as usize);
+                hit.stale = stale[source]
+                    .get_or_insert_with(|| staleness(&self.threads[source], &self.root))
                     .clone();
                 hit
             })
             .collect())
+    }
+
+    /// The staleness of the thread `handle` names, for a line ahead of what `ask` returns:
+    /// the touched files that changed since (see [`staleness`]) of the thread with that handle
+    /// that touched files (a fold's, a fork's, a fold's inside a fork), or nothing when none
+    /// did. `None` when no thread has that handle.
+    pub fn stale_files(&self, handle: &str) -> Option<Vec<String>> {
+        let mut named = self
+            .threads
+            .iter()
+            .filter(|t| t.handle == handle)
+            .peekable();
+        named.peek()?;
+        Some(
+            named
+                .find(|t| !t.files.is_empty())
+                .map(|t| staleness(t, &self.root))
+                .unwrap_or_default(),
+        )
+    }
+
+    /// The thread whose files tell thread `t`'s staleness: `t` itself, or, for an earlier ask
+    /// (which touches nothing), the first thread that is not an ask with the same handle.
+    fn files_source(&self, t: usize) -> usize {
+        if !self.asks[t] || !self.threads[t].files.is_empty() {
+            return t;
+        }
+        let handle = &self.threads[t].handle;
+        self.threads
+            .iter()
+            .zip(&self.asks)
+            .position(|(other, ask)| !ask && other.handle == *handle)
+            .unwrap_or(t)
     }
 
     fn seq_of(&self, owner: u32, key: u64, kind: DocKind) -> u64 {
@@ -418,14 +471,28 @@ impl Archive {
     }
 }
 
-/// A delegated session's own work as one thread and the segment of its documents (see
+/// A delegated session's own work, ready to add to an archive (see [`Archive::add_delegated`]).
+pub(crate) struct Subtree {
+    /// The fork's thread first, then the threads its own log archived, as
+    /// [`extract::plan`] orders them.
+    pub threads: Vec<Thread>,
+    /// Per thread: whether it is an earlier ask.
+    pub asks: Vec<bool>,
+    /// Per document of `segment`: the index in `threads` of its owner.
+    pub owners: Vec<u32>,
+    /// The documents of every record of the fork's own log on its visible branch, and the
+    /// fork's task (its thread's note).
+    pub segment: Segment,
+}
+
+/// A delegated session's own work as threads and the segment of its documents (see
 /// [`Archive::add_delegated`]); `None` when it has no visible record.
 pub(crate) fn delegated_thread(
     handle: &str,
     task: &str,
     own: &[Record],
     blobs: Option<&hotl_log::Blobs>,
-) -> Option<(Thread, Segment)> {
+) -> Option<Subtree> {
     let visible = hotl_log::visible_mask(own);
     let live: Vec<&Record> = own
         .iter()
@@ -434,24 +501,42 @@ pub(crate) fn delegated_thread(
         .map(|(r, _)| r)
         .collect();
     let (first, last) = (live.first()?, live.last()?);
-    let mut thread = Thread {
+    let mut fork = Thread {
         handle: handle.to_owned(),
         note: task.to_owned(),
         since: first.seq,
         until: last.seq,
         files: Vec::new(),
     };
+    // What the fork archived inside itself, found as for a main-line session; the rest is the
+    // fork's thread (index 0), the inner threads follow it.
+    let plan = extract::plan(own, 0);
+    let inner = Owners::of(&plan);
     let mut builder = Builder::default();
+    let mut owners = vec![0];
     builder.add(first.seq, DocKind::Note, task.as_bytes());
     for record in &live {
         if let hotl_log::Body::ToolResult { files, .. } = &record.body {
-            thread.files.extend_from_slice(files);
+            fork.files.extend_from_slice(files);
         }
         for (kind, text) in extract::record_docs(record, blobs) {
+            let owner = inner.owner(record.seq, kind);
+            owners.push(if owner == NOT_ARCHIVED { 0 } else { owner + 1 });
             builder.add(record.seq, kind, text.as_bytes());
         }
     }
-    Some((thread, builder.finish()))
+    let asks = std::iter::once(false)
+        .chain((0..plan.threads.len()).map(|t| plan.members.get(t).is_some_and(|m| m.ask)))
+        .collect();
+    let mut threads = Vec::with_capacity(plan.threads.len() + 1);
+    threads.push(fork);
+    threads.extend(plan.threads);
+    Some(Subtree {
+        threads,
+        asks,
+        owners,
+        segment: builder.finish(),
+    })
 }
 
 impl std::fmt::Debug for Archive {

@@ -10,9 +10,14 @@
 //! documents ([`Doc`]: user text, assistant text and tool calls, reasoning, tool outputs, the
 //! note). [`Archive::from_records`] builds one in memory from a lineage's records;
 //! [`open_index`] loads the persisted index and brings it up to date incrementally;
-//! [`open_archive`] adds the sessions delegated from the lineage (forks), one thread each.
+//! [`open_archive`] adds the sessions delegated from the lineage (forks), each a thread under
+//! its handle plus the threads its own log archived (a fork can fold inside itself, so the
+//! archive is a tree; search runs flat over it and names each line's innermost thread).
 //! [`Archive::search`] returns [`Hit`]s, each naming its thread and the touched files that
-//! changed since ([`staleness`]); [`render_hits`] is what the model and the shell see.
+//! changed since ([`staleness`]; an earlier ask's are those of the thread it asked);
+//! [`render_hits`] is what the model and the shell see. [`search_archive`] opens and searches
+//! in one call, rebuilding and searching again when an index file turns out damaged;
+//! [`Archive::stale_files`] is the staleness of one handle, for `ask`.
 //!
 //! The key choice: what counts as archived is decided by projecting the records with
 //! `hotl-view` and walking its folded and compacted items, never by re-implementing fold rules.
@@ -57,5 +62,5 @@ pub use crate::archive::{Archive, IndexStats};
 pub use crate::error::{RecallError, Result};
 pub use crate::persist::{index_path, open_index};
 pub use crate::stale::{render_hits, staleness};
-pub use crate::tree::open_archive;
+pub use crate::tree::{open_archive, search_archive};
 pub use crate::types::{Doc, DocKind, Hit, Mode, Thread};

@@ -1,11 +1,15 @@
 //! The whole archive a session can search: its persisted index (folded and compacted spans,
 //! earlier asks) plus the work of the sessions delegated from its history (forks), each one
-//! thread under its handle.
+//! thread under its handle, and within it the threads its own log archived (a fork can fold
+//! inside itself, so the archive is a tree; search runs flat over all of it and names each
+//! line's innermost thread).
 //!
-//! A fork's thread is cached as its own segment, `index/recall/<child>.fork-<size>.seg`, with a
-//! header `<child>.fork.json` naming the thread and the log's size and pin hash when indexed: a
-//! finished fork is indexed once, and a fork whose log changed since is indexed again. Like
-//! every index file, both are derived and may be deleted at any time.
+//! A fork's threads are cached as its own segment, `index/recall/<child>.fork-<size>.seg`, with
+//! a header `<child>.fork.json` naming the threads, the owner of each document, and the log's
+//! size and pin hash when indexed: a finished fork is indexed once, and a fork whose log changed
+//! since (or whose header is of another format) is indexed again. Like every index file, both
+//! are derived and may be deleted at any time; one found damaged while searching is deleted,
+//! and [`search_archive`] then opens the archive again, rebuilding it, and searches once more.
 
 use std::fs;
 use std::path::Path;
@@ -13,14 +17,14 @@ use std::path::Path;
 use hotl_log::{Delegated, Store, pin_hash};
 use serde::{Deserialize, Serialize};
 
-use crate::archive::{Archive, delegated_thread};
-use crate::error::Result;
+use crate::archive::{Archive, Subtree, delegated_thread};
+use crate::error::{RecallError, Result};
 use crate::persist::{create_dir, open_index, write_atomic};
 use crate::segment::Segment;
-use crate::types::Thread;
+use crate::types::{Hit, Mode, Thread};
 
 /// The fork cache header's format; any other is rebuilt.
-const FORK_FORMAT: u32 = 1;
+const FORK_FORMAT: u32 = 2;
 
 #[derive(Serialize, Deserialize)]
 struct ForkHeader {
@@ -28,27 +32,86 @@ struct ForkHeader {
     /// The log's size when indexed, and `pin_hash` of it at that size.
     size: u64,
     hash: String,
-    thread: Thread,
+    /// The fork's thread, then the threads its own log archived.
+    threads: Vec<Thread>,
+    /// Per thread: whether it is an earlier ask.
+    asks: Vec<bool>,
+    /// The owner (an index into `threads`) of each document of the segment, in document
+    /// order, as runs of `[owner, count]`.
+    owners: Vec<[u32; 2]>,
 }
 
-/// Opens everything session `id` can recall: [`open_index`]'s archive, and one thread per
-/// delegated session it can see (its own records, with its task as the note). A delegated
-/// session without a handle is known by the first 8 characters of its id.
+impl ForkHeader {
+    /// The per-document owners, when they fit `segment` and the threads.
+    fn owners(&self, segment: &Segment) -> Option<Vec<u32>> {
+        let mut out = Vec::with_capacity(segment.docs.len());
+        for &[owner, count] in &self.owners {
+            if owner as usize >= self.threads.len()
+                || out.len() + count as usize > segment.docs.len()
+            {
+                return None;
+            }
+            out.extend(std::iter::repeat_n(owner, count as usize));
+        }
+        (out.len() == segment.docs.len() && self.asks.len() == self.threads.len()).then_some(out)
+    }
+}
+
+/// `owners` as runs of `[owner, count]`.
+fn runs(owners: &[u32]) -> Vec<[u32; 2]> {
+    let mut out: Vec<[u32; 2]> = Vec::new();
+    for &o in owners {
+        match out.last_mut() {
+            Some([last, count]) if *last == o => *count += 1,
+            _ => out.push([o, 1]),
+        }
+    }
+    out
+}
+
+/// Opens everything session `id` can recall: [`open_index`]'s archive, and for each delegated
+/// session it can see a thread of its own records (with its task as the note) plus the threads
+/// its own log archived (see [`Archive::add_delegated`]). A delegated session without a handle
+/// is known by the first 8 characters of its id.
 pub fn open_archive(store: &Store, id: &str) -> Result<Archive> {
     let mut archive = open_index(store, id)?;
     let dir = store.index_dir().join("recall");
     for child in store.visible_delegated(id)? {
-        if let Some((thread, segment)) = fork_thread(store, &dir, &child) {
-            archive.add_thread(thread, segment);
+        if let Some(subtree) = fork_thread(store, &dir, &child) {
+            archive.add_subtree(subtree);
         }
     }
     Ok(archive)
 }
 
-/// A fork's thread and segment: from its cache when that still fits its log, else indexed from
+/// Opens session `id`'s archive ([`open_archive`]) and searches it ([`Archive::search`]). An
+/// index file found damaged during the search is deleted and does not fail the call: the
+/// archive is opened again (rebuilding what was deleted) and searched once more. Returns the
+/// archive searched, for what else the caller asks of it.
+pub fn search_archive(
+    store: &Store,
+    id: &str,
+    query: &str,
+    mode: Mode,
+    limit: usize,
+) -> Result<(Archive, Vec<Hit>)> {
+    let archive = open_archive(store, id)?;
+    match archive.search(query, mode, limit) {
+        Ok(hits) => Ok((archive, hits)),
+        Err(RecallError::Corrupt { .. }) => {
+            drop(archive);
+            let archive = open_archive(store, id)?;
+            let hits = archive.search(query, mode, limit)?;
+            Ok((archive, hits))
+        }
+        Err(e) => Err(e),
+    }
+}
+
+/// A fork's threads and segment: from its cache when that still fits its log, else indexed from
 /// the log (and cached when the index directory can be written). `None` when its log cannot be
 /// read or holds nothing.
-fn fork_thread(store: &Store, dir: &Path, child: &Delegated) -> Option<(Thread, Segment)> {
+fn fork_thread(store: &Store, dir: &Path, child: &Delegated) -> Option<Subtree> {
     let log = store.log_path(&child.id);
     let size = fs::metadata(&log).ok()?.len();
     // The segment is named by the log size it indexes, so a header always names a segment of
@@ -62,8 +125,14 @@ fn fork_thread(store: &Store, dir: &Path, child: &Delegated) -> Option<(Thread, 
         .filter(|h| pin_hash(&log, h.size).is_ok_and(|hash| hash == h.hash));
     if let Some(header) = cached
         && let Ok(Ok(segment)) = Segment::open(&seg_path(header.size))
+        && let Some(owners) = header.owners(&segment)
     {
-        return Some((header.thread, segment));
+        return Some(Subtree {
+            threads: header.threads,
+            asks: header.asks,
+            owners,
+            segment,
+        });
     }
     // Its own log only: what it inherited is the parent's, archived (or not) there.
     let own = store.read(&child.id).ok()?;
@@ -72,7 +141,7 @@ fn fork_thread(store: &Store, dir: &Path, child: &Delegated) -> Option<(Thread, 
         .handle
         .clone()
         .unwrap_or_else(|| child.id[..8].to_owned());
-    let (thread, segment) = delegated_thread(
+    let subtree = delegated_thread(
         &handle,
         &child.delegation.description,
         &own.records,
@@ -80,12 +149,18 @@ fn fork_thread(store: &Store, dir: &Path, child: &Delegated) -> Option<(Thread, 
     )?;
     // Cache only what matches the file as it is: a log that grew while it was read is
     // indexed again next time.
+    let Ok(hash) = pin_hash(&log, own.bytes) else {
+        return Some(subtree);
+    };
     let header = ForkHeader {
         format: FORK_FORMAT,
         size: own.bytes,
-        hash: pin_hash(&log, own.bytes).ok()?,
-        thread,
+        hash,
+        threads: subtree.threads,
+        asks: subtree.asks,
+        owners: runs(&subtree.owners),
     };
+    let segment = subtree.segment;
     let seg_path = seg_path(own.bytes);
     let saved = create_dir(dir).is_ok()
         && write_atomic(&seg_path, |w| segment.write_to(w)).is_ok()
@@ -103,7 +178,12 @@ fn fork_thread(store: &Store, dir: &Path, child: &Delegated) -> Option<(Thread, 
     } else {
         segment
     };
-    Some((header.thread, segment))
+    Some(Subtree {
+        threads: header.threads,
+        asks: header.asks,
+        owners: subtree.owners,
+        segment,
+    })
 }
 
 /// Deletes the cached segments of fork `id` other than `keep` (of sizes its log has passed).

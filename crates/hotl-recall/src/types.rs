@@ -124,6 +124,7 @@ pub struct Hit {
     pub line: String,
     /// BM25 score (ranked), or the number of matches in the document (exact, regex).
     pub score: f64,
-    /// Files the thread touched that changed since (or are gone).
+    /// Files the thread touched that changed since (or are gone); for an earlier ask, those of
+    /// the thread it asked.
     pub stale: Vec<String>,
 }

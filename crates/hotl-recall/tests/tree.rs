@@ -1,11 +1,11 @@
 //! Recall over the whole tree: earlier asks, and the work of forks (delegated sessions), next
 //! to folded spans.
 
-use hotl_log::{Body, Delegation, Store, Writer};
-use hotl_recall::{Mode, open_archive, open_index, render_hits};
-use hotl_testkit::TestResult;
+use hotl_log::{Block, Body, Delegation, FileTouch, Fold, RunState, Store, Writer};
+use hotl_recall::{Mode, RecallError, open_archive, open_index, render_hits, search_archive};
+use hotl_testkit::{FIXED_ID, LogBuilder, TestResult};
 
-use crate::common::{home_with, summary, touch, turn_with, two_folds};
+use crate::common::{content_hash, home_with, summary, touch, turn_with, two_folds};
 
 fn ask(handle: &str, question: &str, answer: &str) -> Body {
     Body::Ask {
@@ -35,10 +35,11 @@ fn an_earlier_ask_is_found_under_the_handle_it_asked_and_indexed_incrementally()
     drop(writer);
     let archive = open_archive(&home.store, &id)?;
     let hits = archive.search("quokka", Mode::Ranked, 5)?;
+    // Stale as the fold it asked is (`/project/src/parse.ts` does not exist).
     assert_eq!(
         render_hits(&hits),
         format!(
-            "[a1 t{} ask] src/parse.ts, line 12: the quokka counter\n",
+            "[a1 t{} ask] src/parse.ts, line 12: the quokka counter\n  stale: src/parse.ts changed since\n",
             record.seq
         )
     );
@@ -71,11 +72,20 @@ fn an_earlier_ask_is_found_under_the_handle_it_asked_and_indexed_incrementally()
 
 /// Delegates a child of `parent` at its head with `handle`, writes `work` into it.
 fn fork_child(store: &Store, parent: &Writer, handle: &str, work: &[&str]) -> TestResult<String> {
+    let mut child = delegate_child(store, parent, handle)?;
+    for text in work {
+        child.append(Body::user_text(*text))?;
+    }
+    Ok(child.id().to_owned())
+}
+
+/// Delegates a child of `parent` at its head with `handle`; returns its writer.
+fn delegate_child(store: &Store, parent: &Writer, handle: &str) -> TestResult<Writer> {
     let id = parent.id();
     let lineage = store.lineage(id)?;
     let seq = parent.next_seq() - 1;
     let pin = store.pin(id, seq, lineage.offset_for(seq))?;
-    let mut child = parent.delegate(
+    let child = parent.delegate(
         pin,
         "/project",
         vec![],
@@ -87,10 +97,7 @@ fn fork_child(store: &Store, parent: &Writer, handle: &str, work: &[&str]) -> Te
             call: None,
         },
     )?;
-    for text in work {
-        child.append(Body::user_text(*text))?;
-    }
-    Ok(child.id().to_owned())
+    Ok(child)
 }
 
 #[test]
@@ -234,5 +241,381 @@ fn a_forks_index_is_cached_and_rebuilt_when_its_log_grows_or_the_cache_is_damage
     let archive = open_archive(&home.store, &id)?;
     assert_eq!(archive.search("narwhal", Mode::Exact, 5)?.len(), 1);
     assert_eq!(archive.search("dugong", Mode::Exact, 5)?.len(), 1);
+    Ok(())
+}
+
+/// One turn appended through `w`, as `turn_with` writes it; returns (user seq, last seq).
+fn writer_turn(
+    w: &mut Writer,
+    user: &str,
+    output: &str,
+    files: Vec<FileTouch>,
+    answer: &str,
+) -> TestResult<(u64, u64)> {
+    let run = format!("run_{}", w.next_seq());
+    w.append(Body::Run {
+        run: run.clone(),
+        state: RunState::Started,
+    })?;
+    let u = w.append(Body::user_text(user))?.seq;
+    let call = format!("call_{}", w.next_seq());
+    w.append(Body::Assistant {
+        content: vec![Block::ToolUse {
+            id: call.clone(),
+            name: "bash".to_owned(),
+            input: serde_json::json!({"command": "cargo build"}).into(),
+        }],
+        model: None,
+        stop: Some("tool_use".to_owned()),
+        usage: None,
+    })?;
+    w.append(Body::ToolResult {
+        call,
+        content: vec![Block::text(output)],
+        blob: None,
+        is_error: false,
+        files,
+    })?;
+    w.append(Body::Assistant {
+        content: vec![Block::text(answer)],
+        model: None,
+        stop: Some("end_turn".to_owned()),
+        usage: None,
+    })?;
+    let last = w.append(Body::Run {
+        run,
+        state: RunState::Finished,
+    })?;
+    Ok((u, last.seq))
+}
+
+fn fold(since: u64, until: u64, handle: &str, note: &str) -> Body {
+    Body::Fold(Box::new(Fold {
+        since,
+        until,
+        handle: handle.to_owned(),
+        note: note.to_owned(),
+        files: vec![],
+        diff_blob: None,
+    }))
+}
+
+/// The seqs a child with its own fold was written with.
+struct Inner {
+    child: String,
+    /// The fold's span: its user message and its tool result.
+    user: u64,
+    tool: u64,
+    /// The user message after the fold, on the fork's own line.
+    after: u64,
+    /// The ask put to the inner fold from inside the fork.
+    ask: u64,
+}
+
+/// `two_folds` with a child `f00d` that folds a turn of its own (`in1`, touching
+/// `gills.rs`), then works on, then asks the fold a question.
+fn inner_fold(store: &Store, root: &Writer) -> TestResult<Inner> {
+    let mut child = delegate_child(store, root, "f00d")?;
+    let (u, end) = writer_turn(
+        &mut child,
+        "inside the fold: look at the axolotl",
+        "the axolotl lives in lake xochimilco",
+        vec![touch("gills.rs", "edit", Some("00"))],
+        "axolotl checked",
+    )?;
+    child.append(fold(u, end, "in1", "looked at the axolotl gills"))?;
+    let after = child
+        .append(Body::user_text("outside the fold: the pangolin"))?
+        .seq;
+    let ask = child
+        .append(ask(
+            "in1",
+            "where does it live?",
+            "in the lake, said the capuchin",
+        ))?
+        .seq;
+    Ok(Inner {
+        child: child.id().to_owned(),
+        user: u,
+        tool: u + 2,
+        after,
+        ask,
+    })
+}
+
+#[test]
+fn a_fold_inside_a_fork_is_its_own_thread_under_its_handle() -> TestResult {
+    let b = two_folds();
+    let (home, id) = home_with(&b)?;
+    let root = home.store.writer(&id)?;
+    let inner = inner_fold(&home.store, &root)?;
+    drop(root);
+    let archive = open_archive(&home.store, &id)?;
+    let handles: Vec<&str> = archive
+        .threads()
+        .iter()
+        .map(|t| t.handle.as_str())
+        .collect();
+    assert_eq!(handles, ["a1", "b2", "f00d", "in1", "in1"]);
+    let fork = &archive.threads()[2];
+    let in1 = &archive.threads()[3];
+    assert_eq!(in1.note, "looked at the axolotl gills");
+    assert_eq!(in1.since, inner.user);
+    assert_eq!(in1.files, [touch("gills.rs", "edit", Some("00"))]);
+    // The fork's thread keeps its task and every touch of its own log.
+    assert_eq!(fork.note, "task of f00d: audit the linker flags");
+    assert_eq!(fork.files, in1.files);
+    // A line inside the fold's span is the fold's; one outside it is the fork's.
+    let inside = archive.search("xochimilco", Mode::Exact, 5)?;
+    assert_eq!(
+        summary(&inside),
+        [(
+            "in1".to_owned(),
+            inner.tool,
+            "tool".to_owned(),
+            "the axolotl lives in lake xochimilco".to_owned()
+        )]
+    );
+    let outside = archive.search("pangolin", Mode::Ranked, 5)?;
+    assert_eq!(
+        summary(&outside),
+        [(
+            "f00d".to_owned(),
+            inner.after,
+            "user".to_owned(),
+            "outside the fold: the pangolin".to_owned()
+        )]
+    );
+    // The inner note is found under the inner handle, stamped with its span's start; the
+    // task stays the fork's note.
+    let note = archive.search("gills", Mode::Ranked, 5)?;
+    assert_eq!((note[0].handle.as_str(), note[0].seq), ("in1", inner.user));
+    assert_eq!(note[0].kind.to_string(), "note");
+    let task = archive.search("audit the linker", Mode::Exact, 5)?;
+    assert_eq!((task[0].handle.as_str(), task[0].seq), ("f00d", fork.since));
+    // The ask inside the fork is under the handle it asked, and stale as that fold is
+    // (`/project/gills.rs` does not exist).
+    let asked = archive.search("capuchin", Mode::Exact, 5)?;
+    assert_eq!((asked[0].handle.as_str(), asked[0].seq), ("in1", inner.ask));
+    assert_eq!(asked[0].kind.to_string(), "ask");
+    assert_eq!(asked[0].stale, ["gills.rs"]);
+    assert_eq!(
+        archive.stale_files("in1"),
+        Some(vec!["gills.rs".to_owned()])
+    );
+    // In memory, the same.
+    let own = home.store.read(&inner.child)?;
+    let mut mem = open_index(&home.store, &id)?;
+    mem.add_delegated(
+        "f00d",
+        "task of f00d: audit the linker flags",
+        &own.records,
+        None,
+    );
+    assert_eq!(mem.threads(), archive.threads());
+    assert_eq!(mem.docs()?, archive.docs()?);
+    Ok(())
+}
+
+/// A hit as two archives must agree on: (handle, seq, kind, line).
+type Row = (String, u64, String, String);
+
+/// Every query the inner-fold tests compare archives by.
+fn fork_queries(archive: &hotl_recall::Archive) -> TestResult<Vec<Vec<Row>>> {
+    let mut out = Vec::new();
+    for (q, mode) in [
+        ("xochimilco", Mode::Exact),
+        ("pangolin", Mode::Ranked),
+        ("axolotl gills", Mode::Ranked),
+        ("audit", Mode::Ranked),
+        ("capuchin", Mode::Exact),
+        ("the", Mode::Ranked),
+        (r"^\w+ \w+$", Mode::Regex),
+    ] {
+        out.push(summary(&archive.search(q, mode, 20)?));
+    }
+    Ok(out)
+}
+
+#[test]
+fn a_forks_inner_threads_come_back_the_same_from_its_cache_and_an_old_cache_is_rebuilt()
+-> TestResult {
+    let b = two_folds();
+    let (home, id) = home_with(&b)?;
+    let root = home.store.writer(&id)?;
+    let inner = inner_fold(&home.store, &root)?;
+    drop(root);
+    let dir = home.store.index_dir().join("recall");
+    let head = dir.join(format!("{}.fork.json", inner.child));
+    let first = open_archive(&home.store, &id)?;
+    let written = std::fs::read(&head)?;
+    let second = open_archive(&home.store, &id)?;
+    assert_eq!(
+        std::fs::read(&head)?,
+        written,
+        "the second open is served by the cache"
+    );
+    assert_eq!(second.threads(), first.threads());
+    assert_eq!(second.docs()?, first.docs()?);
+    assert_eq!(fork_queries(&second)?, fork_queries(&first)?);
+    assert_eq!(fork_queries(&first)?[0][0].0, "in1");
+    // What the header says is what the archive holds: the cache is what serves.
+    let mut marked: serde_json::Value = serde_json::from_slice(&written)?;
+    marked["threads"][1]["note"] = "from the cache".into();
+    std::fs::write(&head, serde_json::to_vec(&marked)?)?;
+    assert_eq!(
+        open_archive(&home.store, &id)?.threads()[3].note,
+        "from the cache"
+    );
+    std::fs::write(&head, &written)?;
+
+    // A header of the first format (one thread, no owners) is indexed again.
+    let header: serde_json::Value = serde_json::from_slice(&written)?;
+    assert_eq!(header["format"], 2);
+    let old = serde_json::json!({
+        "format": 1,
+        "size": header["size"],
+        "hash": header["hash"],
+        "thread": header["threads"][0],
+    });
+    std::fs::write(&head, serde_json::to_vec(&old)?)?;
+    let rebuilt = open_archive(&home.store, &id)?;
+    assert_eq!(rebuilt.threads(), first.threads());
+    assert_eq!(fork_queries(&rebuilt)?, fork_queries(&first)?);
+    let header: serde_json::Value = serde_json::from_slice(&std::fs::read(&head)?)?;
+    assert_eq!(header["format"], 2);
+    // So is one of this shape claiming the old format, or owners that do not fit.
+    for damage in ["format", "owners"] {
+        let mut header = header.clone();
+        match damage {
+            "format" => header["format"] = 1.into(),
+            _ => header["owners"] = serde_json::json!([[0, 1]]),
+        }
+        std::fs::write(&head, serde_json::to_vec(&header)?)?;
+        let again = open_archive(&home.store, &id)?;
+        assert_eq!(fork_queries(&again)?, fork_queries(&first)?, "{damage}");
+        assert_eq!(std::fs::read(&head)?, written, "{damage}: rewritten");
+    }
+    Ok(())
+}
+
+#[test]
+fn an_earlier_ask_is_as_stale_as_the_thread_it_asked() -> TestResult {
+    let dir = tempfile::tempdir()?;
+    let cwd = dir.path();
+    std::fs::write(cwd.join("a.rs"), "fn a() {}\n")?;
+    let mut b = LogBuilder::new(FIXED_ID, &cwd.to_string_lossy());
+    let (s, u) = turn_with(
+        &mut b,
+        "look at a",
+        "checked a.rs",
+        vec![touch("a.rs", "read", Some(&content_hash(b"fn a() {}\n")))],
+        "fine",
+    );
+    b.fold(s, u, "f1", "a is fine");
+    let (s, u) = turn_with(&mut b, "and the docs", "read the docs", vec![], "ok");
+    b.fold(s, u, "d2", "docs read");
+    b.record(ask(
+        "f1",
+        "what did a.rs hold?",
+        "one function, the wallaby",
+    ));
+    let (home, id) = home_with(&b)?;
+    let archive = open_archive(&home.store, &id)?;
+    assert!(
+        archive.search("wallaby", Mode::Exact, 5)?[0]
+            .stale
+            .is_empty()
+    );
+    assert_eq!(archive.stale_files("f1"), Some(vec![]));
+
+    std::fs::write(cwd.join("a.rs"), "fn a() { changed }\n")?;
+    let hits = archive.search("wallaby", Mode::Exact, 5)?;
+    assert_eq!(
+        (hits[0].handle.as_str(), hits[0].kind.name()),
+        ("f1", "ask")
+    );
+    assert_eq!(hits[0].stale, ["a.rs"]);
+    assert_eq!(archive.stale_files("f1"), Some(vec!["a.rs".to_owned()]));
+    // A thread that touched nothing has nothing stale; an unknown handle is not there.
+    assert_eq!(archive.stale_files("d2"), Some(vec![]));
+    assert_eq!(archive.stale_files("zz9"), None);
+    Ok(())
+}
+
+/// Overwrites the postings region of segment file `path` with 0xff: it still opens, and a
+/// ranked search reading it finds the damage.
+fn damage_postings(path: &std::path::Path) -> TestResult {
+    let mut bytes = std::fs::read(path)?;
+    let footer = bytes.len() - 8 - 12 * 8;
+    let field = |i: usize| -> usize {
+        let at = footer + i * 8;
+        u64::from_le_bytes(bytes[at..at + 8].try_into().expect("8 bytes")) as usize
+    };
+    let (at, len) = (field(4), field(5));
+    assert!(len > 0, "a segment with postings");
+    bytes[at..at + len].fill(0xff);
+    std::fs::write(path, &bytes)?;
+    Ok(())
+}
+
+/// The segment files in `dir` whose names start with `prefix`.
+fn segments(dir: &std::path::Path, prefix: &str) -> TestResult<Vec<std::path::PathBuf>> {
+    let mut out = Vec::new();
+    for entry in std::fs::read_dir(dir)? {
+        let path = entry?.path();
+        let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
+        if name.starts_with(prefix) && name.ends_with(".seg") {
+            out.push(path);
+        }
+    }
+    Ok(out)
+}
+
+#[test]
+fn a_segment_damaged_under_a_search_is_rebuilt_and_searched_again_in_one_call() -> TestResult {
+    let b = two_folds();
+    let (home, id) = home_with(&b)?;
+    let root = home.store.writer(&id)?;
+    let inner = inner_fold(&home.store, &root)?;
+    drop(root);
+    let dir = home.store.index_dir().join("recall");
+    let expect = |q: &str| -> TestResult<Vec<_>> {
+        Ok(summary(&open_archive(&home.store, &id)?.search(
+            q,
+            Mode::Ranked,
+            5,
+        )?))
+    };
+    let ts = expect("ts2322")?;
+    let axolotl = expect("axolotl")?;
+    assert_eq!(ts[0].0, "a1");
+    assert_eq!(axolotl[0].0, "in1");
+
+    // The damage is only found by the search: alone, it fails (and deletes the file).
+    let main_seg = &segments(&dir, &format!("{id}-"))?[0];
+    damage_postings(main_seg)?;
+    let err = open_archive(&home.store, &id)?
+        .search("ts2322", Mode::Ranked, 5)
+        .unwrap_err();
+    assert!(matches!(err, RecallError::Corrupt { .. }), "{err:?}");
+    assert!(!main_seg.exists());
+
+    // search_archive rebuilds and answers in the same call, for the session's index...
+    open_archive(&home.store, &id)?;
+    damage_postings(&segments(&dir, &format!("{id}-"))?[0])?;
+    let (archive, hits) = search_archive(&home.store, &id, "ts2322", Mode::Ranked, 5)?;
+    assert_eq!(summary(&hits), ts);
+    assert_eq!(archive.threads().len(), 5);
+    // ...and for a fork's cached segment.
+    let fork_seg = &segments(&dir, &format!("{}.fork-", inner.child))?[0];
+    damage_postings(fork_seg)?;
+    let (_, hits) = search_archive(&home.store, &id, "axolotl", Mode::Ranked, 5)?;
+    assert_eq!(summary(&hits), axolotl);
+    // Other errors still fail it.
+    assert!(matches!(
+        search_archive(&home.store, &id, "(", Mode::Regex, 5),
+        Err(RecallError::InvalidRegex { .. })
+    ));
     Ok(())
 }

@@ -44,6 +44,18 @@ pub struct View {
     walk: Walk,
 }
 
+impl Walk {
+    /// A message after a `run started` with no user message between: the run went on (a
+    /// recovery restarting the run a dead process left, a delegated session's run answering
+    /// the call that made it), so it belongs to the turn it continues and is open.
+    fn continue_run(&mut self) {
+        if self.in_preamble {
+            self.in_preamble = false;
+            self.run_closed = Some(false);
+        }
+    }
+}
+
 /// The projection's running state between records.
 #[derive(Clone, Debug, Default)]
 struct Walk {
@@ -136,6 +148,7 @@ impl View {
                 usage,
                 ..
             } => {
+                walk.continue_run();
                 walk.flat_items += 1;
                 walk.answered = !content.iter().any(|b| matches!(b, Block::ToolUse { .. }));
                 self.items.push(Item::Assistant {
@@ -152,6 +165,7 @@ impl View {
                 blob,
                 ..
             } => {
+                walk.continue_run();
                 walk.flat_items += 1;
                 walk.answered = false;
                 self.items.push(Item::ToolResult {

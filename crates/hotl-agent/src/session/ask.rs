@@ -21,11 +21,9 @@ impl Session {
         limit: usize,
     ) -> std::result::Result<String, String> {
         let mode = crate::moves::recall_mode(mode)?;
-        let archive =
-            hotl_recall::open_archive(&self.store, self.writer.id()).map_err(|e| e.to_string())?;
-        let hits = archive
-            .search(query, mode, limit)
-            .map_err(|e| e.to_string())?;
+        let (_, hits) =
+            hotl_recall::search_archive(&self.store, self.writer.id(), query, mode, limit)
+                .map_err(|e| e.to_string())?;
         Ok(hotl_recall::render_hits(&hits))
     }
 
@@ -33,7 +31,8 @@ impl Session {
     /// context (the view as it stood when its span ended) with the session's tools and tool
     /// choice unchanged, so its prefix can hit the cache; the question says tools are
     /// unavailable, and a stray tool call is answered with an error. The exchange is recorded
-    /// as an `ask` record; only the answer is returned.
+    /// as an `ask` record; only the answer is returned, followed by `stale: <files> changed
+    /// since` when files the thread touched have changed since.
     pub async fn ask(
         &mut self,
         handle: &str,
@@ -86,7 +85,18 @@ impl Session {
             answer: answer.clone(),
             usage: Some(usage.to_log()),
         })?;
-        Ok(answer)
+        // The thread answered from what it saw then: say which of its files changed since.
+        let stale = hotl_recall::open_archive(&self.store, self.writer.id())
+            .ok()
+            .and_then(|archive| archive.stale_files(handle))
+            .unwrap_or_default();
+        if stale.is_empty() {
+            return Ok(answer);
+        }
+        Ok(format!(
+            "{answer}\n\nstale: {} changed since",
+            stale.join(", ")
+        ))
     }
 
     /// The context of the archived thread `handle` as it stood when it ended, however deep it

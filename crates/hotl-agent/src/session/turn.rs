@@ -21,13 +21,9 @@ impl Session {
         self.open_run().is_some()
     }
 
-    /// The run a dead process left open: started and never ended, or marked interrupted by a
-    /// recovery that died in turn before the run ended (that run is still to be finished).
-    fn open_run(&self) -> Option<(String, RunState)> {
+    fn open_run(&self) -> Option<String> {
         match &self.last_run {
-            Some((run, state @ (RunState::Started | RunState::Interrupted))) => {
-                Some((run.clone(), state.clone()))
-            }
+            Some((run, RunState::Started)) => Some(run.clone()),
             _ => None,
         }
     }
@@ -42,20 +38,24 @@ impl Session {
         ui: &mut dyn Ui,
         cancel: watch::Receiver<bool>,
     ) -> Result<Option<TurnOutcome>> {
-        let Some((run, state)) = self.open_run() else {
+        let Some(run) = self.open_run() else {
             return Ok(None);
         };
         ui.progress(Progress::Notice(
             "finishing the turn the last process left open",
         ));
-        // Marked once: a recovery that dies before the run ends leaves it interrupted, still
-        // open, for the next one.
-        if state == RunState::Started {
-            self.append(Body::Run {
+        // The log says where the process died; the run goes on under the same id, started
+        // again, so a recovery that dies too leaves it open for the next.
+        self.append_all(vec![
+            Body::Run {
                 run: run.clone(),
                 state: RunState::Interrupted,
-            })?;
-        }
+            },
+            Body::Run {
+                run: run.clone(),
+                state: RunState::Started,
+            },
+        ])?;
         self.resume_forks(provider, settings, ui, cancel.clone())
             .await?;
         self.answer_open_calls(INTERRUPTED)?;

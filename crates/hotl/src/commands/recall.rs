@@ -42,11 +42,10 @@ struct Row<'a> {
 pub fn run(ctx: &Ctx, args: &RecallArgs) -> Result<ExitCode, CliError> {
     let mode = hotl_agent::recall_mode(Some(&args.mode)).map_err(CliError::user)?;
     let meta = ctx.resolve(&args.session)?;
-    let archive = hotl_recall::open_archive(&ctx.store, &meta.id)
-        .map_err(|e| CliError::user(e.to_string()))?;
-    let hits = archive
-        .search(&args.query, mode, args.limit)
-        .map_err(|e| CliError::user(e.to_string()))?;
+    // A damaged index file is rebuilt and searched again, not reported.
+    let (_, hits) =
+        hotl_recall::search_archive(&ctx.store, &meta.id, &args.query, mode, args.limit)
+            .map_err(|e| CliError::user(e.to_string()))?;
     let mut out = ctx.out();
     if args.json {
         let rows: Vec<Row> = hits
