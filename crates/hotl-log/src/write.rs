@@ -453,7 +453,9 @@ mod tests {
             .expect("created");
         let id = writer.id().to_owned();
         let log = writer.file.try_clone().expect("clone");
-        (&log).write_all(b"{\"seq\":3,\"ts\"").expect("a partial line");
+        (&log)
+            .write_all(b"{\"seq\":3,\"ts\"")
+            .expect("a partial line");
         let Ok(full) = OpenOptions::new().write(true).open("/dev/full") else {
             return;
         };
