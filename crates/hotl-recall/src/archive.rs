@@ -51,6 +51,9 @@ pub struct Archive {
     /// Per segment, per document: the index of the owning thread, or [`NOT_ARCHIVED`] (the
     /// persisted index also holds the live main line, so a later fold costs no re-reading).
     owners: Vec<Vec<u32>>,
+    /// Per segment: `None` for the session's own, or where a fork's work sits in its history
+    /// (the seq its outermost fork was pinned at), to order hits newest first across both.
+    pinned_at: Vec<Option<u64>>,
     /// Archived documents, and their total length in tokens.
     docs: u64,
     tokens: u64,
@@ -92,13 +95,19 @@ impl Archive {
         own: &[Record],
         blobs: Option<&hotl_log::Blobs>,
     ) {
+        let pinned_at = own.first().and_then(|r| match &r.body {
+            hotl_log::Body::Session(start) => start.parent.as_ref().map(|p| p.seq),
+            _ => None,
+        });
         if let Some(subtree) = delegated_thread(handle, task, own, blobs) {
-            self.add_subtree(subtree);
+            self.add_subtree(subtree, pinned_at.unwrap_or(u64::MAX));
         }
     }
 
-    /// Adds a delegated session's threads, owning the documents of its segment as it says.
-    pub(crate) fn add_subtree(&mut self, subtree: Subtree) {
+    /// Adds a delegated session's threads, owning the documents of its segment as it says;
+    /// its work sits at `pinned_at` in this session's history (for a fork of a fork: where the
+    /// outermost one was pinned).
+    pub(crate) fn add_subtree(&mut self, subtree: Subtree, pinned_at: u64) {
         let Subtree {
             threads,
             asks,
@@ -116,6 +125,7 @@ impl Archive {
             .sum::<u64>();
         self.owners
             .push(owners.into_iter().map(|o| base + o).collect());
+        self.pinned_at.push(Some(pinned_at));
         self.segments.push(segment);
     }
 
@@ -146,6 +156,7 @@ impl Archive {
         Archive {
             threads: plan.threads,
             asks,
+            pinned_at: vec![None; segments.len()],
             segments,
             owners,
             docs,
@@ -211,8 +222,8 @@ impl Archive {
 
     /// Searches the archive; at most `limit` hits. Ranked: best first (ties: newest first).
     /// Exact and regex: one hit per matching document, newest first (in log order: a note
-    /// counts where its fold or compaction record is, after the span), with its first matching
-    /// line. Each hit names the files its thread touched that changed since.
+    /// counts where its fold or compaction record is, after the span; a fork's work where the
+    /// fork was pinned), with its first matching line. Each hit names the files its thread touched that changed since.
     pub fn search(&self, query: &str, mode: Mode, limit: usize) -> Result<Vec<Hit>> {
         let found = match mode {
             Mode::Ranked => self.ranked(query, limit)?,
@@ -406,68 +417,104 @@ impl Archive {
         limit: usize,
         constraints: &[prefilter::Constraint],
     ) -> Result<Vec<(u32, Hit)>> {
-        let mut hits = Vec::new();
-        if limit == 0 {
-            return Ok(hits);
-        }
-        for (s, seg) in self.segments.iter().enumerate().rev() {
-            let owners = &self.owners[s];
-            let most = seg.docs.len() / 4 + 1;
-            if !constraints.is_empty()
-                && let Some(docs) =
-                    prefilter::candidates(seg, constraints, most).map_err(|e| self.io(s, e))?
-            {
-                for &d in docs.iter().rev() {
-                    let d = d as usize;
-                    if owners[d] == NOT_ARCHIVED {
-                        continue;
-                    }
-                    let text = seg.text(d).map_err(|e| self.io(s, e))?;
-                    if let Some(m) = re.find(&text) {
-                        let count = re.find_iter(&text).count();
-                        let line = clip(&text, m.start(), m.end());
-                        hits.push(self.hit(s, d, line, count as f64));
-                        if hits.len() == limit {
-                            return Ok(hits);
-                        }
-                    }
-                }
-                continue;
+        // The session's own segments, newest first, give at most `limit`; each fork's give as
+        // many; the merge orders a fork's work where it was pinned in the history.
+        let mut found: Vec<((u64, u64), u32, Hit)> = Vec::new();
+        let mut own = 0;
+        for s in (0..self.segments.len()).rev() {
+            let want = match self.pinned_at[s] {
+                None => limit - own,
+                Some(_) => limit,
+            };
+            let before = found.len();
+            self.scan_segment(s, re, constraints, want, &mut found)?;
+            if self.pinned_at[s].is_none() {
+                own += found.len() - before;
             }
-            // Walk back over runs of archived documents, reading up to SCAN_CHUNK at a time.
-            let mut end = seg.docs.len();
-            while end > 0 {
-                if owners[end - 1] == NOT_ARCHIVED {
-                    end -= 1;
+        }
+        found.sort_by_key(|f| std::cmp::Reverse(f.0));
+        found.truncate(limit);
+        Ok(found.into_iter().map(|(_, o, h)| (o, h)).collect())
+    }
+
+    /// Scans segment `s` newest document first, adding at most `want` hits to `out`, each with
+    /// its place in the session's history.
+    fn scan_segment(
+        &self,
+        s: usize,
+        re: &Regex,
+        constraints: &[prefilter::Constraint],
+        want: usize,
+        out: &mut Vec<((u64, u64), u32, Hit)>,
+    ) -> Result<()> {
+        if want == 0 {
+            return Ok(());
+        }
+        let seg = &self.segments[s];
+        let owners = &self.owners[s];
+        let mut left = want;
+        let mut found = |d: usize, text: &[u8], m: regex::bytes::Match<'_>| {
+            let count = re.find_iter(text).count();
+            let line = clip(text, m.start(), m.end());
+            let (owner, hit) = self.hit(s, d, line, count as f64);
+            let key = seg.docs[d].key;
+            let place = match self.pinned_at[s] {
+                None => (key, 0),
+                Some(pin) => (pin, key),
+            };
+            out.push((place, owner, hit));
+            left -= 1;
+            left == 0
+        };
+        let most = seg.docs.len() / 4 + 1;
+        if !constraints.is_empty()
+            && let Some(docs) =
+                prefilter::candidates(seg, constraints, most).map_err(|e| self.io(s, e))?
+        {
+            for &d in docs.iter().rev() {
+                let d = d as usize;
+                if owners[d] == NOT_ARCHIVED {
                     continue;
                 }
-                let mut start = end - 1;
-                let mut bytes = u64::from(seg.docs[start].text_len);
-                while start > 0
-                    && owners[start - 1] != NOT_ARCHIVED
-                    && bytes + u64::from(seg.docs[start - 1].text_len) <= SCAN_CHUNK
+                let text = seg.text(d).map_err(|e| self.io(s, e))?;
+                if let Some(m) = re.find(&text)
+                    && found(d, &text, m)
                 {
-                    start -= 1;
-                    bytes += u64::from(seg.docs[start].text_len);
+                    return Ok(());
                 }
-                let (chunk, base) = seg.text_span(start, end).map_err(|e| self.io(s, e))?;
-                for d in (start..end).rev() {
-                    let meta = seg.docs[d];
-                    let from = (meta.text_off - base) as usize;
-                    let text = &chunk[from..from + meta.text_len as usize];
-                    if let Some(m) = re.find(text) {
-                        let count = re.find_iter(text).count();
-                        let line = clip(text, m.start(), m.end());
-                        hits.push(self.hit(s, d, line, count as f64));
-                        if hits.len() == limit {
-                            return Ok(hits);
-                        }
-                    }
-                }
-                end = start;
             }
+            return Ok(());
         }
-        Ok(hits)
+        // Walk back over runs of archived documents, reading up to SCAN_CHUNK at a time.
+        let mut end = seg.docs.len();
+        while end > 0 {
+            if owners[end - 1] == NOT_ARCHIVED {
+                end -= 1;
+                continue;
+            }
+            let mut start = end - 1;
+            let mut bytes = u64::from(seg.docs[start].text_len);
+            while start > 0
+                && owners[start - 1] != NOT_ARCHIVED
+                && bytes + u64::from(seg.docs[start - 1].text_len) <= SCAN_CHUNK
+            {
+                start -= 1;
+                bytes += u64::from(seg.docs[start].text_len);
+            }
+            let (chunk, base) = seg.text_span(start, end).map_err(|e| self.io(s, e))?;
+            for d in (start..end).rev() {
+                let meta = seg.docs[d];
+                let from = (meta.text_off - base) as usize;
+                let text = &chunk[from..from + meta.text_len as usize];
+                if let Some(m) = re.find(text)
+                    && found(d, text, m)
+                {
+                    return Ok(());
+                }
+            }
+            end = start;
+        }
+        Ok(())
     }
 }
 

@@ -76,12 +76,27 @@ fn runs(owners: &[u32]) -> Vec<[u32; 2]> {
 pub fn open_archive(store: &Store, id: &str) -> Result<Archive> {
     let mut archive = open_index(store, id)?;
     let dir = store.index_dir().join("recall");
-    for child in store.visible_delegated(id)? {
-        if let Some(subtree) = fork_thread(store, &dir, &child) {
-            archive.add_subtree(subtree);
+    let delegated = store.visible_delegated(id)?;
+    for child in &delegated {
+        if let Some(subtree) = fork_thread(store, &dir, child) {
+            archive.add_subtree(subtree, outermost_pin(&delegated, child));
         }
     }
     Ok(archive)
+}
+
+/// Where `child`'s work sits in the history of the session that sees `delegated`: its pin, or
+/// for a fork of a fork, the pin of the outermost fork (a child's seqs continue from its pin,
+/// so within that place a fork's records and its own forks' still order by seq).
+fn outermost_pin(delegated: &[Delegated], child: &Delegated) -> u64 {
+    let mut at = child;
+    for _ in 0..delegated.len() {
+        match delegated.iter().find(|d| d.id == at.pinned_in) {
+            Some(parent) => at = parent,
+            None => break,
+        }
+    }
+    at.pinned_at
 }
 
 /// Opens session `id`'s archive ([`open_archive`]) and searches it ([`Archive::search`]). An

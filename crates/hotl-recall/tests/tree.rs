@@ -619,3 +619,50 @@ fn a_segment_damaged_under_a_search_is_rebuilt_and_searched_again_in_one_call() 
     ));
     Ok(())
 }
+
+/// Exact and regex hits are newest first across the session and its forks: a fork's work
+/// counts where it was pinned, between the spans folded before and after it.
+#[test]
+fn exact_hits_order_a_forks_work_where_it_was_pinned() -> TestResult {
+    let mut b = LogBuilder::new(FIXED_ID, "/project");
+    let (u, end) = turn_with(&mut b, "first kiwi", "kiwi early", vec![], "done");
+    b.fold(u, end, "e1", "the early kiwi");
+    let (home, id) = home_with(&b)?;
+    let mut root = home.store.writer(&id)?;
+    fork_child(&home.store, &root, "f1", &["kiwi in the fork"])?;
+    let user = root.append(Body::user_text("late kiwi"))?.seq;
+    let answer = root
+        .append(Body::Assistant {
+            content: vec![Block::text("kiwi late")],
+            model: None,
+            stop: Some("end_turn".into()),
+            usage: None,
+        })?
+        .seq;
+    root.append(Body::Fold(Box::new(Fold {
+        since: user,
+        until: answer,
+        handle: "l1".into(),
+        note: "the late kiwi".into(),
+        files: vec![],
+        diff_blob: None,
+    })))?;
+    drop(root);
+    let archive = open_archive(&home.store, &id)?;
+    for mode in [Mode::Exact, Mode::Regex] {
+        let hits = archive.search("kiwi", mode, 20)?;
+        let handles: Vec<&str> = hits.iter().map(|h| h.handle.as_str()).collect();
+        let first = |h: &str| handles.iter().position(|x| *x == h).expect("a hit");
+        let last = |h: &str| handles.iter().rposition(|x| *x == h).expect("a hit");
+        assert!(last("l1") < first("f1"), "{handles:?}");
+        assert!(last("f1") < first("e1"), "{handles:?}");
+        // A limit keeps the newest.
+        let two = archive.search("kiwi", mode, 2)?;
+        assert!(
+            two.iter().all(|h| h.handle == "l1"),
+            "{}",
+            render_hits(&two)
+        );
+    }
+    Ok(())
+}
