@@ -719,7 +719,14 @@ fn a_recovery_that_dies_leaves_the_turn_open_for_the_next() {
     use hotl_log::RunState::{Finished, Interrupted, Started};
     assert_eq!(
         states,
-        [Started, Interrupted, Started, Interrupted, Started, Finished],
+        [
+            Started,
+            Interrupted,
+            Started,
+            Interrupted,
+            Started,
+            Finished
+        ],
         "each death is marked, and the run goes on"
     );
     assert!(!f.session.has_open_turn());
