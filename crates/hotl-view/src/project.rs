@@ -180,7 +180,12 @@ impl View {
                 state: RunState::Started,
                 ..
             } => walk.in_preamble = true,
-            Body::Run { .. } => walk.run_closed = Some(true),
+            Body::Run { .. } => {
+                // A run that ends before any message (a recovery whose model call failed)
+                // starts no turn: what follows belongs to the turn before.
+                walk.run_closed = Some(true);
+                walk.in_preamble = false;
+            }
             Body::Clear => self.model_after = seq,
             Body::Fold(fold) => collapses.push(Collapse::Fold { seq, fold }),
             Body::Compaction { until, summary } => {

@@ -232,3 +232,38 @@ fn cuts_follow_the_visible_branch_after_a_revert() {
         "--keep 9 is not on a turn boundary; nearest valid: --keep 4"
     );
 }
+
+/// A recovery restarts the run a dead process left (`interrupted`, then `started` again); when
+/// its model call fails too, the run ends with no message, and what follows (a fold, a clear,
+/// todos) still belongs to that turn: in the head's boundary and in the one before the next.
+#[test]
+fn a_recovery_that_ends_without_a_message_keeps_what_follows_in_its_turn() {
+    let mut log = two_turns();
+    open_third(&mut log);
+    for state in [
+        RunState::Interrupted,
+        RunState::Started,
+        RunState::Interrupted,
+    ] {
+        log.record(Body::Run {
+            run: "r3".into(),
+            state,
+        });
+    }
+    let todos = log.todos(&[("x", "pending")]);
+    let v = view(&log);
+    assert!(!v.open_turn);
+    assert_eq!(v.boundaries.last().map(|b| b.seq), Some(todos));
+    log.record(Body::Run {
+        run: "r4".into(),
+        state: RunState::Started,
+    });
+    log.user("four");
+    let next = view(&log);
+    assert_eq!(
+        next.boundaries.last().map(|b| b.seq),
+        Some(todos),
+        "{:?}",
+        next.boundaries
+    );
+}
