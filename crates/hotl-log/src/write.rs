@@ -55,14 +55,16 @@ impl Writer {
         if self.torn {
             self.end_torn_line()?;
         }
+        // The seqs are spent whatever happens: a failed write may leave whole records on disk
+        // (and a torn line's seq is never reused).
+        self.next_seq += records.len() as u64;
         if let Err(e) = self.file.write_all(&bytes) {
-            // Part of the line may be on disk: readers skip it as torn, the next append ends
-            // it, and the listing cache no longer knows where complete records end.
+            // Part of a line may be on disk: readers skip it as torn, the next append ends it,
+            // and the listing cache no longer knows where complete records end.
             self.torn = true;
             self.forget_meta();
             return Err(e).at(&self.path);
         }
-        self.next_seq += records.len() as u64;
         self.file.sync_data().at(&self.path)?;
         self.update_meta(&records, bytes.len() as u64);
         Ok(records)
@@ -443,7 +445,7 @@ mod tests {
     use super::*;
 
     /// A write that fails partway (here: part of a line on disk, then a full disk) is ended
-    /// by the next append, whose records keep the seqs the failed ones would have had.
+    /// by the next append, whose records come after the seqs the failed write spent.
     #[test]
     fn a_write_that_failed_partway_is_ended_before_the_next_append() {
         let dir = tempfile::tempdir().expect("temp");
@@ -462,7 +464,7 @@ mod tests {
         writer.file = full;
         assert!(writer.append(Body::user_text("lost")).is_err());
         writer.file = log;
-        assert_eq!(writer.append(Body::user_text("two")).expect("kept").seq, 3);
+        assert_eq!(writer.append(Body::user_text("two")).expect("kept").seq, 4);
         drop(writer);
         let read = store.read(&id).expect("read");
         let texts: Vec<(u64, String)> = read
@@ -475,9 +477,9 @@ mod tests {
                 _ => None,
             })
             .collect();
-        assert_eq!(texts, [(2, "one".to_owned()), (3, "two".to_owned())]);
+        assert_eq!(texts, [(2, "one".to_owned()), (4, "two".to_owned())]);
         assert_eq!(read.report.skipped.len(), 1, "the torn line is reported");
         assert!(read.report.torn_tail.is_none());
-        assert_eq!(store.meta(&id).expect("meta").last_seq, 3);
+        assert_eq!(store.meta(&id).expect("meta").last_seq, 4);
     }
 }
