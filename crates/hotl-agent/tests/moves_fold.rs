@@ -1088,9 +1088,19 @@ fn fold_stores_the_diff(git_repo: bool) {
 
 /// A span's changes run from the tree before its first file-changing step to the tree at its
 /// end: a file the user wrote between turns and a file the fold's own step wrote (beside the
-/// fold call) are not the span's, while a file a tool only read and bash changed is.
+/// fold call) are not the span's, while a file a tool only read and bash changed is, with the
+/// content the span left (not what the fold's own step made of it).
 #[test]
 fn a_fold_counts_only_what_its_span_changed() {
+    fold_counts_only_its_span(false);
+}
+
+#[test]
+fn in_git_a_fold_counts_only_what_its_span_changed() {
+    fold_counts_only_its_span(true);
+}
+
+fn fold_counts_only_its_span(git_repo: bool) {
     let bash = |cmd: &str| Reply::text("").with_tool("bash", serde_json::json!({ "command": cmd }));
     let mut f = Fixture::new(
         vec![
@@ -1098,30 +1108,45 @@ fn a_fold_counts_only_what_its_span_changed() {
             Reply::text("Wrote a."),
             Reply::text("").with_tool("read", serde_json::json!({ "path": "a.txt" })),
             bash("echo more >> a.txt && echo c > c.txt"),
-            bash("echo late > late.txt")
+            bash("echo late > late.txt && echo later >> a.txt")
                 .with_tool("fold", serde_json::json!({ "since": "t11", "note": NOTE })),
             Reply::text("Folded."),
         ],
         false,
         &["bash"],
     );
+    if git_repo {
+        let init = std::process::Command::new("git")
+            .arg("-C")
+            .arg(&f.project)
+            .args(["init", "-q"])
+            .status();
+        if !init.is_ok_and(|s| s.success()) {
+            eprintln!("git is not available: skipping");
+            return;
+        }
+    }
     f.submit("write a");
     assert_eq!(f.store.meta(f.session.id()).expect("meta").last_seq + 2, 11);
     std::fs::write(f.project.join("b.txt"), "by hand\n").expect("the user edits a file");
     f.submit("look at a, then add c");
     let fold = f.the_fold();
     let named = |name: &str| f.project.join(name).display().to_string();
-    let listed: Vec<(String, &str)> = fold
+    let listed: Vec<(String, &str, Option<String>)> = fold
         .files
         .iter()
-        .map(|t| (t.path.clone(), t.op.as_str()))
+        .map(|t| (t.path.clone(), t.op.as_str(), t.hash.clone()))
         .collect();
+    let hash = |text: &str| Some(hotl_agent::content_hash(text.as_bytes()));
     assert_eq!(
         listed,
-        [(named("a.txt"), "changed"), (named("c.txt"), "changed")]
+        [
+            (named("a.txt"), "changed", hash("a\nmore\n")),
+            (named("c.txt"), "changed", hash("c\n"))
+        ]
     );
-    let hash = fold.diff_blob.expect("a diff was stored");
-    let patch = String::from_utf8(f.store.blobs().get(&hash).expect("blob")).expect("utf-8");
+    let blob = fold.diff_blob.expect("a diff was stored");
+    let patch = String::from_utf8(f.store.blobs().get(&blob).expect("blob")).expect("utf-8");
     assert!(patch.contains("+more") && patch.contains("+c"), "{patch}");
     assert!(
         !patch.contains("by hand") && !patch.contains("late"),

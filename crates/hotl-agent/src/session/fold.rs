@@ -139,17 +139,28 @@ impl Session {
                 fold.diff_blob = Some(blobs.put(&patch)?);
             }
             // What the span changed, whichever tool changed it (no tool reports what `bash`
-            // did), with the content it left.
-            for relative in
-                Snapshotter::changed(&self.cwd, &before, &now, &blobs).unwrap_or_default()
-            {
+            // did), with the content it left: the files as they are, unless the fold's own
+            // step changed the tree since the span ended (then as that tree holds them).
+            let changed =
+                Snapshotter::changed(&self.cwd, &before, &now, &blobs).unwrap_or_default();
+            let left = (self.last_tree.as_deref() != Some(now.as_str()))
+                .then(|| Snapshotter::content_hashes(&self.cwd, &now, &changed, &blobs))
+                .flatten();
+            for (i, relative) in changed.iter().enumerate() {
                 // Named as the tools name what they touch (resolved against the cwd), so a
                 // path a tool touched and the diff shows is one entry.
-                let absolute = self.cwd.join(&relative);
+                let absolute = self.cwd.join(relative);
                 let path = absolute.display().to_string();
-                let hash = std::fs::read(&absolute)
-                    .ok()
-                    .map(|bytes| crate::tool::content_hash(&bytes));
+                let hash = match &left {
+                    // Touches keep the hash's first 32 hex digits, as tools record them.
+                    Some(hashes) => hashes[i]
+                        .as_deref()
+                        .and_then(|h| h.get(..32))
+                        .map(str::to_owned),
+                    None => std::fs::read(&absolute)
+                        .ok()
+                        .map(|bytes| crate::tool::content_hash(&bytes)),
+                };
                 let op = if hash.is_some() { "changed" } else { "delete" };
                 match fold.files.iter_mut().find(|f| f.path == path) {
                     Some(known) => {

@@ -79,6 +79,55 @@ pub(super) fn changed_paths(cwd: &Path, from: &str, to: &str) -> Option<Vec<Stri
     )
 }
 
+/// The content of each of `paths` (relative to `cwd`) in tree `tree`, `None` for a path the
+/// tree does not hold, read with one `git cat-file --batch`; `None` when git cannot say.
+pub(super) fn contents(cwd: &Path, tree: &str, paths: &[String]) -> Option<Vec<Option<Vec<u8>>>> {
+    use std::io::{BufRead, BufReader, Read, Write};
+    use std::process::Stdio;
+    if paths.iter().any(|p| p.contains('\n')) {
+        return None;
+    }
+    let mut child = Command::new("git")
+        .arg("-C")
+        .arg(cwd)
+        .args(["cat-file", "--batch"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .ok()?;
+    let mut input = child.stdin.take()?;
+    // `./` makes each path relative to `cwd`, which may sit below the repository's root.
+    let request: String = paths.iter().map(|p| format!("{tree}:./{p}\n")).collect();
+    // Written from a thread: git answers while it reads, and a pipe holds only so much.
+    let writer = std::thread::spawn(move || input.write_all(request.as_bytes()));
+    let mut out = BufReader::new(child.stdout.take()?);
+    let mut found = Vec::with_capacity(paths.len());
+    for _ in paths {
+        let mut header = String::new();
+        out.read_line(&mut header).ok()?;
+        let fields: Vec<&str> = header.split_whitespace().collect();
+        match fields.as_slice() {
+            [_, "blob", size] => {
+                let size: usize = size.parse().ok()?;
+                let mut content = vec![0; size + 1];
+                out.read_exact(&mut content).ok()?;
+                content.pop();
+                found.push(Some(content));
+            }
+            [_, "missing"] => found.push(None),
+            _ => {
+                let _ = child.kill();
+                let _ = child.wait();
+                return None;
+            }
+        }
+    }
+    writer.join().ok()?.ok()?;
+    child.wait().ok().filter(|s| s.success())?;
+    Some(found)
+}
+
 /// Whether `id` looks like a git object id: 40 hex digits (SHA-1) or 64 (SHA-256 repositories).
 pub(super) fn is_tree_id(id: &str) -> bool {
     matches!(id.len(), 40 | 64) && id.bytes().all(|b| b.is_ascii_hexdigit())

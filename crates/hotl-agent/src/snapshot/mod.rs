@@ -110,6 +110,40 @@ impl Snapshotter {
         }
     }
 
+    /// The blake3 hash (hex) of the content each of `paths` (relative to `cwd`, `/`-separated)
+    /// had in snapshot `tree`, `None` for a path it does not hold. `None` when
+    /// it cannot be told (a missing manifest, git failing, a link in a manifest, whose content
+    /// is its target's).
+    pub(crate) fn content_hashes(
+        cwd: &Path,
+        tree: &str,
+        paths: &[String],
+        blobs: &Blobs,
+    ) -> Option<Vec<Option<String>>> {
+        if let Some(hash) = tree.strip_prefix(manifest::ID_PREFIX) {
+            let entries = manifest::load(blobs, hash)?;
+            return paths
+                .iter()
+                .map(|path| match entries.iter().find(|e| e.path == *path) {
+                    None => Some(None),
+                    Some(entry) => match &entry.content {
+                        manifest::Content::Blob(h) | manifest::Content::Hash(h) => {
+                            Some(Some(h.clone()))
+                        }
+                        manifest::Content::Target(_) => None,
+                    },
+                })
+                .collect();
+        }
+        let contents = git::contents(cwd, tree, paths)?;
+        Some(
+            contents
+                .into_iter()
+                .map(|c| c.map(|bytes| blake3::hash(&bytes).to_hex().to_string()))
+                .collect(),
+        )
+    }
+
     /// The manifest snapshotter, for tests that need its cache to look settled.
     #[cfg(test)]
     pub(crate) fn settle_cache(&mut self) {
