@@ -291,6 +291,42 @@ fn inside_a_repository_with_no_commits_snapshots_are_git_trees() -> TestResult {
     Ok(())
 }
 
+/// The content a snapshot held, by path: from a manifest, and from a git tree (also for a
+/// working directory below the repository's root), `None` for a path it does not hold.
+#[test]
+fn content_hashes_are_what_the_snapshot_held() -> TestResult {
+    let hash = |text: &str| Some(blake3::hash(text.as_bytes()).to_hex().to_string());
+    let paths = ["a.txt".to_owned(), "gone.txt".to_owned()];
+    let mut f = Fixture::new()?;
+    write(&f.project, "a.txt", "one\n")?;
+    let manifest = f.take().ok_or("a snapshot")?;
+    write(&f.project, "a.txt", "two\n")?;
+    assert_eq!(
+        Snapshotter::content_hashes(&f.project, &manifest, &paths, &f.blobs),
+        Some(vec![hash("one\n"), None])
+    );
+    let repo = f.dir.path().join("repo");
+    let sub = repo.join("sub");
+    fs::create_dir_all(&sub)?;
+    let init = Command::new("git")
+        .arg("-C")
+        .arg(&repo)
+        .args(["init", "-q"])
+        .status();
+    if !init.is_ok_and(|s| s.success()) {
+        println!("git is not available: skipping");
+        return Ok(());
+    }
+    write(&sub, "a.txt", "three\n")?;
+    let tree = f.snap.take(&sub, &f.blobs).ok_or("a snapshot")?;
+    write(&sub, "a.txt", "four\n")?;
+    assert_eq!(
+        Snapshotter::content_hashes(&sub, &tree, &paths, &f.blobs),
+        Some(vec![hash("three\n"), None])
+    );
+    Ok(())
+}
+
 /// `take` on 5,000 small files: the first call, a second on the unchanged tree, and a third
 /// after touching 10 files. Run with `--ignored --nocapture` to see the numbers.
 #[test]
