@@ -19,6 +19,9 @@ pub enum AgentError {
     /// The model could not write a note that fits the template.
     #[error("the model's fold note does not fit the template: {0}")]
     BadNote(String),
+    /// Compaction could not be done.
+    #[error("cannot compact: {0}")]
+    Compaction(String),
     /// No archived thread has this handle.
     #[error("no archived thread has the handle {handle:?} (known: {known})")]
     NoThread {

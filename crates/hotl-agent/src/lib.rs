@@ -25,7 +25,10 @@ pub use crate::moves::{
 pub use crate::permission::{Decision, Mode, Policy, inside, resolve};
 pub use crate::prompt::system_blocks;
 pub use crate::provider::Provider;
-pub use crate::session::{INTERRUPTED, Progress, Session, Settings, Totals, TurnOutcome, Ui};
+pub use crate::session::{
+    COMPACT_AT_PERCENT, INTERRUPTED, Progress, Session, Settings, Totals, TurnOutcome, Ui,
+    default_context_window,
+};
 pub use crate::tool::{Tool, ToolCtx, ToolFuture, ToolKind, ToolOutput, content_hash, definition};
 
 /// The tools a new session starts with: the built-in tools and the moves on its own context.

@@ -7,27 +7,27 @@ use hotl_log::{Body, Store};
 use hotl_view::Item;
 use hotl_wire::{Dialect, HttpProvider};
 
-struct Quiet;
+pub(crate) struct Quiet;
 impl Ui for Quiet {
     fn progress(&mut self, _: Progress<'_>) {}
 }
 
 /// A session in a temporary project, talking to a scripted fake provider.
-struct Fixture {
-    _dir: tempfile::TempDir,
-    project: std::path::PathBuf,
-    store: Store,
-    fake: FakeLlm,
-    provider: Provider,
-    settings: Settings,
-    runtime: tokio::runtime::Runtime,
-    session: Session,
+pub(crate) struct Fixture {
+    pub(crate) _dir: tempfile::TempDir,
+    pub(crate) project: std::path::PathBuf,
+    pub(crate) store: Store,
+    pub(crate) fake: FakeLlm,
+    pub(crate) provider: Provider,
+    pub(crate) settings: Settings,
+    pub(crate) runtime: tokio::runtime::Runtime,
+    pub(crate) session: Session,
 }
 
 impl Fixture {
     /// `long_prompt`: a long AGENTS.md, so the frozen prefix is above the minimum cacheable
     /// length. `allow`: tools the headless policy allows.
-    fn new(replies: Vec<Reply>, long_prompt: bool, allow: &[&str]) -> Fixture {
+    pub(crate) fn new(replies: Vec<Reply>, long_prompt: bool, allow: &[&str]) -> Fixture {
         let dir = tempfile::tempdir().expect("temp");
         let project = dir.path().join("project");
         std::fs::create_dir_all(&project).expect("project");
@@ -118,7 +118,7 @@ impl Fixture {
             .expect("folded")
     }
 
-    fn submit(&mut self, prompt: &str) -> hotl_agent::TurnOutcome {
+    pub(crate) fn submit(&mut self, prompt: &str) -> hotl_agent::TurnOutcome {
         let (_tx, cancel) = tokio::sync::watch::channel(false);
         self.runtime
             .block_on(self.session.submit(
@@ -132,7 +132,7 @@ impl Fixture {
     }
 }
 
-const NOTE: &str = "changed: src/main.rs creates cfg before use\nlearned: the build needs Config::default(); caveat: only on Linux\ndecided and rejected: kept the old API, rejected a new constructor\nopen: run the integration tests\nwhere: src/main.rs:3";
+pub(crate) const NOTE: &str = "changed: src/main.rs creates cfg before use\nlearned: the build needs Config::default(); caveat: only on Linux\ndecided and rejected: kept the old API, rejected a new constructor\nopen: run the integration tests\nwhere: src/main.rs:3";
 
 #[test]
 fn a_build_loop_folded_by_the_model_leaves_a_note_a_handle_and_a_valid_log() {

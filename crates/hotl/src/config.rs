@@ -8,6 +8,7 @@
 //! base_url = "https://api.anthropic.com"
 //! model = "claude-sonnet-4-5"
 //! cache_breakpoints = false   # OpenAI explicit breakpoints (GPT-5.6 and later)
+//! context_window = 200000     # tokens; a turn compacts near it (default: by model family)
 //!
 //! [pricing."my-model"]        # $/Mtok; cache multipliers optional
 //! input = 1.0
@@ -44,6 +45,7 @@ pub struct ProviderConfig {
     pub model: Option<String>,
     pub api_key: Option<String>,
     pub cache_breakpoints: Option<bool>,
+    pub context_window: Option<u64>,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -68,6 +70,9 @@ pub struct Resolved {
     pub model: String,
     pub pricing: Pricing,
     pub explicit_breakpoints: bool,
+    /// The model's context window when configured (`HOTL_CONTEXT_WINDOW`, the file); else
+    /// the agent's default for the model.
+    pub context_window: Option<u64>,
     pub cold_headless: Duration,
     pub cold_console: Duration,
     /// Set when no provider is configured and the offline demo answers.
@@ -160,12 +165,21 @@ pub fn resolve(file: FileConfig, flags: &Overrides) -> Result<Resolved, CliError
     let cold_headless = duration(file.cache.cold_headless, 300)?;
     let cold_console = duration(file.cache.cold_console, 3600)?;
     let explicit_breakpoints = file.provider.cache_breakpoints.unwrap_or(false);
+    let context_window = match env("HOTL_CONTEXT_WINDOW") {
+        Some(text) => Some(text.parse().map_err(|_| {
+            CliError::user(format!(
+                "HOTL_CONTEXT_WINDOW={text:?} is not a number of tokens"
+            ))
+        })?),
+        None => file.provider.context_window,
+    };
     let Some(dialect) = dialect.filter(|_| kind.as_deref() != Some("demo")) else {
         return Ok(Resolved {
             provider: Provider::Demo,
             model: hotl_wire::DEMO_MODEL.to_owned(),
             pricing,
             explicit_breakpoints,
+            context_window,
             cold_headless,
             cold_console,
             demo_notice: Some(
@@ -190,6 +204,7 @@ pub fn resolve(file: FileConfig, flags: &Overrides) -> Result<Resolved, CliError
         model: model.unwrap_or_else(|| default_model.to_owned()),
         pricing,
         explicit_breakpoints,
+        context_window,
         cold_headless,
         cold_console,
         demo_notice: None,

@@ -7,7 +7,7 @@ use std::process::ExitCode;
 
 use hotl_agent::{Mode, Session, Settings};
 use hotl_log::SessionMeta;
-use hotl_view::{Item, View};
+use hotl_view::View;
 use tokio::sync::watch;
 
 use crate::commands::run::RunArgs;
@@ -16,9 +16,6 @@ use crate::ctx::Ctx;
 use crate::error::CliError;
 use crate::slash::{self, Slash};
 use crate::ui::ConsoleUi;
-
-/// The context window the gauge measures against.
-const CONTEXT_WINDOW: u64 = 200_000;
 
 #[allow(clippy::too_many_arguments)]
 pub async fn run(
@@ -40,7 +37,7 @@ pub async fn run(
             .map_or("new session".to_owned(), |s| format!("session {}", s.id()))
     );
     if let Some(s) = session.as_mut() {
-        println!("{}", status(s));
+        println!("{}", status(s, settings));
         if let Some(outcome) = s
             .recover(&resolved.provider, settings, ui, cancel.clone())
             .await?
@@ -49,7 +46,7 @@ pub async fn run(
             if outcome.cancelled {
                 let _ = reset.send(false);
             }
-            println!("{}", status(s));
+            println!("{}", status(s, settings));
         }
     }
     loop {
@@ -115,7 +112,7 @@ pub async fn run(
             }
             Err(e) => println!("\n· error: {e}"),
         }
-        println!("{}", status(s));
+        println!("{}", status(s, settings));
     }
     if let Some(s) = &session {
         println!("session {} · resume with: hotl -r {}", s.id(), s.id());
@@ -123,10 +120,15 @@ pub async fn run(
     Ok(ExitCode::SUCCESS)
 }
 
-/// `── 12% ctx · todos 1/3 · claude-sonnet-4-5 · $0.0123 ──`
-pub fn status(session: &Session) -> String {
+/// `── 12% ctx · todos 1/3 · claude-sonnet-4-5 · $0.0123 ──`: the context gauge measures what
+/// the last request held against `settings.context_window` (a turn compacts at
+/// [`hotl_agent::COMPACT_AT_PERCENT`]).
+pub fn status(session: &Session, settings: &Settings) -> String {
     let view = session.view();
-    let mut parts = vec![format!("{}% ctx", context_percent(view))];
+    let percent = (session.context_used() * 100)
+        .checked_div(settings.context_window)
+        .unwrap_or(0);
+    let mut parts = vec![format!("{percent}% ctx")];
     let todos = &view.state.todos;
     if !todos.is_empty() {
         let done = todos.iter().filter(|t| t.status == "done").count();
@@ -140,16 +142,6 @@ pub fn status(session: &Session) -> String {
     }
     parts.push(format!("${:.4}", session.totals.cost));
     format!("── {} ──", parts.join(" · "))
-}
-
-fn context_percent(view: &View) -> u64 {
-    let used = view.items.iter().rev().find_map(|i| match i {
-        Item::Assistant { usage: Some(u), .. } => {
-            Some(u.input + u.cache_read + u.cache_write + u.output)
-        }
-        _ => None,
-    });
-    used.unwrap_or(0) * 100 / CONTEXT_WINDOW
 }
 
 /// A session another process is writing: its transcript as it stands, read-only.

@@ -27,6 +27,10 @@ const HELP: &[(&str, &str)] = &[
         "/ask HANDLE QUESTION",
         "put one question to an archived thread (a fold or a fork)",
     ),
+    (
+        "/compact",
+        "replace everything the model sees with a note it writes (a turn does this itself near the window)",
+    ),
     ("/help", "this list"),
     ("/exit, /quit", "leave the console (Ctrl-D too)"),
     ("//text", "send \"/text\" to the model as a message"),
@@ -43,6 +47,8 @@ pub enum Slash {
     Help,
     /// `/fold [t<seq>]`: the stamp the span starts at, or the current episode's start.
     Fold(Option<u64>),
+    /// `/compact`.
+    Compact,
     /// `/recall [--exact|--regex|--ranked] QUERY`.
     Recall {
         /// `ranked`, `exact` or `regex` (as `hotl_agent::recall_mode` names them).
@@ -85,6 +91,8 @@ pub fn parse(line: &str) -> Slash {
         "/fold" => parse_fold(rest),
         "/recall" => parse_recall(rest),
         "/ask" => parse_ask(rest),
+        "/compact" if rest.is_empty() => Slash::Compact,
+        "/compact" => Slash::Usage("/compact takes nothing: the model writes the note".to_owned()),
         _ => Slash::Unknown(word.to_owned()),
     }
 }
@@ -181,7 +189,7 @@ pub async fn run(
         }
         Slash::Unknown(word) => println!("· unknown command {word}; /help lists them"),
         Slash::Usage(why) => println!("· {why}"),
-        Slash::Fold(_) | Slash::Recall { .. } | Slash::Ask { .. } => {
+        Slash::Fold(_) | Slash::Compact | Slash::Recall { .. } | Slash::Ask { .. } => {
             let Some(session) = session else {
                 println!("· no session yet: send a message first");
                 return;
@@ -195,7 +203,7 @@ pub async fn run(
                 }
             };
             match outcome {
-                Ok(true) => println!("{}", crate::console::status(session)),
+                Ok(true) => println!("{}", crate::console::status(session, settings)),
                 Ok(false) => {}
                 Err(why) => println!("· error: {}", why.replace('\n', " ")),
             }
@@ -239,6 +247,14 @@ async fn session_command(
                 fold.since, fold.until, fold.handle
             );
             println!("{}", fold.note.trim_end());
+            Ok(true)
+        }
+        Slash::Compact => {
+            let until = session
+                .compact(provider, settings, &mut crate::ui::ConsoleUi::new())
+                .await
+                .map_err(|e| e.to_string())?;
+            println!("· compacted through t{until}; the span stays archived (/recall finds it)");
             Ok(true)
         }
         Slash::Recall { mode, query } => {
@@ -323,6 +339,8 @@ mod tests {
         assert_eq!(parse("/exit"), Slash::Exit);
         assert_eq!(parse("/quit"), Slash::Exit);
         assert_eq!(parse("/help"), Slash::Help);
+        assert_eq!(parse(" /compact "), Slash::Compact);
+        assert!(matches!(parse("/compact now"), Slash::Usage(_)));
         assert_eq!(
             parse("/frobnicate"),
             Slash::Unknown("/frobnicate".to_owned())

@@ -2,11 +2,11 @@
 //! then passes, folded by the model; a later task that needs a caveat only the folded span
 //! held, found by recall; the same question put to the thread by `hotl ask`; and a fork.
 
-use hotl_fakellm::{Config, FakeLlm, Reply};
+use hotl_fakellm::{Config, FakeLlm, Reply, Tokenizer};
 use hotl_testkit::TestResult;
 use serde_json::json;
 
-use crate::common::{Env, assert_calls_answered, requests};
+use crate::common::{Env, MODEL, assert_calls_answered, requests, run};
 
 const NOTE: &str = "changed: build.rs links libfoo\nlearned: the build passes; caveat: the cache dir must be on a local disk\ndecided and rejected: kept static linking\nopen: run the integration tests\nwhere: build.rs";
 
@@ -216,5 +216,63 @@ fn fold_from_the_shell_without_a_note_has_the_model_write_it() -> TestResult {
         .find(|r| r["type"] == "fold")
         .ok_or("a fold record")?;
     assert_eq!(fold["note"], NOTE);
+    Ok(())
+}
+
+/// A turn that comes near the window (`HOTL_CONTEXT_WINDOW`) compacts before its next request
+/// and goes on from the note; the compacted span stays searchable.
+#[test]
+fn a_long_turn_compacts_near_the_configured_window() -> TestResult {
+    let env = Env::new()?;
+    // About 12 KB of output a step (under the 30,000 characters a result keeps): 3,000 tokens
+    // with the fake's 4-byte tokens, on top of a first request of about 2,000. The third
+    // request would pass 85% of 8,000.
+    let big = |word: &str| {
+        Reply::text("").with_tool(
+            "bash",
+            json!({ "command": format!("echo {word}; head -c 12000 /dev/zero | tr '\\0' y") }),
+        )
+    };
+    let fake = FakeLlm::start(
+        Config::scripted([
+            big("quokkaword"),
+            big("wombatword"),
+            Reply::text(NOTE),
+            Reply::text("Built."),
+        ])
+        .with_tokenizer(Tokenizer::Bytes4),
+    )?;
+    let mut cmd = env.agent_command();
+    cmd.args(["--provider", "anthropic", "--base-url"])
+        .arg(fake.base_url())
+        .args(["--model", MODEL, "-p", "build it", "--allow", "bash"])
+        .env("HOTL_CONTEXT_WINDOW", "8000");
+    let out = run(cmd).ok();
+    assert_eq!(out.stdout, "Built.\n", "{out}");
+    let id = env.only_session()?;
+    let records = env.records(&id)?;
+    assert_calls_answered(&records);
+    let compactions: Vec<_> = records
+        .iter()
+        .filter(|r| r["type"] == "compaction")
+        .collect();
+    assert_eq!(compactions.len(), 1, "{records:?}");
+    assert_eq!(compactions[0]["summary"], NOTE);
+    let sent = requests(&fake)?;
+    assert_eq!(sent.len(), 4);
+    let after = sent[3].to_string();
+    assert!(after.contains("<compacted until=t") && !after.contains("yyyyyyyy"));
+    let hits = env.command().args(["recall", &id, "quokkaword"]).output()?;
+    let hits = String::from_utf8(hits.stdout)?;
+    assert!(hits.starts_with("[compaction t"), "{hits}");
+    // A window that is not a number is refused, naming the variable.
+    let mut bad = env.agent_command();
+    bad.args(["--provider", "anthropic", "--base-url"])
+        .arg(fake.base_url())
+        .args(["--model", MODEL, "-p", "hi"])
+        .env("HOTL_CONTEXT_WINDOW", "lots");
+    let bad = run(bad);
+    assert_ne!(bad.code, 0);
+    assert!(bad.stderr.contains("HOTL_CONTEXT_WINDOW"), "{bad}");
     Ok(())
 }

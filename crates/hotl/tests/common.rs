@@ -253,6 +253,7 @@ impl Env {
             "HOTL_PROVIDER",
             "HOTL_BASE_URL",
             "HOTL_MODEL",
+            "HOTL_CONTEXT_WINDOW",
         ] {
             cmd.env_remove(key);
         }

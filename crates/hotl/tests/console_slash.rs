@@ -279,3 +279,46 @@ fn ctrl_c_during_a_fold_drops_the_note_and_records_nothing() -> TestResult {
     assert!(folds(&env, &id)?.is_empty(), "{out}");
     Ok(())
 }
+
+#[test]
+fn compact_replaces_the_context_with_a_note_the_model_writes() -> TestResult {
+    let env = Env::new()?;
+    let fake = FakeLlm::start(Config::scripted([
+        Reply::text("Set up."),
+        // /compact: the model writes the note.
+        Reply::text(NOTE),
+        Reply::text("Linked."),
+    ]))?;
+    let input = "set up the cache\n/compact now\n/compact\nnow link libfoo\n/exit\n";
+    let Some(out) = console(&env, &fake, &[], input)? else {
+        eprintln!("skipped: no script(1) on this system");
+        return Ok(());
+    };
+    let out = out.ok();
+    assert!(out.stdout.contains("· /compact takes nothing"), "{out}");
+    let id = env.only_session()?;
+    let records = env.records(&id)?;
+    let compaction = records
+        .iter()
+        .find(|r| r["type"] == "compaction")
+        .ok_or("a compaction record")?;
+    assert_eq!(compaction["summary"], NOTE);
+    let until = compaction["until"].as_u64().ok_or("until")?;
+    assert!(
+        out.stdout
+            .contains(&format!("· compacted through t{until};")),
+        "{out}"
+    );
+    let sent = requests(&fake)?;
+    assert_eq!(sent.len(), 3, "{out}");
+    let after = sent[2]["messages"][0].to_string();
+    assert!(
+        after.contains(&format!("<compacted until=t{until}>")),
+        "{after}"
+    );
+    assert!(
+        after.contains("set up the cache"),
+        "the user's words stay: {after}"
+    );
+    Ok(())
+}

@@ -10,10 +10,12 @@
 //! and this process spent), `turn` (the loop, recovery, cancelling), `calls` (running one tool
 //! call, answering the calls left open), `requests` (building requests and counting their
 //! cost), `snapshots` (recording the working tree), and the moves on the session's own
-//! context: `fold`, `ask` (with recall), `fork`.
+//! context: `fold`, `ask` (with recall), `fork`, and `compact` (the fallback when the window
+//! fills).
 
 mod ask;
 mod calls;
+mod compact;
 mod fold;
 mod fork;
 mod outcome;
@@ -35,6 +37,7 @@ use crate::prompt::system_blocks;
 use crate::snapshot::Snapshots;
 use crate::tool::Tool;
 
+pub use self::compact::{COMPACT_AT_PERCENT, default_context_window};
 use self::fold::note_files;
 use self::fork::note_delegated_files;
 pub use self::outcome::{Totals, TurnOutcome};

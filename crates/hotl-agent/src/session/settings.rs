@@ -24,13 +24,18 @@ pub struct Settings {
     pub reasoning: Option<Reasoning>,
     /// OpenAI explicit prompt-cache breakpoints (GPT-5.6 and later).
     pub explicit_breakpoints: bool,
+    /// The model's context window in tokens: a turn compacts before a request that would
+    /// come near it (0: never).
+    pub context_window: u64,
 }
 
 impl Settings {
     /// Defaults for `model`.
     pub fn new(model: impl Into<String>) -> Self {
+        let model = model.into();
         Settings {
-            model: model.into(),
+            context_window: super::compact::default_context_window(&model),
+            model,
             max_tokens: 8192,
             ttl: Ttl::FiveMinutes,
             pricing: Pricing::builtin(),

@@ -102,12 +102,26 @@ impl Session {
         mut cancel: watch::Receiver<bool>,
     ) -> Result<TurnOutcome> {
         let mut outcome = TurnOutcome::default();
+        // One failed compaction is enough for a turn: the requests may still fit.
+        let mut may_compact = true;
         loop {
             if outcome.steps >= settings.max_steps {
                 self.close_run(run, RunState::Cancelled)?;
                 return Err(AgentError::TooManySteps(settings.max_steps));
             }
             outcome.steps += 1;
+            if may_compact && self.needs_compaction(settings) {
+                let compacted = tokio::select! {
+                    done = self.compact(provider, settings, ui) => done,
+                    _ = cancelled(&mut cancel) => return self.cancel_turn(run, outcome),
+                };
+                if let Err(e) = compacted {
+                    may_compact = false;
+                    ui.progress(Progress::Notice(&format!(
+                        "{e}; going on without compacting"
+                    )));
+                }
+            }
             let reply = tokio::select! {
                 reply = self.ask_model(provider, settings, ui) => reply,
                 _ = cancelled(&mut cancel) => return self.cancel_turn(run, outcome),

@@ -160,6 +160,9 @@ async fn run_async(
     let mut settings = Settings::new(resolved.model.clone());
     settings.pricing = resolved.pricing.clone();
     settings.explicit_breakpoints = resolved.explicit_breakpoints;
+    if let Some(window) = resolved.context_window {
+        settings.context_window = window;
+    }
     settings.ttl = if headless {
         Ttl::FiveMinutes
     } else {

@@ -1,0 +1,147 @@
+//! Compaction, the fallback when the context window fills: a long turn compacts before the
+//! request that would come near the window, and goes on from the note.
+
+use hotl_agent::default_context_window;
+use hotl_fakellm::Reply;
+use hotl_log::Body;
+use hotl_view::Item;
+
+use crate::moves_fold::{Fixture, NOTE};
+
+/// A step printing about 8 KB (2,000 tokens with the fake's 4-byte tokens) after a marker.
+fn big_output(marker: &str) -> Reply {
+    let cmd = format!("echo {marker}; head -c 8000 /dev/zero | tr '\\0' x");
+    Reply::text("").with_tool("bash", serde_json::json!({ "command": cmd }))
+}
+
+fn compactions(f: &Fixture) -> Vec<(u64, u64, String)> {
+    f.store
+        .lineage(f.session.id())
+        .expect("lineage")
+        .records
+        .into_iter()
+        .filter_map(|r| match r.body {
+            Body::Compaction { until, summary } => Some((r.seq, until, summary)),
+            _ => None,
+        })
+        .collect()
+}
+
+#[test]
+fn a_turn_near_the_window_compacts_and_goes_on_from_the_note() {
+    let mut f = Fixture::new(
+        vec![
+            big_output("quokkaword"),
+            big_output("wombatword"),
+            // The third request would come near the window: the model writes the note first.
+            Reply::text(NOTE),
+            Reply::text("Built."),
+        ],
+        false,
+        &["bash"],
+    );
+    // Requests grow by about 2,000 tokens a step from about 2,100: the third would pass 85%.
+    f.settings.context_window = 6_000;
+    let outcome = f.submit("build it");
+    assert_eq!(outcome.text, "Built.");
+
+    let done = compactions(&f);
+    assert_eq!(done.len(), 1, "{done:?}");
+    let (seq, until, summary) = &done[0];
+    assert_eq!(summary, NOTE);
+    assert_eq!(*until, seq - 1, "through the head: the last step's result");
+    assert!(matches!(
+        f.session.view().items.first(),
+        Some(Item::Compacted { .. })
+    ));
+
+    let sent = f.fake.captured();
+    assert_eq!(sent.len(), 4);
+    let asked = sent[2].body_text();
+    assert!(asked.contains("[compaction]") && asked.contains("wombatword"));
+    // The request after it holds the note and the user's message, not the outputs.
+    let after = sent[3].json().expect("json");
+    let first = after["messages"][0].to_string();
+    assert!(first.contains("<compacted until=t"), "{first}");
+    assert!(first.contains("run the integration tests"), "{first}");
+    assert!(first.contains("build it"), "{first}");
+    let body = sent[3].body_text();
+    assert!(!body.contains("xxxxxxxxxxxxxxxx"), "the outputs are gone");
+    assert!(
+        body.len() * 2 < asked.len(),
+        "{} vs {}",
+        body.len(),
+        asked.len()
+    );
+
+    // The compacted span stays archived: recall finds what only it held.
+    let hits = f
+        .session
+        .recall("quokkaword", Some("exact"), 5)
+        .expect("recall");
+    assert!(hits.starts_with("[compaction t"), "{hits}");
+}
+
+#[test]
+fn a_window_of_zero_never_compacts_and_a_small_context_does_not_either() {
+    let mut f = Fixture::new(
+        vec![
+            big_output("a"),
+            big_output("b"),
+            big_output("c"),
+            Reply::text("Built."),
+        ],
+        false,
+        &["bash"],
+    );
+    f.settings.context_window = 0;
+    f.submit("build it");
+    assert!(compactions(&f).is_empty());
+
+    let mut f = Fixture::new(
+        vec![big_output("a"), Reply::text("Built.")],
+        false,
+        &["bash"],
+    );
+    f.submit("build it");
+    assert!(compactions(&f).is_empty());
+    assert!(f.session.context_used() > 2_000);
+}
+
+#[test]
+fn compact_between_turns_and_refusals() {
+    let mut f = Fixture::new(
+        vec![big_output("a"), Reply::text("Done."), Reply::text(NOTE)],
+        false,
+        &["bash"],
+    );
+    let refused = f
+        .runtime
+        .block_on(
+            f.session
+                .compact(&f.provider, &f.settings, &mut crate::moves_fold::Quiet),
+        )
+        .expect_err("an empty session");
+    assert!(
+        refused.to_string().contains("nothing to compact"),
+        "{refused}"
+    );
+    f.submit("build it");
+    let until = f
+        .runtime
+        .block_on(
+            f.session
+                .compact(&f.provider, &f.settings, &mut crate::moves_fold::Quiet),
+        )
+        .expect("compacted");
+    assert_eq!(compactions(&f)[0].1, until);
+    assert_eq!(f.session.context_used(), 0, "unknown until the next answer");
+}
+
+#[test]
+fn known_model_families_have_their_windows() {
+    assert_eq!(default_context_window("claude-sonnet-4-5"), 200_000);
+    assert_eq!(default_context_window("gpt-5"), 400_000);
+    assert_eq!(default_context_window("gpt-4.1-mini"), 1_000_000);
+    assert_eq!(default_context_window("qwen2.5-coder"), 128_000);
+}
