@@ -4,10 +4,8 @@
 //! for the long turn nobody folded.
 
 use hotl_log::{Block, Body};
-use hotl_view::{Item, model_view};
-use hotl_wire::Event;
+use hotl_view::Item;
 
-use super::requests::push_user_text;
 use super::{Progress, Session, Settings, Ui};
 use crate::error::{AgentError, Result};
 use crate::provider::Provider;
@@ -83,7 +81,7 @@ impl Session {
                 .checked_div(settings.context_window)
                 .unwrap_or(0)
         )));
-        let mut ask = format!(
+        let ask = format!(
             "[compaction] The context window is nearly full. Write the note that will replace \
              everything above (through t{until}) in your context; the user's messages are kept \
              word for word beside it, and the rest stays archived for recall. Tools are \
@@ -91,21 +89,9 @@ impl Session {
              learned: (with caveats), decided and rejected:, open: (the task in progress and \
              its next step), where:"
         );
-        let mut summary = String::new();
-        for _ in 0..2 {
-            let mut messages = model_view(&self.view);
-            push_user_text(&mut messages, &ask);
-            let request = self.base_request(messages, settings);
-            let reply = provider.send(&request, &mut |_: &Event| {}).await?;
-            drop(request);
-            self.account(settings, reply.model.as_deref(), &reply.usage);
-            summary = reply.content.iter().filter_map(Block::as_text).collect();
-            match crate::moves::check_note(&summary) {
-                Ok(()) => break,
-                Err(why) => ask = format!("{ask}\n\nYour last note was refused: {why}."),
-            }
-        }
-        // A fallback keeps whatever note it got rather than overflow the window.
+        // A fallback keeps whatever note it got, fitting the template or not, rather than
+        // overflow the window.
+        let (summary, _) = self.request_note(ask, provider, settings).await?;
         if summary.trim().is_empty() {
             return Err(AgentError::Compaction("the model wrote no note".to_owned()));
         }

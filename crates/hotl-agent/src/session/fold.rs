@@ -50,13 +50,27 @@ impl Session {
         settings: &Settings,
     ) -> Result<String> {
         let span = self.view.plan_fold(since, None)?;
-        let mut ask = format!(
+        let ask = format!(
             "[fold] Write the note that will replace the span t{}..t{} of this session in your \
              context (the span stays archived). Reply with the note only: one line each \
              starting with changed:, learned: (with caveats), decided and rejected:, open:, \
              where:",
             span.since, span.until
         );
+        let (note, fits) = self.request_note(ask, provider, settings).await?;
+        fits.map_err(AgentError::BadNote)?;
+        Ok(note)
+    }
+
+    /// Asks the model, in the session's own context with tools unchanged (so the prefix is
+    /// read from cache), for a note in the fold template; a note missing template lines is
+    /// sent back once with what is missing. The last note, and whether it fits the template.
+    pub(super) async fn request_note(
+        &mut self,
+        mut ask: String,
+        provider: &Provider,
+        settings: &Settings,
+    ) -> Result<(String, std::result::Result<(), String>)> {
         let mut note = String::new();
         for _ in 0..2 {
             let mut messages = model_view(&self.view);
@@ -67,12 +81,12 @@ impl Session {
             self.account(settings, reply.model.as_deref(), &reply.usage);
             note = reply.content.iter().filter_map(Block::as_text).collect();
             match crate::moves::check_note(&note) {
-                Ok(()) => return Ok(note),
+                Ok(()) => return Ok((note, Ok(()))),
                 Err(why) => ask = format!("{ask}\n\nYour last note was refused: {why}."),
             }
         }
-        crate::moves::check_note(&note).map_err(AgentError::BadNote)?;
-        Ok(note)
+        let fits = crate::moves::check_note(&note);
+        Ok((note, fits))
     }
 
     /// Folds the span from `since` (up to the step before `issuer`, or the head) into `note`.
