@@ -102,7 +102,10 @@ fn main() {
     let http = HttpProvider::new(Dialect::Anthropic, &fake.base_url(), Some("k".into()))
         .expect("provider");
     let provider = Provider::Http(http);
-    let settings = Settings::new("claude-sonnet-5");
+    let mut settings = Settings::new("claude-sonnet-5");
+    // The history is larger than a context window: left alone, the first turn would compact
+    // it. This measures the harness on the whole history, the worst case, so it never does.
+    settings.context_window = 0;
 
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
