@@ -32,6 +32,8 @@ pub enum Command {
     Gc(crate::commands::gc::GcArgs),
     /// Fold a finished span of a session into a note, archived under a handle
     Fold(crate::commands::fold::FoldArgs),
+    /// Compact a session: everything the model sees becomes one note (the span stays archived)
+    Compact(crate::commands::compact::CompactArgs),
     /// Search what a session folded away (ranked, exact or regex; no model call)
     Recall(crate::commands::recall::RecallArgs),
     /// Ask an archived thread one question (no change to the main line but an `ask` record)

@@ -276,3 +276,68 @@ fn a_long_turn_compacts_near_the_configured_window() -> TestResult {
     assert!(bad.stderr.contains("HOTL_CONTEXT_WINDOW"), "{bad}");
     Ok(())
 }
+
+#[test]
+fn compact_from_the_shell_with_the_models_note_or_a_note_file() -> TestResult {
+    let env = Env::new()?;
+    let fake = FakeLlm::start(Config::scripted([
+        Reply::text("Done."),
+        Reply::text(NOTE),
+        Reply::text("Next done."),
+    ]))?;
+    env.agent(&fake, &["-p", "say done"]).ok();
+    let id = env.only_session()?;
+    let out = env.agent(&fake, &["compact", &id]).ok();
+    assert!(
+        out.stdout.starts_with(&format!("compacted {id} through t")),
+        "{out}"
+    );
+    let sent = requests(&fake)?;
+    assert_eq!(sent.len(), 2);
+    assert!(sent[1].to_string().contains("[compaction]"), "{}", sent[1]);
+    let summaries = |env: &Env| -> TestResult<Vec<String>> {
+        Ok(env
+            .records(&id)?
+            .iter()
+            .filter(|r| r["type"] == "compaction")
+            .filter_map(|r| r["summary"].as_str().map(str::to_owned))
+            .collect())
+    };
+    assert_eq!(summaries(&env)?, [NOTE]);
+    // The next turn goes on from the note.
+    env.agent(&fake, &["-r", &id, "-p", "next"]).ok();
+    let sent = requests(&fake)?;
+    assert!(
+        sent[2]["messages"][0]
+            .to_string()
+            .contains("<compacted until=t")
+    );
+
+    // A person's note, checked against the template; no model call.
+    let bad = env.root().join("bad.txt");
+    std::fs::write(&bad, "changed: x\n")?;
+    let refused = env.agent(&fake, &["compact", &id, "--note-file"]);
+    assert_ne!(refused.code, 0);
+    let refused = env
+        .command()
+        .args(["compact", &id, "--note-file"])
+        .arg(&bad)
+        .output()?;
+    assert!(!refused.status.success());
+    assert!(String::from_utf8(refused.stderr)?.contains("learned:"));
+    let good = env.root().join("note.txt");
+    std::fs::write(&good, NOTE)?;
+    let ok = env
+        .command()
+        .args(["compact", &id, "--note-file"])
+        .arg(&good)
+        .output()?;
+    assert!(
+        ok.status.success(),
+        "{}",
+        String::from_utf8_lossy(&ok.stderr)
+    );
+    assert_eq!(summaries(&env)?, [NOTE, NOTE]);
+    assert_eq!(requests(&fake)?.len(), 3, "no model call for a note file");
+    Ok(())
+}

@@ -65,16 +65,7 @@ impl Session {
         settings: &Settings,
         ui: &mut dyn Ui,
     ) -> Result<u64> {
-        let Some(until) = self.view.items.last().map(Item::last_seq) else {
-            return Err(AgentError::Compaction(
-                "there is nothing to compact".to_owned(),
-            ));
-        };
-        if let Some((call, _)) = self.open_calls().into_iter().next() {
-            return Err(AgentError::Compaction(format!(
-                "the tool call {call} has no result yet"
-            )));
-        }
+        let until = self.compaction_end()?;
         ui.progress(Progress::Notice(&format!(
             "compacting: the context is about {}% of the window",
             (self.context_used() * 100)
@@ -95,7 +86,29 @@ impl Session {
         if summary.trim().is_empty() {
             return Err(AgentError::Compaction("the model wrote no note".to_owned()));
         }
+        self.record_compaction(summary)
+    }
+
+    /// Records a compaction of everything the model sees, with `summary` as its note (a
+    /// person's, from the shell). Returns the seq compacted through.
+    pub fn record_compaction(&mut self, summary: String) -> Result<u64> {
+        let until = self.compaction_end()?;
         self.append(Body::Compaction { until, summary })?;
+        Ok(until)
+    }
+
+    /// Where a compaction now would end: the head, once no tool call waits for its result.
+    fn compaction_end(&self) -> Result<u64> {
+        let Some(until) = self.view.items.last().map(Item::last_seq) else {
+            return Err(AgentError::Compaction(
+                "there is nothing to compact".to_owned(),
+            ));
+        };
+        if let Some((call, _)) = self.open_calls().into_iter().next() {
+            return Err(AgentError::Compaction(format!(
+                "the tool call {call} has no result yet"
+            )));
+        }
         Ok(until)
     }
 }

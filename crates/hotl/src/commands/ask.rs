@@ -4,9 +4,8 @@ use std::io::Write;
 use std::process::ExitCode;
 
 use clap::Args;
-use hotl_agent::{Session, Settings};
+use hotl_agent::Session;
 
-use crate::config;
 use crate::ctx::{Ctx, flush};
 use crate::error::CliError;
 
@@ -25,19 +24,9 @@ pub struct AskArgs {
 }
 
 pub fn run(ctx: &Ctx, args: &AskArgs) -> Result<ExitCode, CliError> {
-    let resolved = config::resolve(config::load_file()?, &args.model_flags.overrides())?;
-    if let Some(notice) = resolved.demo_notice {
-        eprintln!("hotl: {notice}");
-    }
+    let (resolved, settings, runtime) = crate::commands::oneshot::prepare(&args.model_flags)?;
     let meta = ctx.resolve(&args.session)?;
     let mut session = Session::open(&ctx.store, &meta.id, hotl_agent::default_tools())?;
-    let mut settings = Settings::new(resolved.model.clone());
-    settings.pricing = resolved.pricing.clone();
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .map_err(|e| CliError::Internal(format!("cannot start the runtime: {e}")))?;
     let answer = runtime.block_on(session.ask(
         &args.handle,
         &args.question,

@@ -45,17 +45,8 @@ pub fn run(ctx: &Ctx, args: &FoldArgs) -> Result<ExitCode, CliError> {
     let note = match note {
         Some(note) => note,
         None => {
-            let resolved =
-                crate::config::resolve(crate::config::load_file()?, &args.model_flags.overrides())?;
-            if let Some(notice) = resolved.demo_notice {
-                eprintln!("hotl: {notice}");
-            }
-            let settings = hotl_agent::Settings::new(resolved.model.clone());
-            let runtime = tokio::runtime::Builder::new_multi_thread()
-                .worker_threads(2)
-                .enable_all()
-                .build()
-                .map_err(|e| CliError::Internal(format!("cannot start the runtime: {e}")))?;
+            let (resolved, settings, runtime) =
+                crate::commands::oneshot::prepare(&args.model_flags)?;
             runtime.block_on(session.write_note(since, &resolved.provider, &settings))?
         }
     };

@@ -1,9 +1,11 @@
 //! Command dispatch: one module per command group, one file per verb.
 
 pub mod ask;
+pub mod compact;
 pub mod debug;
 pub mod fold;
 pub mod gc;
+pub mod oneshot;
 pub mod recall;
 pub mod run;
 pub mod sessions;
@@ -44,6 +46,10 @@ pub fn run(ctx: &Ctx, command: Option<Command>, args: &run::RunArgs) -> Result<E
             // Provider flags given before `ask` count too.
             ask_args.model_flags = ask_args.model_flags.merged(&args.model_flags);
             ask::run(ctx, &ask_args)
+        }
+        Command::Compact(mut compact_args) => {
+            compact_args.model_flags = compact_args.model_flags.merged(&args.model_flags);
+            compact::run(ctx, &compact_args)
         }
         Command::Recall(args) => recall::run(ctx, &args),
         Command::Debug(DebugCommand::Decode(args)) => debug::decode::run(ctx, &args),

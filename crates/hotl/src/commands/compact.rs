@@ -1,0 +1,62 @@
+//! `hotl compact`: replace everything a session's model sees with one note, from the shell.
+
+use std::io::Write;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::Args;
+use hotl_agent::{Progress, Session, Ui};
+
+use crate::ctx::{Ctx, flush};
+use crate::error::CliError;
+
+/// Compact a session: everything the model sees becomes one note (the span stays archived)
+#[derive(Debug, Args)]
+pub struct CompactArgs {
+    /// List number, id prefix, name or @last
+    #[arg(value_name = "REF")]
+    pub session: String,
+    /// The note: lines starting changed:, learned:, decided and rejected:, open:, where:
+    /// [default: the model writes it]
+    #[arg(long, value_name = "FILE")]
+    pub note_file: Option<PathBuf>,
+    #[command(flatten)]
+    pub model_flags: crate::commands::run::ProviderFlags,
+}
+
+/// Progress notices on stderr.
+struct Notices;
+
+impl Ui for Notices {
+    fn progress(&mut self, progress: Progress<'_>) {
+        if let Progress::Notice(text) = progress {
+            eprintln!("hotl: {text}");
+        }
+    }
+}
+
+pub fn run(ctx: &Ctx, args: &CompactArgs) -> Result<ExitCode, CliError> {
+    let note = match &args.note_file {
+        Some(path) => {
+            let note = std::fs::read_to_string(path)
+                .map_err(|e| CliError::user(format!("{}: {e}", path.display())))?;
+            hotl_agent::check_note(&note).map_err(CliError::user)?;
+            Some(note)
+        }
+        None => None,
+    };
+    let meta = ctx.resolve(&args.session)?;
+    let mut session = Session::open(&ctx.store, &meta.id, hotl_agent::default_tools())?;
+    let until = match note {
+        Some(note) => session.record_compaction(note)?,
+        None => {
+            let (resolved, settings, runtime) =
+                crate::commands::oneshot::prepare(&args.model_flags)?;
+            runtime.block_on(session.compact(&resolved.provider, &settings, &mut Notices))?
+        }
+    };
+    let mut out = ctx.out();
+    writeln!(out, "compacted {} through t{until}", meta.id)?;
+    flush(out)?;
+    Ok(ExitCode::SUCCESS)
+}

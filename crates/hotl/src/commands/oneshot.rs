@@ -1,0 +1,32 @@
+//! What the commands that make one model call from the shell (`hotl fold` without a note,
+//! `hotl ask`, `hotl compact`) share: the provider resolved from flags, environment and config,
+//! settings for its model, and a runtime to wait on the call.
+
+use hotl_agent::Settings;
+
+use crate::commands::run::ProviderFlags;
+use crate::config::{self, Resolved};
+use crate::error::CliError;
+
+/// The provider and settings for one call, and a runtime to make it on. Says so on stderr
+/// when the offline demo answers.
+pub fn prepare(
+    flags: &ProviderFlags,
+) -> Result<(Resolved, Settings, tokio::runtime::Runtime), CliError> {
+    let resolved = config::resolve(config::load_file()?, &flags.overrides())?;
+    if let Some(notice) = resolved.demo_notice {
+        eprintln!("hotl: {notice}");
+    }
+    let mut settings = Settings::new(resolved.model.clone());
+    settings.pricing = resolved.pricing.clone();
+    settings.explicit_breakpoints = resolved.explicit_breakpoints;
+    if let Some(window) = resolved.context_window {
+        settings.context_window = window;
+    }
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .map_err(|e| CliError::Internal(format!("cannot start the runtime: {e}")))?;
+    Ok((resolved, settings, runtime))
+}
