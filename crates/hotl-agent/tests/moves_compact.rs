@@ -145,3 +145,133 @@ fn known_model_families_have_their_windows() {
     assert_eq!(default_context_window("gpt-4.1-mini"), 1_000_000);
     assert_eq!(default_context_window("qwen2.5-coder"), 128_000);
 }
+
+/// Notices, kept.
+#[derive(Default)]
+struct Notices(Vec<String>);
+
+impl hotl_agent::Ui for Notices {
+    fn progress(&mut self, progress: hotl_agent::Progress<'_>) {
+        if let hotl_agent::Progress::Notice(text) = progress {
+            self.0.push(text.to_owned());
+        }
+    }
+}
+
+fn submit_seeing(f: &mut Fixture, prompt: &str) -> (hotl_agent::TurnOutcome, Vec<String>) {
+    let (_tx, cancel) = tokio::sync::watch::channel(false);
+    let mut notices = Notices::default();
+    let outcome = f
+        .runtime
+        .block_on(
+            f.session
+                .submit(prompt, &f.provider, &f.settings, &mut notices, cancel),
+        )
+        .expect("turn");
+    (outcome, notices.0)
+}
+
+/// What a compaction keeps (the system prompt, tools, the user's messages word for word) can
+/// fill the window by itself: then the turn compacts once, says compacting again would not
+/// help, and goes on.
+#[test]
+fn a_compaction_that_cannot_help_happens_once_and_says_so() {
+    let mut f = Fixture::new(
+        vec![
+            big_output("a"),
+            Reply::text(NOTE),
+            big_output("b"),
+            big_output("c"),
+            Reply::text("Done."),
+        ],
+        false,
+        &["bash"],
+    );
+    // A 7 KB request (1,750 tokens) on top of about 2,100: with the note, over 85% of 4,000.
+    f.settings.context_window = 4_000;
+    let prompt = format!("build it: {}", "spec ".repeat(1_400));
+    let (outcome, notices) = submit_seeing(&mut f, &prompt);
+    assert_eq!(outcome.text, "Done.");
+    assert_eq!(compactions(&f).len(), 1);
+    assert_eq!(f.fake.captured().len(), 5);
+    assert_eq!(
+        notices
+            .iter()
+            .filter(|n| n.contains("stays near the window even compacted"))
+            .count(),
+        1,
+        "{notices:?}"
+    );
+    // The turn's usage counts the compaction's request too.
+    assert_eq!(outcome.usage, f.session.totals.usage);
+}
+
+/// A note that does not fit the template (the model went on working instead) is refused:
+/// nothing is compacted and the turn goes on.
+#[test]
+fn a_note_that_does_not_fit_is_refused_and_the_turn_goes_on() {
+    let mut f = Fixture::new(
+        vec![
+            big_output("a"),
+            big_output("b"),
+            Reply::text("Let me look at the tests."),
+            Reply::text("Let me look at the tests again."),
+            Reply::text("Built."),
+        ],
+        false,
+        &["bash"],
+    );
+    f.settings.context_window = 6_000;
+    let (outcome, notices) = submit_seeing(&mut f, "build it");
+    assert_eq!(outcome.text, "Built.");
+    assert!(compactions(&f).is_empty());
+    assert!(
+        notices
+            .iter()
+            .any(|n| n.contains("note was refused") && n.contains("going on without compacting")),
+        "{notices:?}"
+    );
+}
+
+/// After a clear (or a fold, a compaction, a revert) the last count no longer measures the
+/// context: it is unknown until the next answer, which measures what is left.
+#[test]
+fn the_count_is_unknown_after_a_clear_or_a_fold() {
+    let mut f = Fixture::new(
+        vec![
+            big_output("a"),
+            Reply::text("Done."),
+            Reply::text("").with_tool("fold", serde_json::json!({ "since": "t3", "note": NOTE })),
+            Reply::text("Folded."),
+        ],
+        false,
+        &["bash"],
+    );
+    f.submit("build it");
+    let before = f.session.context_used();
+    assert!(before > 2_000);
+    let id = f.session.id().to_owned();
+    drop(std::mem::replace(
+        &mut f.session,
+        hotl_agent::Session::create(
+            &hotl_log::Store::new(f._dir.path().join("other")),
+            &f.project,
+            "claude-sonnet-5",
+            hotl_agent::default_tools(),
+            Default::default(),
+        )
+        .expect("a placeholder"),
+    ));
+    f.store
+        .writer(&id)
+        .expect("writer")
+        .append(Body::Clear)
+        .expect("clear");
+    f.session =
+        hotl_agent::Session::open(&f.store, &id, hotl_agent::default_tools()).expect("open");
+    assert_eq!(f.session.context_used(), 0, "cleared");
+    f.submit("fold what we did");
+    // The answer after the fold measured the folded context.
+    let after = f.session.context_used();
+    assert!(after > 0 && after + 1_500 < before, "{after} vs {before}");
+}

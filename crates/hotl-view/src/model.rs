@@ -213,7 +213,7 @@ fn render(item: &Item) -> (Role, Vec<Part<'_>>) {
             items,
         } => {
             let open = format!("<folded handle={handle} span=t{since}..t{until}>");
-            let text = collapsed_text(&open, "</folded>", note, items, handle);
+            let text = collapsed_text(&open, "</folded>", note, items, Quotes::Folded(handle));
             (Role::User, vec![Part::Text(Cow::Owned(text))])
         }
         Item::Compacted {
@@ -222,7 +222,7 @@ fn render(item: &Item) -> (Role, Vec<Part<'_>>) {
             items,
         } => {
             let open = format!("<compacted until=t{until}>");
-            let text = collapsed_text(&open, "</compacted>", summary, items, "");
+            let text = collapsed_text(&open, "</compacted>", summary, items, Quotes::Compacted);
             (Role::User, vec![Part::Text(Cow::Owned(text))])
         }
     }
@@ -249,29 +249,58 @@ fn stamped(seq: u64, content: &[Block]) -> Vec<Part<'_>> {
     out
 }
 
-fn collapsed_text(open: &str, close: &str, note: &str, items: &[Item], handle: &str) -> String {
+/// How a collapsed span quotes its user messages.
+#[derive(Clone, Copy)]
+enum Quotes<'a> {
+    /// A fold's: each capped, with a pointer to the fold's handle.
+    Folded(&'a str),
+    /// A compaction's: each capped, with a pointer to recall, except the last, kept whole: a
+    /// compaction in the middle of a turn holds the message the work in progress answers.
+    Compacted,
+}
+
+fn collapsed_text(
+    open: &str,
+    close: &str,
+    note: &str,
+    items: &[Item],
+    quotes: Quotes<'_>,
+) -> String {
+    let mut whole = None;
+    if let Quotes::Compacted = quotes {
+        for item in items {
+            item.for_each_user(&mut |seq, _| whole = Some(seq));
+        }
+    }
     let mut text = format!("{open}\n{note}\n{close}");
     for item in items {
         item.for_each_user(&mut |seq, content| {
             let message = hotl_log::plain_text(content);
-            text.push_str(&format!("\n{} {}", stamp(seq), cap(&message, handle)));
+            let quoted = if whole == Some(seq) {
+                message
+            } else {
+                cap(&message, quotes)
+            };
+            text.push_str(&format!("\n{} {quoted}", stamp(seq)));
         });
     }
     text
 }
 
-fn cap(message: &str, handle: &str) -> String {
+fn cap(message: &str, quotes: Quotes<'_>) -> String {
     let total = message.chars().count();
     if total <= QUOTE_CAP {
         return message.to_owned();
     }
     let kept: String = message.chars().take(QUOTE_CAP).collect();
-    let pointer = if handle.is_empty() {
-        String::new()
-    } else {
-        format!("; recall handle={handle}")
+    let pointer = match quotes {
+        Quotes::Folded(handle) => format!("recall handle={handle}"),
+        Quotes::Compacted => "recall finds the rest".to_owned(),
     };
-    format!("{kept} [… {} more characters{pointer}]", total - QUOTE_CAP)
+    format!(
+        "{kept} [… {} more characters; {pointer}]",
+        total - QUOTE_CAP
+    )
 }
 
 #[cfg(test)]

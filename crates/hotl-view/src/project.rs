@@ -188,9 +188,11 @@ impl View {
             }
             Body::Clear => self.model_after = seq,
             Body::Fold(fold) => collapses.push(Collapse::Fold { seq, fold }),
-            Body::Compaction { until, summary } => {
-                collapses.push(Collapse::Compaction { until, summary })
-            }
+            Body::Compaction { until, summary } => collapses.push(Collapse::Compaction {
+                until,
+                summary,
+                after: self.model_after,
+            }),
             _ => {}
         }
         if !self.walk.in_preamble {
@@ -237,8 +239,17 @@ pub fn project_owned(records: Vec<Record>, own_start: usize) -> View {
 
 /// A fold or compaction record, waiting to be applied.
 enum Collapse {
-    Fold { seq: u64, fold: Box<Fold> },
-    Compaction { until: u64, summary: String },
+    Fold {
+        seq: u64,
+        fold: Box<Fold>,
+    },
+    /// `after`: the latest clear when it was recorded. The model saw nothing before it, so
+    /// the compaction holds only what came after.
+    Compaction {
+        until: u64,
+        summary: String,
+        after: u64,
+    },
 }
 
 /// An accepted fold: the item range it replaces.
@@ -259,7 +270,7 @@ fn collapse(items: Vec<Item>, collapses: Vec<Collapse>, anomalies: &mut Vec<Stri
         return items;
     }
     let mut accepted: Vec<Accepted> = Vec::new();
-    let mut compactions: Vec<(u64, String)> = Vec::new();
+    let mut compactions: Vec<(u64, String, u64)> = Vec::new();
     let mut compacted_through = 0;
     for c in collapses {
         match c {
@@ -274,9 +285,13 @@ fn collapse(items: Vec<Item>, collapses: Vec<Collapse>, anomalies: &mut Vec<Stri
                     }
                 }
             }
-            Collapse::Compaction { until, summary } => {
+            Collapse::Compaction {
+                until,
+                summary,
+                after,
+            } => {
                 compacted_through = compacted_through.max(until);
-                compactions.push((until, summary));
+                compactions.push((until, summary, after));
             }
         }
     }
@@ -302,11 +317,15 @@ fn collapse(items: Vec<Item>, collapses: Vec<Collapse>, anomalies: &mut Vec<Stri
             _ => out.push(item),
         }
     }
-    for (until, summary) in compactions {
-        let len = out.iter().take_while(|i| i.last_seq() <= until).count();
-        let originals: Vec<Item> = out.drain(..len).collect();
+    for (until, summary, after) in compactions {
+        let start = out.iter().take_while(|i| i.last_seq() <= after).count();
+        let end = out.iter().take_while(|i| i.last_seq() <= until).count();
+        if end <= start {
+            continue;
+        }
+        let originals: Vec<Item> = out.drain(start..end).collect();
         out.insert(
-            0,
+            start,
             Item::Compacted {
                 until,
                 summary,

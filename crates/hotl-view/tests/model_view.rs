@@ -322,23 +322,58 @@ fn a_compaction_renders_its_summary_then_the_quoted_messages() {
 }
 
 #[test]
-fn a_compacted_long_quote_is_capped_without_a_handle() {
+fn a_compacted_long_quote_is_capped_and_points_to_recall_but_the_last_is_whole() {
     let long = "z".repeat(QUOTE_CAP + 1);
     let mut log = log();
     log.user(&long); // 2
     log.assistant("ok"); // 3
+    log.user(&long); // 4: the message a turn in progress answers
+    log.assistant("working"); // 5
     log.record(Body::Compaction {
-        until: 3,
+        until: 5,
         summary: "s".into(),
     });
     let expected = format!(
-        "<compacted until=t3>\ns\n</compacted>\n[t2] {} [… 1 more characters]",
+        "<compacted until=t5>\ns\n</compacted>\n[t2] {} [… 1 more characters; recall finds the rest]\n[t4] {long}",
         "z".repeat(QUOTE_CAP)
     );
     assert_eq!(
         model_messages(&view(&log)),
         [user(vec![Block::text(expected)])]
     );
+}
+
+/// A compaction after a clear holds only what the model saw: the messages before the clear
+/// stay out of the model view.
+#[test]
+fn a_compaction_after_a_clear_holds_only_what_follows_the_clear() {
+    let mut log = log();
+    log.user("SECRET-OLD-TASK"); // 2
+    log.assistant("old"); // 3
+    let clear = log.record(Body::Clear); // 4
+    log.user("new task"); // 5
+    log.assistant("new"); // 6
+    log.record(Body::Compaction {
+        until: 6,
+        summary: "s".into(),
+    });
+    let view = view(&log);
+    let sent = format!("{:?}", model_messages(&view));
+    assert!(!sent.contains("SECRET-OLD-TASK"), "{sent}");
+    assert!(
+        sent.contains("<compacted until=t6>") && sent.contains("new task"),
+        "{sent}"
+    );
+    // The transcript keeps both, the compaction after the clear.
+    assert!(matches!(
+        view.items[0],
+        hotl_view::Item::User { seq: 2, .. }
+    ));
+    assert!(matches!(
+        view.items.last(),
+        Some(hotl_view::Item::Compacted { .. })
+    ));
+    assert_eq!(view.model_after, clear);
 }
 
 #[test]

@@ -84,6 +84,25 @@ fn decide(request: &Request<'_>) -> Answer {
     let Some(last) = request.messages.last().filter(|m| m.role == Role::User) else {
         return Answer::Text("I have nothing to answer yet.".to_owned());
     };
+    let mut said = String::new();
+    for part in &last.content {
+        match part {
+            Part::Stamped { text, .. } => said.push_str(text),
+            Part::Block(Block::Text { text }) => said.push_str(text),
+            Part::Text(text) => said.push_str(text),
+            _ => {}
+        }
+    }
+    if said.contains("[fold]") || said.contains("[compaction]") {
+        // A note for a fold or a compaction: the demo fills the template from the last thing
+        // said.
+        let last_words = last_assistant_text(request);
+        return Answer::Text(format!(
+            "changed: (offline demo) see the archived span\nlearned: the span ended with: {}\n\
+             decided and rejected: nothing recorded\nopen: nothing recorded\nwhere: the archived span",
+            last_words.lines().next().unwrap_or("").trim()
+        ));
+    }
     let results: Vec<String> = last
         .content
         .iter()
@@ -96,24 +115,6 @@ fn decide(request: &Request<'_>) -> Answer {
         .collect();
     if !results.is_empty() {
         return Answer::Text(summarise(&results));
-    }
-    let mut said = String::new();
-    for part in &last.content {
-        match part {
-            Part::Stamped { text, .. } => said.push_str(text),
-            Part::Block(Block::Text { text }) => said.push_str(text),
-            Part::Text(text) => said.push_str(text),
-            _ => {}
-        }
-    }
-    if said.contains("[fold]") {
-        // A note for a fold: the demo fills the template from the last thing said.
-        let last_words = last_assistant_text(request);
-        return Answer::Text(format!(
-            "changed: (offline demo) see the archived span\nlearned: the span ended with: {}\n\
-             decided and rejected: nothing recorded\nopen: nothing recorded\nwhere: the archived span",
-            last_words.lines().next().unwrap_or("").trim()
-        ));
     }
     if said.contains("[ask]") {
         // A question to an archived thread: the demo can only quote the thread's last words.

@@ -132,6 +132,28 @@ fn with_no_provider_it_runs_the_demo_model_and_says_so_once() -> TestResult {
     Ok(())
 }
 
+/// Offline, the demo still writes notes in the fold template, so folding and compacting work
+/// with no provider.
+#[test]
+fn the_demo_model_writes_notes_for_a_fold_and_a_compaction() -> TestResult {
+    let env = Env::new()?;
+    run_agent(&env, &["-p", "list the files"]).ok();
+    let id = env.session_ids()?.remove(0);
+    let folded = run_agent(&env, &["fold", &id, "--since", "t3"]).ok();
+    assert!(folded.stdout.contains("into handle "), "{folded}");
+    run_agent(&env, &["-r", &id, "-p", "hello again"]).ok();
+    let compacted = run_agent(&env, &["compact", &id]).ok();
+    assert!(compacted.stdout.starts_with(&format!("compacted {id} through t")), "{compacted}");
+    let records = env.records(&id)?;
+    let summary = records
+        .iter()
+        .find(|r| r["type"] == "compaction")
+        .and_then(|r| r["summary"].as_str())
+        .ok_or("a compaction")?;
+    assert!(summary.starts_with("changed: (offline demo)"), "{summary}");
+    Ok(())
+}
+
 fn run_agent(env: &Env, args: &[&str]) -> crate::common::Run {
     let mut cmd = env.agent_command();
     cmd.args(args);

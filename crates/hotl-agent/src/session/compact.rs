@@ -32,28 +32,51 @@ pub fn default_context_window(model: &str) -> u64 {
 
 impl Session {
     /// About how many tokens the next request holds: what the provider counted for the last
-    /// answer the model view shows (input, cache reads and writes, output), plus about a token
-    /// per 4 bytes of what came after it. 0 when unknown: no answer since the latest fold,
-    /// compaction or clear (those shrank what the count measured).
+    /// answer (input, cache reads and writes, and what it wrote but its reasoning), plus about
+    /// a token per 4 bytes of what came after it. 0 when unknown: no answer since the latest
+    /// fold, compaction, clear or revert (those shrank what the count measured).
     pub fn context_used(&self) -> u64 {
         let mut after = 0u64;
         for item in self.view.items.iter().rev() {
             match item {
-                Item::Assistant { usage: Some(u), .. } => {
-                    return u.input + u.cache_read + u.cache_write + u.output + after / 4;
+                Item::Assistant {
+                    seq,
+                    usage: Some(u),
+                    ..
+                } if *seq > self.shrunk_at => {
+                    return request_tokens(u) + u.output.saturating_sub(u.thinking) + after / 4;
                 }
-                Item::Assistant { usage: None, .. } => return 0,
-                Item::Folded { .. } | Item::Compacted { .. } => return 0,
-                other => after += item_bytes(other),
+                Item::User { .. } | Item::ToolResult { .. } => after += item_bytes(item),
+                _ => return 0,
             }
         }
         0
     }
 
-    /// Whether the next request comes near `settings.context_window`.
-    pub(super) fn needs_compaction(&self, settings: &Settings) -> bool {
-        settings.context_window > 0
-            && self.context_used() * 100 >= settings.context_window * COMPACT_AT_PERCENT
+    /// Whether to compact before the next request: when it comes within
+    /// [`COMPACT_AT_PERCENT`] of `settings.context_window`, unless the latest compaction could
+    /// not bring it below that (what it keeps, the system prompt, tools and the user's own
+    /// messages, already fills the window): compacting again would not help.
+    pub(super) fn needs_compaction(&self, settings: &Settings) -> Need {
+        let near = |tokens: u64| tokens * 100 >= settings.context_window * COMPACT_AT_PERCENT;
+        if settings.context_window == 0 || !near(self.context_used()) {
+            return Need::No;
+        }
+        let floor = self
+            .view
+            .items
+            .iter()
+            .rposition(|i| matches!(i, Item::Compacted { .. }))
+            .and_then(|at| {
+                self.view.items[at..].iter().find_map(|i| match i {
+                    Item::Assistant { usage: Some(u), .. } => Some(request_tokens(u)),
+                    _ => None,
+                })
+            });
+        match floor {
+            Some(floor) if near(floor) => Need::Futile(floor),
+            _ => Need::Yes,
+        }
     }
 
     /// Compacts everything the model sees so far into one note the model writes (the fold
@@ -80,12 +103,10 @@ impl Session {
              learned: (with caveats), decided and rejected:, open: (the task in progress and \
              its next step), where:"
         );
-        // A fallback keeps whatever note it got, fitting the template or not, rather than
-        // overflow the window.
-        let (summary, _) = self.request_note(ask, provider, settings).await?;
-        if summary.trim().is_empty() {
-            return Err(AgentError::Compaction("the model wrote no note".to_owned()));
-        }
+        // A note that does not fit the template (a reply that went on working instead) would
+        // replace the context with nothing useful: better none.
+        let (summary, fits) = self.request_note(ask, provider, settings).await?;
+        fits.map_err(|why| AgentError::Compaction(format!("the model's note was refused: {why}")))?;
         self.record_compaction(summary)
     }
 
@@ -111,6 +132,21 @@ impl Session {
         }
         Ok(until)
     }
+}
+
+/// Whether a turn should compact before its next request.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Need {
+    No,
+    Yes,
+    /// Near the window, but the first request after the latest compaction already was
+    /// (this many tokens): compacting again would not help.
+    Futile(u64),
+}
+
+/// The tokens a request held, as the provider counted them.
+fn request_tokens(u: &hotl_log::Usage) -> u64 {
+    u.input + u.cache_read + u.cache_write
 }
 
 /// About how many bytes of text an item adds to a request.

@@ -63,6 +63,9 @@ pub struct Session {
     archived_files: Vec<(String, String, String)>,
     /// A one-line cue for the next request: a tool touched a file an archived thread touched.
     cue: Option<String>,
+    /// The seq of the latest record that shrank what the model sees (fold, compaction, clear,
+    /// revert): a provider's count of an earlier request no longer measures the context.
+    shrunk_at: u64,
     /// The latest working-tree snapshot recorded, and what takes the next one. Snapshots are
     /// recorded around steps that may change files (before the first such step of a turn, and
     /// after each); the one before is started in the background when the turn starts.
@@ -157,8 +160,12 @@ impl Session {
         let problems = lineage.problems.iter().map(ToString::to_string).collect();
         let mut archived_files = Vec::new();
         let mut last_tree = None;
+        let mut shrunk_at = 0;
         note_delegated_files(store, writer.id(), &mut archived_files);
         for record in &lineage.records {
+            if shrinks(&record.body) {
+                shrunk_at = record.seq;
+            }
             match &record.body {
                 Body::Fold(fold) => note_files(&mut archived_files, fold),
                 Body::Snapshot { tree } => last_tree = Some(tree.clone()),
@@ -183,6 +190,7 @@ impl Session {
             active_reminder: None,
             archived_files,
             cue: None,
+            shrunk_at,
             last_tree,
             snapshots,
             tree_is_current: false,
@@ -235,6 +243,9 @@ impl Session {
             if let Body::Run { run, state } = &record.body {
                 self.last_run = Some((run.clone(), state.clone()));
             }
+            if shrinks(&record.body) {
+                self.shrunk_at = record.seq;
+            }
             rebuild |= !rebuild && self.view.push(record).is_err();
         }
         if rebuild {
@@ -262,4 +273,12 @@ fn mode_record(mode: Mode) -> Body {
         permission: Some(mode.name().to_owned()),
         plan: Some(mode == Mode::Plan),
     }
+}
+
+/// Whether a record shrinks what the model sees.
+fn shrinks(body: &Body) -> bool {
+    matches!(
+        body,
+        Body::Fold(_) | Body::Compaction { .. } | Body::Clear | Body::Revert { .. }
+    )
 }

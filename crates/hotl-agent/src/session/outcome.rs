@@ -20,6 +20,25 @@ pub struct TurnOutcome {
 }
 
 impl TurnOutcome {
+    /// Counts into this turn what this process spent between `before` and `after` (a
+    /// compaction's model calls).
+    pub(super) fn add_spent(&mut self, before: &Totals, after: &Totals) {
+        let (b, a) = (&before.usage, &after.usage);
+        let spent = Usage {
+            input: a.input - b.input,
+            cache_read: a.cache_read - b.cache_read,
+            cache_write_5m: a.cache_write_5m - b.cache_write_5m,
+            cache_write_1h: a.cache_write_1h - b.cache_write_1h,
+            output: a.output - b.output,
+            thinking: a.thinking - b.thinking,
+        };
+        add(&mut self.usage, &spent);
+        let cost = after.cost - before.cost;
+        if cost > 0.0 {
+            *self.cost.get_or_insert(0.0) += cost;
+        }
+    }
+
     /// Counts an earlier turn's usage and cost into this one (the text stays this turn's).
     pub fn add(&mut self, earlier: &TurnOutcome) {
         add(&mut self.usage, &earlier.usage);

@@ -7,6 +7,7 @@ use hotl_wire::{Event, Reply};
 use tokio::sync::watch;
 
 use super::calls::Call;
+use super::compact::Need;
 use super::{Progress, Session, Settings, TurnOutcome, Ui};
 use crate::error::{AgentError, Result};
 use crate::provider::Provider;
@@ -110,17 +111,30 @@ impl Session {
                 return Err(AgentError::TooManySteps(settings.max_steps));
             }
             outcome.steps += 1;
-            if may_compact && self.needs_compaction(settings) {
-                let compacted = tokio::select! {
-                    done = self.compact(provider, settings, ui) => done,
-                    _ = cancelled(&mut cancel) => return self.cancel_turn(run, outcome),
-                };
-                if let Err(e) = compacted {
+            match self.needs_compaction(settings) {
+                Need::Yes if may_compact => {
+                    let before = self.totals;
+                    let compacted = tokio::select! {
+                        done = self.compact(provider, settings, ui) => done,
+                        _ = cancelled(&mut cancel) => return self.cancel_turn(run, outcome),
+                    };
+                    outcome.add_spent(&before, &self.totals);
+                    if let Err(e) = compacted {
+                        may_compact = false;
+                        ui.progress(Progress::Notice(&format!(
+                            "{e}; going on without compacting"
+                        )));
+                    }
+                }
+                Need::Futile(floor) if may_compact => {
                     may_compact = false;
                     ui.progress(Progress::Notice(&format!(
-                        "{e}; going on without compacting"
+                        "the context stays near the window even compacted (about {floor} \
+                         tokens right after the last compaction: the system prompt, tools and \
+                         the user's messages it keeps); fold, clear or fork with --keep-turns"
                     )));
                 }
+                _ => {}
             }
             let reply = tokio::select! {
                 reply = self.ask_model(provider, settings, ui) => reply,
