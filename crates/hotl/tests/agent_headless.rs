@@ -143,7 +143,12 @@ fn the_demo_model_writes_notes_for_a_fold_and_a_compaction() -> TestResult {
     assert!(folded.stdout.contains("into handle "), "{folded}");
     run_agent(&env, &["-r", &id, "-p", "hello again"]).ok();
     let compacted = run_agent(&env, &["compact", &id]).ok();
-    assert!(compacted.stdout.starts_with(&format!("compacted {id} through t")), "{compacted}");
+    assert!(
+        compacted
+            .stdout
+            .starts_with(&format!("compacted {id} through t")),
+        "{compacted}"
+    );
     let records = env.records(&id)?;
     let summary = records
         .iter()
