@@ -183,6 +183,10 @@ fn a_compaction_that_cannot_help_happens_once_and_says_so() {
             big_output("b"),
             big_output("c"),
             Reply::text("Done."),
+            // The next turn: a new compaction caps the long prompt (only the last message is
+            // kept whole), so it helps again.
+            Reply::text(NOTE),
+            Reply::text("Done again."),
         ],
         false,
         &["bash"],
@@ -204,6 +208,16 @@ fn a_compaction_that_cannot_help_happens_once_and_says_so() {
     );
     // The turn's usage counts the compaction's request too.
     assert_eq!(outcome.usage, f.session.totals.usage);
+
+    let (outcome, notices) = submit_seeing(&mut f, "go on");
+    assert_eq!(outcome.text, "Done again.");
+    assert_eq!(compactions(&f).len(), 2, "{notices:?}");
+    let last = f.fake.captured().last().expect("a request").body_text();
+    assert!(
+        last.len() < 12_000,
+        "the long prompt is capped now: {}",
+        last.len()
+    );
 }
 
 /// A note that does not fit the template (the model went on working instead) is refused:
@@ -270,6 +284,18 @@ fn the_count_is_unknown_after_a_clear_or_a_fold() {
     f.session =
         hotl_agent::Session::open(&f.store, &id, hotl_agent::default_tools()).expect("open");
     assert_eq!(f.session.context_used(), 0, "cleared");
+    // Nothing the model sees is left to compact.
+    let refused = f
+        .runtime
+        .block_on(
+            f.session
+                .compact(&f.provider, &f.settings, &mut crate::moves_fold::Quiet),
+        )
+        .expect_err("nothing since the clear");
+    assert!(
+        refused.to_string().contains("nothing to compact"),
+        "{refused}"
+    );
     f.submit("fold what we did");
     // The answer after the fold measured the folded context.
     let after = f.session.context_used();

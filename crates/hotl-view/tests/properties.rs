@@ -107,6 +107,16 @@ proptest! {
             );
             from += found.unwrap_or(0) + 1;
         }
+        // And nothing from before it comes back, a compaction after the clear included.
+        for seq in script.model.visible_users() {
+            if seq <= view.model_after {
+                prop_assert!(
+                    !text.contains(&stamp(seq)),
+                    "{} is before the clear at t{} yet in the model view:\n{}\nlog:\n{}",
+                    stamp(seq), view.model_after, text, script.jsonl()
+                );
+            }
+        }
     }
 
     /// Valid logs project with the model's turns and boundaries, and without anomalies.

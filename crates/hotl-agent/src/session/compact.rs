@@ -54,9 +54,10 @@ impl Session {
     }
 
     /// Whether to compact before the next request: when it comes within
-    /// [`COMPACT_AT_PERCENT`] of `settings.context_window`, unless the latest compaction could
-    /// not bring it below that (what it keeps, the system prompt, tools and the user's own
-    /// messages, already fills the window): compacting again would not help.
+    /// [`COMPACT_AT_PERCENT`] of `settings.context_window`, unless a compaction since the
+    /// latest user message could not bring it below that (what it keeps, the system prompt,
+    /// tools and the user's own messages, already fills the window): compacting again would
+    /// not help.
     pub(super) fn needs_compaction(&self, settings: &Settings) -> Need {
         let near = |tokens: u64| tokens * 100 >= settings.context_window * COMPACT_AT_PERCENT;
         if settings.context_window == 0 || !near(self.context_used()) {
@@ -67,6 +68,14 @@ impl Session {
             .items
             .iter()
             .rposition(|i| matches!(i, Item::Compacted { .. }))
+            // One the model still sees, made in this turn: a later message would be capped by
+            // a new compaction (only the last is kept whole), so that one may help.
+            .filter(|&at| self.view.items[at].last_seq() > self.view.model_after)
+            .filter(|&at| {
+                !self.view.items[at..]
+                    .iter()
+                    .any(|i| matches!(i, Item::User { .. }))
+            })
             .and_then(|at| {
                 self.view.items[at..].iter().find_map(|i| match i {
                     Item::Assistant { usage: Some(u), .. } => Some(request_tokens(u)),
@@ -120,9 +129,15 @@ impl Session {
 
     /// Where a compaction now would end: the head, once no tool call waits for its result.
     fn compaction_end(&self) -> Result<u64> {
-        let Some(until) = self.view.items.last().map(Item::last_seq) else {
+        let Some(until) = self
+            .view
+            .items
+            .last()
+            .map(Item::last_seq)
+            .filter(|&until| until > self.view.model_after)
+        else {
             return Err(AgentError::Compaction(
-                "there is nothing to compact".to_owned(),
+                "there is nothing to compact (nothing since the latest clear)".to_owned(),
             ));
         };
         if let Some((call, _)) = self.open_calls().into_iter().next() {

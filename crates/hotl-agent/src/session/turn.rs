@@ -116,7 +116,10 @@ impl Session {
                     let before = self.totals;
                     let compacted = tokio::select! {
                         done = self.compact(provider, settings, ui) => done,
-                        _ = cancelled(&mut cancel) => return self.cancel_turn(run, outcome),
+                        _ = cancelled(&mut cancel) => {
+                            outcome.add_spent(&before, &self.totals);
+                            return self.cancel_turn(run, outcome);
+                        }
                     };
                     outcome.add_spent(&before, &self.totals);
                     if let Err(e) = compacted {
