@@ -105,7 +105,7 @@ impl Session {
                 .unwrap_or(0)
         )));
         let ask = format!(
-            "[compaction] The context window is nearly full. Write the note that will replace \
+            "[compaction] To free the context window, write the note that will replace \
              everything above (through t{until}) in your context; the user's messages are kept \
              word for word beside it, and the rest stays archived for recall. Tools are \
              unavailable: reply with the note only, one line each starting with changed:, \
