@@ -6,12 +6,13 @@ use hotl_fakellm::Reply;
 use hotl_log::Body;
 use hotl_view::Item;
 
-use crate::moves_fold::{Fixture, NOTE};
+use crate::moves_fold::{Fixture, NOTE, bash};
 
 /// A step printing about 8 KB (2,000 tokens with the fake's 4-byte tokens) after a marker.
 fn big_output(marker: &str) -> Reply {
-    let cmd = format!("echo {marker}; head -c 8000 /dev/zero | tr '\\0' x");
-    Reply::text("").with_tool("bash", serde_json::json!({ "command": cmd }))
+    bash(&format!(
+        "echo {marker}; head -c 8000 /dev/zero | tr '\\0' x"
+    ))
 }
 
 fn compactions(f: &Fixture) -> Vec<(u64, u64, String)> {

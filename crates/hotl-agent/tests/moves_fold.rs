@@ -132,11 +132,15 @@ impl Fixture {
     }
 }
 
+/// A step running `cmd` with bash.
+pub(crate) fn bash(cmd: &str) -> Reply {
+    Reply::text("").with_tool("bash", serde_json::json!({ "command": cmd }))
+}
+
 pub(crate) const NOTE: &str = "changed: src/main.rs creates cfg before use\nlearned: the build needs Config::default(); caveat: only on Linux\ndecided and rejected: kept the old API, rejected a new constructor\nopen: run the integration tests\nwhere: src/main.rs:3";
 
 #[test]
 fn a_build_loop_folded_by_the_model_leaves_a_note_a_handle_and_a_valid_log() {
-    let bash = |cmd: &str| Reply::text("").with_tool("bash", serde_json::json!({ "command": cmd }));
     let mut f = Fixture::new(
         vec![
             bash("echo 'error[E0425]: cannot find value cfg' >&2; exit 101"),
@@ -301,7 +305,6 @@ fn touching_a_file_a_fork_touched_cues_the_next_request_with_the_forks_handle() 
 
 #[test]
 fn ask_answers_from_the_archived_thread_and_only_the_answer_enters_the_main_line() {
-    let bash = |cmd: &str| Reply::text("").with_tool("bash", serde_json::json!({ "command": cmd }));
     let mut f = Fixture::new(
         vec![
             bash("echo 'linker failed: needs libfoo on Linux' >&2; exit 1"),
@@ -775,7 +778,6 @@ fn a_root_fork_of_a_session_left_mid_fork_recovers_with_the_call_answered_interr
 
 #[test]
 fn a_forks_changes_are_not_counted_in_a_later_span() {
-    let bash = |cmd: &str| Reply::text("").with_tool("bash", serde_json::json!({ "command": cmd }));
     let mut f = Fixture::new(
         vec![
             Reply::text("").with_tool("fork", serde_json::json!({ "task": "make c" })),
@@ -876,7 +878,6 @@ fn without_marks(v: &serde_json::Value) -> serde_json::Value {
 
 #[test]
 fn recall_finds_a_caveat_only_the_folded_span_held() {
-    let bash = |cmd: &str| Reply::text("").with_tool("bash", serde_json::json!({ "command": cmd }));
     let mut f = Fixture::new(
         vec![
             bash("echo 'warning: the cache directory must be on a local disk' >&2; exit 1"),
@@ -993,7 +994,6 @@ fn outside_git_a_fold_stores_the_diff_from_content_hash_snapshots() {
 /// A span that edits one file and deletes another, folded: the fold's diff blob holds both,
 /// from git tree snapshots (`git`) or content-hash manifests (no repository).
 fn fold_stores_the_diff(git_repo: bool) {
-    let bash = |cmd: &str| Reply::text("").with_tool("bash", serde_json::json!({ "command": cmd }));
     let mut f = Fixture::new(
         vec![
             Reply::text("Nothing to do yet."),
@@ -1101,7 +1101,6 @@ fn in_git_a_fold_counts_only_what_its_span_changed() {
 }
 
 fn fold_counts_only_its_span(git_repo: bool) {
-    let bash = |cmd: &str| Reply::text("").with_tool("bash", serde_json::json!({ "command": cmd }));
     let mut f = Fixture::new(
         vec![
             bash("echo a > a.txt"),
@@ -1115,16 +1114,16 @@ fn fold_counts_only_its_span(git_repo: bool) {
         false,
         &["bash"],
     );
-    if git_repo {
-        let init = std::process::Command::new("git")
+    if git_repo
+        && !std::process::Command::new("git")
             .arg("-C")
             .arg(&f.project)
             .args(["init", "-q"])
-            .status();
-        if !init.is_ok_and(|s| s.success()) {
-            eprintln!("git is not available: skipping");
-            return;
-        }
+            .status()
+            .is_ok_and(|s| s.success())
+    {
+        eprintln!("git is not available: skipping");
+        return;
     }
     f.submit("write a");
     assert_eq!(f.store.meta(f.session.id()).expect("meta").last_seq + 2, 11);
