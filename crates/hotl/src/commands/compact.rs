@@ -5,10 +5,11 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::Args;
-use hotl_agent::{Progress, Session, Ui};
+use hotl_agent::Session;
 
 use crate::ctx::{Ctx, flush};
 use crate::error::CliError;
+use crate::ui::{OutputFormat, PrintUi};
 
 /// Compact a session: everything the model sees becomes one note (the span stays archived)
 #[derive(Debug, Args)]
@@ -24,27 +25,12 @@ pub struct CompactArgs {
     pub model_flags: crate::commands::run::ProviderFlags,
 }
 
-/// Progress notices on stderr.
-struct Notices;
-
-impl Ui for Notices {
-    fn progress(&mut self, progress: Progress<'_>) {
-        if let Progress::Notice(text) = progress {
-            eprintln!("hotl: {text}");
-        }
-    }
-}
-
 pub fn run(ctx: &Ctx, args: &CompactArgs) -> Result<ExitCode, CliError> {
-    let note = match &args.note_file {
-        Some(path) => {
-            let note = std::fs::read_to_string(path)
-                .map_err(|e| CliError::user(format!("{}: {e}", path.display())))?;
-            hotl_agent::check_note(&note).map_err(CliError::user)?;
-            Some(note)
-        }
-        None => None,
-    };
+    let note = args
+        .note_file
+        .as_deref()
+        .map(crate::commands::oneshot::note_file)
+        .transpose()?;
     let meta = ctx.resolve(&args.session)?;
     let mut session = Session::open(&ctx.store, &meta.id, hotl_agent::default_tools())?;
     let until = match note {
@@ -52,7 +38,9 @@ pub fn run(ctx: &Ctx, args: &CompactArgs) -> Result<ExitCode, CliError> {
         None => {
             let (resolved, settings, runtime) =
                 crate::commands::oneshot::prepare(&args.model_flags)?;
-            runtime.block_on(session.compact(&resolved.provider, &settings, &mut Notices))?
+            // Notices ("compacting: ...") go to stderr, as a headless run's do.
+            let mut ui = PrintUi::new(OutputFormat::Text);
+            runtime.block_on(session.compact(&resolved.provider, &settings, &mut ui))?
         }
     };
     let mut out = ctx.out();

@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::Args;
-use hotl_agent::{Session, check_note};
+use hotl_agent::Session;
 
 use crate::ctx::{Ctx, flush};
 use crate::error::CliError;
@@ -31,15 +31,11 @@ pub fn run(ctx: &Ctx, args: &FoldArgs) -> Result<ExitCode, CliError> {
     let since = hotl_agent::stamp_seq(&args.since).ok_or_else(|| {
         CliError::user(format!("{:?} is not a stamp; expected t<seq>", args.since))
     })?;
-    let note = match &args.note_file {
-        Some(path) => {
-            let note = std::fs::read_to_string(path)
-                .map_err(|e| CliError::user(format!("{}: {e}", path.display())))?;
-            check_note(&note).map_err(CliError::user)?;
-            Some(note)
-        }
-        None => None,
-    };
+    let note = args
+        .note_file
+        .as_deref()
+        .map(crate::commands::oneshot::note_file)
+        .transpose()?;
     let meta = ctx.resolve(&args.session)?;
     let mut session = Session::open(&ctx.store, &meta.id, hotl_agent::default_tools())?;
     let note = match note {

@@ -1,6 +1,7 @@
-//! What the commands that make one model call from the shell (`hotl fold` without a note,
-//! `hotl ask`, `hotl compact`) share: the provider resolved from flags, environment and config,
-//! settings for its model, and a runtime to wait on the call.
+//! What the commands that make one model call from the shell (`hotl fold`, `hotl ask`,
+//! `hotl compact`) share: the provider resolved from flags, environment and config, settings
+//! for its model, a runtime to wait on the call, and a person's note read from a file instead
+//! of one the model writes.
 
 use hotl_agent::Settings;
 
@@ -29,4 +30,12 @@ pub fn prepare(
         .build()
         .map_err(|e| CliError::Internal(format!("cannot start the runtime: {e}")))?;
     Ok((resolved, settings, runtime))
+}
+
+/// A note read from `path`, checked against the fold template (what `--note-file` gives).
+pub fn note_file(path: &std::path::Path) -> Result<String, CliError> {
+    let note = std::fs::read_to_string(path)
+        .map_err(|e| CliError::user(format!("{}: {e}", path.display())))?;
+    hotl_agent::check_note(&note).map_err(CliError::user)?;
+    Ok(note)
 }
