@@ -104,6 +104,20 @@ impl Fixture {
         assert!(died.is_err(), "the turn was still running");
     }
 
+    /// Makes the project a git repository; `false` (said on stderr) when git is not there.
+    fn git_init(&self) -> bool {
+        let done = std::process::Command::new("git")
+            .arg("-C")
+            .arg(&self.project)
+            .args(["init", "-q"])
+            .status()
+            .is_ok_and(|s| s.success());
+        if !done {
+            eprintln!("git is not available: skipping");
+        }
+        done
+    }
+
     /// The first fold record of the session's lineage.
     fn the_fold(&self) -> hotl_log::Fold {
         self.store
@@ -1007,16 +1021,7 @@ fn fold_stores_the_diff(git_repo: bool) {
         &["bash"],
     );
     let project = f.project.clone();
-    let git = |args: &[&str]| {
-        std::process::Command::new("git")
-            .arg("-C")
-            .arg(&project)
-            .args(args)
-            .output()
-            .expect("git runs")
-    };
-    if git_repo && !git(&["init", "-q"]).status.success() {
-        eprintln!("git is not available: skipping");
+    if git_repo && !f.git_init() {
         return;
     }
     std::fs::write(f.project.join("old.txt"), "to be removed\n").expect("file");
@@ -1082,7 +1087,12 @@ fn fold_stores_the_diff(git_repo: bool) {
     assert!(
         !git_repo
             || !project.join(".git/index").exists()
-            || git(&["diff", "--cached", "--quiet"]).status.success()
+            || std::process::Command::new("git")
+                .arg("-C")
+                .arg(&project)
+                .args(["diff", "--cached", "--quiet"])
+                .status()
+                .is_ok_and(|s| s.success())
     );
 }
 
@@ -1114,15 +1124,7 @@ fn fold_counts_only_its_span(git_repo: bool) {
         false,
         &["bash"],
     );
-    if git_repo
-        && !std::process::Command::new("git")
-            .arg("-C")
-            .arg(&f.project)
-            .args(["init", "-q"])
-            .status()
-            .is_ok_and(|s| s.success())
-    {
-        eprintln!("git is not available: skipping");
+    if git_repo && !f.git_init() {
         return;
     }
     f.submit("write a");
