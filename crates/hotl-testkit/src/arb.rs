@@ -588,7 +588,8 @@ impl Script {
     /// Folds from a message or a step of one finished turn to the end of a later (or the same)
     /// finished turn, after every visible fold and compaction.
     fn fold(&mut self, cur: &mut Cursor<'_>) {
-        let floor = self.model.collapse_floor();
+        // A fold never reaches behind a clear: the model saw nothing before it.
+        let floor = self.model.collapse_floor().max(self.model.model_after());
         let turns: Vec<Turn> = self
             .model
             .turns

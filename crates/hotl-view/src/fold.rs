@@ -3,8 +3,8 @@
 //! `since` is inclusive. A user-message stamp starts the span at that message; a tool-result
 //! stamp snaps backward to the assistant message of that step (never forward). The span ends at
 //! the last completed step before the step that issued the fold, or at the head when a person
-//! folds from the shell. A fold is refused only when it reaches behind an earlier fold, holds
-//! an unanswered tool call, or holds the step that issued it.
+//! folds from the shell. A fold is refused only when it reaches behind an earlier fold,
+//! compaction or clear, holds an unanswered tool call, or holds the step that issued it.
 
 use hotl_log::Block;
 
@@ -97,6 +97,12 @@ impl View {
         }
         if end <= start {
             return refuse("there is nothing to fold".to_owned());
+        }
+        if self.items[start].first_seq() <= self.model_after {
+            return refuse(format!(
+                "it reaches behind the clear at t{}",
+                self.model_after
+            ));
         }
         let span = &self.items[start..end];
         // A span that starts before an earlier note holds it: the projection could not place

@@ -187,7 +187,11 @@ impl View {
                 walk.in_preamble = false;
             }
             Body::Clear => self.model_after = seq,
-            Body::Fold(fold) => collapses.push(Collapse::Fold { seq, fold }),
+            Body::Fold(fold) => collapses.push(Collapse::Fold {
+                seq,
+                fold,
+                after: self.model_after,
+            }),
             Body::Compaction { until, summary } => collapses.push(Collapse::Compaction {
                 until,
                 summary,
@@ -239,9 +243,11 @@ pub fn project_owned(records: Vec<Record>, own_start: usize) -> View {
 
 /// A fold or compaction record, waiting to be applied.
 enum Collapse {
+    /// `after`: the latest clear when it was recorded; the fold may not reach behind it.
     Fold {
         seq: u64,
         fold: Box<Fold>,
+        after: u64,
     },
     /// `after`: the latest clear when it was recorded. The model saw nothing before it, so
     /// the compaction holds only what came after.
@@ -274,8 +280,8 @@ fn collapse(items: Vec<Item>, collapses: Vec<Collapse>, anomalies: &mut Vec<Stri
     let mut compacted_through = 0;
     for c in collapses {
         match c {
-            Collapse::Fold { seq, fold } => {
-                match place_fold(&items, &fold, &accepted, compacted_through) {
+            Collapse::Fold { seq, fold, after } => {
+                match place_fold(&items, &fold, &accepted, compacted_through, after) {
                     Ok((start, end)) => {
                         let at = accepted.partition_point(|a| a.start < start);
                         accepted.insert(at, Accepted { start, end, fold });
@@ -342,6 +348,7 @@ fn place_fold(
     fold: &Fold,
     accepted: &[Accepted],
     compacted_through: u64,
+    cleared_through: u64,
 ) -> Result<(usize, usize), String> {
     let mut start = items.partition_point(|i| i.first_seq() < fold.since);
     let end = items.partition_point(|i| i.last_seq() <= fold.until);
@@ -356,6 +363,10 @@ fn place_fold(
     }
     if items[start].first_seq() <= compacted_through {
         return Err("reaches behind an earlier compaction".to_owned());
+    }
+    // The model saw nothing before the clear: a note over it would bring it back.
+    if items[start].first_seq() <= cleared_through {
+        return Err(format!("reaches behind the clear at t{cleared_through}"));
     }
     let overlaps = accepted.iter().any(|a| a.start < end && start < a.end);
     if overlaps {

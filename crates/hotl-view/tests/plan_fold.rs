@@ -114,3 +114,21 @@ fn a_span_that_would_hold_an_earlier_fold_is_refused() {
         "after the fold is fine"
     );
 }
+
+#[test]
+fn refused_behind_a_clear() {
+    let (mut log, users) = three_turns();
+    let clear = log.record(Body::Clear);
+    let after = log.turn("four");
+    let view = project(&records(&log), 0);
+    let err = view
+        .plan_fold(users[2], None)
+        .expect_err("behind the clear");
+    assert!(
+        err.to_string()
+            .contains(&format!("reaches behind the clear at t{clear}")),
+        "{err}"
+    );
+    let span = view.plan_fold(after, None).expect("after the clear");
+    assert_eq!(span.users, [after]);
+}

@@ -3,9 +3,9 @@
 
 use hotl_log::{Block, Body, RunState};
 use hotl_testkit::{FIXED_ID, LogBuilder, TestResult};
-use hotl_view::{Boundary, Item, project};
+use hotl_view::{Boundary, Item, model_messages, project, stamp};
 
-use crate::common::{originals, rec, records, session, user_seqs, view};
+use crate::common::{model_text, originals, rec, records, session, user_seqs, view};
 
 fn log() -> LogBuilder {
     LogBuilder::new(FIXED_ID, "/p")
@@ -278,6 +278,26 @@ fn a_fold_reaching_behind_an_earlier_fold_is_ignored_and_reported() {
         .collect();
     assert_eq!(handles, ["aaaa"]);
     assert_eq!(view.item_count(), 12);
+}
+
+#[test]
+fn a_fold_reaching_behind_a_clear_is_ignored_and_reported() {
+    // Written by hand or by an older hotl: the span holds a clear recorded before the fold.
+    let mut log = three_turns();
+    let clear = log.record(Body::Clear);
+    let four = log.turn("four");
+    let until = log.seq();
+    let behind = log.fold(9, until, "cccc", "over the clear");
+    let view = view(&log);
+    assert_eq!(
+        view.anomalies,
+        [format!(
+            "t{behind}: fold cccc reaches behind the clear at t{clear}; ignored"
+        )]
+    );
+    let text = model_text(&model_messages(&view));
+    assert!(!text.contains("[t9]"), "before the clear:\n{text}");
+    assert!(text.contains(&stamp(four)), "{text}");
 }
 
 #[test]
