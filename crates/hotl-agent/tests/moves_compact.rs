@@ -302,3 +302,95 @@ fn the_count_is_unknown_after_a_clear_or_a_fold() {
     let after = f.session.context_used();
     assert!(after > 0 && after + 1_500 < before, "{after} vs {before}");
 }
+
+/// The window hotl assumed is larger than the model's (a local server started with less): the
+/// provider refuses the request as too long, the turn compacts with the oldest steps left out
+/// of the note request, and asks again from the note.
+#[test]
+fn a_request_the_provider_refuses_as_too_long_is_compacted_and_sent_again() {
+    let mut f = Fixture::new(
+        vec![
+            big_output("quokkaword"),
+            big_output("wombatword"),
+            Reply::text(NOTE),
+            Reply::text("Built."),
+        ],
+        false,
+        &["bash"],
+    );
+    // Requests grow by about 2,000 tokens a step from about 2,100: the third is refused.
+    f.fake.set_context_window(Some(5_000));
+    let (outcome, notices) = submit_seeing(&mut f, "build it");
+    assert_eq!(outcome.text, "Built.");
+    assert_eq!(
+        outcome.steps, 3,
+        "the refused step is asked again, not counted twice"
+    );
+    assert!(
+        notices
+            .iter()
+            .any(|n| n.contains("longer than the model's context window")),
+        "{notices:?}"
+    );
+    let done = compactions(&f);
+    assert_eq!(done.len(), 1, "{done:?}");
+    assert_eq!(done[0].2, NOTE);
+
+    let sent = f.fake.captured();
+    assert_eq!(
+        sent.len(),
+        5,
+        "three steps, the refused one included, the note, the retry"
+    );
+    assert!(sent[2].body_text().contains("wombatword"));
+    let note_request = sent[3].body_text();
+    assert!(note_request.contains("[compaction]"), "{note_request}");
+    assert!(note_request.contains("left out of this request"));
+    assert!(note_request.contains("build it") && note_request.contains("wombatword"));
+    assert!(
+        !note_request.contains("quokkaword"),
+        "the oldest step is left out"
+    );
+    let retry = sent[4].body_text();
+    assert!(retry.contains("<compacted until=t") && !retry.contains("xxxxxxxxxxxxxxxx"));
+
+    // What the note request left out stays archived.
+    let hits = f
+        .session
+        .recall("quokkaword", Some("exact"), 5)
+        .expect("recall");
+    assert!(hits.starts_with("[compaction t"), "{hits}");
+}
+
+/// When even the first message and the last step do not fit, the turn stops with the
+/// provider's error, records no compaction and loses nothing.
+#[test]
+fn a_request_too_long_even_compacted_stops_the_turn_with_the_provider_s_error() {
+    let mut f = Fixture::new(vec![Reply::text("never sent")], false, &["bash"]);
+    f.fake.set_context_window(Some(100));
+    let (_tx, cancel) = tokio::sync::watch::channel(false);
+    let mut notices = Notices::default();
+    let err = f
+        .runtime
+        .block_on(
+            f.session
+                .submit("build it", &f.provider, &f.settings, &mut notices, cancel),
+        )
+        .expect_err("too long");
+    assert!(err.to_string().contains("prompt is too long"), "{err}");
+    assert!(compactions(&f).is_empty());
+    assert_eq!(f.fake.remaining(), 1, "a refused request consumes no reply");
+    assert!(
+        notices.0.iter().any(|n| n.contains("too long")),
+        "{:?}",
+        notices.0
+    );
+    let records = f.store.lineage(f.session.id()).expect("lineage").records;
+    assert!(records.iter().any(|r| matches!(
+        &r.body,
+        Body::Run {
+            state: hotl_log::RunState::Interrupted,
+            ..
+        }
+    )));
+}

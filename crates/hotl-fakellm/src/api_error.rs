@@ -41,6 +41,26 @@ impl ApiError {
         }
     }
 
+    /// A request longer than the model's context window, as each provider words it (400).
+    /// The Responses API names no numbers.
+    pub(crate) fn context_overflow(dialect: Dialect, tokens: u64, window: u64) -> ApiError {
+        match dialect {
+            Dialect::Anthropic => ApiError::invalid(format!(
+                "prompt is too long: {tokens} tokens > {window} maximum"
+            )),
+            Dialect::OpenAiChat => ApiError::invalid(format!(
+                "This model's maximum context length is {window} tokens. However, your messages \
+                 resulted in {tokens} tokens. Please reduce the length of the messages."
+            ))
+            .at("messages", Some("context_length_exceeded")),
+            Dialect::OpenAiResponses => ApiError::invalid(
+                "Your input exceeds the context window of this model. Please adjust your input \
+                 and try again.",
+            )
+            .at("input", Some("context_length_exceeded")),
+        }
+    }
+
     /// Sets the OpenAI `param` and `code`.
     pub(crate) fn at(mut self, param: impl Into<String>, code: Option<&'static str>) -> ApiError {
         self.param = Some(param.into());

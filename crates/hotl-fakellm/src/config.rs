@@ -209,6 +209,9 @@ pub struct Config {
     /// Anthropic models (name patterns) that accept `{"role": "system"}` entries inside
     /// `messages` (VOLATILE, wire.md §2.2); other models refuse them with a 400.
     pub system_message_models: Vec<String>,
+    /// The model's context window in prompt tokens: a longer request is refused with the
+    /// dialect's own "too long" error (`None`: no limit).
+    pub context_window: Option<u64>,
 }
 
 impl Default for Config {
@@ -238,6 +241,7 @@ impl Default for Config {
                 .iter()
                 .map(|m| m.to_string())
                 .collect(),
+            context_window: None,
         }
     }
 }
@@ -255,6 +259,12 @@ impl Config {
     /// Sets the tokenizer.
     pub fn with_tokenizer(mut self, tokenizer: Tokenizer) -> Config {
         self.tokenizer = tokenizer;
+        self
+    }
+
+    /// Refuses requests of more than `tokens` prompt tokens, as a real model's window does.
+    pub fn with_context_window(mut self, tokens: u64) -> Config {
+        self.context_window = Some(tokens);
         self
     }
 

@@ -112,6 +112,12 @@ fn answer(
         Dialect::OpenAiChat => openai::chat::prepare(&req, &env)?,
         Dialect::OpenAiResponses => openai::responses::prepare(&req, &env)?,
     };
+    if let Some(window) = s.context_window() {
+        let tokens = prepared.usage.total();
+        if tokens > window {
+            return Err(ApiError::context_overflow(dialect, tokens, window));
+        }
+    }
     let pick = s.pick(&prepared)?;
     let fault = pick.fault;
     let source = match (pick.source, &fault) {

@@ -42,6 +42,9 @@ struct ServeArgs {
     /// Token counter: o200k, cl100k, bytes4
     #[arg(long, default_value = "o200k", value_parser = parse_tokenizer)]
     tokenizer: Tokenizer,
+    /// Refuse requests of more than N prompt tokens with the dialect's "too long" error
+    #[arg(long, value_name = "N")]
+    context_window: Option<u64>,
 }
 
 fn parse_dialect(s: &str) -> Result<Dialect, String> {
@@ -69,6 +72,7 @@ fn serve(args: ServeArgs) -> hotl_fakellm::Result<()> {
     let mut config = Config::default().with_tokenizer(args.tokenizer);
     config.port = args.port;
     config.capture_dir = args.capture;
+    config.context_window = args.context_window;
     if let (Some(path), Some(dialect)) = (&args.replay, args.dialect) {
         config
             .script

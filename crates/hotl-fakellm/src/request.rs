@@ -35,6 +35,16 @@ pub(crate) enum UsagePlan {
     OpenAi(openai::cache::Plan),
 }
 
+impl UsagePlan {
+    /// Every prompt token of the request.
+    pub(crate) fn total(&self) -> u64 {
+        match self {
+            UsagePlan::Anthropic(plan) => plan.total(),
+            UsagePlan::OpenAi(plan) => plan.total(),
+        }
+    }
+}
+
 /// A validated request.
 #[derive(Clone, Debug)]
 pub(crate) struct Prepared {

@@ -153,6 +153,12 @@ impl FakeLlm {
         self.shared.set_fault(fault);
     }
 
+    /// Refuses later requests of more than `tokens` prompt tokens with the dialect's "too
+    /// long" error, consuming no reply (`None` lifts the limit).
+    pub fn set_context_window(&self, tokens: Option<u64>) {
+        self.shared.set_context_window(tokens);
+    }
+
     /// Script entries not yet served (repeating entries count once).
     pub fn remaining(&self) -> usize {
         self.shared.remaining()

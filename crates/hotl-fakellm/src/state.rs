@@ -40,6 +40,7 @@ struct Inner {
     script: Script,
     pushed_faults: VecDeque<Fault>,
     standing_fault: Option<Fault>,
+    context_window: Option<u64>,
     captured: Vec<Captured>,
     anthropic_cache: anthropic::cache::Store,
     openai_cache: openai::cache::Store,
@@ -66,6 +67,7 @@ impl Shared {
                 script,
                 pushed_faults: VecDeque::new(),
                 standing_fault: config.fault.clone(),
+                context_window: config.context_window,
                 captured: Vec::new(),
                 anthropic_cache: Default::default(),
                 openai_cache: Default::default(),
@@ -235,6 +237,14 @@ impl Shared {
 
     pub(crate) fn set_fault(&self, fault: Option<Fault>) {
         self.lock().standing_fault = fault;
+    }
+
+    pub(crate) fn set_context_window(&self, tokens: Option<u64>) {
+        self.lock().context_window = tokens;
+    }
+
+    pub(crate) fn context_window(&self) -> Option<u64> {
+        self.lock().context_window
     }
 
     pub(crate) fn remaining(&self) -> usize {

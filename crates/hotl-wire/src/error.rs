@@ -114,6 +114,79 @@ impl WireError {
     }
 }
 
+/// A request the provider refused as longer than the model's context window, with the counts
+/// its message gave, when it gave them.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Overflow {
+    /// The request's size in tokens, as the provider counted it.
+    pub tokens: Option<u64>,
+    /// The window, in tokens.
+    pub window: Option<u64>,
+}
+
+impl Overflow {
+    /// The share of the request that fits the window, when the counts are known.
+    pub fn fitting_share(&self) -> Option<f64> {
+        match (self.tokens, self.window) {
+            (Some(tokens), Some(window)) if tokens > window => Some(window as f64 / tokens as f64),
+            _ => None,
+        }
+    }
+}
+
+/// Error codes and types providers and local servers use for a request longer than the
+/// window (`request_too_large` is Anthropic's 413 for a body over its byte limit: shrinking
+/// the conversation helps there too).
+const OVERFLOW_KINDS: [&str; 4] = [
+    "context_length_exceeded",
+    "exceed_context_size_error",
+    "model_context_window_exceeded",
+    "request_too_large",
+];
+
+/// How their messages say it, lowercased.
+const OVERFLOW_PHRASES: [&str; 7] = [
+    "prompt is too long",
+    "maximum context length",
+    "exceeds the context window",
+    "exceeds the available context size",
+    "context_length_exceeded",
+    "input is too long",
+    "too many input tokens",
+];
+
+impl WireError {
+    /// `Some` when the provider refused the request as too long for the model's window
+    /// (compacting the conversation may let it through); the counts come from the message.
+    pub fn context_overflow(&self) -> Option<Overflow> {
+        let WireError::Provider { kind, message, .. } = self else {
+            return None;
+        };
+        let lower = message.to_ascii_lowercase();
+        let said = OVERFLOW_KINDS.contains(&kind.as_str())
+            || OVERFLOW_PHRASES.iter().any(|p| lower.contains(p));
+        said.then(|| overflow_counts(&lower))
+    }
+}
+
+/// The two token counts an overflow message names (the larger is the request's), when it
+/// names exactly two: "prompt is too long: 215103 tokens > 200000 maximum", "maximum context
+/// length is 128000 tokens. However, your messages resulted in 130512 tokens", "request (9010
+/// tokens) exceeds the available context size (8192 tokens)".
+fn overflow_counts(message: &str) -> Overflow {
+    let numbers: Vec<u64> = message
+        .split(|c: char| !c.is_ascii_digit() && c != ',')
+        .filter_map(|n| n.replace(',', "").parse().ok())
+        .collect();
+    match numbers[..] {
+        [a, b] if a != b => Overflow {
+            tokens: Some(a.max(b)),
+            window: Some(a.min(b)),
+        },
+        _ => Overflow::default(),
+    }
+}
+
 /// The crate's result.
 pub type Result<T, E = WireError> = std::result::Result<T, E>;
 
@@ -127,4 +200,76 @@ pub(crate) fn clip(text: &str, max: usize) -> String {
         end -= 1;
     }
     format!("{}…", &text[..end])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn provider(status: u16, kind: &str, message: &str) -> WireError {
+        WireError::Provider {
+            status: Some(status),
+            kind: kind.to_owned(),
+            message: message.to_owned(),
+            retryable: false,
+            wait: None,
+        }
+    }
+
+    fn counts(tokens: u64, window: u64) -> Option<Overflow> {
+        Some(Overflow {
+            tokens: Some(tokens),
+            window: Some(window),
+        })
+    }
+
+    #[test]
+    fn each_provider_s_too_long_error_is_an_overflow_with_its_counts() {
+        let anthropic = provider(
+            400,
+            "invalid_request_error",
+            "prompt is too long: 215103 tokens > 200000 maximum",
+        );
+        assert_eq!(anthropic.context_overflow(), counts(215_103, 200_000));
+        let chat = provider(
+            400,
+            "context_length_exceeded",
+            "This model's maximum context length is 128000 tokens. However, your messages \
+             resulted in 130512 tokens. Please reduce the length of the messages.",
+        );
+        assert_eq!(chat.context_overflow(), counts(130_512, 128_000));
+        let responses = provider(
+            400,
+            "context_length_exceeded",
+            "Your input exceeds the context window of this model. Please adjust your input and \
+             try again.",
+        );
+        assert_eq!(responses.context_overflow(), Some(Overflow::default()));
+        let llama = provider(
+            400,
+            "exceed_context_size_error",
+            "request (9010 tokens) exceeds the available context size (8192 tokens), try \
+             increasing it",
+        );
+        assert_eq!(llama.context_overflow(), counts(9_010, 8_192));
+        assert_eq!(
+            llama.context_overflow().and_then(|o| o.fitting_share()),
+            Some(8_192.0 / 9_010.0)
+        );
+    }
+
+    #[test]
+    fn other_errors_are_not_overflows() {
+        for e in [
+            provider(
+                400,
+                "invalid_request_error",
+                "messages: roles must alternate",
+            ),
+            provider(429, "rate_limit_error", "Too many tokens per minute: 40000"),
+            WireError::Config("prompt is too long".to_owned()),
+        ] {
+            assert_eq!(e.context_overflow(), None, "{e}");
+        }
+    }
 }

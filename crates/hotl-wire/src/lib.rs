@@ -35,7 +35,7 @@ pub use crate::decode::{
 pub use crate::demo::{DEMO_MODEL, respond as demo_respond};
 pub use crate::encode::anthropic::MessageCache;
 pub use crate::encode::{Dialect, encode, encode_reusing};
-pub use crate::error::{Result, WireError};
+pub use crate::error::{Overflow, Result, WireError};
 pub use crate::event::{CallKey, Event, StopReason};
 pub use crate::prefix::{CanonicalPrefix, extends};
 pub use crate::pricing::{ModelPrice, Pricing};

@@ -390,3 +390,27 @@ async fn responses_reasoning_comes_back_encrypted_and_is_accepted_when_replayed(
     let sent = fake.captured()[1].body_text();
     assert!(sent.contains(r#""type":"reasoning""#), "{sent}");
 }
+
+#[tokio::test]
+async fn a_request_over_the_model_s_window_is_an_overflow_in_every_dialect() {
+    for dialect in DIALECTS {
+        let fake =
+            FakeLlm::spawn(Config::scripted([Script::text("never sent")]).with_context_window(5))
+                .await;
+        let mut convo = Conversation::new(model(dialect));
+        convo.user("a question longer than five tokens, whatever the tokenizer");
+        let (reply, _) = ask(&provider(&fake, dialect), &convo).await;
+        let err = reply.expect_err("too long");
+        let overflow = err
+            .context_overflow()
+            .unwrap_or_else(|| panic!("{dialect:?}: not an overflow: {err}"));
+        assert_eq!(
+            overflow.window.is_some(),
+            dialect != Dialect::OpenAiResponses,
+            "{dialect:?}: {err}"
+        );
+        assert!(overflow.tokens.unwrap_or(6) > 5, "{dialect:?}: {err}");
+        assert!(err.retry_after().is_none(), "{dialect:?}: not retried");
+        assert_eq!(fake.remaining(), 1, "{dialect:?}: no reply consumed");
+    }
+}

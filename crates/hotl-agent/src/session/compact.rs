@@ -4,8 +4,10 @@
 //! for the long turn nobody folded.
 
 use hotl_log::{Block, Body};
-use hotl_view::Item;
+use hotl_view::{Item, model_view};
+use hotl_wire::Overflow;
 
+use super::requests::{leave_out_steps, message_bytes};
 use super::{Progress, Session, Settings, Ui};
 use crate::error::{AgentError, Result};
 use crate::provider::Provider;
@@ -104,19 +106,54 @@ impl Session {
                 .checked_div(settings.context_window)
                 .unwrap_or(0)
         )));
-        let ask = format!(
-            "[compaction] To free the context window, write the note that will replace \
-             everything above (through t{until}) in your context; the user's messages are kept \
-             word for word beside it, and the rest stays archived for recall. Tools are \
-             unavailable: reply with the note only, one line each starting with changed:, \
-             learned: (with caveats), decided and rejected:, open: (the task in progress and \
-             its next step), where:"
-        );
-        // A note that does not fit the template (a reply that went on working instead) would
-        // replace the context with nothing useful: better none.
-        let (summary, fits) = self.request_note(ask, provider, settings).await?;
-        fits.map_err(|why| AgentError::Compaction(format!("the model's note was refused: {why}")))?;
+        let (summary, fits) = self
+            .request_note(compaction_ask(until, 0), provider, settings, 0)
+            .await?;
+        fits.map_err(refused_note)?;
         self.record_compaction(summary)
+    }
+
+    /// Compacts after the provider refused a request as longer than the model's window. The
+    /// note is asked for with the oldest steps left out of the request (they stay archived),
+    /// as many as the provider's counts say, more on each refusal, at most four tries.
+    pub(super) async fn compact_overflowed(
+        &mut self,
+        overflow: Overflow,
+        provider: &Provider,
+        settings: &Settings,
+        ui: &mut dyn Ui,
+    ) -> Result<u64> {
+        let until = self.compaction_end()?;
+        ui.progress(Progress::Notice(
+            "the provider refused the request as longer than the model's context window; \
+             compacting",
+        ));
+        let mut budget = shrink(message_bytes(&model_view(&self.view)), overflow);
+        let mut tried = None;
+        for _ in 0..4 {
+            let leave_out = leave_out_steps(&model_view(&self.view), budget);
+            if tried == Some(leave_out) {
+                break;
+            }
+            tried = Some(leave_out);
+            let ask = compaction_ask(until, leave_out);
+            match self.request_note(ask, provider, settings, leave_out).await {
+                Ok((summary, fits)) => {
+                    fits.map_err(refused_note)?;
+                    return self.record_compaction(summary);
+                }
+                Err(AgentError::Wire(e)) => match e.context_overflow() {
+                    Some(again) => budget = shrink(budget, again),
+                    None => return Err(AgentError::Wire(e)),
+                },
+                Err(e) => return Err(e),
+            }
+        }
+        Err(AgentError::Compaction(
+            "the request for its note is too long even without the oldest steps (what is left, \
+             the first message and the last step, fills the window)"
+                .to_owned(),
+        ))
     }
 
     /// Records a compaction of everything the model sees, with `summary` as its note (a
@@ -147,6 +184,38 @@ impl Session {
         }
         Ok(until)
     }
+}
+
+/// What the model is asked for a compaction's note; `left_out`: messages left out of the
+/// request to fit the window.
+fn compaction_ask(until: u64, left_out: usize) -> String {
+    let mut ask = format!(
+        "[compaction] To free the context window, write the note that will replace \
+         everything above (through t{until}) in your context; the user's messages are kept \
+         word for word beside it, and the rest stays archived for recall. Tools are \
+         unavailable: reply with the note only, one line each starting with changed:, \
+         learned: (with caveats), decided and rejected:, open: (the task in progress and its \
+         next step), where:"
+    );
+    if left_out > 0 {
+        ask.push_str(&format!(
+            "\n({left_out} earlier messages after the first are left out of this request to \
+             fit the window; they stay archived, so say in where: that recall finds them.)"
+        ));
+    }
+    ask
+}
+
+/// A note that does not fit the template (a reply that went on working instead) would
+/// replace the context with nothing useful: better none.
+fn refused_note(why: String) -> AgentError {
+    AgentError::Compaction(format!("the model's note was refused: {why}"))
+}
+
+/// `bytes` cut to what should fit after `overflow`: the share its counts give (half when it
+/// gave none), with a margin for the system prompt, the tools and the note request.
+fn shrink(bytes: usize, overflow: Overflow) -> usize {
+    (bytes as f64 * overflow.fitting_share().unwrap_or(0.5) * 0.8) as usize
 }
 
 /// Whether a turn should compact before its next request.

@@ -57,7 +57,7 @@ impl Session {
              where:",
             span.since, span.until
         );
-        let (note, fits) = self.request_note(ask, provider, settings).await?;
+        let (note, fits) = self.request_note(ask, provider, settings, 0).await?;
         fits.map_err(AgentError::BadNote)?;
         Ok(note)
     }
@@ -65,15 +65,19 @@ impl Session {
     /// Asks the model, in the session's own context with tools unchanged (so the prefix is
     /// read from cache), for a note in the fold template; a note missing template lines is
     /// sent back once with what is missing. The last note, and whether it fits the template.
+    /// `leave_out`: messages after the first left out of the request (whole steps, see
+    /// [`leave_out_steps`]), for a context that no longer fits the window.
     pub(super) async fn request_note(
         &mut self,
         mut ask: String,
         provider: &Provider,
         settings: &Settings,
+        leave_out: usize,
     ) -> Result<(String, std::result::Result<(), String>)> {
         let mut note = String::new();
         for _ in 0..2 {
             let mut messages = model_view(&self.view);
+            messages.drain(1..1 + leave_out);
             push_user_text(&mut messages, &ask);
             let request = self.base_request(messages, settings);
             let reply = provider.send(&request, &mut |_: &Event| {}).await?;

@@ -63,3 +63,73 @@ pub(super) fn push_user_text<'a>(messages: &mut Vec<hotl_view::MessageRef<'a>>, 
         }),
     }
 }
+
+/// The bytes `messages` take in a request body.
+pub(super) fn message_bytes(messages: &[hotl_view::MessageRef<'_>]) -> usize {
+    messages.iter().map(serialized_len).sum()
+}
+
+fn serialized_len(message: &hotl_view::MessageRef<'_>) -> usize {
+    serde_json::to_vec(message).map_or(0, |b| b.len())
+}
+
+/// How many messages after the first to leave out of a request for it to fit `budget` bytes:
+/// whole steps from the oldest (an assistant message and the user message after it, so roles
+/// still alternate and every tool result keeps its call), never the last message.
+pub(super) fn leave_out_steps(messages: &[hotl_view::MessageRef<'_>], budget: usize) -> usize {
+    use hotl_view::Role;
+    let mut total = message_bytes(messages);
+    let mut out = 0;
+    while total > budget
+        && 3 + out < messages.len()
+        && messages[1 + out].role == Role::Assistant
+        && messages[2 + out].role == Role::User
+    {
+        total -= serialized_len(&messages[1 + out]) + serialized_len(&messages[2 + out]);
+        out += 2;
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use std::borrow::Cow;
+
+    use hotl_view::{MessageRef, Part, Role};
+
+    use super::*;
+
+    fn message(role: Role, text: &str) -> MessageRef<'_> {
+        MessageRef {
+            role,
+            content: vec![Part::Text(Cow::Borrowed(text))],
+        }
+    }
+
+    #[test]
+    fn whole_steps_are_left_out_from_the_oldest_keeping_the_first_and_last() {
+        let big = "x".repeat(1_000);
+        let mut messages = vec![message(Role::User, "the task")];
+        for _ in 0..5 {
+            messages.push(message(Role::Assistant, &big));
+            messages.push(message(Role::User, &big));
+        }
+        let all = message_bytes(&messages);
+        assert_eq!(leave_out_steps(&messages, all), 0);
+        // Room for two steps: three of the five go.
+        let step = serialized_len(&messages[1]) + serialized_len(&messages[2]);
+        let two = serialized_len(&messages[0]) + 2 * step;
+        assert_eq!(leave_out_steps(&messages, two), 6);
+        assert_eq!(leave_out_steps(&messages, two - 1), 8);
+        // Nothing fits: everything but the first message and the last step.
+        assert_eq!(leave_out_steps(&messages, 0), 8);
+        // A conversation that is not steps is left alone.
+        let odd = vec![
+            message(Role::User, &big),
+            message(Role::User, &big),
+            message(Role::Assistant, &big),
+            message(Role::User, &big),
+        ];
+        assert_eq!(leave_out_steps(&odd, 0), 0);
+    }
+}

@@ -105,6 +105,9 @@ impl Session {
         let mut outcome = TurnOutcome::default();
         // One failed compaction is enough for a turn: the requests may still fit.
         let mut may_compact = true;
+        // A request the provider refuses as too long is compacted once and sent again; again
+        // only after an answer (the turn moved on).
+        let mut may_shrink = true;
         loop {
             if outcome.steps >= settings.max_steps {
                 self.close_run(run, RunState::Cancelled)?;
@@ -144,7 +147,35 @@ impl Session {
                 _ = cancelled(&mut cancel) => return self.cancel_turn(run, outcome),
             };
             let reply = match reply {
-                Ok(reply) => reply,
+                Ok(reply) => {
+                    may_shrink = true;
+                    reply
+                }
+                Err(AgentError::Wire(e)) if may_shrink && e.context_overflow().is_some() => {
+                    may_shrink = false;
+                    let overflow = e.context_overflow().unwrap_or_default();
+                    let before = self.totals;
+                    let compacted = tokio::select! {
+                        done = self.compact_overflowed(overflow, provider, settings, ui) => done,
+                        _ = cancelled(&mut cancel) => {
+                            outcome.add_spent(&before, &self.totals);
+                            return self.cancel_turn(run, outcome);
+                        }
+                    };
+                    outcome.add_spent(&before, &self.totals);
+                    match compacted {
+                        Ok(_) => {
+                            // The same step, asked again from the note.
+                            outcome.steps -= 1;
+                            continue;
+                        }
+                        Err(why) => {
+                            ui.progress(Progress::Notice(&format!("{why}")));
+                            self.close_run(run, RunState::Interrupted)?;
+                            return Err(AgentError::Wire(e));
+                        }
+                    }
+                }
                 Err(AgentError::Wire(hotl_wire::WireError::Interrupted { partial, cause })) => {
                     // Keep what was said; calls that never finished are not run.
                     let text: Vec<Block> = partial
