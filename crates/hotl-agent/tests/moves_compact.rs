@@ -394,3 +394,37 @@ fn a_request_too_long_even_compacted_stops_the_turn_with_the_provider_s_error() 
         }
     )));
 }
+
+/// A compaction hotl starts near the window whose note request the provider refuses as too
+/// long asks again with the oldest steps left out.
+#[test]
+fn a_note_request_refused_as_too_long_is_sent_again_without_the_oldest_steps() {
+    let mut f = Fixture::new(
+        vec![
+            big_output("quokkaword"),
+            big_output("wombatword"),
+            Reply::text(NOTE),
+            Reply::text("Built."),
+        ],
+        false,
+        &["bash"],
+    );
+    // The third request would pass 85% of 6,000, and the note request (about 6,200 tokens)
+    // is over the model's real 5,500.
+    f.settings.context_window = 6_000;
+    f.fake.set_context_window(Some(5_500));
+    let outcome = f.submit("build it");
+    assert_eq!(outcome.text, "Built.");
+    assert_eq!(compactions(&f).len(), 1);
+    let sent = f.fake.captured();
+    assert_eq!(
+        sent.len(),
+        5,
+        "two steps, the refused note request, the note, the answer"
+    );
+    let refused = sent[2].body_text();
+    assert!(refused.contains("[compaction]") && refused.contains("quokkaword"));
+    let trimmed = sent[3].body_text();
+    assert!(trimmed.contains("left out of this request") && !trimmed.contains("quokkaword"));
+    assert!(trimmed.contains("wombatword"));
+}

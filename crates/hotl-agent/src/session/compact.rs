@@ -106,16 +106,11 @@ impl Session {
                 .checked_div(settings.context_window)
                 .unwrap_or(0)
         )));
-        let (summary, fits) = self
-            .request_note(compaction_ask(until, 0), provider, settings, 0)
-            .await?;
-        fits.map_err(refused_note)?;
-        self.record_compaction(summary)
+        self.write_compaction(until, None, provider, settings).await
     }
 
-    /// Compacts after the provider refused a request as longer than the model's window. The
-    /// note is asked for with the oldest steps left out of the request (they stay archived),
-    /// as many as the provider's counts say, more on each refusal, at most four tries.
+    /// Compacts after the provider refused a request as longer than the model's window: the
+    /// note request leaves out the oldest steps, as many as the provider's counts say.
     pub(super) async fn compact_overflowed(
         &mut self,
         overflow: Overflow,
@@ -128,14 +123,37 @@ impl Session {
             "the provider refused the request as longer than the model's context window; \
              compacting",
         ));
-        let mut budget = shrink(message_bytes(&model_view(&self.view)), overflow);
-        let mut tried = None;
+        let budget = shrink(message_bytes(&model_view(&self.view)), overflow);
+        self.write_compaction(until, Some(budget), provider, settings)
+            .await
+    }
+
+    /// Has the model write the note and records the compaction through `until`. `budget`:
+    /// the bytes the request's messages may take (`None`: all of them). The steps left out
+    /// (whole, from the oldest, after the first message) stay archived. A note request the
+    /// provider refuses as too long is sent again with more left out, as many as its counts
+    /// say, at most four times.
+    async fn write_compaction(
+        &mut self,
+        until: u64,
+        mut budget: Option<usize>,
+        provider: &Provider,
+        settings: &Settings,
+    ) -> Result<u64> {
+        let mut left_out = None;
         for _ in 0..4 {
-            let leave_out = leave_out_steps(&model_view(&self.view), budget);
-            if tried == Some(leave_out) {
+            let messages = model_view(&self.view);
+            let leave_out = budget.map_or(0, |b| leave_out_steps(&messages, b));
+            if left_out == Some(leave_out) {
+                // Nothing more can go: the same request would be refused again.
                 break;
             }
-            tried = Some(leave_out);
+            left_out = Some(leave_out);
+            let sent = message_bytes(&messages)
+                - messages
+                    .get(1..1 + leave_out)
+                    .map_or(0, |gone| message_bytes(gone));
+            drop(messages);
             let ask = compaction_ask(until, leave_out);
             match self.request_note(ask, provider, settings, leave_out).await {
                 Ok((summary, fits)) => {
@@ -143,15 +161,15 @@ impl Session {
                     return self.record_compaction(summary);
                 }
                 Err(AgentError::Wire(e)) => match e.context_overflow() {
-                    Some(again) => budget = shrink(budget, again),
+                    Some(overflow) => budget = Some(shrink(sent, overflow)),
                     None => return Err(AgentError::Wire(e)),
                 },
                 Err(e) => return Err(e),
             }
         }
         Err(AgentError::Compaction(
-            "the request for its note is too long even without the oldest steps (what is left, \
-             the first message and the last step, fills the window)"
+            "the request for its note is too long for the window even without the oldest \
+             steps (the first message and the last step fill it)"
                 .to_owned(),
         ))
     }

@@ -77,7 +77,9 @@ impl Session {
         let mut note = String::new();
         for _ in 0..2 {
             let mut messages = model_view(&self.view);
-            messages.drain(1..1 + leave_out);
+            if leave_out > 0 {
+                messages.drain(1..(1 + leave_out).min(messages.len()));
+            }
             push_user_text(&mut messages, &ask);
             let request = self.base_request(messages, settings);
             let reply = provider.send(&request, &mut |_: &Event| {}).await?;
