@@ -277,6 +277,59 @@ fn a_long_turn_compacts_near_the_configured_window() -> TestResult {
     Ok(())
 }
 
+/// A local server with a smaller window than hotl assumes refuses the request as too long
+/// (OpenAI's `context_length_exceeded`): the turn compacts, says so, and finishes.
+#[test]
+fn a_request_the_server_refuses_as_too_long_compacts_and_the_turn_finishes() -> TestResult {
+    let env = Env::new()?;
+    let big = |word: &str| {
+        Reply::text("").with_tool(
+            "bash",
+            json!({ "command": format!("echo {word}; head -c 12000 /dev/zero | tr '\\0' y") }),
+        )
+    };
+    let fake = FakeLlm::start(
+        Config::scripted([
+            big("quokkaword"),
+            big("wombatword"),
+            Reply::text(NOTE),
+            Reply::text("Built."),
+        ])
+        .with_tokenizer(Tokenizer::Bytes4)
+        .with_context_window(7_000),
+    )?;
+    let mut cmd = env.agent_command();
+    cmd.args(["--provider", "openai-chat", "--base-url"])
+        .arg(fake.base_url())
+        .args([
+            "--model",
+            "qwen2.5-coder",
+            "-p",
+            "build it",
+            "--allow",
+            "bash",
+        ]);
+    let out = run(cmd).ok();
+    assert_eq!(out.stdout, "Built.\n", "{out}");
+    assert!(
+        out.stderr
+            .contains("longer than the model's context window"),
+        "{out}"
+    );
+    let id = env.only_session()?;
+    let records = env.records(&id)?;
+    assert_calls_answered(&records);
+    assert_eq!(
+        records.iter().filter(|r| r["type"] == "compaction").count(),
+        1,
+        "{records:?}"
+    );
+    let sent = requests(&fake)?;
+    assert_eq!(sent.len(), 5, "the refused request, the note, the answer");
+    assert!(!sent[3].to_string().contains("quokkaword"), "left out");
+    Ok(())
+}
+
 #[test]
 fn compact_from_the_shell_with_the_models_note_or_a_note_file() -> TestResult {
     let env = Env::new()?;
