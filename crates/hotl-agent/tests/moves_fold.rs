@@ -1250,3 +1250,61 @@ fn ask_reaches_a_fold_a_fork_made_inside_itself() {
         .expect_err("no such handle");
     assert!(unknown.to_string().contains(&inner), "{unknown}");
 }
+
+/// Handles are unique in the whole tree: a fork reopened later knows the folds its root made
+/// after the fork was cut, which its own view never shows.
+#[test]
+fn a_fork_knows_the_handles_its_root_folded_after_the_cut() {
+    let mut f = Fixture::new(
+        vec![
+            Reply::text("").with_tool("fork", serde_json::json!({ "task": "survey the logs" })),
+            Reply::text("survey done"),
+            Reply::text("The fork is done."),
+            Reply::text("Second turn done."),
+        ],
+        false,
+        &[],
+    );
+    f.submit("survey");
+    let second = f.submit("and then");
+    assert_eq!(second.text, "Second turn done.");
+    let user = f
+        .session
+        .view()
+        .items
+        .iter()
+        .rev()
+        .find_map(|i| match i {
+            Item::User { seq, .. } => Some(*seq),
+            _ => None,
+        })
+        .expect("the second turn's message");
+    let fold = f.session.fold(user, None, NOTE).expect("folded");
+    let child = f.store.tree_children(f.session.id()).expect("tree")[0].clone();
+    // The root's process is gone; the fork is opened on its own.
+    let elsewhere = Store::new(f._dir.path().join("elsewhere"));
+    let placeholder = Session::create(
+        &elsewhere,
+        &f.project,
+        "claude-sonnet-5",
+        hotl_agent::default_tools(),
+        Default::default(),
+    )
+    .expect("a placeholder session");
+    drop(std::mem::replace(&mut f.session, placeholder));
+    f.session = Session::open(&f.store, &child, hotl_agent::default_tools()).expect("the fork");
+    assert!(
+        !f.session
+            .view()
+            .items
+            .iter()
+            .any(|i| matches!(i, Item::Folded { .. })),
+        "the fork's view stops at its cut"
+    );
+    let taken = f.session.taken_handles().expect("handles");
+    assert!(
+        taken.contains(&fold.handle),
+        "{taken:?} lacks {}",
+        fold.handle
+    );
+}

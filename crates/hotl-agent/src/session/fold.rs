@@ -1,7 +1,9 @@
 //! The fold move: a span of the session becomes a note and a handle (the span stays
 //! archived), with the note written by the model when the shell asks for one.
 
-use hotl_log::{Block, Body, ToolInput};
+use std::io::{Seek, SeekFrom};
+
+use hotl_log::{Block, Body, IoResultExt, ToolInput};
 use hotl_view::{Item, model_view};
 use hotl_wire::Event;
 
@@ -209,9 +211,10 @@ impl Session {
         Ok(fold)
     }
 
-    /// The handles already given out in this session's tree: its view's archived spans and
-    /// the sessions delegated in the tree. A new handle must differ from all of them.
-    pub(super) fn taken_handles(&self) -> Result<Vec<String>> {
+    /// The handles already given out in this session's tree: its view's archived spans, the
+    /// root's folds past this session's cut, and the sessions delegated in the tree and their
+    /// folds. A new handle differs from all of them.
+    pub fn taken_handles(&self) -> Result<Vec<String>> {
         fn folded(items: &[Item], out: &mut Vec<String>) {
             for item in items {
                 match item {
@@ -226,9 +229,11 @@ impl Session {
         }
         let mut taken = Vec::new();
         folded(&self.view.items, &mut taken);
+        // The root's folds past this session's cut (the view shows the root only up to it),
+        // read from the cut on.
+        taken.extend(self.root_handles_past_the_cut()?);
         // Every delegated session of the tree: its handle and its own folds' (their logs are
-        // side tasks, small next to a root's). The root's folds past this session's cut are
-        // not read: a clash there needs two equal 4-hex digests.
+        // side tasks, small next to a root's).
         for child in self.store.tree_children(self.writer.root())? {
             let Ok(log) = self.store.read(&child) else {
                 continue;
@@ -244,6 +249,37 @@ impl Session {
             }
         }
         Ok(taken)
+    }
+
+    /// The handles of folds the tree's root recorded after this session's lineage left it
+    /// (none for the root itself).
+    fn root_handles_past_the_cut(&self) -> Result<Vec<String>> {
+        let root = self.writer.root();
+        let mut id = self.writer.id().to_owned();
+        let offset = loop {
+            if id == root {
+                return Ok(Vec::new());
+            }
+            match self.store.read_start(&id)?.parent {
+                Some(pin) if pin.session == root => break pin.offset,
+                Some(pin) => id = pin.session,
+                // A tree's sessions all descend from its root; a lost pin reads nothing.
+                None => return Ok(Vec::new()),
+            }
+        };
+        let path = self.store.log_path(root);
+        let mut file = std::fs::File::open(&path).at(&path)?;
+        file.seek(SeekFrom::Start(offset)).at(&path)?;
+        let log =
+            hotl_log::read_from(std::io::BufReader::new(file), Default::default()).at(&path)?;
+        Ok(log
+            .records
+            .into_iter()
+            .filter_map(|r| match r.body {
+                Body::Fold(fold) => Some(fold.handle),
+                _ => None,
+            })
+            .collect())
     }
 }
 
