@@ -118,7 +118,10 @@ impl View {
                 _ => {}
             }
         }
-        if let Some(open) = unanswered(span) {
+        // Only a span that runs to the head can end in a step still running.
+        if end == self.items.len()
+            && let Some(open) = waiting_call(span)
+        {
             return refuse(format!("it holds the unanswered tool call {open}"));
         }
         let mut users = Vec::new();
@@ -133,22 +136,26 @@ impl View {
     }
 }
 
-/// A tool call in `span` with no result in `span`.
-fn unanswered(span: &[Item]) -> Option<String> {
-    let mut open: Vec<&str> = Vec::new();
-    for item in span {
+/// A tool call of the last step in `span` still waiting for its result: `span` ends with an
+/// assistant message's calls and some of their results. A call that a later message passed by
+/// lost its result (an unreadable line) and is not waiting: the model view answers it.
+fn waiting_call(span: &[Item]) -> Option<String> {
+    let mut answered: Vec<&str> = Vec::new();
+    for item in span.iter().rev() {
         match item {
+            Item::ToolResult { call, .. } => answered.push(call),
             Item::Assistant { content, .. } => {
-                open.extend(content.iter().filter_map(|b| match b {
-                    Block::ToolUse { id, .. } => Some(id.as_str()),
+                return content.iter().find_map(|b| match b {
+                    Block::ToolUse { id, .. } if !answered.contains(&id.as_str()) => {
+                        Some(id.clone())
+                    }
                     _ => None,
-                }))
+                });
             }
-            Item::ToolResult { call, .. } => open.retain(|id| id != call),
-            _ => {}
+            _ => return None,
         }
     }
-    open.first().map(|s| (*s).to_owned())
+    None
 }
 
 #[cfg(test)]

@@ -161,24 +161,69 @@ pub fn model_messages(view: &View) -> Vec<Message> {
 }
 
 /// The model view, borrowing from `view`: what request building serialises.
+///
+/// A log with an unreadable line can leave a tool call without its result, or a result without
+/// its call, in the middle of the conversation; providers refuse both. A call a later message
+/// passes by is answered here with an error saying its result was lost, and a result whose call
+/// was lost is shown as the user's text. Calls of the last step stay open: the turn answers them.
 pub fn model_view(view: &View) -> Vec<MessageRef<'_>> {
-    let mut out: Vec<MessageRef<'_>> = Vec::new();
-    for item in view
-        .items
-        .iter()
-        .filter(|i| i.last_seq() > view.model_after)
-    {
-        let (role, content) = render(item);
+    fn push<'a>(out: &mut Vec<MessageRef<'a>>, role: Role, content: Vec<Part<'a>>) {
         if content.is_empty() {
-            continue;
+            return;
         }
         match out.last_mut() {
             Some(last) if last.role == role => last.content.extend(content),
             _ => out.push(MessageRef { role, content }),
         }
     }
+    let mut out: Vec<MessageRef<'_>> = Vec::new();
+    // The calls of the latest assistant message that have no result yet.
+    let mut waiting: Vec<&str> = Vec::new();
+    for item in view
+        .items
+        .iter()
+        .filter(|i| i.last_seq() > view.model_after)
+    {
+        if let Item::ToolResult {
+            seq, call, content, ..
+        } = item
+        {
+            match waiting.iter().position(|w| *w == call.as_str()) {
+                Some(at) => {
+                    waiting.remove(at);
+                }
+                None => {
+                    let mut parts = vec![Part::Text(Cow::Borrowed(ORPHAN_RESULT))];
+                    parts.extend(stamped(*seq, content));
+                    push(&mut out, Role::User, parts);
+                    continue;
+                }
+            }
+        } else if !waiting.is_empty() {
+            let lost = waiting.drain(..).map(|call| Part::ToolResult {
+                tool_use_id: call,
+                content: vec![Part::Text(Cow::Borrowed(LOST_RESULT))],
+                is_error: true,
+            });
+            push(&mut out, Role::User, lost.collect());
+        }
+        if let Item::Assistant { content, .. } = item {
+            waiting.extend(content.iter().filter_map(|b| match b {
+                Block::ToolUse { id, .. } => Some(id.as_str()),
+                _ => None,
+            }));
+        }
+        let (role, content) = render(item);
+        push(&mut out, role, content);
+    }
     out
 }
+
+/// What the model is told for a call whose result the log lost.
+const LOST_RESULT: &str = "result lost: the log line that held it could not be read";
+
+/// What precedes a tool result whose call the log lost.
+const ORPHAN_RESULT: &str = "(a tool result whose call could not be read from the log:)";
 
 fn render(item: &Item) -> (Role, Vec<Part<'_>>) {
     match item {

@@ -401,3 +401,71 @@ fn the_same_records_give_the_same_bytes() -> hotl_testkit::TestResult {
     assert_eq!(a, b);
     Ok(())
 }
+
+#[test]
+fn a_call_whose_result_line_was_lost_is_answered_with_an_error_once_the_talk_moves_on() {
+    let mut log = log();
+    let go = log.user("go");
+    let (_, call) = log.tool_call("bash", serde_json::json!({"command": "ls"}));
+    // The result's line is unreadable (a newer record type, a bad byte).
+    log.record(Body::Unknown {
+        kind: "tool_resul#".into(),
+    });
+    log.assistant("done");
+    let next = log.user("next");
+    let messages = model_messages(&view(&log));
+    assert_eq!(messages.len(), 5, "{messages:#?}");
+    assert_eq!(messages[1], assistant(vec![tool_use(&call)]));
+    assert_eq!(
+        messages[2],
+        user(vec![Block::ToolResult {
+            tool_use_id: call.clone(),
+            content: vec![Block::text(
+                "result lost: the log line that held it could not be read"
+            )],
+            is_error: true,
+        }])
+    );
+    assert_eq!(
+        messages[0],
+        user(vec![Block::text(format!("{} go", stamp(go)))])
+    );
+    assert_eq!(
+        messages[4],
+        user(vec![Block::text(format!("{} next", stamp(next)))])
+    );
+
+    // A call still running at the head stays open: the turn answers it.
+    let mut running = self::log();
+    running.user("go");
+    running.tool_call("bash", serde_json::json!({"command": "ls"}));
+    let messages = model_messages(&view(&running));
+    assert_eq!(messages.len(), 2);
+    assert_eq!(messages[1].role, Role::Assistant);
+}
+
+#[test]
+fn a_result_whose_call_line_was_lost_reaches_the_model_as_text() {
+    let mut log = log();
+    log.user("go");
+    log.record(Body::Unknown {
+        kind: "assistant#".into(),
+    });
+    let result = log.tool_result("call_9", "file list");
+    log.assistant("done");
+    let messages = model_messages(&view(&log));
+    assert_eq!(messages.len(), 2, "{messages:#?}");
+    assert_eq!(
+        messages[0].content[1..],
+        [
+            Block::text("(a tool result whose call could not be read from the log:)"),
+            Block::text(format!("{} file list", stamp(result))),
+        ]
+    );
+    assert!(
+        !messages[0]
+            .content
+            .iter()
+            .any(|b| matches!(b, Block::ToolResult { .. }))
+    );
+}

@@ -132,3 +132,18 @@ fn refused_behind_a_clear() {
     let span = view.plan_fold(after, None).expect("after the clear");
     assert_eq!(span.users, [after]);
 }
+
+#[test]
+fn a_call_whose_result_was_lost_mid_history_does_not_block_a_fold() {
+    let mut log = LogBuilder::new(FIXED_ID, "/p");
+    let first = log.user("go");
+    log.tool_call("bash", serde_json::json!({"command": "ls"}));
+    log.record(Body::Unknown {
+        kind: "tool_resul#".into(),
+    });
+    log.assistant("done");
+    log.turn("two");
+    let view = project(&records(&log), 0);
+    let span = view.plan_fold(first, None).expect("foldable");
+    assert_eq!(span.since, first);
+}

@@ -143,6 +143,46 @@ proptest! {
         }
     }
 
+    /// With any one record lost (an unreadable line), the model view is still a conversation
+    /// providers accept: roles alternate, every tool result answers a call of the message just
+    /// before it, and every call is answered in the message just after it, except the last
+    /// step's (still running: the turn answers its calls).
+    #[test]
+    fn a_lost_line_still_leaves_a_valid_conversation(script in arb::script(), lost in any::<Index>()) {
+        let mut records = script.records();
+        if records.len() > 1 {
+            records.remove(1 + lost.index(records.len() - 1));
+        }
+        let messages = model_messages(&project(&records, 0));
+        let calls = |m: &hotl_view::Message| -> Vec<String> {
+            m.content.iter().filter_map(|b| match b {
+                hotl_log::Block::ToolUse { id, .. } => Some(id.clone()),
+                _ => None,
+            }).collect()
+        };
+        let results = |m: &hotl_view::Message| -> Vec<String> {
+            m.content.iter().filter_map(|b| match b {
+                hotl_log::Block::ToolResult { tool_use_id, .. } => Some(tool_use_id.clone()),
+                _ => None,
+            }).collect()
+        };
+        for (i, m) in messages.iter().enumerate() {
+            if i > 0 {
+                prop_assert_ne!(messages[i - 1].role, m.role, "roles alternate at {}", i);
+            }
+            let before = if i > 0 { calls(&messages[i - 1]) } else { Vec::new() };
+            for r in results(m) {
+                prop_assert!(before.contains(&r), "result {} at {} answers no call before it:\n{:#?}", r, i, messages);
+            }
+            if i + 2 < messages.len() {
+                let after = results(&messages[i + 1]);
+                for c in calls(m) {
+                    prop_assert!(after.contains(&c), "call {} at {} is never answered:\n{:#?}", c, i, messages);
+                }
+            }
+        }
+    }
+
     /// (e) Projection is deterministic: the same records give byte-identical model messages.
     #[test]
     fn projection_is_deterministic(script in arb::script()) {
