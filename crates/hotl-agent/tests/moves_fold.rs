@@ -1308,3 +1308,48 @@ fn a_fork_knows_the_handles_its_root_folded_after_the_cut() {
         fold.handle
     );
 }
+
+/// A fold a revert left behind is no archived thread: touching its files cues nothing.
+#[test]
+fn a_reverted_fold_cues_nothing() {
+    let read = || Reply::text("").with_tool("read", serde_json::json!({ "path": "config.rs" }));
+    let mut f = Fixture::new(
+        vec![
+            read(),
+            Reply::text("").with_tool("fold", serde_json::json!({ "since": "t3", "note": NOTE })),
+            Reply::text("Folded."),
+            read(),
+            Reply::text("Read it again."),
+        ],
+        false,
+        &[],
+    );
+    std::fs::write(f.project.join("config.rs"), "pub struct Config;\n").expect("file");
+    f.submit("look at the config");
+    // Another process reverts the whole turn, fold and all.
+    let id = f.session.id().to_owned();
+    let elsewhere = Store::new(f._dir.path().join("elsewhere"));
+    let placeholder = Session::create(
+        &elsewhere,
+        &f.project,
+        "claude-sonnet-5",
+        hotl_agent::default_tools(),
+        Default::default(),
+    )
+    .expect("a placeholder session");
+    drop(std::mem::replace(&mut f.session, placeholder));
+    f.store
+        .writer(&id)
+        .expect("writer")
+        .append(Body::Revert { to: 1 })
+        .expect("reverted");
+    f.session = Session::open(&f.store, &id, hotl_agent::default_tools()).expect("reopened");
+    f.submit("and once more");
+    let sent = f.fake.captured();
+    let last = sent.last().expect("requests").body_text();
+    assert!(
+        last.contains("Read it") || last.contains("config.rs"),
+        "{last}"
+    );
+    assert!(!last.contains("<cue>"), "{last}");
+}

@@ -244,6 +244,35 @@ fn an_interrupted_turn_is_finished_before_the_new_prompt() -> TestResult {
     Ok(())
 }
 
+/// A revert past the turn a dead process left open leaves nothing to finish: the next prompt
+/// is the only request, after the kept turn.
+#[test]
+fn a_turn_left_open_then_reverted_is_not_finished() -> TestResult {
+    let env = Env::new()?;
+    env.import_interrupted()?;
+    let out = env
+        .command()
+        .args(["sessions", "revert", FIXED_ID, "--to", "t7"])
+        .output()?;
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let fake = FakeLlm::start(Config::scripted([Reply::text("Next done.")]))?;
+    let out = env.agent(&fake, &["-r", FIXED_ID, "-p", "next"]).ok();
+    assert_eq!(out.stdout, "Next done.\n", "{out}");
+    assert!(!out.stderr.contains("finishing the turn"), "{out}");
+    let sent = requests(&fake)?;
+    assert_eq!(sent.len(), 1);
+    let text = sent[0]["messages"].to_string();
+    assert!(
+        text.contains("next") && !text.contains("do the thing"),
+        "{text}"
+    );
+    Ok(())
+}
+
 #[test]
 fn usage_counts_the_recovery_requests_too() -> TestResult {
     let env = Env::new()?;

@@ -153,21 +153,20 @@ impl Session {
             .clone()
             .or_else(|| lineage.ancestors.last().cloned())
             .unwrap_or_else(|| writer.id().to_owned());
-        let last_run = lineage.records.iter().rev().find_map(|r| match &r.body {
-            Body::Run { run, state } => Some((run.clone(), state.clone())),
-            _ => None,
-        });
+        // A reverted branch holds no open turn and no archived thread.
+        let visible = hotl_log::visible_mask(&lineage.records);
+        let last_run = last_visible_run(&lineage.records, &visible);
         let problems = lineage.problems.iter().map(ToString::to_string).collect();
         let mut archived_files = Vec::new();
         let mut last_tree = None;
         let mut shrunk_at = 0;
         note_delegated_files(store, writer.id(), &mut archived_files);
-        for record in &lineage.records {
+        for (record, visible) in lineage.records.iter().zip(&visible) {
             if shrinks(&record.body) {
                 shrunk_at = record.seq;
             }
             match &record.body {
-                Body::Fold(fold) => note_files(&mut archived_files, fold),
+                Body::Fold(fold) if *visible => note_files(&mut archived_files, fold),
                 Body::Snapshot { tree } => last_tree = Some(tree.clone()),
                 _ => {}
             }
@@ -249,7 +248,10 @@ impl Session {
             rebuild |= !rebuild && self.view.push(record).is_err();
         }
         if rebuild {
-            self.view = View::from_lineage(self.store.lineage(self.writer.id())?);
+            let lineage = self.store.lineage(self.writer.id())?;
+            let visible = hotl_log::visible_mask(&lineage.records);
+            self.last_run = last_visible_run(&lineage.records, &visible);
+            self.view = View::from_lineage(lineage);
             self.epoch += 1;
         }
         Ok(())
@@ -281,4 +283,16 @@ fn shrinks(body: &Body) -> bool {
         body,
         Body::Fold(_) | Body::Compaction { .. } | Body::Clear | Body::Revert { .. }
     )
+}
+
+/// The latest `run` record on the visible branch: a run a revert left behind is not open.
+fn last_visible_run(records: &[hotl_log::Record], visible: &[bool]) -> Option<(String, RunState)> {
+    records
+        .iter()
+        .zip(visible)
+        .rev()
+        .find_map(|(r, v)| match &r.body {
+            Body::Run { run, state } if *v => Some((run.clone(), state.clone())),
+            _ => None,
+        })
 }
