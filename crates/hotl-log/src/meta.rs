@@ -13,7 +13,7 @@ use crate::read::LoadReport;
 use crate::record::{Body, Record, Todo};
 
 /// Bumped whenever the cache's shape or meaning changes; other versions are rebuilt.
-pub const META_FORMAT: u32 = 1;
+pub const META_FORMAT: u32 = 2;
 
 /// The longest title derived from a first message.
 const TITLE_CHARS: usize = 80;
@@ -92,6 +92,10 @@ pub struct SessionMeta {
     pub todos: Vec<Todo>,
     /// What reading skipped.
     pub problems: ProblemCounts,
+    /// The own log's `revert` records, as (seq, to), in log order: which seqs they hide
+    /// decides which delegated sessions the branch still holds.
+    #[serde(default)]
+    pub reverts: Vec<(u64, u64)>,
     /// Set for delegated sessions.
     pub delegated: bool,
 }
@@ -119,7 +123,12 @@ impl SessionMeta {
                     self.first_message = Some(shorten(&plain_text(content)));
                 }
             }
-            Body::Revert { .. } => return false,
+            Body::Revert { to } => {
+                if own {
+                    self.reverts.push((record.seq, *to));
+                }
+                return false;
+            }
             _ if !own => {}
             Body::Session(start) => {
                 self.id.clone_from(&start.id);
@@ -203,6 +212,9 @@ pub fn summarize_visible(records: &[Record], own_start: usize, visible: &[bool])
             meta.apply(record, own);
         } else if own {
             meta.count(record);
+            if let Body::Revert { to } = record.body {
+                meta.reverts.push((record.seq, to));
+            }
         }
     }
     meta

@@ -81,8 +81,8 @@ impl Store {
     }
 
     /// The delegated sessions whose work `id` can see: those delegated by `id` itself, by an
-    /// ancestor before the point `id`'s history was cut from it, or by one of those in turn.
-    /// Oldest first.
+    /// ancestor before the point `id`'s history was cut from it, or by one of those in turn,
+    /// at a point no revert on the branch left behind. Oldest first.
     pub fn visible_delegated(&self, id: &str) -> Result<Vec<Delegated>> {
         // Each session whose history `id` holds, and the last seq of it that it holds.
         let mut cuts: HashMap<String, u64> = HashMap::new();
@@ -99,6 +99,15 @@ impl Store {
             cuts.insert(p.session.clone(), cut);
             pin = self.read_start(&p.session).ok().and_then(|s| s.parent);
         }
+        // The reverts `id`'s branch holds, from every session of its lineage up to its cut:
+        // seqs along one lineage are all distinct, so one list judges any pin into it.
+        let mut lineage_reverts = Vec::new();
+        for (session, &cut) in &cuts {
+            let reverts = self.meta(session).map(|m| m.reverts).unwrap_or_default();
+            lineage_reverts.extend(reverts.into_iter().filter(|&(seq, _)| seq <= cut));
+        }
+        let lineage_hidden = HiddenSeqs::new(lineage_reverts);
+        let mut child_hidden: HashMap<String, HiddenSeqs> = HashMap::new();
         let mut roots: Vec<String> = cuts.keys().map(|s| self.root_of(s)).collect();
         roots.sort();
         roots.dedup();
@@ -126,9 +135,11 @@ impl Store {
         loop {
             let before = visible.len();
             candidates.retain(|c: &Delegated| {
+                // A pin into a visible child is judged by that child's own reverts.
+                let hidden = child_hidden.get(&c.pinned_in).unwrap_or(&lineage_hidden);
                 let seen = cuts
                     .get(&c.pinned_in)
-                    .is_some_and(|&cut| c.pinned_at <= cut);
+                    .is_some_and(|&cut| c.pinned_at <= cut && !hidden.hides(c.pinned_at));
                 if seen {
                     visible.push(c.clone());
                 }
@@ -136,6 +147,8 @@ impl Store {
             });
             for c in &visible[before..] {
                 cuts.insert(c.id.clone(), u64::MAX);
+                let reverts = self.meta(&c.id).map(|m| m.reverts).unwrap_or_default();
+                child_hidden.insert(c.id.clone(), HiddenSeqs::new(reverts));
             }
             if visible.len() == before {
                 break;
@@ -143,5 +156,48 @@ impl Store {
         }
         visible.sort_by(|a, b| a.id.cmp(&b.id));
         Ok(visible)
+    }
+}
+
+/// The seq ranges a branch's reverts hide: each hides what lies between its target and
+/// itself, and stays in force when a later revert hides it in turn (as in `visible_branch`).
+struct HiddenSeqs(Vec<(u64, u64)>);
+
+impl HiddenSeqs {
+    /// From `(seq, to)` pairs.
+    fn new(reverts: Vec<(u64, u64)>) -> Self {
+        HiddenSeqs(reverts)
+    }
+
+    fn hides(&self, seq: u64) -> bool {
+        self.0.iter().any(|&(s, t)| t < seq && seq < s)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::HiddenSeqs;
+    use crate::branch::visible_mask;
+    use crate::record::{Body, Record};
+
+    /// The same answer as the visible branch, for nested reverts too.
+    #[test]
+    fn hidden_seqs_agree_with_the_visible_branch() {
+        let mut records = Vec::new();
+        let reverts = [(10, 4), (20, 8), (30, 25), (31, 2)];
+        for seq in 1..=40 {
+            let body = match reverts.iter().find(|r| r.0 == seq) {
+                Some(&(_, to)) => Body::Revert { to },
+                None => Body::user_text("m"),
+            };
+            records.push(Record::new(seq, "T", body));
+        }
+        let visible = visible_mask(&records);
+        let hidden = HiddenSeqs::new(reverts.to_vec());
+        for (record, shown) in records.iter().zip(visible) {
+            if !matches!(record.body, Body::Revert { .. }) {
+                assert_eq!(hidden.hides(record.seq), !shown, "t{}", record.seq);
+            }
+        }
     }
 }

@@ -330,6 +330,53 @@ fn a_request_the_server_refuses_as_too_long_compacts_and_the_turn_finishes() -> 
     Ok(())
 }
 
+/// A fork made on a branch a revert left behind is gone with it, as a fold there is: not shown,
+/// not recalled, not askable.
+#[test]
+fn a_fork_on_a_reverted_branch_is_gone_with_it() -> TestResult {
+    let env = Env::new()?;
+    let fake = FakeLlm::start(Config::scripted([
+        Reply::text("Hello."),
+        Reply::text("").with_tool("fork", json!({ "task": "look for the pineapple" })),
+        Reply::text("found the pineapple in the crate"),
+        Reply::text("The fork found it."),
+    ]))?;
+    env.agent(&fake, &["-p", "say hello"]).ok();
+    let id = env.only_session()?;
+    env.agent(&fake, &["-r", &id, "-p", "find the pineapple"])
+        .ok();
+    let recall = |env: &Env| -> TestResult<String> {
+        let out = env.command().args(["recall", &id, "pineapple"]).output()?;
+        Ok(String::from_utf8(out.stdout)?)
+    };
+    assert!(
+        recall(&env)?.contains("found the pineapple"),
+        "the fork is archived"
+    );
+    let first_end = env
+        .records(&id)?
+        .iter()
+        .filter(|r| r["type"] == "run" && r["state"] == "finished")
+        .filter_map(|r| r["seq"].as_u64())
+        .next()
+        .ok_or("the first turn's end")?;
+    let out = env
+        .command()
+        .args(["sessions", "revert", &id, "--to", &format!("t{first_end}")])
+        .output()?;
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let hits = recall(&env)?;
+    assert!(!hits.contains("pineapple in the crate"), "{hits}");
+    let shown = env.command().args(["sessions", "show", &id]).output()?;
+    let shown = String::from_utf8(shown.stdout)?;
+    assert!(!shown.contains("↳ fork"), "{shown}");
+    Ok(())
+}
+
 #[test]
 fn compact_from_the_shell_with_the_models_note_or_a_note_file() -> TestResult {
     let env = Env::new()?;
