@@ -47,7 +47,7 @@ impl Tool for AskTool {
     fn definition(&self) -> ToolDef {
         definition(
             "ask",
-            "Put one question to an archived thread (a folded span or a fork) by its handle: it answers from its own full context, including details the note or report left out. Only the answer comes back.",
+            "Put one question to an archived thread (a folded or compacted span, or a fork) by its handle as recall gives it: it answers from its own full context, including details the note or report left out. Only the answer comes back.",
             r#"{"type":"object","properties":{"handle":{"type":"string","description":"the thread's handle, e.g. b2e4"},"question":{"type":"string"}},"required":["handle","question"]}"#,
         )
     }
@@ -96,7 +96,7 @@ impl Tool for RecallTool {
     fn definition(&self) -> ToolDef {
         definition(
             "recall",
-            "Search everything archived off the main line (folded spans, forks' work, earlier asks: tool outputs, answers, reasoning) without a model call. Each hit gives the thread's handle, the stamp and the matching line; a thread whose files changed since says so. mode: ranked (default), exact or regex.",
+            "Search everything archived off the main line (folded and compacted spans, forks' work, earlier asks: tool outputs, answers, reasoning) without a model call. Each hit gives the thread's handle, the stamp and the matching line; a thread whose files changed since says so. mode: ranked (default), exact or regex.",
             r#"{"type":"object","properties":{"query":{"type":"string"},"mode":{"type":"string","enum":["ranked","exact","regex"]}},"required":["query"]}"#,
         )
     }

@@ -80,7 +80,7 @@ fn a_turn_near_the_window_compacts_and_goes_on_from_the_note() {
         .session
         .recall("quokkaword", Some("exact"), 5)
         .expect("recall");
-    assert!(hits.starts_with("[compaction t"), "{hits}");
+    assert!(hits.starts_with("[compaction@t"), "{hits}");
 }
 
 #[test]
@@ -137,6 +137,75 @@ fn compact_between_turns_and_refusals() {
         .expect("compacted");
     assert_eq!(compactions(&f)[0].1, until);
     assert_eq!(f.session.context_used(), 0, "unknown until the next answer");
+    // Nothing new since: compacting again is refused, with no model call.
+    let again = f
+        .runtime
+        .block_on(
+            f.session
+                .compact(&f.provider, &f.settings, &mut crate::moves_fold::Quiet),
+        )
+        .expect_err("nothing new");
+    assert!(
+        again.to_string().contains(&format!(
+            "nothing to compact since the last compaction (through t{until})"
+        )),
+        "{again}"
+    );
+    assert_eq!(f.fake.captured().len(), 3);
+}
+
+/// Recall names a compacted span `compaction@t<until>`, and ask takes that name (or
+/// `compaction` for the latest): the question goes to the context as it stood then.
+#[test]
+fn ask_takes_the_compaction_handle_recall_gives() {
+    let mut f = Fixture::new(
+        vec![
+            big_output("narwhalword"),
+            Reply::text("Done."),
+            Reply::text(NOTE),
+            Reply::text("It printed narwhalword."),
+            Reply::text("Still narwhalword."),
+        ],
+        false,
+        &["bash"],
+    );
+    f.submit("build it");
+    let until = f
+        .runtime
+        .block_on(
+            f.session
+                .compact(&f.provider, &f.settings, &mut crate::moves_fold::Quiet),
+        )
+        .expect("compacted");
+    let handle = format!("compaction@t{until}");
+    let hits = f
+        .session
+        .recall("narwhalword", Some("exact"), 5)
+        .expect("recall");
+    assert!(hits.starts_with(&format!("[{handle} t")), "{hits}");
+    let ask = |f: &mut Fixture, handle: &str| {
+        f.runtime
+            .block_on(
+                f.session
+                    .ask(handle, "what did it print?", &f.provider, &f.settings),
+            )
+            .expect("answered")
+    };
+    assert_eq!(ask(&mut f, &handle), "It printed narwhalword.");
+    let asked = f.fake.captured().last().expect("the ask").body_text();
+    assert!(
+        asked.contains("xxxxxxxx"),
+        "the span as it stood, outputs and all"
+    );
+    assert_eq!(ask(&mut f, "compaction"), "Still narwhalword.");
+    let unknown = f
+        .runtime
+        .block_on(
+            f.session
+                .ask("compaction@t1", "?", &f.provider, &f.settings),
+        )
+        .expect_err("no such compaction");
+    assert!(unknown.to_string().contains(&handle), "{unknown}");
 }
 
 #[test]
@@ -359,7 +428,7 @@ fn a_request_the_provider_refuses_as_too_long_is_compacted_and_sent_again() {
         .session
         .recall("quokkaword", Some("exact"), 5)
         .expect("recall");
-    assert!(hits.starts_with("[compaction t"), "{hits}");
+    assert!(hits.starts_with("[compaction@t"), "{hits}");
 }
 
 /// When even the first message and the last step do not fit, the turn stops with the

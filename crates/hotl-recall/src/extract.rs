@@ -6,7 +6,7 @@ use hotl_log::{Blobs, Block, Body, FileTouch, Record, plain_text, visible_mask};
 use hotl_view::Item;
 
 use crate::token::FxMap;
-use crate::types::{DocKind, Thread};
+use crate::types::{DocKind, Thread, compaction_handle, is_compaction_handle};
 
 /// What a projection archived: the threads, and which records belong to which thread.
 #[derive(Clone, Debug, Default)]
@@ -117,7 +117,7 @@ pub(crate) fn plan(records: &[Record], own_start: usize) -> Plan {
     let placed = plan
         .threads
         .iter()
-        .filter(|t| t.handle != "compaction")
+        .filter(|t| !is_compaction_handle(&t.handle))
         .count();
     plan.unplaced = fold_records.saturating_sub(placed);
     for (record, _) in records.iter().zip(&visible).filter(|(_, v)| **v) {
@@ -182,7 +182,7 @@ impl Walk<'_> {
                 items,
             } => (
                 Thread {
-                    handle: "compaction".to_owned(),
+                    handle: compaction_handle(*until),
                     note: summary.clone(),
                     since: item.first_seq(),
                     until: *until,

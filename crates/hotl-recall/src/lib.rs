@@ -63,4 +63,4 @@ pub use crate::error::{RecallError, Result};
 pub use crate::persist::{index_path, open_index};
 pub use crate::stale::{render_hits, staleness};
 pub use crate::tree::{open_archive, search_archive};
-pub use crate::types::{Doc, DocKind, Hit, Mode, Thread};
+pub use crate::types::{Doc, DocKind, Hit, Mode, Thread, compaction_handle, is_compaction_handle};

@@ -91,7 +91,7 @@ fn reasoning_is_its_own_document() -> TestResult {
 }
 
 #[test]
-fn a_compaction_is_a_thread_named_compaction_and_keeps_folds_inside_it() -> TestResult {
+fn a_compaction_is_a_thread_named_by_its_end_and_keeps_folds_inside_it() -> TestResult {
     let mut b = LogBuilder::new(FIXED_ID, "/p");
     let (s1, u1) = turn_with(&mut b, "first task", "out one", vec![], "done one");
     b.fold(s1, u1, "f1", "first task done");
@@ -103,7 +103,8 @@ fn a_compaction_is_a_thread_named_compaction_and_keeps_folds_inside_it() -> Test
     turn_with(&mut b, "third task", "out three", vec![], "done three");
     let a = archive(&b)?;
     let handles: Vec<&str> = a.threads().iter().map(|t| t.handle.as_str()).collect();
-    assert_eq!(handles, ["compaction", "f1"]);
+    let compaction = format!("compaction@t{u2}");
+    assert_eq!(handles, [compaction.as_str(), "f1"]);
     assert_eq!(a.threads()[0].note, "did two tasks");
     assert_eq!((a.threads()[0].since, a.threads()[0].until), (s1, u2));
     let docs = a.docs()?;
@@ -113,8 +114,8 @@ fn a_compaction_is_a_thread_named_compaction_and_keeps_folds_inside_it() -> Test
             .map(|d| d.handle.as_str())
     };
     assert_eq!(owner("first task"), Some("f1"));
-    assert_eq!(owner("second task"), Some("compaction"));
-    assert_eq!(owner("did two tasks"), Some("compaction"));
+    assert_eq!(owner("second task"), Some(compaction.as_str()));
+    assert_eq!(owner("did two tasks"), Some(compaction.as_str()));
     assert_eq!(owner("third task"), None);
     Ok(())
 }

@@ -71,7 +71,7 @@ fn an_appended_compaction_swallows_folds_as_in_memory() -> TestResult {
         });
         turn_with(b, "after the compaction", "axolotl", vec![], "ok");
     })?;
-    assert_eq!(a.threads()[0].handle, "compaction");
+    assert_eq!(a.threads()[0].handle, "compaction@t27");
     Ok(())
 }
 

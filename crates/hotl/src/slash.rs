@@ -150,8 +150,9 @@ fn parse_ask(rest: &str) -> Slash {
     }
 }
 
-/// The stamp `/fold` without one starts at: the first user message after the latest fold,
-/// compaction or clear. `None` when there is no such message.
+/// The stamp `/fold` without one starts at: the first user message or tool result after the
+/// latest fold, compaction or clear (a tool result's step, once planned: the steps a turn took
+/// after the model folded are an episode too). `None` when there is none.
 pub fn episode_start(view: &View) -> Option<u64> {
     let folded = view
         .items
@@ -164,7 +165,7 @@ pub fn episode_start(view: &View) -> Option<u64> {
         .unwrap_or(0);
     let after = folded.max(view.model_after);
     view.items.iter().find_map(|i| match i {
-        Item::User { seq, .. } if *seq > after => Some(*seq),
+        Item::User { seq, .. } | Item::ToolResult { seq, .. } if *seq > after => Some(*seq),
         _ => None,
     })
 }
@@ -230,9 +231,11 @@ async fn session_command(
             let since = match since.or_else(|| episode_start(session.view())) {
                 Some(since) => since,
                 None => {
-                    return Err("nothing to fold: no message since the last fold or clear; \
-                                name a start with /fold t<seq>"
-                        .to_owned());
+                    return Err(
+                        "nothing to fold: nothing since the last fold, compaction or \
+                                clear; name a start with /fold t<seq>"
+                            .to_owned(),
+                    );
                 }
             };
             let note = session
@@ -406,7 +409,28 @@ mod tests {
         bodies.extend([u("c"), answer("C")]); // 8, 9
         assert_eq!(episode_start(&view(bodies.clone())), Some(8));
         bodies.push(fold(8, 9)); // 10
-        assert_eq!(episode_start(&view(bodies)), None);
+        assert_eq!(episode_start(&view(bodies.clone())), None);
+        // Steps after a fold, with no new message, are an episode too.
+        bodies.extend([
+            Body::Assistant {
+                content: vec![hotl_log::Block::ToolUse {
+                    id: "c1".into(),
+                    name: "bash".into(),
+                    input: serde_json::json!({"command": "ls"}).into(),
+                }],
+                model: None,
+                stop: Some("tool_use".into()),
+                usage: None,
+            }, // 11
+            Body::ToolResult {
+                call: "c1".into(),
+                content: vec![hotl_log::Block::text("out")],
+                blob: None,
+                is_error: false,
+                files: Vec::new(),
+            }, // 12
+        ]);
+        assert_eq!(episode_start(&view(bodies)), Some(12));
         assert_eq!(episode_start(&view(vec![session()])), None);
     }
 }

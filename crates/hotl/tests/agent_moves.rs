@@ -264,7 +264,7 @@ fn a_long_turn_compacts_near_the_configured_window() -> TestResult {
     assert!(after.contains("<compacted until=t") && !after.contains("yyyyyyyy"));
     let hits = env.command().args(["recall", &id, "quokkaword"]).output()?;
     let hits = String::from_utf8(hits.stdout)?;
-    assert!(hits.starts_with("[compaction t"), "{hits}");
+    assert!(hits.starts_with("[compaction@t"), "{hits}");
     // A window that is not a number is refused, naming the variable.
     let mut bad = env.agent_command();
     bad.args(["--provider", "anthropic", "--base-url"])

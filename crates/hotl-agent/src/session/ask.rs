@@ -101,10 +101,25 @@ impl Session {
 
     /// The context of the archived thread `handle` as it stood when it ended, however deep it
     /// sits: a folded span's (the records up to its end, projected; a fold inside a
-    /// compaction too), a fork's (its whole lineage), or a span a fork folded inside itself.
+    /// compaction too), a compacted span's (`compaction@t<until>` as recall names it, or
+    /// `compaction` for the latest), a fork's (its whole lineage), or a span a fork folded
+    /// inside itself.
     fn thread_view(&self, handle: &str) -> Result<View> {
         let mut known = Vec::new();
-        if let Some(until) = fold_end(&self.view.items, handle, &mut known) {
+        let mut ends = Vec::new();
+        compaction_ends(&self.view.items, &mut ends);
+        known.extend(
+            ends.iter()
+                .map(|&until| hotl_recall::compaction_handle(until)),
+        );
+        let compacted = match handle {
+            "compaction" => ends.iter().max().copied(),
+            _ => ends
+                .iter()
+                .copied()
+                .find(|&until| hotl_recall::compaction_handle(until) == handle),
+        };
+        if let Some(until) = compacted.or_else(|| fold_end(&self.view.items, handle, &mut known)) {
             return Ok(up_to(self.store.lineage(self.writer.id())?, until));
         }
         let delegated = self.store.visible_delegated(self.writer.id())?;
@@ -151,6 +166,16 @@ fn fold_end(items: &[Item], handle: &str, known: &mut Vec<String>) -> Option<u64
         }
     }
     None
+}
+
+/// Where each compacted span among `items` ends, nested ones included.
+fn compaction_ends(items: &[Item], out: &mut Vec<u64>) {
+    for item in items {
+        if let Item::Compacted { until, items, .. } = item {
+            out.push(*until);
+            compaction_ends(items, out);
+        }
+    }
 }
 
 /// The view of `lineage` as it stood at seq `until`.

@@ -195,6 +195,11 @@ impl Session {
                 "there is nothing to compact (nothing since the latest clear)".to_owned(),
             ));
         };
+        if let Some(Item::Compacted { until, .. }) = self.view.items.last() {
+            return Err(AgentError::Compaction(format!(
+                "there is nothing to compact since the last compaction (through t{until})"
+            )));
+        }
         if let Some((call, _)) = self.open_calls().into_iter().next() {
             return Err(AgentError::Compaction(format!(
                 "the tool call {call} has no result yet"
