@@ -212,8 +212,8 @@ impl Session {
     }
 
     /// The handles already given out in this session's tree: its view's archived spans, the
-    /// root's folds past this session's cut, and the sessions delegated in the tree and their
-    /// folds. A new handle differs from all of them.
+    /// root's folds past this session's cut, and the sessions delegated in the tree (or seen
+    /// from an ancestor's tree) and their folds. A new handle differs from all of them.
     pub fn taken_handles(&self) -> Result<Vec<String>> {
         fn folded(items: &[Item], out: &mut Vec<String>) {
             for item in items {
@@ -232,9 +232,16 @@ impl Session {
         // The root's folds past this session's cut (the view shows the root only up to it),
         // read from the cut on.
         taken.extend(self.root_handles_past_the_cut()?);
-        // Every delegated session of the tree: its handle and its own folds' (their logs are
-        // side tasks, small next to a root's).
-        for child in self.store.tree_children(self.writer.root())? {
+        // Every delegated session of the tree, and of ancestors' trees this session sees (a
+        // fork of a session that delegated): its handle and its own folds' (their logs are side
+        // tasks, small next to a root's).
+        let mut children = self.store.tree_children(self.writer.root())?;
+        for seen in self.store.visible_delegated(self.writer.id())? {
+            if !children.contains(&seen.id) {
+                children.push(seen.id);
+            }
+        }
+        for child in children {
             let Ok(log) = self.store.read(&child) else {
                 continue;
             };
