@@ -271,14 +271,20 @@ fn error_chain(e: &dyn std::error::Error) -> String {
     out
 }
 
-/// The error a non-2xx response stands for, with its body's type and message when it has the
-/// Anthropic (`{"type":"error","error":{...}}`) or OpenAI (`{"error":{...}}`) shape.
+/// The error a non-2xx response stands for, with its body's kind and message when it has the
+/// Anthropic (`{"type":"error","error":{...}}`) or OpenAI (`{"error":{...}}`) shape. The kind
+/// is the error's `code` when that is a string (`context_length_exceeded` says more than its
+/// type `invalid_request_error`), else its `type`, as for errors inside a stream.
 fn api_error(status: u16, headers: &HeaderMap, body: &str) -> WireError {
     let header = |name: &str| headers.get(name).and_then(|v| v.to_str().ok());
     let parsed: Option<serde_json::Value> = serde_json::from_str(body).ok();
     let error = parsed.as_ref().and_then(|v| v.get("error"));
     let kind = error
-        .and_then(|e| e.get("type").or_else(|| e.get("code")))
+        .and_then(|e| {
+            e.get("code")
+                .filter(|c| c.is_string())
+                .or_else(|| e.get("type"))
+        })
         .and_then(|t| t.as_str())
         .unwrap_or("http_error")
         .to_owned();
@@ -335,6 +341,14 @@ mod tests {
             r#"{"error":{"message":"bad","type":"invalid_request_error","param":null,"code":null}}"#,
         );
         assert_eq!(e.retry_after(), None);
+        assert!(e.to_string().contains("invalid_request_error"), "{e}");
+        // A string code names the error better than its type.
+        let e = api_error(
+            400,
+            &HeaderMap::new(),
+            r#"{"error":{"message":"Please reduce the length of the messages or completion.","type":"invalid_request_error","code":"context_length_exceeded"}}"#,
+        );
+        assert!(e.context_overflow().is_some(), "{e}");
         let mut headers = HeaderMap::new();
         headers.insert("x-should-retry", HeaderValue::from_static("false"));
         assert_eq!(api_error(503, &headers, "down").retry_after(), None);

@@ -145,8 +145,9 @@ const OVERFLOW_KINDS: [&str; 4] = [
 ];
 
 /// How their messages say it, lowercased.
-const OVERFLOW_PHRASES: [&str; 7] = [
+const OVERFLOW_PHRASES: [&str; 8] = [
     "prompt is too long",
+    "exceed context limit",
     "maximum context length",
     "exceeds the context window",
     "exceeds the available context size",
@@ -169,10 +170,12 @@ impl WireError {
     }
 }
 
-/// The two token counts an overflow message names (the larger is the request's), when it
-/// names exactly two: "prompt is too long: 215103 tokens > 200000 maximum", "maximum context
-/// length is 128000 tokens. However, your messages resulted in 130512 tokens", "request (9010
-/// tokens) exceeds the available context size (8192 tokens)".
+/// The token counts an overflow message names, when it names them as the providers do: two
+/// (the larger is the request's: "prompt is too long: 215103 tokens > 200000 maximum", "maximum
+/// context length is 128000 tokens. However, your messages resulted in 130512 tokens", "request
+/// (9010 tokens) exceeds the available context size (8192 tokens)"), or Anthropic's three
+/// ("input length and `max_tokens` exceed context limit: 199759 + 8192 > 200000": what is
+/// left for the input is the limit less `max_tokens`).
 fn overflow_counts(message: &str) -> Overflow {
     let numbers: Vec<u64> = message
         .split(|c: char| !c.is_ascii_digit() && c != ',')
@@ -182,6 +185,10 @@ fn overflow_counts(message: &str) -> Overflow {
         [a, b] if a != b => Overflow {
             tokens: Some(a.max(b)),
             window: Some(a.min(b)),
+        },
+        [input, output, limit] if message.contains("max_tokens") && output < limit => Overflow {
+            tokens: Some(input),
+            window: Some(limit - output),
         },
         _ => Overflow::default(),
     }
@@ -252,6 +259,19 @@ mod tests {
              increasing it",
         );
         assert_eq!(llama.context_overflow(), counts(9_010, 8_192));
+        let with_output = provider(
+            400,
+            "invalid_request_error",
+            "input length and `max_tokens` exceed context limit: 199759 + 8192 > 200000, \
+             decrease input length or `max_tokens` and try again",
+        );
+        assert_eq!(with_output.context_overflow(), counts(199_759, 191_808));
+        let groq = provider(
+            400,
+            "context_length_exceeded",
+            "Please reduce the length of the messages or completion.",
+        );
+        assert_eq!(groq.context_overflow(), Some(Overflow::default()));
         assert_eq!(
             llama.context_overflow().and_then(|o| o.fitting_share()),
             Some(8_192.0 / 9_010.0)
