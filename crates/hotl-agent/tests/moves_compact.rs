@@ -497,3 +497,46 @@ fn a_note_request_refused_as_too_long_is_sent_again_without_the_oldest_steps() {
     assert!(trimmed.contains("left out of this request") && !trimmed.contains("quokkaword"));
     assert!(trimmed.contains("wombatword"));
 }
+
+/// A message too long for the window even with the rest compacted is taken back from the
+/// conversation (the log keeps it), so the next message is not refused along with it.
+#[test]
+fn a_message_too_long_for_the_window_is_taken_back_and_the_next_one_works() {
+    let mut f = Fixture::new(
+        vec![Reply::text("Hi."), Reply::text("A small answer.")],
+        false,
+        &[],
+    );
+    f.submit("hello");
+    // About 2,100 tokens of system prompt and tools, and 2,500 of message: over 4,000.
+    f.fake.set_context_window(Some(4_000));
+    let huge = format!("please read: {}", "lorem ".repeat(1_700));
+    let (_tx, cancel) = tokio::sync::watch::channel(false);
+    let mut notices = Notices::default();
+    let err = f
+        .runtime
+        .block_on(
+            f.session
+                .submit(&huge, &f.provider, &f.settings, &mut notices, cancel),
+        )
+        .expect_err("too long");
+    assert!(
+        matches!(&err, hotl_agent::AgentError::Wire(e) if e.context_overflow().is_some()),
+        "{err}"
+    );
+    assert!(
+        notices.0.iter().any(|n| n.contains("taken back")),
+        "{:?}",
+        notices.0
+    );
+    let (outcome, _) = submit_seeing(&mut f, "a small question");
+    assert_eq!(outcome.text, "A small answer.");
+    let last = f.fake.captured().last().expect("requests").body_text();
+    assert!(!last.contains("lorem lorem") && last.contains("a small question"));
+    let kept = f.store.lineage(f.session.id()).expect("lineage").records;
+    assert!(
+        kept.iter()
+            .any(|r| matches!(&r.body, Body::User { content } if hotl_log::plain_text(content).contains("lorem lorem"))),
+        "the log keeps the message"
+    );
+}

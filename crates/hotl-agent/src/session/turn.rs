@@ -84,6 +84,7 @@ impl Session {
         self.tree_is_current = false;
         self.snapshots.start(&self.cwd, &self.store.blobs());
         let run = hotl_log::new_session_id();
+        let before = self.view.head_seq;
         self.append_all(vec![
             Body::Run {
                 run: run.clone(),
@@ -91,7 +92,32 @@ impl Session {
             },
             Body::user_text(prompt),
         ])?;
-        self.steps(&run, provider, settings, ui, cancel).await
+        let outcome = self.steps(&run, provider, settings, ui, cancel).await;
+        if let Err(AgentError::Wire(e)) = &outcome
+            && e.context_overflow().is_some()
+            && !self.answered_since(before)
+        {
+            // The message itself does not fit beside what compaction keeps. Left in the
+            // conversation, it would ride with every later message (they merge) and refuse
+            // them all: the turn is taken back (the log keeps it).
+            self.append(Body::Revert { to: before })?;
+            ui.progress(Progress::Notice(
+                "the message does not fit the model's context window even with the rest \
+                 compacted; it is taken back from the conversation (the log keeps it): \
+                 shorten it, or attach less",
+            ));
+        }
+        outcome
+    }
+
+    /// Whether the model answered anything after seq `after`.
+    fn answered_since(&self, after: u64) -> bool {
+        self.view
+            .items
+            .iter()
+            .rev()
+            .take_while(|i| i.last_seq() > after)
+            .any(|i| matches!(i, hotl_view::Item::Assistant { .. }))
     }
 
     pub(super) async fn steps(
