@@ -1353,3 +1353,45 @@ fn a_reverted_fold_cues_nothing() {
     );
     assert!(!last.contains("<cue>"), "{last}");
 }
+
+/// What a fork's child spends counts in the turn that forked it; a fork that fails still
+/// tells the model where its work is archived.
+#[test]
+fn a_forks_spending_counts_in_the_turn_and_a_failed_fork_names_its_handle() {
+    let mut f = Fixture::new(
+        vec![
+            Reply::text("").with_tool("fork", serde_json::json!({ "task": "count the files" })),
+            Reply::text("three files"),
+            Reply::text("The fork counted three."),
+            Reply::text("").with_tool("fork", serde_json::json!({ "task": "count again" })),
+            Reply::text("never delivered").with_fault(Fault::status(400)),
+            Reply::text("The second fork failed."),
+        ],
+        false,
+        &[],
+    );
+    let outcome = f.submit("count the files with a fork");
+    assert_eq!(outcome.text, "The fork counted three.");
+    assert_eq!(f.session.totals.requests, 3);
+    assert_eq!(
+        outcome.usage, f.session.totals.usage,
+        "the child's request counts in the turn"
+    );
+    let before = f.session.totals;
+    let outcome = f.submit("count again with a fork");
+    assert_eq!(outcome.text, "The second fork failed.");
+    let children = f.store.tree_children(f.session.id()).expect("tree");
+    let failed = children
+        .iter()
+        .filter_map(|c| f.store.read_start(c).ok()?.delegated)
+        .find(|d| d.description == "count again")
+        .and_then(|d| d.handle)
+        .expect("the failed fork's handle");
+    let sent = f.fake.captured();
+    let report = sent.last().expect("requests").body_text();
+    assert!(
+        report.contains("the fork failed") && report.contains(&format!("archived under {failed}")),
+        "{report}"
+    );
+    assert!(f.session.totals.requests > before.requests);
+}

@@ -200,7 +200,8 @@ pub enum RunState {
     Finished,
     /// The user cancelled it.
     Cancelled,
-    /// The process died mid-turn (recorded on recovery).
+    /// It stopped before the model finished: the process died (recorded on recovery), the
+    /// provider failed, or the turn reached its step limit.
     Interrupted,
     /// A state this version does not know.
     Other(String),

@@ -65,8 +65,17 @@ impl Session {
                 .delegate(pin, &self.cwd.display().to_string(), state, delegation)?;
         let mut child = Session::from_writer(&self.store, writer, self.tools.clone())?;
         ui.progress(Progress::Notice(&format!("fork {handle} started: {task}")));
-        let outcome = Box::pin(child.steps(&run, provider, settings, ui, cancel)).await?;
+        let outcome = Box::pin(child.steps(&run, provider, settings, ui, cancel)).await;
+        // What the child spent counts, however it ended.
         self.totals.add(&child.totals);
+        let outcome = match outcome {
+            Ok(outcome) => outcome,
+            Err(e) => {
+                return Ok(ToolOutput::error(format!(
+                    "the fork failed: {e}; its work so far is archived under {handle}"
+                )));
+            }
+        };
         note_fork_files(
             &self.store,
             child.id(),

@@ -136,7 +136,7 @@ impl Session {
         let mut may_shrink = true;
         loop {
             if outcome.steps >= settings.max_steps {
-                self.close_run(run, RunState::Cancelled)?;
+                self.close_run(run, RunState::Interrupted)?;
                 return Err(AgentError::TooManySteps(settings.max_steps));
             }
             outcome.steps += 1;
@@ -278,6 +278,8 @@ impl Session {
                     None => self.snapshot()?,
                 }
             }
+            // What tools spend on the model (a fork's child, an ask) counts in this turn.
+            let spent_before = self.totals;
             for call in calls {
                 let id = call.id.clone();
                 let output = if let Some((_, args)) = bad.iter().find(|(b, _)| *b == id) {
@@ -293,6 +295,7 @@ impl Session {
                         .await;
                     if *cancel.borrow() {
                         self.record_result(&id, output)?;
+                        outcome.add_spent(&spent_before, &self.totals);
                         return self.cancel_turn(run, outcome);
                     }
                     output
@@ -300,11 +303,15 @@ impl Session {
                     let quiet = cancel.clone();
                     tokio::select! {
                         output = self.call_tool(&call, provider, settings, ui, &quiet) => output,
-                        _ = cancelled(&mut cancel) => return self.cancel_turn(run, outcome),
+                        _ = cancelled(&mut cancel) => {
+                            outcome.add_spent(&spent_before, &self.totals);
+                            return self.cancel_turn(run, outcome);
+                        }
                     }
                 };
                 self.record_result(&id, output)?;
             }
+            outcome.add_spent(&spent_before, &self.totals);
             if changes_files {
                 self.snapshot()?;
             }
