@@ -23,7 +23,10 @@ pub enum AgentError {
     #[error("cannot compact: {0}")]
     Compaction(String),
     /// No archived thread has this handle.
-    #[error("no archived thread has the handle {handle:?} (known: {known})")]
+    #[error(
+        "no archived thread has the handle {handle:?} ({})",
+        if known.is_empty() { "nothing is archived yet".to_owned() } else { format!("known: {known}") }
+    )]
     NoThread {
         /// The handle asked for.
         handle: String,

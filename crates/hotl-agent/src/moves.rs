@@ -147,7 +147,12 @@ pub fn parse_stamp(value: &serde_json::Value) -> Option<u64> {
 /// The seq of a typed stamp: `t12`, `T12` or `12` (one `t` at most).
 pub fn stamp_seq(text: &str) -> Option<u64> {
     let text = text.trim();
-    text.strip_prefix(['t', 'T']).unwrap_or(text).parse().ok()
+    let digits = text.strip_prefix(['t', 'T']).unwrap_or(text);
+    // `parse` would take a leading `+`; a stamp is digits only.
+    if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    digits.parse().ok()
 }
 
 /// Checks a note against the template; the error lists what is missing.
@@ -222,6 +227,9 @@ mod tests {
         assert_eq!(stamp_seq("12"), Some(12));
         assert_eq!(stamp_seq("tt3"), None);
         assert_eq!(stamp_seq("t"), None);
+        assert_eq!(stamp_seq("+3"), None);
+        assert_eq!(stamp_seq("t+3"), None);
+        assert_eq!(stamp_seq("t-1"), None);
         assert_eq!(parse_stamp(&serde_json::json!(5)), Some(5));
         assert_eq!(parse_stamp(&serde_json::json!("t5")), Some(5));
     }

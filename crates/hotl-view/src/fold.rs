@@ -66,6 +66,11 @@ impl View {
             return refuse(format!("t{since} is past the end of the session"));
         };
         match &self.items[start] {
+            Item::Folded {
+                handle, since: s, ..
+            } if *s <= since => {
+                return refuse(format!("t{since} is inside the earlier fold {handle}"));
+            }
             Item::Folded { handle, .. } => {
                 return refuse(format!("it reaches behind the earlier fold {handle}"));
             }

@@ -65,6 +65,13 @@ fn refused_behind_an_earlier_fold_and_over_an_unanswered_call() {
         .plan_fold(users[0] + 1, None)
         .expect_err("behind the fold");
     assert!(err.to_string().contains("earlier fold aaaa"), "{err}");
+    let inside = view.plan_fold(users[0], None).expect_err("inside the fold");
+    assert!(
+        inside
+            .to_string()
+            .contains(&format!("t{} is inside the earlier fold aaaa", users[0])),
+        "{inside}"
+    );
     assert!(view.plan_fold(users[1], None).is_ok());
 
     let mut log = LogBuilder::new(FIXED_ID, "/p");

@@ -38,15 +38,24 @@ pub async fn run(
     );
     if let Some(s) = session.as_mut() {
         println!("{}", status(s, settings));
-        if let Some(outcome) = s
+        // A recovery that fails (the provider is down) leaves the session usable: the
+        // console goes on, as after any failed turn.
+        match s
             .recover(&resolved.provider, settings, ui, cancel.clone())
-            .await?
+            .await
         {
-            println!();
-            if outcome.cancelled {
-                let _ = reset.send(false);
+            Ok(Some(outcome)) => {
+                println!();
+                if outcome.cancelled {
+                    let _ = reset.send(false);
+                }
+                println!("{}", status(s, settings));
             }
-            println!("{}", status(s, settings));
+            Ok(None) => {}
+            Err(e) => {
+                println!("\n· error: {e}");
+                println!("{}", status(s, settings));
+            }
         }
     }
     loop {

@@ -178,7 +178,7 @@ fn fold_errors_print_one_line_and_the_console_goes_on() -> TestResult {
         "· \"tx\" is not a stamp; expected /fold t<seq>",
         "· error: cannot fold from t999: t999 is past the end of the session",
         "· error: cannot fold from t2: t2 is not a message",
-        "· error: cannot fold from t3: it reaches behind the earlier fold",
+        "· error: cannot fold from t3: t3 is inside the earlier fold",
         "· error: no archived thread has the handle \"zzzz\"",
         "· /ask needs a handle and a question",
         "· unknown flag --fuzzy",
@@ -320,5 +320,30 @@ fn compact_replaces_the_context_with_a_note_the_model_writes() -> TestResult {
         after.contains("set up the cache"),
         "the user's words stay: {after}"
     );
+    Ok(())
+}
+
+/// A recovery whose model call fails leaves the console running, as a failed turn does.
+#[test]
+fn a_failed_recovery_leaves_the_console_running() -> TestResult {
+    let env = Env::new()?;
+    env.import_interrupted()?;
+    let fake = FakeLlm::start(Config::scripted([
+        Reply::text("never").with_fault(Fault::status(400)),
+        Reply::text("Here again."),
+    ]))?;
+    let Some(out) = console(
+        &env,
+        &fake,
+        &["-r", hotl_testkit::FIXED_ID],
+        "hello\n/exit\n",
+    )?
+    else {
+        eprintln!("skipped: no script(1) on this system");
+        return Ok(());
+    };
+    let out = out.ok();
+    assert!(out.stdout.contains("· error: provider error"), "{out}");
+    assert!(out.stdout.contains("Here again."), "{out}");
     Ok(())
 }

@@ -338,8 +338,9 @@ impl Session {
         if let Some(reminder) = &self.active_reminder {
             request.dynamic.push(reminder.clone());
         }
-        if let Some(cue) = self.cue.take() {
-            request.dynamic.push(cue);
+        let cue = self.cue.take();
+        if let Some(cue) = &cue {
+            request.dynamic.push(cue.clone());
         }
         let started = std::time::Instant::now();
         let (reply, encoding) = provider
@@ -348,6 +349,10 @@ impl Session {
         drop(request);
         let waited = started.elapsed().saturating_sub(encoding);
         self.totals.model_time += waited;
+        if reply.is_err() {
+            // Not delivered: the request that goes next carries it.
+            self.cue = cue;
+        }
         Ok(reply?)
     }
 
