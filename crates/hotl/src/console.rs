@@ -14,6 +14,7 @@ use crate::commands::run::RunArgs;
 use crate::config::Resolved;
 use crate::ctx::Ctx;
 use crate::error::CliError;
+use crate::input::{Input, Prompt};
 use crate::slash::{self, Slash};
 use crate::ui::ConsoleUi;
 
@@ -58,21 +59,29 @@ pub async fn run(
             }
         }
     }
+    let mut prompt = Some(
+        Prompt::new(ctx.store.home().join("console-history"))
+            .map_err(|e| CliError::Internal(format!("cannot read the terminal: {e}")))?,
+    );
     loop {
-        print!("> ");
-        std::io::stdout().flush()?;
-        let line = tokio::task::spawn_blocking(|| {
-            let mut line = String::new();
-            match std::io::stdin().lock().read_line(&mut line) {
-                Ok(0) | Err(_) => None,
-                Ok(_) => Some(line),
-            }
+        // The editor blocks on the terminal: it goes to a blocking thread and comes back.
+        let mut editor = prompt
+            .take()
+            .expect("the prompt comes back after each read");
+        let (editor, input) = tokio::task::spawn_blocking(move || {
+            let input = editor.read();
+            (editor, input)
         })
         .await
         .map_err(|e| CliError::Internal(e.to_string()))?;
-        let Some(line) = line else {
-            println!();
-            break;
+        prompt = Some(editor);
+        let line = match input {
+            Input::Line(line) => line,
+            Input::Interrupted => continue,
+            Input::End => {
+                println!();
+                break;
+            }
         };
         let text = line.trim();
         if text.is_empty() {

@@ -11,6 +11,7 @@ mod config;
 mod console;
 mod ctx;
 mod error;
+mod input;
 mod render;
 mod slash;
 mod ui;

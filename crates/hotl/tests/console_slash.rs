@@ -113,7 +113,7 @@ fn fold_recall_and_ask_from_the_console() -> TestResult {
     .ok();
     assert!(
         out.stdout
-            .contains("> On a local disk; NFS is not supported.\n── "),
+            .contains("\nOn a local disk; NFS is not supported.\n── "),
         "the answer, then the status line: {out}"
     );
     let sent = requests(&fake)?;
@@ -345,5 +345,34 @@ fn a_failed_recovery_leaves_the_console_running() -> TestResult {
     let out = out.ok();
     assert!(out.stdout.contains("· error: provider error"), "{out}");
     assert!(out.stdout.contains("Here again."), "{out}");
+    Ok(())
+}
+
+/// A pasted block (the terminal's bracketed paste) is one message, newlines and all, and a line
+/// longer than the terminal's own 4 KiB line limit arrives whole.
+#[test]
+fn a_pasted_block_is_one_message_and_long_lines_arrive_whole() -> TestResult {
+    let env = Env::new()?;
+    let fake = FakeLlm::start(Config::scripted([
+        Reply::text("It prints nothing."),
+        Reply::text("A long line."),
+    ]))?;
+    let long = "x".repeat(6_000);
+    let input = format!("\x1b[200~explain this:\nfn main() {{}}\n\x1b[201~\n{long} end\n/exit\n");
+    let Some(out) = console(&env, &fake, &[], &input)? else {
+        eprintln!("skipped: no script(1) on this system");
+        return Ok(());
+    };
+    let out = out.ok();
+    let sent = requests(&fake)?;
+    assert_eq!(sent.len(), 2, "{out}");
+    let first = sent[0]["messages"].to_string();
+    assert!(first.contains("explain this:\\nfn main() {}"), "{first}");
+    let second = sent[1]["messages"].to_string();
+    assert!(
+        second.contains(&format!("{long} end")),
+        "the whole line: {}",
+        second.len()
+    );
     Ok(())
 }

@@ -1,0 +1,60 @@
+//! The console's input line: a line editor (editing keys, history, Ctrl-R) whose bracketed
+//! paste keeps a pasted block one message, newlines and all, until Enter; lines of any length
+//! (the terminal's own line discipline would cut them at 4 KiB). History lives in
+//! `<home>/console-history`.
+
+use std::path::PathBuf;
+
+use rustyline::error::ReadlineError;
+use rustyline::history::FileHistory;
+use rustyline::{Config, Editor};
+
+/// How many entries the history keeps.
+const HISTORY: usize = 1000;
+
+/// What one read at the prompt gave.
+pub enum Input {
+    /// A message or command, as typed or pasted.
+    Line(String),
+    /// Ctrl-C at the prompt: the line is dropped, the console goes on.
+    Interrupted,
+    /// Ctrl-D on an empty line, or the terminal went away.
+    End,
+}
+
+/// The prompt, with its history.
+pub struct Prompt {
+    editor: Editor<(), FileHistory>,
+    history: PathBuf,
+}
+
+impl Prompt {
+    /// A prompt whose history is kept in `history` (a missing or unreadable file starts an
+    /// empty one).
+    pub fn new(history: PathBuf) -> Result<Prompt, ReadlineError> {
+        let config = Config::builder()
+            .max_history_size(HISTORY)?
+            .history_ignore_dups(true)?
+            .history_ignore_space(true)
+            .build();
+        let mut editor = Editor::with_config(config)?;
+        let _ = editor.load_history(&history);
+        Ok(Prompt { editor, history })
+    }
+
+    /// Reads one message. Blocks: call it off the async runtime.
+    pub fn read(&mut self) -> Input {
+        match self.editor.readline("> ") {
+            Ok(line) => {
+                if !line.trim().is_empty() {
+                    let _ = self.editor.add_history_entry(line.as_str());
+                    // Losing history is no reason to stop the console.
+                    let _ = self.editor.append_history(&self.history);
+                }
+                Input::Line(line)
+            }
+            Err(ReadlineError::Interrupted) => Input::Interrupted,
+            Err(_) => Input::End,
+        }
+    }
+}
