@@ -125,11 +125,19 @@ fn main() {
     let view = session.view();
     let t = Instant::now();
     for _ in 0..10 {
+        std::hint::black_box(hotl_view::model_view(view));
+    }
+    let model_view_ms = t.elapsed().as_secs_f64() * 100.0;
+    let t = Instant::now();
+    for _ in 0..10 {
         let request = hotl_wire::Request::new("claude-sonnet-5", hotl_view::model_view(view));
         std::hint::black_box(hotl_wire::encode(Dialect::Anthropic, &request));
     }
     let encode_ms = t.elapsed().as_secs_f64() * 100.0;
-    println!("phases alone: view {view_ms:.2} ms, model view + encode {encode_ms:.2} ms");
+    println!(
+        "phases alone: view {view_ms:.2} ms, model view {model_view_ms:.2} ms, model view + \
+         encode {encode_ms:.2} ms"
+    );
     let started = Instant::now();
     let mut per_turn = Vec::with_capacity(TURNS);
     runtime.block_on(async {
