@@ -25,7 +25,13 @@ pub struct Store {
     /// Delegated sessions found so far, and the root whose tree holds each: a child's id
     /// does not say where it lives, and finding it means looking into tree directories.
     pub(crate) trees: Arc<Mutex<HashMap<String, String>>>,
+    /// Logs looked through for their reverts (when their summary was stale): the length
+    /// looked through and what it held. Logs only grow, so the next look starts there.
+    reverts_seen: Arc<Mutex<HashMap<String, RevertsSeen>>>,
 }
+
+/// How far a log was looked through for reverts, and the (seq, to) of those found.
+type RevertsSeen = (u64, Vec<(u64, u64)>);
 
 impl Store {
     /// The store rooted at `home`.
@@ -34,6 +40,7 @@ impl Store {
             home: home.into(),
             clock: Clock::System,
             trees: Arc::default(),
+            reverts_seen: Arc::default(),
         }
     }
 
@@ -165,6 +172,50 @@ impl Store {
             return Ok(cached);
         }
         self.rebuild_meta(id)
+    }
+
+    /// The `revert` records of a session's own log, as (seq, to): from its summary when that
+    /// is fresh, else by looking through the log for them alone, from where this process last
+    /// looked (a revert makes the writer drop the summary, and rebuilding one reads and parses
+    /// the whole lineage: too slow for a question asked on every recall).
+    pub fn reverts(&self, id: &str) -> Result<Vec<(u64, u64)>> {
+        let log_path = self.log_path(id);
+        let file = fs::metadata(&log_path).map_err(|e| LogError::opening(id, &log_path, e))?;
+        if let Some(cached) = self.cached_meta(id)
+            && cached.is_fresh_for(&file)
+        {
+            return Ok(cached.reverts);
+        }
+        let mut seen = self.reverts_seen.lock().unwrap_or_else(|e| e.into_inner());
+        let (from, mut reverts) = match seen.remove(id) {
+            Some((len, reverts)) if len <= file.len() => (len, reverts),
+            _ => (0, Vec::new()),
+        };
+        let mut log = fs::File::open(&log_path).map_err(|e| LogError::opening(id, &log_path, e))?;
+        std::io::Seek::seek(&mut log, std::io::SeekFrom::Start(from)).at(&log_path)?;
+        let mut reader = std::io::BufReader::with_capacity(1 << 20, log);
+        // Any line with the string "revert" in it is parsed (a log written elsewhere may space
+        // its JSON); escaped text inside other records never matches.
+        let finder = memchr::memmem::Finder::new(br#""revert""#);
+        let mut line = Vec::new();
+        let mut end = from;
+        loop {
+            line.clear();
+            let n = std::io::BufRead::read_until(&mut reader, b'\n', &mut line).at(&log_path)?;
+            // A line still being written is looked at again next time.
+            if n == 0 || line.last() != Some(&b'\n') {
+                break;
+            }
+            end += n as u64;
+            if finder.find(&line).is_some()
+                && let Ok(record) = serde_json::from_slice::<crate::record::Record>(&line)
+                && let crate::record::Body::Revert { to } = record.body
+            {
+                reverts.push((record.seq, to));
+            }
+        }
+        seen.insert(id.to_owned(), (end, reverts.clone()));
+        Ok(reverts)
     }
 
     fn cached_meta(&self, id: &str) -> Option<SessionMeta> {

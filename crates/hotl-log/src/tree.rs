@@ -99,15 +99,6 @@ impl Store {
             cuts.insert(p.session.clone(), cut);
             pin = self.read_start(&p.session).ok().and_then(|s| s.parent);
         }
-        // The reverts `id`'s branch holds, from every session of its lineage up to its cut:
-        // seqs along one lineage are all distinct, so one list judges any pin into it.
-        let mut lineage_reverts = Vec::new();
-        for (session, &cut) in &cuts {
-            let reverts = self.meta(session).map(|m| m.reverts).unwrap_or_default();
-            lineage_reverts.extend(reverts.into_iter().filter(|&(seq, _)| seq <= cut));
-        }
-        let lineage_hidden = HiddenSeqs::new(lineage_reverts);
-        let mut child_hidden: HashMap<String, HiddenSeqs> = HashMap::new();
         let mut roots: Vec<String> = cuts.keys().map(|s| self.root_of(s)).collect();
         roots.sort();
         roots.dedup();
@@ -130,6 +121,19 @@ impl Store {
                 }
             }
         }
+        if candidates.is_empty() {
+            return Ok(Vec::new());
+        }
+        // The reverts `id`'s branch holds, from every session of its lineage up to its cut
+        // (each log's summary keeps them; a stale one is not rebuilt for this):
+        // seqs along one lineage are all distinct, so one list judges any pin into it.
+        let mut lineage_reverts = Vec::new();
+        for (session, &cut) in &cuts {
+            let reverts = self.reverts(session).unwrap_or_default();
+            lineage_reverts.extend(reverts.into_iter().filter(|&(seq, _)| seq <= cut));
+        }
+        let lineage_hidden = HiddenSeqs::new(lineage_reverts);
+        let mut child_hidden: HashMap<String, HiddenSeqs> = HashMap::new();
         // A child of a visible child is visible: repeat until nothing more joins.
         let mut visible = Vec::new();
         loop {
@@ -147,7 +151,7 @@ impl Store {
             });
             for c in &visible[before..] {
                 cuts.insert(c.id.clone(), u64::MAX);
-                let reverts = self.meta(&c.id).map(|m| m.reverts).unwrap_or_default();
+                let reverts = self.reverts(&c.id).unwrap_or_default();
                 child_hidden.insert(c.id.clone(), HiddenSeqs::new(reverts));
             }
             if visible.len() == before {

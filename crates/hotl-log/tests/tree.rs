@@ -247,3 +247,38 @@ fn gc_keeps_an_old_root_whose_delegated_session_was_worked_on_today() -> TestRes
     assert!(young.exists(&child_id));
     Ok(())
 }
+
+/// A delegated session pinned on a branch a revert left behind is not visible; the reverts
+/// are found whether the root's summary is fresh or was dropped (as a revert drops it).
+#[test]
+fn a_child_pinned_on_a_reverted_branch_is_hidden_summary_or_not() -> TestResult {
+    let home = TestHome::new();
+    let store = &home.store;
+    let mut root = root_with_a_turn(&home)?;
+    let kept = root.next_seq() - 1;
+    root.append(Body::user_text("a second turn"))?;
+    let child = delegate(store, &root, "c0de")?;
+    drop(child);
+    let id = root.id().to_owned();
+    assert_eq!(store.visible_delegated(&id)?.len(), 1);
+    root.append(Body::Revert { to: kept })?;
+    assert_eq!(store.reverts(&id)?, [(kept + 2, kept)]);
+    assert!(
+        store.visible_delegated(&id)?.is_empty(),
+        "pinned after the revert's target"
+    );
+    // From a fresh summary as well.
+    store.rebuild_meta(&id)?;
+    assert!(store.visible_delegated(&id)?.is_empty());
+    // A later branch's child is visible again, and the look-through picks up new reverts.
+    root.append(Body::user_text("a new branch"))?;
+    let again = delegate(store, &root, "beef")?;
+    drop(again);
+    let seen: Vec<String> = store
+        .visible_delegated(&id)?
+        .into_iter()
+        .filter_map(|d| d.delegation.handle)
+        .collect();
+    assert_eq!(seen, ["beef"]);
+    Ok(())
+}
