@@ -167,23 +167,14 @@ pub fn model_messages(view: &View) -> Vec<Message> {
 /// passes by is answered here with an error saying its result was lost, and a result whose call
 /// was lost is shown as the user's text. Calls of the last step stay open: the turn answers them.
 pub fn model_view(view: &View) -> Vec<MessageRef<'_>> {
-    fn push<'a>(out: &mut Vec<MessageRef<'a>>, role: Role, content: Vec<Part<'a>>) {
-        if content.is_empty() {
-            return;
-        }
-        match out.last_mut() {
-            Some(last) if last.role == role => last.content.extend(content),
-            _ => out.push(MessageRef { role, content }),
-        }
-    }
-    let mut out: Vec<MessageRef<'_>> = Vec::new();
+    let mut out: Vec<MessageRef<'_>> = Vec::with_capacity(view.items.len() * 3 / 4 + 1);
     // The calls of the latest assistant message that have no result yet.
     let mut waiting: Vec<&str> = Vec::new();
-    for item in view
+    // Items are in seq order: the ones after the clear are a suffix.
+    let first = view
         .items
-        .iter()
-        .filter(|i| i.last_seq() > view.model_after)
-    {
+        .partition_point(|i| i.last_seq() <= view.model_after);
+    for item in &view.items[first..] {
         if let Item::ToolResult {
             seq, call, content, ..
         } = item
@@ -193,19 +184,19 @@ pub fn model_view(view: &View) -> Vec<MessageRef<'_>> {
                     waiting.remove(at);
                 }
                 None => {
-                    let mut parts = vec![Part::Text(Cow::Borrowed(ORPHAN_RESULT))];
-                    parts.extend(stamped(*seq, content));
-                    push(&mut out, Role::User, parts);
+                    let parts = message(&mut out, Role::User);
+                    parts.push(Part::Text(Cow::Borrowed(ORPHAN_RESULT)));
+                    stamp_into(*seq, content, parts);
                     continue;
                 }
             }
         } else if !waiting.is_empty() {
-            let lost = waiting.drain(..).map(|call| Part::ToolResult {
+            let parts = message(&mut out, Role::User);
+            parts.extend(waiting.drain(..).map(|call| Part::ToolResult {
                 tool_use_id: call,
                 content: vec![Part::Text(Cow::Borrowed(LOST_RESULT))],
                 is_error: true,
-            });
-            push(&mut out, Role::User, lost.collect());
+            }));
         }
         if let Item::Assistant { content, .. } = item {
             waiting.extend(content.iter().filter_map(|b| match b {
@@ -213,10 +204,28 @@ pub fn model_view(view: &View) -> Vec<MessageRef<'_>> {
                 _ => None,
             }));
         }
-        let (role, content) = render(item);
-        push(&mut out, role, content);
+        let role = match item {
+            Item::Assistant { .. } => Role::Assistant,
+            _ => Role::User,
+        };
+        render_into(item, message(&mut out, role));
+        if out.last().is_some_and(|m| m.content.is_empty()) {
+            out.pop();
+        }
     }
     out
+}
+
+/// The content of the message `role` speaks next: the last one when it is `role`'s (providers
+/// want roles to alternate, so consecutive items of one role merge), else a new one.
+fn message<'a, 'v>(out: &'v mut Vec<MessageRef<'a>>, role: Role) -> &'v mut Vec<Part<'a>> {
+    if out.last().is_none_or(|m| m.role != role) {
+        out.push(MessageRef {
+            role,
+            content: Vec::new(),
+        });
+    }
+    &mut out.last_mut().expect("just pushed").content
 }
 
 /// What the model is told for a call whose result the log lost.
@@ -225,16 +234,15 @@ const LOST_RESULT: &str = "result lost: the log line that held it could not be r
 /// What precedes a tool result whose call the log lost.
 const ORPHAN_RESULT: &str = "(a tool result whose call could not be read from the log:)";
 
-fn render(item: &Item) -> (Role, Vec<Part<'_>>) {
+/// Adds what `item` says to `parts`.
+fn render_into<'a>(item: &'a Item, parts: &mut Vec<Part<'a>>) {
     match item {
-        Item::User { seq, content } => (Role::User, stamped(*seq, content)),
-        Item::Assistant { content, .. } => (
-            Role::Assistant,
+        Item::User { seq, content } => stamp_into(*seq, content, parts),
+        Item::Assistant { content, .. } => parts.extend(
             content
                 .iter()
                 .filter(|b| !matches!(b, Block::Unknown { .. }))
-                .map(Part::Block)
-                .collect(),
+                .map(Part::Block),
         ),
         Item::ToolResult {
             seq,
@@ -242,14 +250,15 @@ fn render(item: &Item) -> (Role, Vec<Part<'_>>) {
             content,
             is_error,
             ..
-        } => (
-            Role::User,
-            vec![Part::ToolResult {
+        } => {
+            let mut stamped = Vec::with_capacity(content.len() + 1);
+            stamp_into(*seq, content, &mut stamped);
+            parts.push(Part::ToolResult {
                 tool_use_id: call,
-                content: stamped(*seq, content),
+                content: stamped,
                 is_error: *is_error,
-            }],
-        ),
+            });
+        }
         Item::Folded {
             handle,
             note,
@@ -259,7 +268,7 @@ fn render(item: &Item) -> (Role, Vec<Part<'_>>) {
         } => {
             let open = format!("<folded handle={handle} span=t{since}..t{until}>");
             let text = collapsed_text(&open, "</folded>", note, items, Quotes::Folded(handle));
-            (Role::User, vec![Part::Text(Cow::Owned(text))])
+            parts.push(Part::Text(Cow::Owned(text)));
         }
         Item::Compacted {
             until,
@@ -268,30 +277,29 @@ fn render(item: &Item) -> (Role, Vec<Part<'_>>) {
         } => {
             let open = format!("<compacted until=t{until}>");
             let text = collapsed_text(&open, "</compacted>", summary, items, Quotes::Compacted);
-            (Role::User, vec![Part::Text(Cow::Owned(text))])
+            parts.push(Part::Text(Cow::Owned(text)));
         }
     }
 }
 
-/// The stamp joins the first text block (or stands alone before the rest); other blocks pass
-/// through unchanged.
-fn stamped(seq: u64, content: &[Block]) -> Vec<Part<'_>> {
-    let mut out = Vec::with_capacity(content.len() + 1);
+/// Adds `content` to `parts` with the stamp joined to its first text block (or standing alone
+/// before the rest); other blocks pass through unchanged.
+fn stamp_into<'a>(seq: u64, content: &'a [Block], parts: &mut Vec<Part<'a>>) {
+    let start = parts.len();
     let mut done = false;
     for block in content {
         match block {
             Block::Text { text } if !done => {
-                out.push(Part::Stamped { seq, text });
+                parts.push(Part::Stamped { seq, text });
                 done = true;
             }
             Block::Unknown { .. } => {}
-            other => out.push(Part::Block(other)),
+            other => parts.push(Part::Block(other)),
         }
     }
     if !done {
-        out.insert(0, Part::Text(Cow::Owned(stamp(seq))));
+        parts.insert(start, Part::Text(Cow::Owned(stamp(seq))));
     }
-    out
 }
 
 /// How a collapsed span quotes its user messages.
