@@ -229,15 +229,24 @@ impl hotl_agent::Ui for Notices {
 }
 
 fn submit_seeing(f: &mut Fixture, prompt: &str) -> (hotl_agent::TurnOutcome, Vec<String>) {
+    let (outcome, notices) = try_submit(f, prompt);
+    (outcome.expect("turn"), notices)
+}
+
+/// Submits `prompt`; the turn's result and the notices it gave.
+fn try_submit(
+    f: &mut Fixture,
+    prompt: &str,
+) -> (hotl_agent::Result<hotl_agent::TurnOutcome>, Vec<String>) {
     let (_tx, cancel) = tokio::sync::watch::channel(false);
     let mut notices = Notices::default();
-    let outcome = f
-        .runtime
-        .block_on(
-            f.session
-                .submit(prompt, &f.provider, &f.settings, &mut notices, cancel),
-        )
-        .expect("turn");
+    let outcome = f.runtime.block_on(f.session.submit(
+        prompt,
+        &f.provider,
+        &f.settings,
+        &mut notices,
+        cancel,
+    ));
     (outcome, notices.0)
 }
 
@@ -437,22 +446,14 @@ fn a_request_the_provider_refuses_as_too_long_is_compacted_and_sent_again() {
 fn a_request_too_long_even_compacted_stops_the_turn_with_the_provider_s_error() {
     let mut f = Fixture::new(vec![Reply::text("never sent")], false, &["bash"]);
     f.fake.set_context_window(Some(100));
-    let (_tx, cancel) = tokio::sync::watch::channel(false);
-    let mut notices = Notices::default();
-    let err = f
-        .runtime
-        .block_on(
-            f.session
-                .submit("build it", &f.provider, &f.settings, &mut notices, cancel),
-        )
-        .expect_err("too long");
+    let (outcome, notices) = try_submit(&mut f, "build it");
+    let err = outcome.expect_err("too long");
     assert!(err.to_string().contains("prompt is too long"), "{err}");
     assert!(compactions(&f).is_empty());
     assert_eq!(f.fake.remaining(), 1, "a refused request consumes no reply");
     assert!(
-        notices.0.iter().any(|n| n.contains("too long")),
-        "{:?}",
-        notices.0
+        notices.iter().any(|n| n.contains("too long")),
+        "{notices:?}"
     );
     let records = f.store.lineage(f.session.id()).expect("lineage").records;
     assert!(records.iter().any(|r| matches!(
@@ -511,23 +512,15 @@ fn a_message_too_long_for_the_window_is_taken_back_and_the_next_one_works() {
     // About 2,100 tokens of system prompt and tools, and 2,500 of message: over 4,000.
     f.fake.set_context_window(Some(4_000));
     let huge = format!("please read: {}", "lorem ".repeat(1_700));
-    let (_tx, cancel) = tokio::sync::watch::channel(false);
-    let mut notices = Notices::default();
-    let err = f
-        .runtime
-        .block_on(
-            f.session
-                .submit(&huge, &f.provider, &f.settings, &mut notices, cancel),
-        )
-        .expect_err("too long");
+    let (outcome, notices) = try_submit(&mut f, &huge);
+    let err = outcome.expect_err("too long");
     assert!(
         matches!(&err, hotl_agent::AgentError::Wire(e) if e.context_overflow().is_some()),
         "{err}"
     );
     assert!(
-        notices.0.iter().any(|n| n.contains("taken back")),
-        "{:?}",
-        notices.0
+        notices.iter().any(|n| n.contains("taken back")),
+        "{notices:?}"
     );
     let (outcome, _) = submit_seeing(&mut f, "a small question");
     assert_eq!(outcome.text, "A small answer.");

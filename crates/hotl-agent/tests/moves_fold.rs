@@ -74,6 +74,13 @@ impl Fixture {
     /// The process dies and a new one opens the session: the old session (and its tree lock)
     /// is dropped first, as a dead process's would be.
     fn restart(&mut self) {
+        let id = self.release();
+        self.open(&id);
+    }
+
+    /// Lets go of the session (and its tree lock), as a process that exits does; returns its
+    /// id. A placeholder in another home stands in until [`Fixture::open`].
+    fn release(&mut self) -> String {
         let id = self.session.id().to_owned();
         let elsewhere = Store::new(self._dir.path().join("elsewhere"));
         let placeholder = Session::create(
@@ -85,8 +92,12 @@ impl Fixture {
         )
         .expect("a placeholder session");
         drop(std::mem::replace(&mut self.session, placeholder));
-        self.session =
-            Session::open(&self.store, &id, hotl_agent::default_tools()).expect("reopened");
+        id
+    }
+
+    /// Opens session `id` of the store as the fixture's session.
+    fn open(&mut self, id: &str) {
+        self.session = Session::open(&self.store, id, hotl_agent::default_tools()).expect("opened");
     }
 
     /// Submits `prompt` and lets the process "die" after `ms` milliseconds: the turn's future
@@ -1282,17 +1293,8 @@ fn a_fork_knows_the_handles_its_root_folded_after_the_cut() {
     let fold = f.session.fold(user, None, NOTE).expect("folded");
     let child = f.store.tree_children(f.session.id()).expect("tree")[0].clone();
     // The root's process is gone; the fork is opened on its own.
-    let elsewhere = Store::new(f._dir.path().join("elsewhere"));
-    let placeholder = Session::create(
-        &elsewhere,
-        &f.project,
-        "claude-sonnet-5",
-        hotl_agent::default_tools(),
-        Default::default(),
-    )
-    .expect("a placeholder session");
-    drop(std::mem::replace(&mut f.session, placeholder));
-    f.session = Session::open(&f.store, &child, hotl_agent::default_tools()).expect("the fork");
+    f.release();
+    f.open(&child);
     assert!(
         !f.session
             .view()
@@ -1327,23 +1329,13 @@ fn a_reverted_fold_cues_nothing() {
     std::fs::write(f.project.join("config.rs"), "pub struct Config;\n").expect("file");
     f.submit("look at the config");
     // Another process reverts the whole turn, fold and all.
-    let id = f.session.id().to_owned();
-    let elsewhere = Store::new(f._dir.path().join("elsewhere"));
-    let placeholder = Session::create(
-        &elsewhere,
-        &f.project,
-        "claude-sonnet-5",
-        hotl_agent::default_tools(),
-        Default::default(),
-    )
-    .expect("a placeholder session");
-    drop(std::mem::replace(&mut f.session, placeholder));
+    let id = f.release();
     f.store
         .writer(&id)
         .expect("writer")
         .append(Body::Revert { to: 1 })
         .expect("reverted");
-    f.session = Session::open(&f.store, &id, hotl_agent::default_tools()).expect("reopened");
+    f.open(&id);
     f.submit("and once more");
     let sent = f.fake.captured();
     let last = sent.last().expect("requests").body_text();
