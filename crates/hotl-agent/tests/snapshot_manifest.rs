@@ -1,5 +1,6 @@
-//! Working-tree snapshots outside git (content-hash manifests) and inside a repository with no
-//! commits (git trees): what a snapshot lists, when it gives up, and the patch between two.
+//! Working-tree snapshots outside git (content-hash manifests) and inside git work trees (git
+//! trees through a private index): what a snapshot lists, when it gives up, and the patch
+//! between two.
 
 // The snapshotter is crate-internal (only the session uses it), so its source is compiled into
 // this test binary.
@@ -362,5 +363,92 @@ fn take_timings_on_5000_files() -> TestResult {
         "take on 5,000 files: first {cold:.1} ms, unchanged {warm:.1} ms, 10 touched \
          {touched:.1} ms, empty cache over stored blobs {stored:.1} ms"
     );
+    Ok(())
+}
+
+/// Runs git in `dir`; `false` when git is not there or fails.
+fn git_in(dir: &Path, args: &[&str]) -> bool {
+    Command::new("git")
+        .arg("-C")
+        .arg(dir)
+        .args(["-c", "user.name=t", "-c", "user.email=t@example.com"])
+        .args(args)
+        .output()
+        .is_ok_and(|o| o.status.success())
+}
+
+/// Inside git: a nested repository git cannot add does not stop snapshots, hotl's own home
+/// inside the repository is left out, and so is a large untracked file; a file tracked though
+/// ignored is in the tree; a deleted path with a space reads as gone; and patches and paths are
+/// relative to a working directory below the root.
+#[test]
+fn git_snapshots_take_what_git_can_and_leave_out_what_they_should() -> TestResult {
+    let dir = tempfile::tempdir()?;
+    let repo = dir.path().join("repo");
+    fs::create_dir_all(&repo)?;
+    if !git_in(&repo, &["init", "-q"]) {
+        println!("git is not available: skipping");
+        return Ok(());
+    }
+    write(&repo, ".gitignore", "*.cfg\nscratch/\n")?;
+    write(&repo, "app.cfg", "port = 1\n")?;
+    write(&repo, "top.txt", "top\n")?;
+    write(&repo, "sub/s.txt", "s\n")?;
+    write(&repo, "sub/gone both.txt", "bye\n")?;
+    assert!(git_in(&repo, &["add", "-f", "app.cfg"]));
+    assert!(git_in(&repo, &["add", "."]));
+    assert!(git_in(&repo, &["commit", "-q", "-m", "start"]));
+    // A nested repository with no commit: `git add` cannot add it.
+    fs::create_dir_all(repo.join("nested"))?;
+    assert!(git_in(&repo.join("nested"), &["init", "-q"]));
+    write(&repo, "nested/n.txt", "n\n")?;
+    let home = repo.join(".hotl");
+    let blobs = Blobs::new(home.join("blobs"));
+    let mut snap = Snapshotter::new(home.join("index/trees/s.index"));
+    let cwd = repo.join("sub");
+    let before = snap
+        .take(&cwd, &blobs)
+        .ok_or("a snapshot despite the nested repository")?;
+    write(&repo, "app.cfg", "port = 2\n")?;
+    write(&repo, "top.txt", "changed\n")?;
+    write(&repo, "sub/s.txt", "s2\n")?;
+    fs::remove_file(repo.join("sub/gone both.txt"))?;
+    fs::write(repo.join("sub/data.bin"), vec![7u8; 2 << 20])?;
+    write(&home, "sessions/log.jsonl", "{}\n")?;
+    let after = snap.take(&cwd, &blobs).ok_or("a snapshot")?;
+    // Relative to the working directory: what lies above it is not listed.
+    let mut changed = Snapshotter::changed(&cwd, &before, &after, &blobs).ok_or("changed")?;
+    changed.sort();
+    assert_eq!(changed, ["gone both.txt", "s.txt"]);
+    let patch =
+        String::from_utf8(Snapshotter::diff(&cwd, &before, &after, &blobs).ok_or("patch")?)?;
+    assert!(
+        patch.contains("a/s.txt") && !patch.contains("top.txt"),
+        "{patch}"
+    );
+    assert!(
+        !patch.contains("data.bin") && !patch.contains(".hotl"),
+        "{patch}"
+    );
+    let paths = ["gone both.txt".to_owned(), "s.txt".to_owned()];
+    let hash = |text: &str| Some(blake3::hash(text.as_bytes()).to_hex().to_string());
+    assert_eq!(
+        Snapshotter::content_hashes(&cwd, &after, &paths, &blobs),
+        Some(vec![None, hash("s2\n")])
+    );
+    // From the root, the tracked-but-ignored file is in the trees.
+    let root_changed = Snapshotter::changed(&repo, &before, &after, &blobs).ok_or("changed")?;
+    assert!(
+        root_changed.contains(&"app.cfg".to_owned()),
+        "{root_changed:?}"
+    );
+    // The user's index is untouched.
+    assert!(git_in(&repo, &["diff", "--cached", "--quiet"]));
+    // A working directory git ignores gets manifests instead.
+    write(&repo, "scratch/x.txt", "x\n")?;
+    let scratch = snap
+        .take(&repo.join("scratch"), &blobs)
+        .ok_or("a snapshot")?;
+    assert!(scratch.starts_with("manifest:"), "{scratch}");
     Ok(())
 }

@@ -2,24 +2,51 @@
 //! index, so the user's index and history stay untouched and a repository with no commits works
 //! too. git already knows what is ignored and how to make a binary-safe patch, so inside a work
 //! tree it does both.
+//!
+//! The objects a snapshot needs go into the repository's object store like any `git add`
+//! (unreachable from any ref, so a later `git gc` may prune them after its grace period; a
+//! fold's diff is kept in hotl's own blobs when the fold is made). Untracked files over
+//! [`MAX_UNTRACKED`] are left out, as outside git, so a large data file does not copy itself
+//! into `.git/objects` after every step.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-/// Whether `cwd` is inside a git work tree (`false` too when git is missing, and inside a `.git`
-/// directory or a bare repository, where git answers "false").
-pub(super) fn inside_work_tree(cwd: &Path) -> bool {
-    Command::new("git")
+/// Untracked files larger than this are not snapshotted.
+pub(super) const MAX_UNTRACKED: u64 = 1 << 20;
+
+/// The top of the git work tree holding `cwd`, or `None` outside one (also when git is
+/// missing, inside a `.git` directory or a bare repository, and when `cwd` is a directory git
+/// ignores: nothing under it would be snapshotted, so the content-hash manifests do it).
+pub(super) fn work_tree(cwd: &Path) -> Option<PathBuf> {
+    let out = Command::new("git")
         .arg("-C")
         .arg(cwd)
-        .args(["rev-parse", "--is-inside-work-tree"])
+        .args(["rev-parse", "--is-inside-work-tree", "--show-toplevel"])
         .output()
-        .is_ok_and(|o| o.status.success() && o.stdout.trim_ascii() == b"true")
+        .ok()
+        .filter(|o| o.status.success())?;
+    let text = String::from_utf8(out.stdout).ok()?;
+    let mut lines = text.lines();
+    if lines.next() != Some("true") {
+        return None;
+    }
+    let top = PathBuf::from(lines.next()?);
+    let ignored = Command::new("git")
+        .arg("-C")
+        .arg(cwd)
+        .args(["check-ignore", "-q", "."])
+        .status()
+        .is_ok_and(|s| s.success());
+    (!ignored).then_some(top)
 }
 
-/// The tree id of the whole work tree holding `cwd`, staged through the private index file
-/// `index` (created with its directory when missing), or `None` when git fails.
-pub(super) fn tree(cwd: &Path, index: &Path) -> Option<String> {
+/// The tree id of the whole work tree `top` holding `cwd`, staged through the private index
+/// file `index` (created with its directory when missing, from `HEAD` when there is one, so
+/// files tracked though ignored are in it), leaving out `excluded` paths and untracked files
+/// over [`MAX_UNTRACKED`]; `None` when git fails. A file git cannot add (unreadable, a nested
+/// repository with no commit) is left out and the rest is snapshotted.
+pub(super) fn tree(cwd: &Path, top: &Path, index: &Path, excluded: &[PathBuf]) -> Option<String> {
     if let Some(dir) = index.parent() {
         std::fs::create_dir_all(dir).ok()?;
     }
@@ -31,12 +58,63 @@ pub(super) fn tree(cwd: &Path, index: &Path) -> Option<String> {
             .env("GIT_INDEX_FILE", index)
             .output()
             .ok()
-            .filter(|o| o.status.success())
     };
-    git(&["add", "-A", "--", ":/"])?;
-    let out = git(&["write-tree"])?;
+    if !index.exists() {
+        // No HEAD yet (no commits) is fine: the add below stages everything.
+        let _ = git(&["read-tree", "HEAD"]);
+    }
+    // Compared and named as git names the top: symlinks resolved.
+    let mut leave_out: Vec<PathBuf> = excluded
+        .iter()
+        .map(|p| p.canonicalize().unwrap_or_else(|_| p.clone()))
+        .filter(|p| p.starts_with(top))
+        .collect();
+    leave_out.extend(large_untracked(cwd, top));
+    let mut args: Vec<String> = ["add", "-A", "--ignore-errors", "--", ":/"]
+        .map(str::to_owned)
+        .to_vec();
+    args.extend(
+        leave_out
+            .iter()
+            .map(|p| format!(":(exclude){}", p.display())),
+    );
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let added = git(&args)?;
+    // Files it could not add are reported as errors and the rest staged; a fatal error means
+    // the index may not show the tree.
+    if !added.status.success() && String::from_utf8_lossy(&added.stderr).contains("fatal:") {
+        return None;
+    }
+    let out = git(&["write-tree"]).filter(|o| o.status.success())?;
     let id = String::from_utf8(out.stdout).ok()?.trim().to_owned();
     is_tree_id(&id).then_some(id)
+}
+
+/// Files of the work tree the user's index does not track (and git does not ignore) over
+/// [`MAX_UNTRACKED`], as absolute paths.
+fn large_untracked(cwd: &Path, top: &Path) -> Vec<PathBuf> {
+    let Ok(out) = Command::new("git")
+        .arg("-C")
+        .arg(cwd)
+        .args([
+            "ls-files",
+            "-z",
+            "--others",
+            "--exclude-standard",
+            "--full-name",
+            "--",
+            ":/",
+        ])
+        .output()
+    else {
+        return Vec::new();
+    };
+    out.stdout
+        .split(|&b| b == 0)
+        .filter(|p| !p.is_empty())
+        .map(|p| top.join(String::from_utf8_lossy(p).as_ref()))
+        .filter(|p| std::fs::metadata(p).is_ok_and(|m| m.len() > MAX_UNTRACKED))
+        .collect()
 }
 
 /// The patch from tree `from` to tree `to` (binary-safe), or `None` when git cannot make it.
@@ -44,7 +122,8 @@ pub(super) fn diff(cwd: &Path, from: &str, to: &str) -> Option<Vec<u8>> {
     let out = Command::new("git")
         .arg("-C")
         .arg(cwd)
-        .args(["diff-tree", "-p", "--binary", from, to])
+        // Paths relative to `cwd`, as the changed paths and the manifests name them.
+        .args(["diff-tree", "-p", "--binary", "--relative", from, to])
         .output()
         .ok()
         .filter(|o| o.status.success())?;
@@ -106,16 +185,18 @@ pub(super) fn contents(cwd: &Path, tree: &str, paths: &[String]) -> Option<Vec<O
     for _ in paths {
         let mut header = String::new();
         out.read_line(&mut header).ok()?;
-        let fields: Vec<&str> = header.split_whitespace().collect();
+        // `<object> blob <size>` or `<object> missing`, where the object names a path that
+        // may hold spaces: read from the right.
+        let fields: Vec<&str> = header.trim_end().rsplitn(3, ' ').collect();
         match fields.as_slice() {
-            [_, "blob", size] => {
+            ["missing", _] | ["missing", _, _] => found.push(None),
+            [size, "blob", _] => {
                 let size: usize = size.parse().ok()?;
                 let mut content = vec![0; size + 1];
                 out.read_exact(&mut content).ok()?;
                 content.pop();
                 found.push(Some(content));
             }
-            [_, "missing"] => found.push(None),
             _ => {
                 let _ = child.kill();
                 let _ = child.wait();

@@ -52,17 +52,17 @@ impl Snapshotter {
     /// (more than 20,000 files, 100 MiB to store, or 1 GiB of files over 1 MiB to hash; after
     /// that only every 50th take walks the tree again), or when a blob cannot be written.
     ///
-    /// Outside git, hotl's own home is never walked, even when it lies inside `cwd`: it changes
-    /// with every step.
+    /// hotl's own home is never snapshotted, even when it lies inside `cwd` or its repository:
+    /// it changes with every step.
     pub(crate) fn take(&mut self, cwd: &Path, blobs: &Blobs) -> Option<String> {
-        if git::inside_work_tree(cwd) {
-            return git::tree(cwd, &self.index);
-        }
         let mut excluded = vec![blobs.root().to_owned()];
         if let Some(home) = blobs.root().parent()
             && self.index.starts_with(home)
         {
             excluded.push(home.to_owned());
+        }
+        if let Some(top) = git::work_tree(cwd) {
+            return git::tree(cwd, &top, &self.index, &excluded);
         }
         let hash = self.manifests.take(cwd, blobs, &excluded)?;
         Some(format!("{}{hash}", manifest::ID_PREFIX))
