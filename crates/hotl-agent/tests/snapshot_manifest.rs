@@ -452,3 +452,31 @@ fn git_snapshots_take_what_git_can_and_leave_out_what_they_should() -> TestResul
     assert!(scratch.starts_with("manifest:"), "{scratch}");
     Ok(())
 }
+
+/// A rewrite that puts the modification time back (`cp -p`, `rsync -a`, `touch -r`) is seen:
+/// the change time is compared too.
+#[test]
+fn a_rewrite_with_its_old_modification_time_is_seen() -> TestResult {
+    let mut f = Fixture::new()?;
+    let old = std::time::SystemTime::UNIX_EPOCH + std::time::Duration::from_secs(1_600_000_000);
+    write(&f.project, "ver.txt", "v1.2.3\n")?;
+    fs::File::options()
+        .write(true)
+        .open(f.project.join("ver.txt"))?
+        .set_modified(old)?;
+    let before = f.take().ok_or("a snapshot")?;
+    f.snap.settle_cache();
+    // The ctime must move on: wait past the file system's timestamp granularity.
+    std::thread::sleep(std::time::Duration::from_millis(20));
+    write(&f.project, "ver.txt", "v1.2.4\n")?;
+    fs::File::options()
+        .write(true)
+        .open(f.project.join("ver.txt"))?
+        .set_modified(old)?;
+    let after = f.take().ok_or("a snapshot")?;
+    assert_eq!(
+        Snapshotter::changed(&f.project, &before, &after, &f.blobs).ok_or("changed")?,
+        ["ver.txt"]
+    );
+    Ok(())
+}

@@ -181,6 +181,7 @@ pub(super) fn load(blobs: &Blobs, hash: &str) -> Option<Vec<Entry>> {
 struct Cached {
     size: u64,
     mtime: SystemTime,
+    ctime: SystemTime,
     inode: u64,
     content: Content,
     /// Modified well before it was read, so the stat alone can vouch for it.
@@ -305,6 +306,7 @@ impl Manifests {
                     let cached = Cached {
                         size: stat.size,
                         mtime: stat.mtime,
+                        ctime: stat.ctime,
                         inode: stat.inode,
                         content: content.clone(),
                         clean: stat.settled_before(start),
@@ -461,35 +463,50 @@ impl Manifests {
     }
 }
 
-/// The parts of a file's stat the cache compares.
+/// The parts of a file's stat the cache compares. The change time too, as git does: a
+/// rewrite that puts the modification time back (`cp -p`, `rsync -a`, `touch -r`) still
+/// changes it.
 struct Stat {
     size: u64,
     mtime: SystemTime,
+    ctime: SystemTime,
     inode: u64,
 }
 
 impl Stat {
     fn of(meta: &Metadata) -> Stat {
+        let mtime = meta.modified().unwrap_or(SystemTime::UNIX_EPOCH);
         #[cfg(unix)]
-        let inode = std::os::unix::fs::MetadataExt::ino(meta);
+        let (inode, ctime) = {
+            use std::os::unix::fs::MetadataExt;
+            let ctime = u64::try_from(meta.ctime()).ok().map_or(mtime, |secs| {
+                SystemTime::UNIX_EPOCH
+                    + Duration::new(secs, u32::try_from(meta.ctime_nsec()).unwrap_or(0))
+            });
+            (meta.ino(), ctime)
+        };
         #[cfg(not(unix))]
-        let inode = 0;
+        let (inode, ctime) = (0, mtime);
         Stat {
             size: meta.len(),
-            mtime: meta.modified().unwrap_or(SystemTime::UNIX_EPOCH),
+            mtime,
+            ctime,
             inode,
         }
     }
 
     fn matches(&self, c: &Cached) -> bool {
-        self.size == c.size && self.mtime == c.mtime && self.inode == c.inode
+        self.size == c.size
+            && self.mtime == c.mtime
+            && self.ctime == c.ctime
+            && self.inode == c.inode
     }
 
     /// Whether the file was last modified long enough before `read` (when its take started)
     /// that a later write must change its modification time.
     fn settled_before(&self, read: SystemTime) -> bool {
-        let whole_seconds = self
-            .mtime
+        let changed = self.mtime.max(self.ctime);
+        let whole_seconds = changed
             .duration_since(SystemTime::UNIX_EPOCH)
             .is_ok_and(|d| d.subsec_nanos() == 0);
         let margin = if whole_seconds {
@@ -497,7 +514,7 @@ impl Stat {
         } else {
             Duration::from_millis(50)
         };
-        self.mtime
+        changed
             .checked_add(margin)
             .is_some_and(|settled| settled < read)
     }
@@ -737,6 +754,7 @@ mod tests {
         let at = |secs: u64, nanos: u32| Stat {
             size: 0,
             mtime: SystemTime::UNIX_EPOCH + Duration::new(secs, nanos),
+            ctime: SystemTime::UNIX_EPOCH + Duration::new(secs, nanos),
             inode: 0,
         };
         let read = SystemTime::UNIX_EPOCH + Duration::from_secs(101);
