@@ -198,6 +198,19 @@ fn ask_takes_the_compaction_handle_recall_gives() {
         "the span as it stood, outputs and all"
     );
     assert_eq!(ask(&mut f, "compaction"), "Still narwhalword.");
+    // Both asks are recorded under the name recall gives the thread.
+    let asked: Vec<String> = f
+        .store
+        .lineage(f.session.id())
+        .expect("lineage")
+        .records
+        .into_iter()
+        .filter_map(|r| match r.body {
+            Body::Ask { handle, .. } => Some(handle),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(asked, [handle.clone(), handle.clone()]);
     let unknown = f
         .runtime
         .block_on(

@@ -40,7 +40,8 @@ impl Session {
         provider: &Provider,
         settings: &Settings,
     ) -> Result<String> {
-        let thread_view = self.thread_view(handle)?;
+        let (handle, thread_view) = self.thread_view(handle)?;
+        let handle = handle.as_str();
         let prompt = crate::moves::ask_prompt(question);
         let mut strays: Vec<Reply> = Vec::new();
         let mut usage = Usage::default();
@@ -104,7 +105,8 @@ impl Session {
     /// compaction too), a compacted span's (`compaction@t<until>` as recall names it, or
     /// `compaction` for the latest), a fork's (its whole lineage), or a span a fork folded
     /// inside itself.
-    fn thread_view(&self, handle: &str) -> Result<View> {
+    /// Returns the thread's handle as recall names it (`compaction` resolved) with the view.
+    fn thread_view(&self, handle: &str) -> Result<(String, View)> {
         let mut known = Vec::new();
         let mut ends = Vec::new();
         compaction_ends(&self.view.items, &mut ends);
@@ -119,15 +121,27 @@ impl Session {
                 .copied()
                 .find(|&until| hotl_recall::compaction_handle(until) == handle),
         };
-        if let Some(until) = compacted.or_else(|| fold_end(&self.view.items, handle, &mut known)) {
-            return Ok(up_to(self.store.lineage(self.writer.id())?, until));
+        if let Some(until) = compacted {
+            return Ok((
+                hotl_recall::compaction_handle(until),
+                up_to(self.store.lineage(self.writer.id())?, until),
+            ));
+        }
+        if let Some(until) = fold_end(&self.view.items, handle, &mut known) {
+            return Ok((
+                handle.to_owned(),
+                up_to(self.store.lineage(self.writer.id())?, until),
+            ));
         }
         let delegated = self.store.visible_delegated(self.writer.id())?;
         if let Some(child) = delegated
             .iter()
             .find(|d| d.delegation.handle.as_deref() == Some(handle))
         {
-            return Ok(View::from_lineage(self.store.lineage(&child.id)?));
+            return Ok((
+                handle.to_owned(),
+                View::from_lineage(self.store.lineage(&child.id)?),
+            ));
         }
         known.extend(delegated.iter().filter_map(|d| d.delegation.handle.clone()));
         for child in &delegated {
@@ -136,7 +150,7 @@ impl Session {
             };
             let view = hotl_view::project(&lineage.records, lineage.own_start);
             if let Some(until) = fold_end(&view.items, handle, &mut known) {
-                return Ok(up_to(lineage, until));
+                return Ok((handle.to_owned(), up_to(lineage, until)));
             }
         }
         known.sort();
