@@ -698,11 +698,24 @@ fn line_bounds(text: &[u8], at: usize) -> (usize, usize) {
 /// them when it is longer.
 fn clip(text: &[u8], from: usize, to: usize) -> String {
     let (start, end) = line_bounds(text, from.min(text.len()));
-    let line: Cow<'_, str> = String::from_utf8_lossy(&text[start..end]);
-    let focus = from.saturating_sub(start).min(line.len());
-    let focus_end = to.saturating_sub(start).clamp(focus, line.len());
+    // Only a window around the match is decoded: one line of a tool's output may be hundreds
+    // of megabytes. A char is at most 4 bytes, so the window holds every char shown.
+    let reach = LINE_CHARS * 4;
+    let from = from.clamp(start, end);
+    let mut w_start = from.saturating_sub(reach).max(start);
+    let mut w_end = from.saturating_add(2 * reach).min(end);
+    while w_start < from && text[w_start] & 0xC0 == 0x80 {
+        w_start += 1;
+    }
+    while w_end > from && w_end < end && text[w_end] & 0xC0 == 0x80 {
+        w_end -= 1;
+    }
+    let (cut_before, cut_after) = (w_start > start, w_end < end);
+    let line: Cow<'_, str> = String::from_utf8_lossy(&text[w_start..w_end]);
+    let focus = (from - w_start).min(line.len());
+    let focus_end = to.saturating_sub(w_start).clamp(focus, line.len());
     let chars: Vec<(usize, char)> = line.char_indices().collect();
-    if chars.len() <= LINE_CHARS {
+    if chars.len() <= LINE_CHARS && !cut_before && !cut_after {
         return line.trim().to_owned();
     }
     // Offsets in the lossy text may differ from the raw ones only when the line is not UTF-8;
@@ -710,15 +723,17 @@ fn clip(text: &[u8], from: usize, to: usize) -> String {
     let at = chars.partition_point(|(i, _)| *i < focus);
     let span = chars.partition_point(|(i, _)| *i < focus_end) - at;
     let lead = if span + 40 >= LINE_CHARS { 10 } else { 40 };
-    let first = at.saturating_sub(lead).min(chars.len() - LINE_CHARS);
-    let last = first + LINE_CHARS;
+    let first = at
+        .saturating_sub(lead)
+        .min(chars.len().saturating_sub(LINE_CHARS));
+    let last = (first + LINE_CHARS).min(chars.len());
     let byte = |c: usize| chars.get(c).map_or(line.len(), |(i, _)| *i);
     let mut out = String::new();
-    if first > 0 {
+    if first > 0 || cut_before {
         out.push('…');
     }
     out.push_str(line[byte(first)..byte(last)].trim());
-    if last < chars.len() {
+    if last < chars.len() || cut_after {
         out.push('…');
     }
     out
@@ -740,6 +755,13 @@ mod tests {
         let long = format!("{}needle{}", "x".repeat(500), "y".repeat(500));
         let c = clip(long.as_bytes(), 500, 506);
         assert!(c.contains("needle"), "{c}");
+        assert!(c.starts_with('…') && c.ends_with('…'));
+        assert_eq!(c.chars().count(), LINE_CHARS + 2);
+        // A line far longer than what is shown is decoded only around the match.
+        let huge = format!("{}needle{}", "é".repeat(2_000_000), "y".repeat(3_000_000));
+        let at = "é".len() * 2_000_000;
+        let c = clip(huge.as_bytes(), at, at + 6);
+        assert!(c.contains("needle") && c.contains('é'), "{c}");
         assert!(c.starts_with('…') && c.ends_with('…'));
         assert_eq!(c.chars().count(), LINE_CHARS + 2);
     }

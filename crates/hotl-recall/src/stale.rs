@@ -20,9 +20,7 @@ pub fn staleness(thread: &Thread, root: &Path) -> Vec<String> {
     }
     last.into_iter()
         .filter(|(path, hash)| {
-            let now = std::fs::read(root.join(path))
-                .ok()
-                .map(|bytes| blake3::hash(&bytes).to_hex());
+            let now = file_hash(&root.join(path)).map(|h| h.to_hex());
             match (hash, now) {
                 (Some(h), Some(now)) => h.is_empty() || !now.starts_with(h),
                 (None, None) => false,
@@ -38,6 +36,14 @@ pub fn staleness(thread: &Thread, root: &Path) -> Vec<String> {
                 .map_or_else(|| path.to_owned(), |rel| rel.display().to_string())
         })
         .collect()
+}
+
+/// The blake3 of a file's content, read as a stream (a touched file may be large), or `None`
+/// when it cannot be read.
+fn file_hash(path: &Path) -> Option<blake3::Hash> {
+    let mut hasher = blake3::Hasher::new();
+    hasher.update_reader(std::fs::File::open(path).ok()?).ok()?;
+    Some(hasher.finalize())
 }
 
 /// What the model and the shell see: one block per hit, `[<handle> t<seq> <kind>] <line>`,

@@ -179,9 +179,7 @@ impl Session {
                         .as_deref()
                         .and_then(|h| h.get(..32))
                         .map(str::to_owned),
-                    None => std::fs::read(&absolute)
-                        .ok()
-                        .map(|bytes| crate::tool::content_hash(&bytes)),
+                    None => crate::tool::file_content_hash(&absolute),
                 };
                 let op = if hash.is_some() { "changed" } else { "delete" };
                 match fold.files.iter_mut().find(|f| f.path == path) {
