@@ -126,6 +126,28 @@ pub(crate) fn plan(records: &[Record], own_start: usize) -> Plan {
     plan
 }
 
+/// A tool call as searchable text: the tool's name, then each argument as `key: value` with
+/// strings as written (not JSON-escaped: a quote, a backslash or a newline in a command is
+/// found as typed), other values as JSON.
+fn call_text(name: &str, input: &hotl_log::ToolInput) -> String {
+    let value: serde_json::Value = match serde_json::from_str(input.get()) {
+        Ok(value) => value,
+        Err(_) => return format!("{name} {input}"),
+    };
+    let serde_json::Value::Object(fields) = value else {
+        return format!("{name} {value}");
+    };
+    let mut out = name.to_owned();
+    for (key, value) in fields {
+        out.push_str(if out.len() == name.len() { " " } else { "\n" });
+        match value {
+            serde_json::Value::String(text) => out.push_str(&format!("{key}: {text}")),
+            other => out.push_str(&format!("{key}: {other}")),
+        }
+    }
+    out
+}
+
 /// Adds the thread of an `ask` record (a question put to an archived thread and its answer:
 /// searchable under the handle it asked); other records add nothing.
 pub(crate) fn add_ask(plan: &mut Plan, record: &Record) {
@@ -241,7 +263,7 @@ pub(crate) fn record_docs(record: &Record, blobs: Option<&Blobs>) -> Vec<(DocKin
             for block in content {
                 let (dest, piece) = match block {
                     Block::Text { text: t } => (&mut text, t.clone()),
-                    Block::ToolUse { name, input, .. } => (&mut text, format!("{name} {input}")),
+                    Block::ToolUse { name, input, .. } => (&mut text, call_text(name, input)),
                     Block::Thinking { thinking: t, .. } => (&mut thinking, t.clone()),
                     _ => continue,
                 };

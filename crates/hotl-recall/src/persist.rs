@@ -33,7 +33,7 @@ use crate::extract::{self, Plan};
 use crate::segment::{Builder, Segment};
 
 /// The header's format; any other is rebuilt.
-const FORMAT: u32 = 5;
+const FORMAT: u32 = 6;
 const MAGIC: &[u8; 8] = b"hotlridx";
 /// A rebuild of fewer records runs on one thread.
 const PARALLEL_MIN_RECORDS: usize = 20_000;

@@ -24,7 +24,7 @@ use crate::segment::Segment;
 use crate::types::{Hit, Mode, Thread};
 
 /// The fork cache header's format; any other is rebuilt.
-const FORK_FORMAT: u32 = 3;
+const FORK_FORMAT: u32 = 4;
 
 #[derive(Serialize, Deserialize)]
 struct ForkHeader {

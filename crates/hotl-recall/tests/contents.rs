@@ -45,7 +45,7 @@ fn documents_cover_user_assistant_tool_and_note_but_not_the_live_turn() -> TestR
     // Tool calls are part of the assistant's document.
     assert_eq!(
         of("a1", DocKind::Assistant)[0],
-        (4, r#"bash {"command":"cargo build"}"#)
+        (4, "bash command: cargo build")
     );
     // The note is searchable too, shown at the thread's first seq.
     assert_eq!(

@@ -108,3 +108,27 @@ fn hits_render_one_block_each_with_a_stale_line_when_needed() {
     );
     assert_eq!(render_hits(&[]), "no matches\n");
 }
+
+/// A tool call's arguments are searched as written, not as escaped JSON: quotes, backslashes
+/// and newlines in a command are found as typed.
+#[test]
+fn tool_call_arguments_are_searched_as_written() -> TestResult {
+    let mut b = hotl_testkit::LogBuilder::new(hotl_testkit::FIXED_ID, "/p");
+    let since = b.user("run it");
+    let (_, call) = b.tool_call(
+        "bash",
+        serde_json::json!({ "command": "echo \"q\\\"uote\" && printf 'b\\n'\necho done" }),
+    );
+    b.tool_result(&call, "ok");
+    let until = b.assistant("ran");
+    b.fold(since, until, "f1", "ran a command");
+    let a = archive(&b)?;
+    for query in ["q\\\"uote", "printf 'b\\n'", "echo done"] {
+        let hits = a.search(query, Mode::Exact, 10)?;
+        assert_eq!(hits.len(), 1, "{query:?}");
+        assert_eq!(hits[0].kind, DocKind::Assistant, "{query:?}");
+    }
+    let hits = a.search("echo done", Mode::Exact, 10)?;
+    assert_eq!(hits[0].line, "echo done");
+    Ok(())
+}

@@ -471,7 +471,7 @@ fn a_forks_inner_threads_come_back_the_same_from_its_cache_and_an_old_cache_is_r
 
     // A header of the first format (one thread, no owners) is indexed again.
     let header: serde_json::Value = serde_json::from_slice(&written)?;
-    assert_eq!(header["format"], 3);
+    assert_eq!(header["format"], 4);
     let old = serde_json::json!({
         "format": 1,
         "size": header["size"],
@@ -483,7 +483,7 @@ fn a_forks_inner_threads_come_back_the_same_from_its_cache_and_an_old_cache_is_r
     assert_eq!(rebuilt.threads(), first.threads());
     assert_eq!(fork_queries(&rebuilt)?, fork_queries(&first)?);
     let header: serde_json::Value = serde_json::from_slice(&std::fs::read(&head)?)?;
-    assert_eq!(header["format"], 3);
+    assert_eq!(header["format"], 4);
     // So is one of this shape claiming the old format, or owners that do not fit.
     for damage in ["format", "owners"] {
         let mut header = header.clone();
