@@ -17,15 +17,15 @@ const RECALL_LIMIT: usize = 20;
 const HELP: &[(&str, &str)] = &[
     (
         "/fold [t<seq>]",
-        "fold a finished span into a note the model writes (default: since the last fold or clear)",
+        "fold a finished span into a note the model writes (default: since the last fold, compaction or clear)",
     ),
     (
         "/recall [--exact|--regex] QUERY",
-        "search what this session archived: folds, forks, earlier asks (ranked by default; no model call)",
+        "search what this session archived: folds, compactions, forks, earlier asks (ranked by default; no model call)",
     ),
     (
         "/ask HANDLE QUESTION",
-        "put one question to an archived thread (a fold or a fork)",
+        "put one question to an archived thread (a fold, a compaction, a fork: the handle recall shows)",
     ),
     (
         "/compact",
@@ -58,7 +58,7 @@ pub enum Slash {
     },
     /// `/ask HANDLE QUESTION`.
     Ask {
-        /// The archived thread's handle (a fold's or a fork's).
+        /// The archived thread's handle (a fold's, a compaction's or a fork's).
         handle: String,
         /// The question.
         question: String,
