@@ -175,28 +175,31 @@ pub fn model_view(view: &View) -> Vec<MessageRef<'_>> {
         .items
         .partition_point(|i| i.last_seq() <= view.model_after);
     for item in &view.items[first..] {
-        if let Item::ToolResult {
-            seq, call, content, ..
-        } = item
-        {
-            match waiting.iter().position(|w| *w == call.as_str()) {
-                Some(at) => {
-                    waiting.remove(at);
-                }
-                None => {
-                    let parts = message(&mut out, Role::User);
-                    parts.push(Part::Text(Cow::Borrowed(ORPHAN_RESULT)));
-                    stamp_into(*seq, content, parts);
-                    continue;
-                }
+        let answers = match item {
+            Item::ToolResult { call, .. } => waiting.iter().position(|w| *w == call.as_str()),
+            _ => None,
+        };
+        match answers {
+            Some(at) => {
+                waiting.remove(at);
             }
-        } else if !waiting.is_empty() {
+            // Anything else passes the waiting calls by: they are answered first (tool
+            // results lead their message).
+            None if !waiting.is_empty() => {
+                let parts = message(&mut out, Role::User);
+                parts.extend(waiting.drain(..).map(|call| Part::ToolResult {
+                    tool_use_id: call,
+                    content: vec![Part::Text(Cow::Borrowed(LOST_RESULT))],
+                    is_error: true,
+                }));
+            }
+            None => {}
+        }
+        if let (None, Item::ToolResult { seq, content, .. }) = (answers, item) {
             let parts = message(&mut out, Role::User);
-            parts.extend(waiting.drain(..).map(|call| Part::ToolResult {
-                tool_use_id: call,
-                content: vec![Part::Text(Cow::Borrowed(LOST_RESULT))],
-                is_error: true,
-            }));
+            parts.push(Part::Text(Cow::Borrowed(ORPHAN_RESULT)));
+            stamp_into(*seq, content, parts);
+            continue;
         }
         if let Item::Assistant { content, .. } = item {
             waiting.extend(content.iter().filter_map(|b| match b {

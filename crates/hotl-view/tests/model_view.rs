@@ -469,3 +469,33 @@ fn a_result_whose_call_line_was_lost_reaches_the_model_as_text() {
             .any(|b| matches!(b, Block::ToolResult { .. }))
     );
 }
+
+/// Two lines lost: a call's result, then the step whose result arrives as an orphan. The lost
+/// result's answer leads the message, before the orphan's text (providers want tool results
+/// first).
+#[test]
+fn a_lost_result_is_answered_before_an_orphan_result_s_text() {
+    let mut log = log();
+    log.user("go");
+    let (_, call) = log.tool_call("bash", serde_json::json!({"command": "ls"}));
+    log.record(Body::Unknown {
+        kind: "tool_resul#".into(),
+    });
+    log.record(Body::Unknown {
+        kind: "assistan#".into(),
+    });
+    log.tool_result("call_x", "file list");
+    log.assistant("done");
+    let messages = model_messages(&view(&log));
+    assert_eq!(messages.len(), 4, "{messages:#?}");
+    assert!(
+        matches!(&messages[2].content[0], Block::ToolResult { tool_use_id, is_error: true, .. } if *tool_use_id == call),
+        "{messages:#?}"
+    );
+    assert!(
+        messages[2].content[1..]
+            .iter()
+            .all(|b| !matches!(b, Block::ToolResult { .. })),
+        "{messages:#?}"
+    );
+}
