@@ -22,6 +22,10 @@ pub enum AgentError {
     /// Compaction could not be done.
     #[error("cannot compact: {0}")]
     Compaction(String),
+    /// Compaction cannot make room in the context window: nothing is left to compact, or
+    /// what it keeps fills the window.
+    #[error("cannot compact: {0}")]
+    WindowFull(String),
     /// No archived thread has this handle.
     #[error(
         "no archived thread has the handle {handle:?} ({})",

@@ -546,3 +546,80 @@ fn a_message_too_long_for_the_window_is_taken_back_and_the_next_one_works() {
         "the log keeps the message"
     );
 }
+
+fn reverted(f: &Fixture) -> bool {
+    f.store
+        .lineage(f.session.id())
+        .expect("lineage")
+        .records
+        .iter()
+        .any(|r| matches!(r.body, Body::Revert { .. }))
+}
+
+/// A turn whose step ran (and was compacted) is not taken back when its next request is
+/// refused again: the model did answer, and files may have changed.
+#[test]
+fn a_turn_whose_step_ran_is_not_taken_back_as_too_long() {
+    let mut f = Fixture::new(
+        vec![
+            Reply::text("Hi."),
+            bash("echo changed > made.txt; head -c 8000 /dev/zero | tr '\\0' x"),
+            Reply::text(NOTE),
+            Reply::text("never sent"),
+        ],
+        false,
+        &["bash"],
+    );
+    f.submit("hello");
+    let big = format!("please read: {}", "lorem ".repeat(1_800));
+    // The big message's first request fits, just; with the step's output it does not, and
+    // after compacting (the note beside the message kept whole) it still does not.
+    let first = {
+        let mut probe = Fixture::new(vec![Reply::text("Hi."), Reply::text("ok")], false, &[]);
+        probe.submit("hello");
+        probe.submit(&big);
+        probe
+            .store
+            .lineage(probe.session.id())
+            .expect("lineage")
+            .records
+            .iter()
+            .rev()
+            .find_map(|r| match &r.body {
+                Body::Assistant { usage: Some(u), .. } => {
+                    Some(u.input + u.cache_read + u.cache_write)
+                }
+                _ => None,
+            })
+            .expect("an answer with usage")
+    };
+    f.fake.set_context_window(Some(first + 5));
+    let (outcome, notices) = try_submit(&mut f, &big);
+    assert!(outcome.is_err(), "{notices:?}");
+    assert!(f.project.join("made.txt").exists(), "the step ran");
+    assert!(!reverted(&f), "{notices:?}");
+}
+
+/// A compaction that fails for a reason other than room (here the note request gets a plain
+/// 400) does not take the message back.
+#[test]
+fn a_message_is_not_taken_back_when_compaction_failed_for_another_reason() {
+    let mut f = Fixture::new(
+        vec![
+            big_output("quokkaword"),
+            Reply::text("Done."),
+            Reply::text("never").with_fault(hotl_fakellm::Fault::status(400)),
+        ],
+        false,
+        &["bash"],
+    );
+    f.submit("build it");
+    f.fake.set_context_window(Some(3_000));
+    let (outcome, notices) = try_submit(&mut f, "what next?");
+    assert!(outcome.is_err());
+    assert!(
+        notices.iter().any(|n| n.contains("HTTP 400")),
+        "{notices:?}"
+    );
+    assert!(!reverted(&f), "{notices:?}");
+}

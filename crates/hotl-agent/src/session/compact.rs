@@ -118,7 +118,10 @@ impl Session {
         settings: &Settings,
         ui: &mut dyn Ui,
     ) -> Result<u64> {
-        let until = self.compaction_end()?;
+        let until = self.compaction_end().map_err(|e| match e {
+            AgentError::Compaction(why) => AgentError::WindowFull(why),
+            e => e,
+        })?;
         ui.progress(Progress::Notice(
             "the provider refused the request as longer than the model's context window; \
              compacting",
@@ -167,7 +170,7 @@ impl Session {
                 Err(e) => return Err(e),
             }
         }
-        Err(AgentError::Compaction(
+        Err(AgentError::WindowFull(
             "the request for its note is too long for the window even without the oldest \
              steps (the first message and the last step fill it)"
                 .to_owned(),

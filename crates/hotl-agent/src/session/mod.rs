@@ -66,6 +66,9 @@ pub struct Session {
     /// The seq of the latest record that shrank what the model sees (fold, compaction, clear,
     /// revert): a provider's count of an earlier request no longer measures the context.
     shrunk_at: u64,
+    /// The last model call was refused as too long for the window, and compacting could not
+    /// make room (nothing left to compact, or what compaction keeps fills it).
+    window_full: bool,
     /// The latest working-tree snapshot recorded, and what takes the next one. Snapshots are
     /// recorded around steps that may change files (before the first such step of a turn, and
     /// after each); the one before is started in the background when the turn starts.
@@ -190,6 +193,7 @@ impl Session {
             archived_files,
             cue: None,
             shrunk_at,
+            window_full: false,
             last_tree,
             snapshots,
             tree_is_current: false,

@@ -85,6 +85,7 @@ impl Session {
         self.snapshots.start(&self.cwd, &self.store.blobs());
         let run = hotl_log::new_session_id();
         let before = self.view.head_seq;
+        self.window_full = false;
         self.append_all(vec![
             Body::Run {
                 run: run.clone(),
@@ -93,10 +94,7 @@ impl Session {
             Body::user_text(prompt),
         ])?;
         let outcome = self.steps(&run, provider, settings, ui, cancel).await;
-        if let Err(AgentError::Wire(e)) = &outcome
-            && e.context_overflow().is_some()
-            && !self.answered_since(before)
-        {
+        if outcome.is_err() && self.window_full && !self.answered_since(before) {
             // The message itself does not fit beside what compaction keeps. Left in the
             // conversation, it would ride with every later message (they merge) and refuse
             // them all: the turn is taken back (the log keeps it).
@@ -110,14 +108,17 @@ impl Session {
         outcome
     }
 
-    /// Whether the model answered anything after seq `after`.
+    /// Whether the model answered anything after seq `after`, compacted answers included.
     fn answered_since(&self, after: u64) -> bool {
-        self.view
-            .items
-            .iter()
-            .rev()
-            .take_while(|i| i.last_seq() > after)
-            .any(|i| matches!(i, hotl_view::Item::Assistant { .. }))
+        fn any(items: &[hotl_view::Item], after: u64) -> bool {
+            items.iter().any(|i| match i {
+                hotl_view::Item::Assistant { seq, .. } => *seq > after,
+                hotl_view::Item::Folded { items, .. }
+                | hotl_view::Item::Compacted { items, .. } => any(items, after),
+                _ => false,
+            })
+        }
+        any(&self.view.items, after)
     }
 
     pub(super) async fn steps(
@@ -196,6 +197,7 @@ impl Session {
                             continue;
                         }
                         Err(why) => {
+                            self.window_full = matches!(why, AgentError::WindowFull(_));
                             ui.progress(Progress::Notice(&format!("{why}")));
                             self.close_run(run, RunState::Interrupted)?;
                             return Err(AgentError::Wire(e));
@@ -221,6 +223,10 @@ impl Session {
                     return Err(AgentError::Wire(*cause));
                 }
                 Err(e) => {
+                    // Refused as too long again right after a compaction: what it keeps fills
+                    // the window.
+                    self.window_full =
+                        matches!(&e, AgentError::Wire(w) if w.context_overflow().is_some());
                     self.close_run(run, RunState::Interrupted)?;
                     return Err(e);
                 }
