@@ -480,3 +480,36 @@ fn a_rewrite_with_its_old_modification_time_is_seen() -> TestResult {
     );
     Ok(())
 }
+
+/// An untracked file that grows past the limit is left out of later git snapshots, not frozen
+/// at the content it had when small; a name with glob characters leaves out only itself.
+#[test]
+fn a_file_growing_past_the_limit_leaves_git_snapshots() -> TestResult {
+    let mut f = Fixture::new()?;
+    if !git_in(&f.project, &["init", "-q"]) {
+        println!("git is not available: skipping");
+        return Ok(());
+    }
+    write(&f.project, "data.bin", "small")?;
+    write(&f.project, "data1.bin", "one")?;
+    let before = f.take().ok_or("a snapshot")?;
+    fs::write(f.project.join("data.bin"), vec![b'x'; 2 << 20])?;
+    fs::write(f.project.join("data[1].bin"), vec![b'y'; 2 << 20])?;
+    write(&f.project, "data1.bin", "two")?;
+    let after = f.take().ok_or("a snapshot")?;
+    let paths = [
+        "data.bin".to_owned(),
+        "data1.bin".to_owned(),
+        "data[1].bin".to_owned(),
+    ];
+    let hash = |text: &str| Some(blake3::hash(text.as_bytes()).to_hex().to_string());
+    assert_eq!(
+        Snapshotter::content_hashes(&f.project, &after, &paths, &f.blobs),
+        Some(vec![None, hash("two"), None])
+    );
+    let mut changed =
+        Snapshotter::changed(&f.project, &before, &after, &f.blobs).ok_or("changed")?;
+    changed.sort();
+    assert_eq!(changed, ["data.bin", "data1.bin"]);
+    Ok(())
+}

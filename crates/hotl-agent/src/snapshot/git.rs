@@ -50,18 +50,34 @@ pub(super) fn tree(cwd: &Path, top: &Path, index: &Path, excluded: &[PathBuf]) -
     if let Some(dir) = index.parent() {
         std::fs::create_dir_all(dir).ok()?;
     }
-    let git = |args: &[&str]| -> Option<Output> {
-        Command::new("git")
+    // Pathspecs go on stdin (there may be many), NUL-separated and literal (a name may hold
+    // glob characters).
+    let git = |args: &[&str], pathspecs: Option<&[String]>| -> Option<Output> {
+        let mut command = Command::new("git");
+        command
             .arg("-C")
             .arg(cwd)
             .args(args)
-            .env("GIT_INDEX_FILE", index)
-            .output()
-            .ok()
+            .env("GIT_INDEX_FILE", index);
+        let Some(pathspecs) = pathspecs else {
+            return command.output().ok();
+        };
+        command
+            .args(["--pathspec-from-file=-", "--pathspec-file-nul"])
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped());
+        let mut child = command.spawn().ok()?;
+        let input: Vec<u8> = pathspecs.join("\0").into_bytes();
+        let mut stdin = child.stdin.take()?;
+        let writer = std::thread::spawn(move || std::io::Write::write_all(&mut stdin, &input));
+        let output = child.wait_with_output().ok()?;
+        writer.join().ok()?.ok()?;
+        Some(output)
     };
     if !index.exists() {
         // No HEAD yet (no commits) is fine: the add below stages everything.
-        let _ = git(&["read-tree", "HEAD"]);
+        let _ = git(&["read-tree", "HEAD"], None);
     }
     // Compared and named as git names the top: symlinks resolved.
     let mut leave_out: Vec<PathBuf> = excluded
@@ -69,23 +85,32 @@ pub(super) fn tree(cwd: &Path, top: &Path, index: &Path, excluded: &[PathBuf]) -
         .map(|p| p.canonicalize().unwrap_or_else(|_| p.clone()))
         .filter(|p| p.starts_with(top))
         .collect();
-    leave_out.extend(large_untracked(cwd, top));
-    let mut args: Vec<String> = ["add", "-A", "--ignore-errors", "--", ":/"]
-        .map(str::to_owned)
-        .to_vec();
-    args.extend(
+    let large = large_untracked(cwd, top);
+    if !large.is_empty() {
+        // One staged while it was small goes too: left out, not frozen at its old content.
+        let specs: Vec<String> = large
+            .iter()
+            .map(|p| format!(":(literal){}", p.display()))
+            .collect();
+        let _ = git(
+            &["rm", "--cached", "-f", "-q", "--ignore-unmatch"],
+            Some(&specs),
+        );
+    }
+    leave_out.extend(large);
+    let mut specs = vec![":/".to_owned()];
+    specs.extend(
         leave_out
             .iter()
-            .map(|p| format!(":(exclude){}", p.display())),
+            .map(|p| format!(":(exclude,literal){}", p.display())),
     );
-    let args: Vec<&str> = args.iter().map(String::as_str).collect();
-    let added = git(&args)?;
+    let added = git(&["add", "-A", "--ignore-errors"], Some(&specs))?;
     // Files it could not add are reported as errors and the rest staged; a fatal error means
     // the index may not show the tree.
     if !added.status.success() && String::from_utf8_lossy(&added.stderr).contains("fatal:") {
         return None;
     }
-    let out = git(&["write-tree"]).filter(|o| o.status.success())?;
+    let out = git(&["write-tree"], None).filter(|o| o.status.success())?;
     let id = String::from_utf8(out.stdout).ok()?.trim().to_owned();
     is_tree_id(&id).then_some(id)
 }
