@@ -623,3 +623,44 @@ fn a_message_is_not_taken_back_when_compaction_failed_for_another_reason() {
     );
     assert!(!reverted(&f), "{notices:?}");
 }
+
+/// A fork that compacted inside itself: recall names that span `compaction@t<until>`, and ask
+/// takes the name.
+#[test]
+fn a_compaction_inside_a_fork_can_be_asked() {
+    let mut f = Fixture::new(
+        vec![
+            Reply::text("").with_tool("fork", serde_json::json!({ "task": "build it" })),
+            big_output("quokkaword"),
+            big_output("wombatword"),
+            // The child's third request would come near the window: it compacts.
+            Reply::text(NOTE),
+            Reply::text("child built it"),
+            Reply::text("The fork built it."),
+            Reply::text("It printed quokkaword."),
+        ],
+        false,
+        &["bash"],
+    );
+    f.settings.context_window = 6_000;
+    let outcome = f.submit("have a fork build it");
+    assert_eq!(outcome.text, "The fork built it.");
+    let hits = f
+        .session
+        .recall("quokkaword", Some("exact"), 5)
+        .expect("recall");
+    let handle = hits
+        .strip_prefix('[')
+        .and_then(|h| h.split_whitespace().next())
+        .expect("a hit")
+        .to_owned();
+    assert!(handle.starts_with("compaction@t"), "{hits}");
+    let answer = f
+        .runtime
+        .block_on(
+            f.session
+                .ask(&handle, "what did it print?", &f.provider, &f.settings),
+        )
+        .expect("answered");
+    assert_eq!(answer, "It printed quokkaword.");
+}

@@ -149,6 +149,19 @@ impl Session {
                 continue;
             };
             let view = hotl_view::project(&lineage.records, lineage.own_start);
+            // A span the fork compacted inside itself, by the name recall gives it.
+            let mut ends = Vec::new();
+            compaction_ends(&view.items, &mut ends);
+            known.extend(
+                ends.iter()
+                    .map(|&until| hotl_recall::compaction_handle(until)),
+            );
+            if let Some(until) = ends
+                .into_iter()
+                .find(|&until| hotl_recall::compaction_handle(until) == handle)
+            {
+                return Ok((handle.to_owned(), up_to(lineage, until)));
+            }
             if let Some(until) = fold_end(&view.items, handle, &mut known) {
                 return Ok((handle.to_owned(), up_to(lineage, until)));
             }
