@@ -27,7 +27,7 @@ pub use crate::prompt::system_blocks;
 pub use crate::provider::Provider;
 pub use crate::session::{
     COMPACT_AT_PERCENT, INTERRUPTED, Progress, Session, Settings, Totals, TurnOutcome, Ui,
-    default_context_window,
+    default_context_window, known_context_window,
 };
 pub use crate::tool::{Tool, ToolCtx, ToolFuture, ToolKind, ToolOutput, content_hash, definition};
 

@@ -71,6 +71,7 @@ impl FakeLlm {
             .route("/v1/chat/completions", post(handlers::chat))
             .route("/v1/responses", post(handlers::responses))
             .route("/v1/models", get(handlers::models))
+            .route("/props", get(handlers::props))
             .fallback(handlers::fallback)
             .layer(DefaultBodyLimit::max(64 * 1024 * 1024))
             .with_state(Arc::clone(&shared));

@@ -169,9 +169,25 @@ impl HttpProvider {
     }
 
     fn headers(&self) -> HeaderMap {
-        let mut headers = HeaderMap::new();
+        let mut headers = self.auth_headers();
         headers.insert("content-type", HeaderValue::from_static("application/json"));
         headers.insert("accept", HeaderValue::from_static("text/event-stream"));
+        headers
+    }
+
+    /// The client requests go through.
+    pub(crate) fn client(&self) -> &reqwest::Client {
+        &self.client
+    }
+
+    /// The base URL, ending in `/v1`.
+    pub(crate) fn base(&self) -> &str {
+        &self.base
+    }
+
+    /// What identifies the caller to the provider: its key, in the dialect's header.
+    pub(crate) fn auth_headers(&self) -> HeaderMap {
+        let mut headers = HeaderMap::new();
         let key = self
             .api_key
             .as_deref()

@@ -23,6 +23,7 @@ mod request;
 mod retry;
 mod sse;
 mod usage;
+mod window;
 
 pub use crate::assemble::{Assembler, BadCall, Reply};
 pub use crate::breakpoints::{

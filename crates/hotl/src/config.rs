@@ -210,3 +210,21 @@ pub fn resolve(file: FileConfig, flags: &Overrides) -> Result<Resolved, CliError
         demo_notice: None,
     })
 }
+
+/// The context window a turn compacts against: the one configured, else the model family's,
+/// else the one an OpenAI-compatible server says it serves (llama.cpp, vLLM), else 128K.
+pub async fn context_window(resolved: &Resolved, model: &str) -> u64 {
+    if let Some(window) = resolved.context_window {
+        return window;
+    }
+    if let Some(window) = hotl_agent::known_context_window(model) {
+        return window;
+    }
+    if let Provider::Http(http) = &resolved.provider
+        && http.dialect() == hotl_wire::Dialect::OpenAiChat
+        && let Some(window) = http.served_context_window(model).await
+    {
+        return window;
+    }
+    hotl_agent::default_context_window(model)
+}

@@ -277,8 +277,9 @@ fn a_long_turn_compacts_near_the_configured_window() -> TestResult {
     Ok(())
 }
 
-/// A local server with a smaller window than hotl assumes refuses the request as too long
-/// (OpenAI's `context_length_exceeded`): the turn compacts, says so, and finishes.
+/// A server with a smaller window than hotl was told (here a configured 128K) refuses the
+/// request as too long (OpenAI's `context_length_exceeded`): the turn compacts, says so, and
+/// finishes.
 #[test]
 fn a_request_the_server_refuses_as_too_long_compacts_and_the_turn_finishes() -> TestResult {
     let env = Env::new()?;
@@ -308,7 +309,8 @@ fn a_request_the_server_refuses_as_too_long_compacts_and_the_turn_finishes() -> 
             "build it",
             "--allow",
             "bash",
-        ]);
+        ])
+        .env("HOTL_CONTEXT_WINDOW", "128000");
     let out = run(cmd).ok();
     assert_eq!(out.stdout, "Built.\n", "{out}");
     assert!(
@@ -374,6 +376,53 @@ fn a_fork_on_a_reverted_branch_is_gone_with_it() -> TestResult {
     let shown = env.command().args(["sessions", "show", &id]).output()?;
     let shown = String::from_utf8(shown.stdout)?;
     assert!(!shown.contains("↳ fork"), "{shown}");
+    Ok(())
+}
+
+/// A local server says what window it serves (llama.cpp's `/props`): hotl compacts before the
+/// request that would not fit, so the server never refuses one.
+#[test]
+fn a_local_servers_own_window_is_asked_and_compaction_comes_first() -> TestResult {
+    let env = Env::new()?;
+    let big = |word: &str| {
+        Reply::text("").with_tool(
+            "bash",
+            json!({ "command": format!("echo {word}; head -c 12000 /dev/zero | tr '\\0' y") }),
+        )
+    };
+    let fake = FakeLlm::start(
+        Config::scripted([
+            big("quokkaword"),
+            big("wombatword"),
+            Reply::text(NOTE),
+            Reply::text("Built."),
+        ])
+        .with_tokenizer(Tokenizer::Bytes4)
+        .with_context_window(8_500),
+    )?;
+    let mut cmd = env.agent_command();
+    cmd.args(["--provider", "openai-chat", "--base-url"])
+        .arg(fake.base_url())
+        .args([
+            "--model",
+            "qwen2.5-coder",
+            "-p",
+            "build it",
+            "--allow",
+            "bash",
+        ]);
+    let out = run(cmd).ok();
+    assert_eq!(out.stdout, "Built.\n", "{out}");
+    assert!(!out.stderr.contains("refused"), "{out}");
+    let id = env.only_session()?;
+    let records = env.records(&id)?;
+    assert_eq!(
+        records.iter().filter(|r| r["type"] == "compaction").count(),
+        1,
+        "{records:?}"
+    );
+    // Two steps, the note, the answer: nothing refused.
+    assert_eq!(requests(&fake)?.len(), 4, "{out}");
     Ok(())
 }
 

@@ -16,19 +16,25 @@ use crate::provider::Provider;
 pub const COMPACT_AT_PERCENT: u64 = 85;
 
 /// The context window of `model`, in tokens, when its family is known; else a conservative
-/// 128K (set `context_window` in the config for a local model with less).
+/// 128K (a local server is asked for its own, see [`known_context_window`]; `context_window`
+/// in the config says it for any model).
 pub fn default_context_window(model: &str) -> u64 {
+    known_context_window(model).unwrap_or(128_000)
+}
+
+/// The context window of `model` when its family says it.
+pub fn known_context_window(model: &str) -> Option<u64> {
     let model = model.to_ascii_lowercase();
     if model.contains("claude") {
-        200_000
+        Some(200_000)
     } else if model.starts_with("gpt-4.1") {
-        1_000_000
+        Some(1_000_000)
     } else if model.starts_with("gpt-5") {
-        400_000
+        Some(400_000)
     } else if model.starts_with("o3") || model.starts_with("o4") {
-        200_000
+        Some(200_000)
     } else {
-        128_000
+        None
     }
 }
 

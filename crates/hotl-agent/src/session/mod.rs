@@ -37,7 +37,7 @@ use crate::prompt::system_blocks;
 use crate::snapshot::Snapshots;
 use crate::tool::Tool;
 
-pub use self::compact::{COMPACT_AT_PERCENT, default_context_window};
+pub use self::compact::{COMPACT_AT_PERCENT, default_context_window, known_context_window};
 use self::fold::note_files;
 use self::fork::note_delegated_files;
 pub use self::outcome::{Totals, TurnOutcome};

@@ -21,14 +21,13 @@ pub fn prepare(
     let mut settings = Settings::new(resolved.model.clone());
     settings.pricing = resolved.pricing.clone();
     settings.explicit_breakpoints = resolved.explicit_breakpoints;
-    if let Some(window) = resolved.context_window {
-        settings.context_window = window;
-    }
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()
         .build()
         .map_err(|e| CliError::Internal(format!("cannot start the runtime: {e}")))?;
+    settings.context_window =
+        runtime.block_on(crate::config::context_window(&resolved, &resolved.model));
     Ok((resolved, settings, runtime))
 }
 

@@ -160,9 +160,7 @@ async fn run_async(
     let mut settings = Settings::new(resolved.model.clone());
     settings.pricing = resolved.pricing.clone();
     settings.explicit_breakpoints = resolved.explicit_breakpoints;
-    if let Some(window) = resolved.context_window {
-        settings.context_window = window;
-    }
+    settings.context_window = config::context_window(&resolved, &resolved.model).await;
     settings.ttl = if headless {
         Ttl::FiveMinutes
     } else {

@@ -1,0 +1,99 @@
+//! Asking an OpenAI-compatible server how large its context window is, for models whose
+//! family says nothing about it (a local server's window is whatever it was started with):
+//! llama.cpp answers at `/props` (`default_generation_settings.n_ctx`, the window it serves),
+//! vLLM in its model list (`max_model_len`). Servers that say neither leave it unknown. Only
+//! a server on this machine or a private network is asked: a remote service would cost every
+//! start a round trip, and its models' windows are known or configured.
+
+use std::time::Duration;
+
+use crate::client::HttpProvider;
+
+/// How long the question may take: it is asked before the first request.
+const WAIT: Duration = Duration::from_millis(1500);
+
+impl HttpProvider {
+    /// The context window the server serves `model` with, in tokens, when it says.
+    pub async fn served_context_window(&self, model: &str) -> Option<u64> {
+        if !is_local(self.base()) {
+            return None;
+        }
+        let root = self.base().trim_end_matches("/v1");
+        if let Some(props) = self.get_json(&format!("{root}/props")).await
+            && let Some(n) = props["default_generation_settings"]["n_ctx"].as_u64()
+            && n > 0
+        {
+            return Some(n);
+        }
+        let models = self.get_json(&format!("{}/models", self.base())).await?;
+        models["data"]
+            .as_array()?
+            .iter()
+            .find(|m| m["id"].as_str() == Some(model))
+            .and_then(|m| m["max_model_len"].as_u64())
+            .filter(|&n| n > 0)
+    }
+
+    async fn get_json(&self, url: &str) -> Option<serde_json::Value> {
+        let response = self
+            .client()
+            .get(url)
+            .headers(self.auth_headers())
+            .timeout(WAIT)
+            .send()
+            .await
+            .ok()?;
+        if !response.status().is_success() {
+            return None;
+        }
+        serde_json::from_slice(&response.bytes().await.ok()?).ok()
+    }
+}
+
+/// Whether `url` names this machine or a private network (`localhost`, loopback, private and
+/// link-local addresses, `*.local`).
+fn is_local(url: &str) -> bool {
+    let Ok(url) = reqwest::Url::parse(url) else {
+        return false;
+    };
+    let Some(host) = url.host_str() else {
+        return false;
+    };
+    match host
+        .trim_start_matches('[')
+        .trim_end_matches(']')
+        .parse::<std::net::IpAddr>()
+    {
+        Ok(std::net::IpAddr::V4(ip)) => ip.is_loopback() || ip.is_private() || ip.is_link_local(),
+        Ok(std::net::IpAddr::V6(ip)) => {
+            ip.is_loopback() || ip.is_unique_local() || ip.is_unicast_link_local()
+        }
+        Err(_) => host == "localhost" || host.ends_with(".local"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::is_local;
+
+    #[test]
+    fn only_this_machine_and_private_networks_are_asked() {
+        for url in [
+            "http://127.0.0.1:8080/v1",
+            "http://localhost:11434/v1",
+            "http://192.168.1.20:8000/v1",
+            "http://10.0.0.5/v1",
+            "http://[::1]:8080/v1",
+            "http://gpu-box.local:8000/v1",
+        ] {
+            assert!(is_local(url), "{url}");
+        }
+        for url in [
+            "https://api.openai.com/v1",
+            "https://api.groq.com/openai/v1",
+            "http://8.8.8.8/v1",
+        ] {
+            assert!(!is_local(url), "{url}");
+        }
+    }
+}
