@@ -664,3 +664,33 @@ fn a_compaction_inside_a_fork_can_be_asked() {
         .expect("answered");
     assert_eq!(answer, "It printed quokkaword.");
 }
+
+/// A turn compacts at most three times: a window that needs it at almost every step is too
+/// small for the work, and more notes only cost.
+#[test]
+fn a_turn_compacts_at_most_three_times() {
+    let mut f = Fixture::new(
+        vec![
+            big_output("a"),
+            Reply::text(NOTE),
+            big_output("b"),
+            Reply::text(NOTE),
+            big_output("c"),
+            Reply::text(NOTE),
+            big_output("d"),
+            Reply::text("Done."),
+        ],
+        false,
+        &["bash"],
+    );
+    f.settings.context_window = 4_500;
+    let (outcome, notices) = submit_seeing(&mut f, "build it");
+    assert_eq!(outcome.text, "Done.");
+    assert_eq!(compactions(&f).len(), 3, "{notices:?}");
+    assert!(
+        notices
+            .iter()
+            .any(|n| n.contains("compacted 3 times in this turn")),
+        "{notices:?}"
+    );
+}

@@ -84,15 +84,19 @@ fn decide(request: &Request<'_>) -> Answer {
     let Some(last) = request.messages.last().filter(|m| m.role == Role::User) else {
         return Answer::Text("I have nothing to answer yet.".to_owned());
     };
-    let mut said = String::new();
-    for part in &last.content {
-        match part {
-            Part::Stamped { text, .. } => said.push_str(text),
-            Part::Block(Block::Text { text }) => said.push_str(text),
-            Part::Text(text) => said.push_str(text),
-            _ => {}
-        }
-    }
+    // What the user (or hotl, for a note) said last: the message's last text. Earlier text in
+    // the same message (a folded or compacted span, a reminder) is context, not the request.
+    let said: &str = last
+        .content
+        .iter()
+        .rev()
+        .find_map(|part| match part {
+            Part::Stamped { text, .. } => Some(*text),
+            Part::Block(Block::Text { text }) => Some(text.as_str()),
+            Part::Text(text) => Some(text.as_ref()),
+            _ => None,
+        })
+        .unwrap_or("");
     if said.contains("[fold]") || said.contains("[compaction]") {
         // A note for a fold or a compaction: the demo fills the template from the last thing
         // said.
@@ -116,6 +120,14 @@ fn decide(request: &Request<'_>) -> Answer {
     if !results.is_empty() {
         return Answer::Text(summarise(&results));
     }
+    if said.starts_with("<compacted") || said.starts_with("<folded") {
+        // The turn goes on from a note: the demo cannot tell what is left to do, so it stops
+        // rather than act on the quoted messages again.
+        return Answer::Text(
+            "(offline demo) The work so far is in the note above; ask me for the next step."
+                .to_owned(),
+        );
+    }
     if said.contains("[ask]") {
         // A question to an archived thread: the demo can only quote the thread's last words.
         let last_words = last_assistant_text(request);
@@ -125,7 +137,7 @@ fn decide(request: &Request<'_>) -> Answer {
         ));
     }
     let lower = said.to_lowercase();
-    if let Some(command) = backticked_command(&said)
+    if let Some(command) = backticked_command(said)
         && lower.contains("run")
         && has("bash")
     {
@@ -310,6 +322,52 @@ mod tests {
 
     fn session() -> Record {
         Record::new(1, "T", Body::Session(Box::new(SessionStart::new("/p"))))
+    }
+
+    fn text_of(events: &[Event]) -> String {
+        events
+            .iter()
+            .filter_map(|e| match e {
+                Event::TextDelta { text, .. } => Some(text.as_str()),
+                _ => None,
+            })
+            .collect()
+    }
+
+    /// After a compaction the demo answers in words instead of acting on the messages the
+    /// note quotes, and it reads only what was said last, not the span a fold quotes.
+    #[test]
+    fn answers_the_last_words_only_and_stops_after_a_compaction() {
+        let events = answer(vec![
+            session(),
+            Record::new(2, "T", Body::user_text("read src/main.rs")),
+            Record::new(
+                3,
+                "T",
+                Body::Compaction {
+                    until: 2,
+                    summary: "changed: nothing".into(),
+                },
+            ),
+        ]);
+        assert!(
+            !events
+                .iter()
+                .any(|e| matches!(e, Event::ToolCallStart { .. })),
+            "{events:?}"
+        );
+        assert!(text_of(&events).contains("note above"), "{events:?}");
+        let events = answer(vec![
+            session(),
+            Record::new(2, "T", Body::user_text("run `echo old`")),
+            Record::new(3, "T", Body::user_text("just say hello")),
+        ]);
+        assert!(
+            !events
+                .iter()
+                .any(|e| matches!(e, Event::ToolCallStart { .. })),
+            "{events:?}"
+        );
     }
 
     #[test]

@@ -16,6 +16,9 @@ use crate::tool::ToolOutput;
 /// The answer a tool call gets when the process died while it ran.
 pub const INTERRUPTED: &str = "interrupted: may have partly run";
 
+/// The most compactions one turn makes.
+const MAX_COMPACTIONS_PER_TURN: usize = 3;
+
 impl Session {
     /// Whether the last turn was left open by a process that died (or was killed) mid-turn.
     pub fn has_open_turn(&self) -> bool {
@@ -135,6 +138,9 @@ impl Session {
         // A request the provider refuses as too long is compacted once and sent again; again
         // only after an answer (the turn moved on).
         let mut may_shrink = true;
+        // Compactions made in this turn: a turn that needs one at almost every step has a
+        // window too small for its work, and compacting again only costs notes.
+        let mut compactions = 0;
         loop {
             if outcome.steps >= settings.max_steps {
                 self.close_run(run, RunState::Interrupted)?;
@@ -152,11 +158,24 @@ impl Session {
                         }
                     };
                     outcome.add_spent(&before, &self.totals);
-                    if let Err(e) = compacted {
-                        may_compact = false;
-                        ui.progress(Progress::Notice(&format!(
-                            "{e}; going on without compacting"
-                        )));
+                    match compacted {
+                        Ok(_) => {
+                            compactions += 1;
+                            if compactions >= MAX_COMPACTIONS_PER_TURN {
+                                may_compact = false;
+                                ui.progress(Progress::Notice(&format!(
+                                    "compacted {compactions} times in this turn: the window is \
+                                     too small for this work; going on without compacting \
+                                     (fold finished episodes, or set context_window)"
+                                )));
+                            }
+                        }
+                        Err(e) => {
+                            may_compact = false;
+                            ui.progress(Progress::Notice(&format!(
+                                "{e}; going on without compacting"
+                            )));
+                        }
                     }
                 }
                 Need::Futile(floor) if may_compact => {
@@ -178,7 +197,11 @@ impl Session {
                     may_shrink = true;
                     reply
                 }
-                Err(AgentError::Wire(e)) if may_shrink && e.context_overflow().is_some() => {
+                Err(AgentError::Wire(e))
+                    if may_shrink
+                        && compactions < MAX_COMPACTIONS_PER_TURN
+                        && e.context_overflow().is_some() =>
+                {
                     may_shrink = false;
                     let overflow = e.context_overflow().unwrap_or_default();
                     let before = self.totals;
@@ -193,6 +216,7 @@ impl Session {
                     match compacted {
                         Ok(_) => {
                             // The same step, asked again from the note.
+                            compactions += 1;
                             outcome.steps -= 1;
                             continue;
                         }
