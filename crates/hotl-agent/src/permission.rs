@@ -80,27 +80,37 @@ impl Policy {
             .map(|p| p.display().to_string())
             .collect();
         if !outside.is_empty() {
-            return self.ask(format!(
-                "{tool} would write outside the project directory: {}",
-                outside.join(", ")
-            ));
+            return self.ask(
+                format!(
+                    "{tool} would write outside the project directory: {}",
+                    outside.join(", ")
+                ),
+                "--permission-mode bypass",
+            );
         }
         let allowed = self.allow.iter().any(|a| a == tool);
         match kind {
             ToolKind::Read => Decision::Allow,
             _ if allowed => Decision::Allow,
             ToolKind::Write if self.mode == Mode::AcceptEdits => Decision::Allow,
-            ToolKind::Write => self.ask(format!("{tool} changes files")),
-            ToolKind::Exec => self.ask(format!("{tool} runs commands")),
+            ToolKind::Write => self.ask(
+                format!("{tool} changes files"),
+                &format!("--allow {tool} or --permission-mode accept-edits|bypass"),
+            ),
+            ToolKind::Exec => self.ask(
+                format!("{tool} runs commands"),
+                &format!("--allow {tool} or --permission-mode bypass"),
+            ),
         }
     }
 
-    fn ask(&self, why: String) -> Decision {
+    /// Asks the person, or (headless) refuses, naming the flags that would allow it.
+    fn ask(&self, why: String, flags: &str) -> Decision {
         if self.interactive {
             Decision::Ask(why)
         } else {
             Decision::Deny(format!(
-                "permission denied: {why}; this headless run does not allow it (use --allow TOOL or --permission-mode accept-edits|bypass)"
+                "permission denied: {why}; this headless run does not allow it (use {flags})"
             ))
         }
     }
@@ -163,14 +173,21 @@ mod tests {
             headless.decide("read", ToolKind::Read, &[], &root),
             Decision::Allow
         );
-        assert!(matches!(
-            headless.decide("bash", ToolKind::Exec, &[], &root),
-            Decision::Deny(_)
-        ));
-        assert!(matches!(
-            headless.decide("write", ToolKind::Write, &inner, &root),
-            Decision::Deny(_)
-        ));
+        // Each refusal names the flags that would allow it.
+        let Decision::Deny(why) = headless.decide("bash", ToolKind::Exec, &[], &root) else {
+            panic!("bash is refused headless");
+        };
+        assert!(
+            why.ends_with("(use --allow bash or --permission-mode bypass)"),
+            "{why}"
+        );
+        let Decision::Deny(why) = headless.decide("write", ToolKind::Write, &inner, &root) else {
+            panic!("write is refused headless");
+        };
+        assert!(
+            why.ends_with("(use --allow write or --permission-mode accept-edits|bypass)"),
+            "{why}"
+        );
         let edits = Policy {
             mode: Mode::AcceptEdits,
             ..Policy::default()

@@ -262,3 +262,18 @@ fn the_console_writes_no_log_until_the_first_message() -> TestResult {
     assert_eq!(env.turns(&ids[0])?, 1);
     Ok(())
 }
+
+#[test]
+fn an_unknown_tool_in_allow_is_refused_naming_the_tools() -> TestResult {
+    let env = Env::new()?;
+    let fake = FakeLlm::start(Config::scripted([Reply::text("never")]))?;
+    let out = env.agent(&fake, &["-p", "hi", "--allow", "Bash"]);
+    assert_ne!(out.code, 0, "{out}");
+    assert!(
+        out.stderr
+            .contains("--allow Bash: there is no such tool; the tools are read,"),
+        "{out}"
+    );
+    assert!(requests(&fake)?.is_empty());
+    Ok(())
+}

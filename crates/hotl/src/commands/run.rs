@@ -157,6 +157,16 @@ async fn run_async(
         })?),
         None => None,
     };
+    let tools: Vec<String> = hotl_agent::default_tools()
+        .iter()
+        .map(|t| t.definition().name)
+        .collect();
+    if let Some(unknown) = args.allow.iter().find(|a| !tools.contains(a)) {
+        return Err(CliError::user(format!(
+            "--allow {unknown}: there is no such tool; the tools are {}",
+            tools.join(", ")
+        )));
+    }
     let mut settings = Settings::new(resolved.model.clone());
     settings.pricing = resolved.pricing.clone();
     settings.explicit_breakpoints = resolved.explicit_breakpoints;
