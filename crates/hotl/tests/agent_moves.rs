@@ -426,6 +426,49 @@ fn a_local_servers_own_window_is_asked_and_compaction_comes_first() -> TestResul
     Ok(())
 }
 
+/// `hotl ask` takes the rest of the line as the question and a unique prefix of a handle;
+/// an empty question, or an empty prompt, is refused before any model call.
+#[test]
+fn ask_takes_the_rest_of_the_line_and_a_handle_prefix() -> TestResult {
+    let env = Env::new()?;
+    let fake = FakeLlm::start(Config::scripted([
+        Reply::text("Done."),
+        Reply::text("It said done."),
+    ]))?;
+    env.agent(&fake, &["-p", "say done"]).ok();
+    let id = env.only_session()?;
+    let note = env.root().join("note.txt");
+    std::fs::write(&note, NOTE)?;
+    let folded = env
+        .command()
+        .args(["fold", &id, "--since", "t3", "--note-file"])
+        .arg(&note)
+        .output()?;
+    let folded = String::from_utf8(folded.stdout)?;
+    let handle = folded
+        .split("into handle ")
+        .nth(1)
+        .and_then(|rest| rest.split_whitespace().next())
+        .ok_or(format!("a handle in {folded:?}"))?
+        .to_owned();
+    let out = env
+        .agent(
+            &fake,
+            &["ask", &id, &handle[..2], "what", "did", "it", "say?"],
+        )
+        .ok();
+    assert_eq!(out.stdout, "It said done.\n", "{out}");
+    let sent = requests(&fake)?;
+    assert!(sent[1].to_string().contains("what did it say?"));
+    let empty = env.agent(&fake, &["ask", &id, &handle, ""]);
+    assert_ne!(empty.code, 0);
+    assert!(empty.stderr.contains("the question is empty"), "{empty}");
+    let empty = env.agent(&fake, &["-p", " "]);
+    assert!(empty.stderr.contains("the prompt is empty"), "{empty}");
+    assert_eq!(requests(&fake)?.len(), 2, "no model call for either");
+    Ok(())
+}
+
 #[test]
 fn compact_from_the_shell_with_the_models_note_or_a_note_file() -> TestResult {
     let env = Env::new()?;

@@ -168,6 +168,14 @@ impl Session {
         }
         known.sort();
         known.dedup();
+        // A unique prefix names the thread it begins.
+        let begun: Vec<&String> = known
+            .iter()
+            .filter(|k| !handle.is_empty() && k.starts_with(handle))
+            .collect();
+        if let [only] = begun.as_slice() {
+            return self.thread_view(only);
+        }
         Err(AgentError::NoThread {
             handle: handle.to_owned(),
             known: known.join(", "),

@@ -9,30 +9,32 @@ use hotl_agent::Session;
 use crate::ctx::{Ctx, flush};
 use crate::error::CliError;
 
-/// Ask an archived (folded) thread one question; prints its answer
+/// Ask an archived thread (a fold, a compaction, a fork) one question; prints its answer
 #[derive(Debug, Args)]
 pub struct AskArgs {
     /// List number, id prefix, name or @last
     #[arg(value_name = "REF")]
     pub session: String,
-    /// The thread's handle (as `hotl sessions show` prints it)
+    /// The thread's handle, as `hotl recall` and `hotl sessions show` print it (a unique
+    /// prefix will do)
     pub handle: String,
-    /// The question
-    pub question: String,
+    /// The question (the rest of the line; quoting it is optional)
+    #[arg(required = true, num_args = 1.., trailing_var_arg = true)]
+    pub question: Vec<String>,
     #[command(flatten)]
     pub model_flags: crate::commands::run::ProviderFlags,
 }
 
 pub fn run(ctx: &Ctx, args: &AskArgs) -> Result<ExitCode, CliError> {
+    let question = args.question.join(" ");
+    if question.trim().is_empty() {
+        return Err(CliError::user("the question is empty"));
+    }
     let (resolved, settings, runtime) = crate::commands::oneshot::prepare(&args.model_flags)?;
     let meta = ctx.resolve(&args.session)?;
     let mut session = Session::open(&ctx.store, &meta.id, hotl_agent::default_tools())?;
-    let answer = runtime.block_on(session.ask(
-        &args.handle,
-        &args.question,
-        &resolved.provider,
-        &settings,
-    ))?;
+    let answer =
+        runtime.block_on(session.ask(&args.handle, &question, &resolved.provider, &settings))?;
     let mut out = ctx.out();
     writeln!(out, "{answer}")?;
     flush(out)?;

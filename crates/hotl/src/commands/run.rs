@@ -148,6 +148,9 @@ async fn run_async(
     resume_ref: Option<String>,
 ) -> Result<ExitCode, CliError> {
     let resolved = config::resolve(config::load_file()?, &args.model_flags.overrides())?;
+    if args.prompt.as_deref().is_some_and(|p| p.trim().is_empty()) {
+        return Err(CliError::user("the prompt is empty"));
+    }
     let headless = args.prompt.is_some() || !std::io::stdin().is_terminal();
     let mode = match &args.permission_mode {
         Some(m) => Some(Mode::from_name(m).ok_or_else(|| {
