@@ -164,7 +164,11 @@ fn write_item(out: &mut impl Write, item: &Item, depth: usize) -> io::Result<()>
             summary,
             items,
         } => {
-            writeln!(out, "{pad}⋯ compacted through t{until}:")?;
+            writeln!(
+                out,
+                "{pad}⋯ compacted through t{until} ({}):",
+                hotl_recall::compaction_handle(*until)
+            )?;
             for line in summary.lines() {
                 writeln!(out, "{pad}  {line}")?;
             }

@@ -257,7 +257,10 @@ async fn session_command(
                 .compact(provider, settings, &mut crate::ui::ConsoleUi::new())
                 .await
                 .map_err(|e| e.to_string())?;
-            println!("· compacted through t{until}; the span stays archived (/recall finds it)");
+            println!(
+                "· compacted through t{until}; the span stays archived as {} (/recall finds it, /ask takes it)",
+                hotl_recall::compaction_handle(until)
+            );
             Ok(true)
         }
         Slash::Recall { mode, query } => {

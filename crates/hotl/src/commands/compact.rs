@@ -44,7 +44,12 @@ pub fn run(ctx: &Ctx, args: &CompactArgs) -> Result<ExitCode, CliError> {
         }
     };
     let mut out = ctx.out();
-    writeln!(out, "compacted {} through t{until}", meta.id)?;
+    writeln!(
+        out,
+        "compacted {} through t{until}; archived as {}",
+        meta.id,
+        hotl_recall::compaction_handle(until)
+    )?;
     flush(out)?;
     Ok(ExitCode::SUCCESS)
 }
