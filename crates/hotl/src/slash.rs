@@ -113,18 +113,31 @@ fn parse_fold(rest: &str) -> Slash {
 }
 
 fn parse_recall(rest: &str) -> Slash {
-    let (mode, query) = match rest.split_once(char::is_whitespace) {
-        Some((flag, query)) if flag.starts_with("--") => (flag, query.trim()),
-        _ if rest.starts_with("--") => (rest, ""),
-        _ => ("--ranked", rest),
+    // The flag, as `hotl recall` takes it too: `--exact`, `--regex`, or `--mode MODE`.
+    let word = |text: &str| -> (String, String) {
+        match text.split_once(char::is_whitespace) {
+            Some((w, after)) => (w.to_owned(), after.trim().to_owned()),
+            None => (text.to_owned(), String::new()),
+        }
     };
-    let mode = match mode {
+    let (mode, query) = if rest.starts_with("--") {
+        let (flag, after) = word(rest);
+        if flag == "--mode" {
+            let (mode, query) = word(&after);
+            (format!("--{mode}"), query)
+        } else {
+            (flag, after)
+        }
+    } else {
+        ("--ranked".to_owned(), rest.to_owned())
+    };
+    let mode = match mode.as_str() {
         "--ranked" => "ranked",
         "--exact" => "exact",
         "--regex" => "regex",
         other => {
             return Slash::Usage(format!(
-                "unknown flag {other}; use /recall [--exact|--regex] QUERY"
+                "unknown flag {other}; use /recall [--exact|--regex|--mode MODE] QUERY"
             ));
         }
     };
@@ -325,6 +338,13 @@ mod tests {
         assert!(matches!(parse("/recall"), Slash::Usage(_)));
         assert!(matches!(parse("/recall --exact"), Slash::Usage(_)));
         assert!(matches!(parse("/recall --fuzzy x"), Slash::Usage(u) if u.contains("--fuzzy")));
+        assert_eq!(
+            parse("/recall --mode exact lib foo"),
+            recall("exact", "lib foo")
+        );
+        assert!(
+            matches!(parse("/recall --mode fuzzy x"), Slash::Usage(u) if u.contains("--fuzzy"))
+        );
     }
 
     #[test]

@@ -9,7 +9,7 @@ use clap::Args;
 use crate::ctx::{Ctx, flush};
 use crate::error::CliError;
 
-/// Search what a session archived (folds, forks, earlier asks): ranked (BM25), exact or regex; no model call
+/// Search what a session archived (folds, compactions, forks, earlier asks): ranked (BM25), exact or regex; no model call
 #[derive(Debug, Args)]
 pub struct RecallArgs {
     /// List number, id prefix, name or @last
@@ -20,9 +20,15 @@ pub struct RecallArgs {
     /// ranked | exact | regex
     #[arg(long, default_value = "ranked")]
     pub mode: String,
-    /// The most hits to show
-    #[arg(long, default_value_t = 20)]
-    pub limit: usize,
+    /// Short for --mode exact
+    #[arg(long, conflicts_with_all = ["mode", "regex"])]
+    pub exact: bool,
+    /// Short for --mode regex
+    #[arg(long, conflicts_with = "mode")]
+    pub regex: bool,
+    /// The most hits to show (at least 1)
+    #[arg(long, default_value_t = 20, value_parser = clap::value_parser!(u64).range(1..))]
+    pub limit: u64,
     /// One JSON array of hits (schema: docs/json.md)
     #[arg(long)]
     pub json: bool,
@@ -40,12 +46,17 @@ struct Row<'a> {
 }
 
 pub fn run(ctx: &Ctx, args: &RecallArgs) -> Result<ExitCode, CliError> {
-    let mode = hotl_agent::recall_mode(Some(&args.mode)).map_err(CliError::user)?;
+    let named = match (args.exact, args.regex) {
+        (true, _) => "exact",
+        (_, true) => "regex",
+        _ => args.mode.as_str(),
+    };
+    let mode = hotl_agent::recall_mode(Some(named)).map_err(CliError::user)?;
+    let limit = usize::try_from(args.limit).unwrap_or(usize::MAX);
     let meta = ctx.resolve(&args.session)?;
     // A damaged index file is rebuilt and searched again, not reported.
-    let (_, hits) =
-        hotl_recall::search_archive(&ctx.store, &meta.id, &args.query, mode, args.limit)
-            .map_err(|e| CliError::user(e.to_string()))?;
+    let (_, hits) = hotl_recall::search_archive(&ctx.store, &meta.id, &args.query, mode, limit)
+        .map_err(|e| CliError::user(e.to_string()))?;
     let mut out = ctx.out();
     if args.json {
         let rows: Vec<Row> = hits
