@@ -161,8 +161,14 @@ pub fn check_note(note: &str) -> Result<(), String> {
     if missing.is_empty() {
         return Ok(());
     }
+    if missing.len() == NOTE_HEADINGS.len() {
+        return Err(format!(
+            "the note has none of the template's lines; write one line starting with each of: {}",
+            NOTE_HEADINGS.join(" ")
+        ));
+    }
     Err(format!(
-        "the note lacks {}; write one line for each of: {}",
+        "the note lacks {} (the template's lines are {})",
         missing.join(", "),
         NOTE_HEADINGS.join(" ")
     ))
