@@ -117,13 +117,21 @@ impl Ui for PrintUi {
 /// on stdin.
 pub struct ConsoleUi {
     at_line_start: bool,
+    /// How many forks deep the progress shown is: a fork's child's lines are indented with a
+    /// bar per level, so they are not taken for the session's own.
+    depth: usize,
 }
 
 impl ConsoleUi {
     pub fn new() -> Self {
         ConsoleUi {
             at_line_start: true,
+            depth: 0,
         }
+    }
+
+    fn margin(&self) -> String {
+        "  │ ".repeat(self.depth)
     }
 
     fn line(&mut self, text: &str) {
@@ -131,21 +139,30 @@ impl ConsoleUi {
         if !self.at_line_start {
             let _ = writeln!(out);
         }
-        let _ = writeln!(out, "{text}");
+        let _ = writeln!(out, "{}{text}", self.margin());
         let _ = out.flush();
         self.at_line_start = true;
+    }
+
+    /// Streams `text`, with the margin at the start of each line.
+    fn stream(&mut self, text: &str) {
+        let margin = self.margin();
+        let mut out = std::io::stdout().lock();
+        for piece in text.split_inclusive('\n') {
+            if self.at_line_start {
+                let _ = write!(out, "{margin}");
+            }
+            let _ = write!(out, "{piece}");
+            self.at_line_start = piece.ends_with('\n');
+        }
+        let _ = out.flush();
     }
 }
 
 impl Ui for ConsoleUi {
     fn progress(&mut self, progress: Progress<'_>) {
         match progress {
-            Progress::Model(Event::TextDelta { text }) => {
-                let mut out = std::io::stdout().lock();
-                let _ = write!(out, "{text}");
-                let _ = out.flush();
-                self.at_line_start = text.ends_with('\n');
-            }
+            Progress::Model(Event::TextDelta { text }) => self.stream(text),
             Progress::Model(Event::ThinkingDelta { .. }) => {}
             Progress::Model(Event::Error { message, .. }) => {
                 self.line(&format!("· provider error: {message}"));
@@ -166,6 +183,22 @@ impl Ui for ConsoleUi {
             }
             Progress::Notice(text) => self.line(&format!("· {text}")),
         }
+    }
+
+    fn fork_started(&mut self, _handle: &str) {
+        if !self.at_line_start {
+            let _ = writeln!(std::io::stdout().lock());
+            self.at_line_start = true;
+        }
+        self.depth += 1;
+    }
+
+    fn fork_done(&mut self, _handle: &str) {
+        if !self.at_line_start {
+            let _ = writeln!(std::io::stdout().lock());
+            self.at_line_start = true;
+        }
+        self.depth = self.depth.saturating_sub(1);
     }
 
     fn confirm(&mut self, question: &str) -> bool {

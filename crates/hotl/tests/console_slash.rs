@@ -376,3 +376,35 @@ fn a_pasted_block_is_one_message_and_long_lines_arrive_whole() -> TestResult {
     );
     Ok(())
 }
+
+/// A fork's child shows in the console indented under a bar, between "started" and
+/// "finished", and the parent's answer starts on a line of its own.
+#[test]
+fn a_forks_work_is_shown_indented_between_its_start_and_end() -> TestResult {
+    let env = Env::new()?;
+    std::fs::write(env.project.join("main.rs"), "fn main() {}\n")?;
+    let fake = FakeLlm::start(Config::scripted([
+        Reply::text("").with_tool("fork", json!({ "task": "read main.rs" })),
+        Reply::text("Child reading.").with_tool("read", json!({ "path": "main.rs" })),
+        Reply::text("Child report: main is empty."),
+        Reply::text("Parent: the fork says it is empty."),
+    ]))?;
+    let Some(out) = console(&env, &fake, &[], "use a fork\n/exit\n")? else {
+        eprintln!("skipped: no script(1) on this system");
+        return Ok(());
+    };
+    let out = out.ok();
+    let text = out.stdout.replace('\r', "");
+    assert!(text.contains("  │ Child reading."), "{text}");
+    assert!(text.contains("  │ → read "), "{text}");
+    assert!(
+        text.contains("  │ Child report: main is empty.\n"),
+        "{text}"
+    );
+    assert!(text.contains(" finished\n"), "{text}");
+    assert!(
+        text.contains("\nParent: the fork says it is empty."),
+        "{text}"
+    );
+    Ok(())
+}

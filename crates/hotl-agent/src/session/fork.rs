@@ -65,7 +65,17 @@ impl Session {
                 .delegate(pin, &self.cwd.display().to_string(), state, delegation)?;
         let mut child = Session::from_writer(&self.store, writer, self.tools.clone())?;
         ui.progress(Progress::Notice(&format!("fork {handle} started: {task}")));
+        ui.fork_started(&handle);
         let outcome = Box::pin(child.steps(&run, provider, settings, ui, cancel)).await;
+        ui.fork_done(&handle);
+        ui.progress(Progress::Notice(&format!(
+            "fork {handle} {}",
+            if outcome.is_ok() {
+                "finished"
+            } else {
+                "failed"
+            }
+        )));
         // What the child spent counts, however it ended.
         self.totals.add(&child.totals);
         let outcome = match outcome {
@@ -193,7 +203,9 @@ impl Session {
     ) -> Result<(String, TurnOutcome)> {
         let writer = self.writer.open_delegated(child)?;
         let mut fork = Session::from_writer(&self.store, writer, self.tools.clone())?;
+        ui.fork_started(child);
         let outcome = Box::pin(fork.recover(provider, settings, ui, cancel)).await;
+        ui.fork_done(child);
         self.totals.add(&fork.totals);
         let outcome = outcome?.unwrap_or_else(|| TurnOutcome {
             text: fork.last_answer(),

@@ -82,4 +82,8 @@ pub trait Ui: Send {
     fn confirm(&mut self, _question: &str) -> bool {
         false
     }
+    /// The progress that follows, until [`Ui::fork_done`], is a fork's child's (forks nest).
+    fn fork_started(&mut self, _handle: &str) {}
+    /// The child of the latest [`Ui::fork_started`] is done.
+    fn fork_done(&mut self, _handle: &str) {}
 }
