@@ -63,6 +63,12 @@ impl View {
     pub fn plan_fold(&self, since: u64, issuer: Option<u64>) -> Result<FoldSpan> {
         let refuse = |why: String| Err(ViewError::BadFold { since, why });
         let Some(mut start) = self.items.iter().position(|i| i.last_seq() >= since) else {
+            if since <= self.head_seq {
+                // A turn's end or another record that is not a message.
+                return refuse(format!(
+                    "t{since} is not a message; use the stamp of a user message or tool result"
+                ));
+            }
             return refuse(format!("t{since} is past the end of the session"));
         };
         match &self.items[start] {

@@ -154,3 +154,18 @@ fn a_call_whose_result_was_lost_mid_history_does_not_block_a_fold() {
     let span = view.plan_fold(first, None).expect("foldable");
     assert_eq!(span.since, first);
 }
+
+#[test]
+fn a_turn_end_stamp_is_not_a_message_and_past_the_head_is_past_the_end() {
+    let (log, _) = three_turns();
+    let view = project(&records(&log), 0);
+    let end = view.head_seq;
+    let err = view.plan_fold(end, None).expect_err("a turn's end");
+    assert!(
+        err.to_string()
+            .contains(&format!("t{end} is not a message")),
+        "{err}"
+    );
+    let err = view.plan_fold(end + 5, None).expect_err("past the end");
+    assert!(err.to_string().contains("past the end"), "{err}");
+}
