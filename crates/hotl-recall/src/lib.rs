@@ -61,6 +61,6 @@ mod types;
 pub use crate::archive::{Archive, IndexStats};
 pub use crate::error::{RecallError, Result};
 pub use crate::persist::{index_path, open_index};
-pub use crate::stale::{render_hits, staleness};
+pub use crate::stale::{render_hits, render_search, staleness};
 pub use crate::tree::{open_archive, search_archive};
 pub use crate::types::{Doc, DocKind, Hit, Mode, Thread, compaction_handle, is_compaction_handle};

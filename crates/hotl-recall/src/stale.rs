@@ -46,6 +46,17 @@ fn file_hash(path: &Path) -> Option<blake3::Hash> {
     Some(hasher.finalize())
 }
 
+/// [`render_hits`], except that a search of an archive holding nothing says so rather than
+/// `no matches`.
+pub fn render_search(archive: &crate::Archive, hits: &[Hit]) -> String {
+    if hits.is_empty() && archive.threads().is_empty() {
+        return "nothing is archived yet (recall searches folded and compacted spans, forks and \
+                earlier asks)\n"
+            .to_owned();
+    }
+    render_hits(hits)
+}
+
 /// What the model and the shell see: one block per hit, `[<handle> t<seq> <kind>] <line>`,
 /// followed by `  stale: <files> changed since` when files the thread touched changed.
 /// `no matches` when there are none.

@@ -132,3 +132,16 @@ fn tool_call_arguments_are_searched_as_written() -> TestResult {
     assert_eq!(hits[0].line, "echo done");
     Ok(())
 }
+
+#[test]
+fn a_search_of_an_empty_archive_says_nothing_is_archived() -> TestResult {
+    let mut b = hotl_testkit::LogBuilder::new(hotl_testkit::FIXED_ID, "/p");
+    b.turn("one");
+    let a = archive(&b)?;
+    let hits = a.search("one", Mode::Ranked, 10)?;
+    assert!(hotl_recall::render_search(&a, &hits).starts_with("nothing is archived yet"));
+    let a = archive(&two_folds())?;
+    let hits = a.search("zzzz-not-there", Mode::Exact, 10)?;
+    assert_eq!(hotl_recall::render_search(&a, &hits), "no matches\n");
+    Ok(())
+}

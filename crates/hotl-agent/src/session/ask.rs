@@ -21,10 +21,10 @@ impl Session {
         limit: usize,
     ) -> std::result::Result<String, String> {
         let mode = crate::moves::recall_mode(mode)?;
-        let (_, hits) =
+        let (archive, hits) =
             hotl_recall::search_archive(&self.store, self.writer.id(), query, mode, limit)
                 .map_err(|e| e.to_string())?;
-        Ok(hotl_recall::render_hits(&hits))
+        Ok(hotl_recall::render_search(&archive, &hits))
     }
 
     /// Puts one question to the archived thread `handle`: the request is that thread's own

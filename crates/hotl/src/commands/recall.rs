@@ -55,8 +55,9 @@ pub fn run(ctx: &Ctx, args: &RecallArgs) -> Result<ExitCode, CliError> {
     let limit = usize::try_from(args.limit).unwrap_or(usize::MAX);
     let meta = ctx.resolve(&args.session)?;
     // A damaged index file is rebuilt and searched again, not reported.
-    let (_, hits) = hotl_recall::search_archive(&ctx.store, &meta.id, &args.query, mode, limit)
-        .map_err(|e| CliError::user(e.to_string()))?;
+    let (archive, hits) =
+        hotl_recall::search_archive(&ctx.store, &meta.id, &args.query, mode, limit)
+            .map_err(|e| CliError::user(e.to_string()))?;
     let mut out = ctx.out();
     if args.json {
         let rows: Vec<Row> = hits
@@ -73,7 +74,7 @@ pub fn run(ctx: &Ctx, args: &RecallArgs) -> Result<ExitCode, CliError> {
         serde_json::to_writer_pretty(&mut out, &rows)?;
         writeln!(out)?;
     } else {
-        write!(out, "{}", hotl_recall::render_hits(&hits))?;
+        write!(out, "{}", hotl_recall::render_search(&archive, &hits))?;
     }
     flush(out)?;
     Ok(ExitCode::SUCCESS)
