@@ -533,3 +533,35 @@ fn compact_from_the_shell_with_the_models_note_or_a_note_file() -> TestResult {
     assert_eq!(requests(&fake)?.len(), 3, "no model call for a note file");
     Ok(())
 }
+
+/// `hotl fold` without `--since` folds the current episode, as `/fold` does, and prints the
+/// note with the handle.
+#[test]
+fn fold_from_the_shell_defaults_to_the_current_episode() -> TestResult {
+    let env = Env::new()?;
+    let fake = FakeLlm::start(Config::scripted([Reply::text("Done.")]))?;
+    env.agent(&fake, &["-p", "say done"]).ok();
+    let id = env.only_session()?;
+    let note = env.root().join("note.txt");
+    std::fs::write(&note, NOTE)?;
+    let out = env
+        .command()
+        .args(["fold", &id, "--note-file"])
+        .arg(&note)
+        .output()?;
+    let stdout = String::from_utf8(out.stdout)?;
+    assert!(stdout.starts_with("folded t3..t"), "{stdout}");
+    assert!(
+        stdout.contains(NOTE.lines().next().unwrap_or("")),
+        "{stdout}"
+    );
+    // Nothing new since: said, not folded again.
+    let again = env
+        .command()
+        .args(["fold", &id, "--note-file"])
+        .arg(&note)
+        .output()?;
+    assert!(!again.status.success());
+    assert!(String::from_utf8(again.stderr)?.contains("nothing to fold"));
+    Ok(())
+}

@@ -17,8 +17,9 @@ pub struct FoldArgs {
     #[arg(value_name = "REF")]
     pub session: String,
     /// Where the span starts: the stamp of a user message or tool result (t<seq>)
+    /// [default: the first message or step since the last fold, compaction or clear]
     #[arg(long, value_name = "t<SEQ>")]
-    pub since: String,
+    pub since: Option<String>,
     /// The note: lines starting changed:, learned:, decided and rejected:, open:, where:
     /// [default: the model writes it]
     #[arg(long, value_name = "FILE")]
@@ -28,9 +29,14 @@ pub struct FoldArgs {
 }
 
 pub fn run(ctx: &Ctx, args: &FoldArgs) -> Result<ExitCode, CliError> {
-    let since = hotl_agent::stamp_seq(&args.since).ok_or_else(|| {
-        CliError::user(format!("{:?} is not a stamp; expected t<seq>", args.since))
-    })?;
+    let since = args
+        .since
+        .as_deref()
+        .map(|text| {
+            hotl_agent::stamp_seq(text)
+                .ok_or_else(|| CliError::user(format!("{text:?} is not a stamp; expected t<seq>")))
+        })
+        .transpose()?;
     let note = args
         .note_file
         .as_deref()
@@ -38,6 +44,15 @@ pub fn run(ctx: &Ctx, args: &FoldArgs) -> Result<ExitCode, CliError> {
         .transpose()?;
     let meta = ctx.resolve(&args.session)?;
     let mut session = Session::open(&ctx.store, &meta.id, hotl_agent::default_tools())?;
+    let since = match since.or_else(|| crate::slash::episode_start(session.view())) {
+        Some(since) => since,
+        None => {
+            return Err(CliError::user(
+                "nothing to fold: nothing since the last fold, compaction or clear; name a start \
+                 with --since t<seq>",
+            ));
+        }
+    };
     let note = match note {
         Some(note) => note,
         None => {
@@ -53,6 +68,7 @@ pub fn run(ctx: &Ctx, args: &FoldArgs) -> Result<ExitCode, CliError> {
         "folded t{}..t{} of {} into handle {}",
         fold.since, fold.until, meta.id, fold.handle
     )?;
+    writeln!(out, "{}", fold.note)?;
     flush(out)?;
     Ok(ExitCode::SUCCESS)
 }
