@@ -451,15 +451,20 @@ fn ask_takes_the_rest_of_the_line_and_a_handle_prefix() -> TestResult {
         .and_then(|rest| rest.split_whitespace().next())
         .ok_or(format!("a handle in {folded:?}"))?
         .to_owned();
-    let out = env
-        .agent(
-            &fake,
-            &["ask", &id, &handle[..2], "what", "did", "it", "say?"],
-        )
-        .ok();
+    // The provider flags after the question are flags, not words of it.
+    let mut ask = env.agent_command();
+    ask.args(["ask", &id, &handle[..2], "what", "did", "it", "say?"])
+        .args(["--provider", "anthropic", "--base-url"])
+        .arg(fake.base_url())
+        .args(["--model", MODEL]);
+    let out = run(ask).ok();
     assert_eq!(out.stdout, "It said done.\n", "{out}");
     let sent = requests(&fake)?;
-    assert!(sent[1].to_string().contains("what did it say?"));
+    let asked = sent[1].to_string();
+    assert!(
+        asked.contains("what did it say?") && !asked.contains("--model"),
+        "{asked}"
+    );
     let empty = env.agent(&fake, &["ask", &id, &handle, ""]);
     assert_ne!(empty.code, 0);
     assert!(empty.stderr.contains("the question is empty"), "{empty}");

@@ -18,8 +18,8 @@ pub struct AskArgs {
     /// The thread's handle, as `hotl recall` and `hotl sessions show` print it (a unique
     /// prefix will do)
     pub handle: String,
-    /// The question (the rest of the line; quoting it is optional)
-    #[arg(required = true, num_args = 1.., trailing_var_arg = true)]
+    /// The question (the rest of the line; quoting it is optional, and flags may follow it)
+    #[arg(required = true, num_args = 1..)]
     pub question: Vec<String>,
     #[command(flatten)]
     pub model_flags: crate::commands::run::ProviderFlags,
