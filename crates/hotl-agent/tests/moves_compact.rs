@@ -665,10 +665,10 @@ fn a_compaction_inside_a_fork_can_be_asked() {
     assert_eq!(answer, "It printed quokkaword.");
 }
 
-/// A turn compacts at most three times: a window that needs it at almost every step is too
-/// small for the work, and more notes only cost.
+/// A turn that needs a compaction after every step stops compacting ahead of the window after
+/// three such: its window is too small for the work, and more notes only cost.
 #[test]
-fn a_turn_compacts_at_most_three_times() {
+fn a_turn_compacting_after_every_step_stops_compacting_ahead() {
     let mut f = Fixture::new(
         vec![
             big_output("a"),
@@ -678,6 +678,8 @@ fn a_turn_compacts_at_most_three_times() {
             big_output("c"),
             Reply::text(NOTE),
             big_output("d"),
+            Reply::text(NOTE),
+            big_output("e"),
             Reply::text("Done."),
         ],
         false,
@@ -686,11 +688,36 @@ fn a_turn_compacts_at_most_three_times() {
     f.settings.context_window = 4_500;
     let (outcome, notices) = submit_seeing(&mut f, "build it");
     assert_eq!(outcome.text, "Done.");
-    assert_eq!(compactions(&f).len(), 3, "{notices:?}");
+    assert_eq!(compactions(&f).len(), 4, "{notices:?}");
     assert!(
         notices
             .iter()
-            .any(|n| n.contains("compacted 3 times in this turn")),
+            .any(|n| n.contains("compacting after every step")),
+        "{notices:?}"
+    );
+}
+
+/// A long turn whose compactions each leave room for a few steps goes on compacting as long as
+/// it needs.
+#[test]
+fn a_long_turn_compacts_as_often_as_it_needs() {
+    let mut replies = Vec::new();
+    for i in 0..5 {
+        replies.push(big_output(&format!("x{i}")));
+        replies.push(big_output(&format!("y{i}")));
+        replies.push(Reply::text(NOTE));
+    }
+    replies.push(Reply::text("Done."));
+    let mut f = Fixture::new(replies, false, &["bash"]);
+    // Room for two steps after each compaction.
+    f.settings.context_window = 7_000;
+    let (outcome, notices) = submit_seeing(&mut f, "build it");
+    assert_eq!(outcome.text, "Done.", "{notices:?}");
+    assert_eq!(compactions(&f).len(), 5, "{notices:?}");
+    assert!(
+        !notices
+            .iter()
+            .any(|n| n.contains("compacting after every step")),
         "{notices:?}"
     );
 }

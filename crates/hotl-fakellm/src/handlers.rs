@@ -280,7 +280,6 @@ pub(crate) async fn models(State(s): S, uri: Uri, headers: HeaderMap) -> Respons
     deliver::json_response(&body, None, vec![id_header(dialect, &rid)])
 }
 
-/// Any other route: captured, then a 404 in OpenAI's shape.
 /// llama.cpp's `/props`, for clients that ask a local server its window: the context window
 /// set for the fake (`--context-window`) as `default_generation_settings.n_ctx`; without one,
 /// a 404 as from a server that is not llama.cpp.
@@ -298,6 +297,7 @@ pub(crate) async fn props(State(s): S, method: Method, uri: Uri, headers: Header
     }
 }
 
+/// Any other route: captured, then a 404 in OpenAI's shape.
 pub(crate) async fn fallback(
     State(s): S,
     method: Method,

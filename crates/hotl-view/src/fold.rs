@@ -64,9 +64,11 @@ impl View {
         let refuse = |why: String| Err(ViewError::BadFold { since, why });
         let Some(mut start) = self.items.iter().position(|i| i.last_seq() >= since) else {
             if since <= self.head_seq {
-                // A turn's end or another record that is not a message.
+                // A turn's end, another record that is not a message, or a message a revert
+                // took back.
                 return refuse(format!(
-                    "t{since} is not a message; use the stamp of a user message or tool result"
+                    "t{since} is not a message on this branch; use the stamp of a user message \
+                     or tool result"
                 ));
             }
             return refuse(format!("t{since} is past the end of the session"));

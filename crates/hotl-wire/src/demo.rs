@@ -124,7 +124,8 @@ fn decide(request: &Request<'_>) -> Answer {
         // The turn goes on from a note: the demo cannot tell what is left to do, so it stops
         // rather than act on the quoted messages again.
         return Answer::Text(
-            "(offline demo) The work so far is in the note above; ask me for the next step."
+            "(offline demo) The conversation was just compacted into the note above; tell me \
+             again what you want next."
                 .to_owned(),
         );
     }

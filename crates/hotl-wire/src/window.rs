@@ -9,16 +9,24 @@ use std::time::Duration;
 
 use crate::client::HttpProvider;
 
-/// How long the question may take: it is asked before the first request.
-const WAIT: Duration = Duration::from_millis(1500);
+/// How long the question may take in all: it is asked before the first request.
+const WAIT: Duration = Duration::from_millis(1000);
 
 impl HttpProvider {
-    /// The context window the server serves `model` with, in tokens, when it says.
+    /// The context window the server serves `model` with, in tokens, when it says (within
+    /// [`WAIT`]: a server that does not answer is not waited for).
     pub async fn served_context_window(&self, model: &str) -> Option<u64> {
         if !is_local(self.base()) {
             return None;
         }
-        let root = self.base().trim_end_matches("/v1");
+        tokio::time::timeout(WAIT, self.ask_window(model))
+            .await
+            .ok()
+            .flatten()
+    }
+
+    async fn ask_window(&self, model: &str) -> Option<u64> {
+        let root = self.base().strip_suffix("/v1").unwrap_or(self.base());
         if let Some(props) = self.get_json(&format!("{root}/props")).await
             && let Some(n) = props["default_generation_settings"]["n_ctx"].as_u64()
             && n > 0
@@ -39,7 +47,6 @@ impl HttpProvider {
             .client()
             .get(url)
             .headers(self.auth_headers())
-            .timeout(WAIT)
             .send()
             .await
             .ok()?;

@@ -120,29 +120,33 @@ fn parse_recall(rest: &str) -> Slash {
             None => (text.to_owned(), String::new()),
         }
     };
+    let usage = "/recall [--exact|--regex|--mode ranked|exact|regex] QUERY";
     let (mode, query) = if rest.starts_with("--") {
         let (flag, after) = word(rest);
-        if flag == "--mode" {
-            let (mode, query) = word(&after);
-            (format!("--{mode}"), query)
-        } else {
-            (flag, after)
+        match flag.as_str() {
+            "--mode" => {
+                let (mode, query) = word(&after);
+                match mode.as_str() {
+                    "ranked" | "exact" | "regex" => (mode, query),
+                    "" => return Slash::Usage(format!("--mode needs a mode; use {usage}")),
+                    other => {
+                        return Slash::Usage(format!("unknown mode {other:?}; use {usage}"));
+                    }
+                }
+            }
+            "--ranked" | "--exact" | "--regex" => (flag[2..].to_owned(), after),
+            other => return Slash::Usage(format!("unknown flag {other}; use {usage}")),
         }
     } else {
-        ("--ranked".to_owned(), rest.to_owned())
+        ("ranked".to_owned(), rest.to_owned())
     };
     let mode = match mode.as_str() {
-        "--ranked" => "ranked",
-        "--exact" => "exact",
-        "--regex" => "regex",
-        other => {
-            return Slash::Usage(format!(
-                "unknown flag {other}; use /recall [--exact|--regex|--mode MODE] QUERY"
-            ));
-        }
+        "exact" => "exact",
+        "regex" => "regex",
+        _ => "ranked",
     };
     if query.is_empty() {
-        return Slash::Usage("what to look for? /recall [--exact|--regex] QUERY".to_owned());
+        return Slash::Usage(format!("what to look for? {usage}"));
     }
     Slash::Recall {
         mode,
@@ -343,7 +347,10 @@ mod tests {
             recall("exact", "lib foo")
         );
         assert!(
-            matches!(parse("/recall --mode fuzzy x"), Slash::Usage(u) if u.contains("--fuzzy"))
+            matches!(parse("/recall --mode fuzzy x"), Slash::Usage(u) if u.contains("unknown mode \"fuzzy\""))
+        );
+        assert!(
+            matches!(parse("/recall --mode"), Slash::Usage(u) if u.contains("--mode needs a mode"))
         );
     }
 

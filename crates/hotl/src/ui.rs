@@ -139,7 +139,10 @@ impl ConsoleUi {
         if !self.at_line_start {
             let _ = writeln!(out);
         }
-        let _ = writeln!(out, "{}{text}", self.margin());
+        let margin = self.margin();
+        for line in text.split('\n') {
+            let _ = writeln!(out, "{margin}{line}");
+        }
         let _ = out.flush();
         self.at_line_start = true;
     }

@@ -203,9 +203,18 @@ impl Session {
     ) -> Result<(String, TurnOutcome)> {
         let writer = self.writer.open_delegated(child)?;
         let mut fork = Session::from_writer(&self.store, writer, self.tools.clone())?;
+        ui.progress(Progress::Notice(&format!("fork {child} resumed")));
         ui.fork_started(child);
         let outcome = Box::pin(fork.recover(provider, settings, ui, cancel)).await;
         ui.fork_done(child);
+        ui.progress(Progress::Notice(&format!(
+            "fork {child} {}",
+            if outcome.is_ok() {
+                "finished"
+            } else {
+                "failed"
+            }
+        )));
         self.totals.add(&fork.totals);
         let outcome = outcome?.unwrap_or_else(|| TurnOutcome {
             text: fork.last_answer(),

@@ -16,8 +16,9 @@ use crate::tool::ToolOutput;
 /// The answer a tool call gets when the process died while it ran.
 pub const INTERRUPTED: &str = "interrupted: may have partly run";
 
-/// The most compactions one turn makes.
-const MAX_COMPACTIONS_PER_TURN: usize = 3;
+/// How many compactions one turn makes with at most one step since the previous one before
+/// it stops compacting ahead of the window (a provider's refusal is still compacted).
+const MAX_THRASHING_COMPACTIONS: usize = 3;
 
 impl Session {
     /// Whether the last turn was left open by a process that died (or was killed) mid-turn.
@@ -138,9 +139,10 @@ impl Session {
         // A request the provider refuses as too long is compacted once and sent again; again
         // only after an answer (the turn moved on).
         let mut may_shrink = true;
-        // Compactions made in this turn: a turn that needs one at almost every step has a
-        // window too small for its work, and compacting again only costs notes.
-        let mut compactions = 0;
+        // A turn that needs a compaction after every step has a window too small for its
+        // work: compacting ahead of the window only costs notes then.
+        let mut thrashing = 0;
+        let mut steps_since_compaction: Option<usize> = None;
         loop {
             if outcome.steps >= settings.max_steps {
                 self.close_run(run, RunState::Interrupted)?;
@@ -160,14 +162,18 @@ impl Session {
                     outcome.add_spent(&before, &self.totals);
                     match compacted {
                         Ok(_) => {
-                            compactions += 1;
-                            if compactions >= MAX_COMPACTIONS_PER_TURN {
+                            if steps_since_compaction.is_some_and(|s| s <= 1) {
+                                thrashing += 1;
+                            }
+                            steps_since_compaction = Some(0);
+                            if thrashing >= MAX_THRASHING_COMPACTIONS {
                                 may_compact = false;
-                                ui.progress(Progress::Notice(&format!(
-                                    "compacted {compactions} times in this turn: the window is \
-                                     too small for this work; going on without compacting \
-                                     (fold finished episodes, or set context_window)"
-                                )));
+                                ui.progress(Progress::Notice(
+                                    "compacting after every step: the window is too small for \
+                                     this work; from now on only a request the provider refuses \
+                                     is compacted (fold finished episodes, or set \
+                                     context_window)",
+                                ));
                             }
                         }
                         Err(e) => {
@@ -195,13 +201,10 @@ impl Session {
             let reply = match reply {
                 Ok(reply) => {
                     may_shrink = true;
+                    steps_since_compaction = steps_since_compaction.map(|s| s + 1);
                     reply
                 }
-                Err(AgentError::Wire(e))
-                    if may_shrink
-                        && compactions < MAX_COMPACTIONS_PER_TURN
-                        && e.context_overflow().is_some() =>
-                {
+                Err(AgentError::Wire(e)) if may_shrink && e.context_overflow().is_some() => {
                     may_shrink = false;
                     let overflow = e.context_overflow().unwrap_or_default();
                     let before = self.totals;
@@ -216,7 +219,7 @@ impl Session {
                     match compacted {
                         Ok(_) => {
                             // The same step, asked again from the note.
-                            compactions += 1;
+                            steps_since_compaction = Some(0);
                             outcome.steps -= 1;
                             continue;
                         }

@@ -18,7 +18,8 @@ pub struct AskArgs {
     /// The thread's handle, as `hotl recall` and `hotl sessions show` print it (a unique
     /// prefix will do)
     pub handle: String,
-    /// The question (the rest of the line; quoting it is optional, and flags may follow it)
+    /// The question (the rest of the line; flags may follow it; quote it, or put `--` before
+    /// it, when a word starts with `-`)
     #[arg(required = true, num_args = 1..)]
     pub question: Vec<String>,
     #[command(flatten)]
