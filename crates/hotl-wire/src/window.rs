@@ -14,7 +14,7 @@ const WAIT: Duration = Duration::from_millis(1000);
 
 impl HttpProvider {
     /// The context window the server serves `model` with, in tokens, when it says (within
-    /// [`WAIT`]: a server that does not answer is not waited for).
+    /// a second: a server that does not answer is not waited for).
     pub async fn served_context_window(&self, model: &str) -> Option<u64> {
         if !is_local(self.base()) {
             return None;
