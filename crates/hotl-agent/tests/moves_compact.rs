@@ -15,6 +15,21 @@ fn big_output(marker: &str) -> Reply {
     ))
 }
 
+/// Two steps of about 2,000 tokens each (`quokkaword`, then `wombatword`), the note a
+/// compaction asks for, and the answer `Built.`.
+fn build_loop() -> Fixture {
+    Fixture::new(
+        vec![
+            big_output("quokkaword"),
+            big_output("wombatword"),
+            Reply::text(NOTE),
+            Reply::text("Built."),
+        ],
+        false,
+        &["bash"],
+    )
+}
+
 fn compactions(f: &Fixture) -> Vec<(u64, u64, String)> {
     f.store
         .lineage(f.session.id())
@@ -30,17 +45,8 @@ fn compactions(f: &Fixture) -> Vec<(u64, u64, String)> {
 
 #[test]
 fn a_turn_near_the_window_compacts_and_goes_on_from_the_note() {
-    let mut f = Fixture::new(
-        vec![
-            big_output("quokkaword"),
-            big_output("wombatword"),
-            // The third request would come near the window: the model writes the note first.
-            Reply::text(NOTE),
-            Reply::text("Built."),
-        ],
-        false,
-        &["bash"],
-    );
+    // The third request would come near the window: the model writes the note first.
+    let mut f = build_loop();
     // Requests grow by about 2,000 tokens a step from about 2,100: the third would pass 85%.
     f.settings.context_window = 6_000;
     let outcome = f.submit("build it");
@@ -399,16 +405,7 @@ fn the_count_is_unknown_after_a_clear_or_a_fold() {
 /// of the note request, and asks again from the note.
 #[test]
 fn a_request_the_provider_refuses_as_too_long_is_compacted_and_sent_again() {
-    let mut f = Fixture::new(
-        vec![
-            big_output("quokkaword"),
-            big_output("wombatword"),
-            Reply::text(NOTE),
-            Reply::text("Built."),
-        ],
-        false,
-        &["bash"],
-    );
+    let mut f = build_loop();
     // Requests grow by about 2,000 tokens a step from about 2,100: the third is refused.
     f.fake.set_context_window(Some(5_000));
     let (outcome, notices) = submit_seeing(&mut f, "build it");
@@ -482,16 +479,7 @@ fn a_request_too_long_even_compacted_stops_the_turn_with_the_provider_s_error() 
 /// long asks again with the oldest steps left out.
 #[test]
 fn a_note_request_refused_as_too_long_is_sent_again_without_the_oldest_steps() {
-    let mut f = Fixture::new(
-        vec![
-            big_output("quokkaword"),
-            big_output("wombatword"),
-            Reply::text(NOTE),
-            Reply::text("Built."),
-        ],
-        false,
-        &["bash"],
-    );
+    let mut f = build_loop();
     // The third request would pass 85% of 6,000, and the note request (about 6,200 tokens)
     // is over the model's real 5,500.
     f.settings.context_window = 6_000;

@@ -219,29 +219,31 @@ fn fold_from_the_shell_without_a_note_has_the_model_write_it() -> TestResult {
     Ok(())
 }
 
-/// A turn that comes near the window (`HOTL_CONTEXT_WINDOW`) compacts before its next request
-/// and goes on from the note; the compacted span stays searchable.
-#[test]
-fn a_long_turn_compacts_near_the_configured_window() -> TestResult {
-    let env = Env::new()?;
-    // About 12 KB of output a step (under the 30,000 characters a result keeps): 3,000 tokens
-    // with the fake's 4-byte tokens, on top of a first request of about 2,000. The third
-    // request would pass 85% of 8,000.
+/// Two steps printing about 12 KB each (under the 30,000 characters a result keeps: 3,000
+/// tokens with the fake's 4-byte tokens, on top of a first request of about 2,000), after
+/// `quokkaword` and `wombatword`; the note a compaction asks for; the answer `Built.`.
+fn build_loop() -> Config {
     let big = |word: &str| {
         Reply::text("").with_tool(
             "bash",
             json!({ "command": format!("echo {word}; head -c 12000 /dev/zero | tr '\\0' y") }),
         )
     };
-    let fake = FakeLlm::start(
-        Config::scripted([
-            big("quokkaword"),
-            big("wombatword"),
-            Reply::text(NOTE),
-            Reply::text("Built."),
-        ])
-        .with_tokenizer(Tokenizer::Bytes4),
-    )?;
+    Config::scripted([
+        big("quokkaword"),
+        big("wombatword"),
+        Reply::text(NOTE),
+        Reply::text("Built."),
+    ])
+}
+
+/// A turn that comes near the window (`HOTL_CONTEXT_WINDOW`) compacts before its next request
+/// and goes on from the note; the compacted span stays searchable.
+#[test]
+fn a_long_turn_compacts_near_the_configured_window() -> TestResult {
+    let env = Env::new()?;
+    // The third request would pass 85% of 8,000.
+    let fake = FakeLlm::start(build_loop().with_tokenizer(Tokenizer::Bytes4))?;
     let mut cmd = env.agent_command();
     cmd.args(["--provider", "anthropic", "--base-url"])
         .arg(fake.base_url())
@@ -283,21 +285,10 @@ fn a_long_turn_compacts_near_the_configured_window() -> TestResult {
 #[test]
 fn a_request_the_server_refuses_as_too_long_compacts_and_the_turn_finishes() -> TestResult {
     let env = Env::new()?;
-    let big = |word: &str| {
-        Reply::text("").with_tool(
-            "bash",
-            json!({ "command": format!("echo {word}; head -c 12000 /dev/zero | tr '\\0' y") }),
-        )
-    };
     let fake = FakeLlm::start(
-        Config::scripted([
-            big("quokkaword"),
-            big("wombatword"),
-            Reply::text(NOTE),
-            Reply::text("Built."),
-        ])
-        .with_tokenizer(Tokenizer::Bytes4)
-        .with_context_window(7_000),
+        build_loop()
+            .with_tokenizer(Tokenizer::Bytes4)
+            .with_context_window(7_000),
     )?;
     let mut cmd = env.agent_command();
     cmd.args(["--provider", "openai-chat", "--base-url"])
@@ -384,21 +375,10 @@ fn a_fork_on_a_reverted_branch_is_gone_with_it() -> TestResult {
 #[test]
 fn a_local_servers_own_window_is_asked_and_compaction_comes_first() -> TestResult {
     let env = Env::new()?;
-    let big = |word: &str| {
-        Reply::text("").with_tool(
-            "bash",
-            json!({ "command": format!("echo {word}; head -c 12000 /dev/zero | tr '\\0' y") }),
-        )
-    };
     let fake = FakeLlm::start(
-        Config::scripted([
-            big("quokkaword"),
-            big("wombatword"),
-            Reply::text(NOTE),
-            Reply::text("Built."),
-        ])
-        .with_tokenizer(Tokenizer::Bytes4)
-        .with_context_window(8_500),
+        build_loop()
+            .with_tokenizer(Tokenizer::Bytes4)
+            .with_context_window(8_500),
     )?;
     let mut cmd = env.agent_command();
     cmd.args(["--provider", "openai-chat", "--base-url"])
