@@ -151,15 +151,19 @@ impl Session {
             outcome.steps += 1;
             match self.needs_compaction(settings) {
                 Need::Yes if may_compact => {
-                    let before = self.totals;
-                    let compacted = tokio::select! {
-                        done = self.compact(provider, settings, ui) => done,
-                        _ = cancelled(&mut cancel) => {
-                            outcome.add_spent(&before, &self.totals);
-                            return self.cancel_turn(run, outcome);
-                        }
+                    let Some(compacted) = self
+                        .compact_unless_cancelled(
+                            None,
+                            provider,
+                            settings,
+                            ui,
+                            &mut cancel,
+                            &mut outcome,
+                        )
+                        .await
+                    else {
+                        return self.cancel_turn(run, outcome);
                     };
-                    outcome.add_spent(&before, &self.totals);
                     match compacted {
                         Ok(_) => {
                             if steps_since_compaction.is_some_and(|s| s <= 1) {
@@ -207,15 +211,19 @@ impl Session {
                 Err(AgentError::Wire(e)) if may_shrink && e.context_overflow().is_some() => {
                     may_shrink = false;
                     let overflow = e.context_overflow().unwrap_or_default();
-                    let before = self.totals;
-                    let compacted = tokio::select! {
-                        done = self.compact_overflowed(overflow, provider, settings, ui) => done,
-                        _ = cancelled(&mut cancel) => {
-                            outcome.add_spent(&before, &self.totals);
-                            return self.cancel_turn(run, outcome);
-                        }
+                    let Some(compacted) = self
+                        .compact_unless_cancelled(
+                            Some(overflow),
+                            provider,
+                            settings,
+                            ui,
+                            &mut cancel,
+                            &mut outcome,
+                        )
+                        .await
+                    else {
+                        return self.cancel_turn(run, outcome);
                     };
-                    outcome.add_spent(&before, &self.totals);
                     match compacted {
                         Ok(_) => {
                             // The same step, asked again from the note.
@@ -349,6 +357,33 @@ impl Session {
                 self.snapshot()?;
             }
         }
+    }
+
+    /// Compacts (after the provider's refusal `overflow`, or ahead of the window), unless the
+    /// user cancels first (`None`); what it spent counts in `outcome` either way.
+    async fn compact_unless_cancelled(
+        &mut self,
+        overflow: Option<hotl_wire::Overflow>,
+        provider: &Provider,
+        settings: &Settings,
+        ui: &mut dyn Ui,
+        cancel: &mut watch::Receiver<bool>,
+        outcome: &mut TurnOutcome,
+    ) -> Option<Result<u64>> {
+        let before = self.totals;
+        let done = tokio::select! {
+            done = async {
+                match overflow {
+                    Some(overflow) => {
+                        self.compact_overflowed(overflow, provider, settings, ui).await
+                    }
+                    None => self.compact(provider, settings, ui).await,
+                }
+            } => Some(done),
+            _ = cancelled(cancel) => None,
+        };
+        outcome.add_spent(&before, &self.totals);
+        done
     }
 
     async fn ask_model(
