@@ -30,6 +30,14 @@ fn build_loop() -> Fixture {
     )
 }
 
+/// Compacts the fixture's session by hand, as `/compact` does.
+fn compact(f: &mut Fixture) -> hotl_agent::Result<u64> {
+    f.runtime.block_on(
+        f.session
+            .compact(&f.provider, &f.settings, &mut crate::moves_fold::Quiet),
+    )
+}
+
 fn compactions(f: &Fixture) -> Vec<(u64, u64, String)> {
     f.store
         .lineage(f.session.id())
@@ -122,35 +130,17 @@ fn compact_between_turns_and_refusals() {
         false,
         &["bash"],
     );
-    let refused = f
-        .runtime
-        .block_on(
-            f.session
-                .compact(&f.provider, &f.settings, &mut crate::moves_fold::Quiet),
-        )
-        .expect_err("an empty session");
+    let refused = compact(&mut f).expect_err("an empty session");
     assert!(
         refused.to_string().contains("nothing to compact"),
         "{refused}"
     );
     f.submit("build it");
-    let until = f
-        .runtime
-        .block_on(
-            f.session
-                .compact(&f.provider, &f.settings, &mut crate::moves_fold::Quiet),
-        )
-        .expect("compacted");
+    let until = compact(&mut f).expect("compacted");
     assert_eq!(compactions(&f)[0].1, until);
     assert_eq!(f.session.context_used(), 0, "unknown until the next answer");
     // Nothing new since: compacting again is refused, with no model call.
-    let again = f
-        .runtime
-        .block_on(
-            f.session
-                .compact(&f.provider, &f.settings, &mut crate::moves_fold::Quiet),
-        )
-        .expect_err("nothing new");
+    let again = compact(&mut f).expect_err("nothing new");
     assert!(
         again.to_string().contains(&format!(
             "nothing to compact since the last compaction (through t{until})"
@@ -176,27 +166,15 @@ fn ask_takes_the_compaction_handle_recall_gives() {
         &["bash"],
     );
     f.submit("build it");
-    let until = f
-        .runtime
-        .block_on(
-            f.session
-                .compact(&f.provider, &f.settings, &mut crate::moves_fold::Quiet),
-        )
-        .expect("compacted");
+    let until = compact(&mut f).expect("compacted");
     let handle = format!("compaction@t{until}");
     let hits = f
         .session
         .recall("narwhalword", Some("exact"), 5)
         .expect("recall");
     assert!(hits.starts_with(&format!("[{handle} t")), "{hits}");
-    let ask = |f: &mut Fixture, handle: &str| {
-        f.runtime
-            .block_on(
-                f.session
-                    .ask(handle, "what did it print?", &f.provider, &f.settings),
-            )
-            .expect("answered")
-    };
+    let ask =
+        |f: &mut Fixture, handle: &str| f.ask(handle, "what did it print?").expect("answered");
     assert_eq!(ask(&mut f, &handle), "It printed narwhalword.");
     let asked = f.fake.captured().last().expect("the ask").body_text();
     assert!(
@@ -217,13 +195,7 @@ fn ask_takes_the_compaction_handle_recall_gives() {
         })
         .collect();
     assert_eq!(asked, [handle.clone(), handle.clone()]);
-    let unknown = f
-        .runtime
-        .block_on(
-            f.session
-                .ask("compaction@t1", "?", &f.provider, &f.settings),
-        )
-        .expect_err("no such compaction");
+    let unknown = f.ask("compaction@t1", "?").expect_err("no such compaction");
     assert!(unknown.to_string().contains(&handle), "{unknown}");
 }
 
@@ -383,13 +355,7 @@ fn the_count_is_unknown_after_a_clear_or_a_fold() {
         hotl_agent::Session::open(&f.store, &id, hotl_agent::default_tools()).expect("open");
     assert_eq!(f.session.context_used(), 0, "cleared");
     // Nothing the model sees is left to compact.
-    let refused = f
-        .runtime
-        .block_on(
-            f.session
-                .compact(&f.provider, &f.settings, &mut crate::moves_fold::Quiet),
-        )
-        .expect_err("nothing since the clear");
+    let refused = compact(&mut f).expect_err("nothing since the clear");
     assert!(
         refused.to_string().contains("nothing to compact"),
         "{refused}"
@@ -643,13 +609,7 @@ fn a_compaction_inside_a_fork_can_be_asked() {
         .expect("a hit")
         .to_owned();
     assert!(handle.starts_with("compaction@t"), "{hits}");
-    let answer = f
-        .runtime
-        .block_on(
-            f.session
-                .ask(&handle, "what did it print?", &f.provider, &f.settings),
-        )
-        .expect("answered");
+    let answer = f.ask(&handle, "what did it print?").expect("answered");
     assert_eq!(answer, "It printed quokkaword.");
 }
 

@@ -143,6 +143,14 @@ impl Fixture {
             .expect("folded")
     }
 
+    /// Puts `question` to the archived thread `handle`.
+    pub(crate) fn ask(&mut self, handle: &str, question: &str) -> hotl_agent::Result<String> {
+        self.runtime.block_on(
+            self.session
+                .ask(handle, question, &self.provider, &self.settings),
+        )
+    }
+
     pub(crate) fn submit(&mut self, prompt: &str) -> hotl_agent::TurnOutcome {
         let (_tx, cancel) = tokio::sync::watch::channel(false);
         self.runtime
@@ -545,10 +553,7 @@ fn the_fork_tool_runs_a_child_from_this_view_and_returns_its_report() {
         .expect("an ask record under the fork's handle");
     assert!(ask_usage.cache_read > 0, "{ask_usage:?}");
     // An unknown handle names the ones there are.
-    let err = f
-        .runtime
-        .block_on(f.session.ask("zzzz", "?", &f.provider, &f.settings))
-        .expect_err("no such thread");
+    let err = f.ask("zzzz", "?").expect_err("no such thread");
     assert!(err.to_string().contains(&handle), "{err}");
 }
 
@@ -1086,13 +1091,7 @@ fn fold_stores_the_diff(git_repo: bool) {
         .expect("recall");
     assert!(stale.contains("stale: main.rs changed since"), "{stale}");
     // And so does an answer from that thread.
-    let answer = f
-        .runtime
-        .block_on(
-            f.session
-                .ask(&fold.handle, "what changed?", &f.provider, &f.settings),
-        )
-        .expect("answered");
+    let answer = f.ask(&fold.handle, "what changed?").expect("answered");
     assert_eq!(answer, "It added a helper.\n\nstale: main.rs changed since");
     // The user's own index is untouched.
     assert!(
@@ -1190,13 +1189,7 @@ fn asking_a_fork_left_mid_step_answers_its_open_call() {
             .expect("a handle"),
         _ => panic!("a session record first"),
     };
-    let answer = f
-        .runtime
-        .block_on(
-            f.session
-                .ask(&handle, "how far did it get?", &f.provider, &f.settings),
-        )
-        .expect("answered");
+    let answer = f.ask(&handle, "how far did it get?").expect("answered");
     assert_eq!(answer, "The survey was cut short.");
     let sent = f.fake.captured();
     let body = sent.last().expect("the ask").json().expect("json");
@@ -1240,13 +1233,7 @@ fn ask_reaches_a_fold_a_fork_made_inside_itself() {
             _ => None,
         })
         .expect("the fork folded inside itself");
-    let answer = f
-        .runtime
-        .block_on(
-            f.session
-                .ask(&inner, "what did a.txt hold?", &f.provider, &f.settings),
-        )
-        .expect("answered");
+    let answer = f.ask(&inner, "what did a.txt hold?").expect("answered");
     assert_eq!(answer, "It held quokka.");
     let sent = f.fake.captured();
     let asked = sent.last().expect("the ask").body_text();
@@ -1255,10 +1242,7 @@ fn ask_reaches_a_fold_a_fork_made_inside_itself() {
         !asked.contains("survey done"),
         "the thread ends where its span ended"
     );
-    let unknown = f
-        .runtime
-        .block_on(f.session.ask("ffff", "?", &f.provider, &f.settings))
-        .expect_err("no such handle");
+    let unknown = f.ask("ffff", "?").expect_err("no such handle");
     assert!(unknown.to_string().contains(&inner), "{unknown}");
 }
 
