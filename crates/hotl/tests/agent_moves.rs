@@ -380,18 +380,14 @@ fn a_local_servers_own_window_is_asked_and_compaction_comes_first() -> TestResul
             .with_tokenizer(Tokenizer::Bytes4)
             .with_context_window(8_500),
     )?;
-    let mut cmd = env.agent_command();
-    cmd.args(["--provider", "openai-chat", "--base-url"])
-        .arg(fake.base_url())
-        .args([
-            "--model",
+    let out = env
+        .agent_with(
+            "openai-chat",
+            &fake,
             "qwen2.5-coder",
-            "-p",
-            "build it",
-            "--allow",
-            "bash",
-        ]);
-    let out = run(cmd).ok();
+            &["-p", "build it", "--allow", "bash"],
+        )
+        .ok();
     assert_eq!(out.stdout, "Built.\n", "{out}");
     assert!(!out.stderr.contains("refused"), "{out}");
     let id = env.only_session()?;
