@@ -31,8 +31,10 @@ pub fn run(ctx: &Ctx, args: &AskArgs) -> Result<ExitCode, CliError> {
     if question.trim().is_empty() {
         return Err(CliError::user("the question is empty"));
     }
-    let (resolved, settings, runtime) = crate::commands::oneshot::prepare(&args.model_flags)?;
+    // The session first: a bad reference is told before the provider is set up (and, for a
+    // local server, asked its window).
     let meta = ctx.resolve(&args.session)?;
+    let (resolved, settings, runtime) = crate::commands::oneshot::prepare(&args.model_flags)?;
     let mut session = Session::open(&ctx.store, &meta.id, hotl_agent::default_tools())?;
     let answer =
         runtime.block_on(session.ask(&args.handle, &question, &resolved.provider, &settings))?;
