@@ -5,7 +5,7 @@
 //! checks, and finishing a turn a killed process left open. It never parses arguments and
 //! never prints: callers get events and decide how to show them.
 
-#![warn(missing_docs)]
+#![deny(missing_docs)]
 
 mod error;
 mod moves;

@@ -25,7 +25,7 @@
 //! assert_eq!(store.meta(&id).unwrap().turns, 1);
 //! ```
 
-#![warn(missing_docs)]
+#![deny(missing_docs)]
 
 mod blob;
 mod block;

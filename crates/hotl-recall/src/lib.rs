@@ -43,7 +43,7 @@
 //! assert_eq!(render_hits(&hits), "[b2e4 t3 assistant] a string went where a number belongs\n");
 //! ```
 
-#![warn(missing_docs)]
+#![deny(missing_docs)]
 
 mod archive;
 mod codec;

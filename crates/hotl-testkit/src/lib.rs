@@ -3,6 +3,8 @@
 //! Used as a dev-dependency only. Builders write real JSONL through `hotl-log`'s own encoder, so
 //! what tests read is exactly what hotl writes.
 
+#![deny(missing_docs)]
+
 pub mod arb;
 
 use std::path::{Path, PathBuf};

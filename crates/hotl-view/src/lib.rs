@@ -20,7 +20,7 @@
 //! assert_eq!(messages[0].content[0].as_text(), Some("[t2] hi"));
 //! ```
 
-#![warn(missing_docs)]
+#![deny(missing_docs)]
 
 mod cut;
 mod error;

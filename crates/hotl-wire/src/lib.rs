@@ -7,7 +7,7 @@
 //! pricing, and retries over real HTTP. It never reads logs and never decides what to send:
 //! callers hand it a request built from a view.
 
-#![warn(missing_docs)]
+#![deny(missing_docs)]
 
 mod assemble;
 mod breakpoints;

@@ -262,6 +262,8 @@ fn status_kb(key: &str) -> Result<u64> {
 
 /// glibc's `mallinfo2`: (bytes allocated, free bytes held in the heap); zeros elsewhere.
 #[cfg(all(target_os = "linux", target_env = "gnu"))]
+// The heap in use is read from glibc through FFI, which is unsafe to call.
+#[allow(unsafe_code)]
 fn heap() -> (u64, u64) {
     #[repr(C)]
     struct MallInfo2 {
