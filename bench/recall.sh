@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Recall benchmark: numbers, not assertions (targets and analysis: docs/performance.md, "Recall").
 #
-# Builds and runs `recall-bench` (crates/hotl-recall/src/bin/recall-bench/): it writes one
+# Builds and runs `recall-bench` (crates/hotl-recall/examples/recall-bench/): it writes one
 # synthetic session of about MB megabytes of log (tool outputs of compiler, test, server-log,
 # source and prose text, folded in spans of 3-20 turns), then measures, in one process:
 #   - the cold build of the persisted recall index from the whole lineage, and its size;
@@ -24,10 +24,10 @@ QUERIES=${QUERIES:-50}
 OUT=bench/out/recall
 mkdir -p bench/out
 [[ -n ${KEEP:-} ]] || trap 'rm -rf "$OUT"' EXIT
-cargo build --release -q -p hotl-recall --bin recall-bench
+cargo build --release -q -p hotl-recall --example recall-bench
 start=$(date +%s)
 {
-  target/release/recall-bench --mb "$MB" --dir "$OUT" --seed "$SEED" --queries "$QUERIES"
-  target/release/recall-bench --dir "$OUT" --seed "$SEED" --queries "$QUERIES" --open-only
+  target/release/examples/recall-bench --mb "$MB" --dir "$OUT" --seed "$SEED" --queries "$QUERIES"
+  target/release/examples/recall-bench --dir "$OUT" --seed "$SEED" --queries "$QUERIES" --open-only
 } | tee bench/out/recall.txt
 echo "total: $(($(date +%s) - start)) s (results also in bench/out/recall.txt)"

@@ -117,15 +117,7 @@ pub fn definition(name: &str, description: &str, schema: &'static str) -> ToolDe
     }
 }
 
-/// The blake3 hash of a file's bytes, as file touches record it.
+/// The hash of a file's bytes, as file touches record it ([`FileTouch::hash_of`]).
 pub fn content_hash(bytes: &[u8]) -> String {
-    blake3::hash(bytes).to_hex()[..32].to_owned()
-}
-
-/// [`content_hash`] of a file, read as a stream (it may be large); `None` when it cannot be
-/// read.
-pub fn file_content_hash(path: &std::path::Path) -> Option<String> {
-    let mut hasher = blake3::Hasher::new();
-    hasher.update_reader(std::fs::File::open(path).ok()?).ok()?;
-    Some(hasher.finalize().to_hex()[..32].to_owned())
+    FileTouch::hash_of(bytes)
 }

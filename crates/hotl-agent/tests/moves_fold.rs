@@ -481,8 +481,9 @@ fn the_fork_tool_runs_a_child_from_this_view_and_returns_its_report() {
     let child_id = children[0].clone();
     assert!(
         f.store
-            .log_path(&child_id)
-            .starts_with(f.store.tree_dir(f.session.id()))
+            .layout()
+            .log(&child_id)
+            .starts_with(f.store.layout().tree_dir(f.session.id()))
     );
     assert_eq!(f.store.root_of(&child_id), f.session.id());
     let meta = f.store.meta(&child_id).expect("meta");

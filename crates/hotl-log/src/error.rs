@@ -61,6 +61,14 @@ pub enum LogError {
         /// What is wrong with it.
         reason: &'static str,
     },
+    /// Another live session holds the name.
+    #[error("the name {name:?} is taken by session {by}")]
+    NameTaken {
+        /// The refused name.
+        name: String,
+        /// The session that holds it.
+        by: String,
+    },
     /// A session with this id or name already exists.
     #[error("{what} already exists")]
     Exists {

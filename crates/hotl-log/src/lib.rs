@@ -35,6 +35,8 @@ mod clock;
 mod error;
 mod fsutil;
 mod gc;
+#[cfg(feature = "layout")]
+mod layout;
 mod lineage;
 mod lock;
 mod meta;
@@ -52,6 +54,8 @@ pub use crate::check::{CheckReport, Finding, Severity};
 pub use crate::clock::{Clock, format_ts, parse_ts};
 pub use crate::error::{IoResultExt, LogError, Result};
 pub use crate::gc::{Dropped, GcOptions, GcReport, GcSession};
+#[cfg(feature = "layout")]
+pub use crate::layout::Layout;
 pub use crate::lineage::{Lineage, LineageProblem, MAX_ANCESTORS, pin_hash};
 pub use crate::lock::TreeLock;
 pub use crate::meta::{

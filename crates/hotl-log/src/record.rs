@@ -149,6 +149,36 @@ pub struct FileTouch {
 impl FileTouch {
     /// The op of a touch read from a bare path (older fold records): its content is unknown.
     pub const LISTED: &'static str = "listed";
+
+    /// The hash a touch records of content `bytes`: the first 32 hex digits of its blake3.
+    pub fn hash_of(bytes: &[u8]) -> String {
+        blake3::hash(bytes).to_hex()[..32].to_owned()
+    }
+
+    /// [`FileTouch::hash_of`] the file at `path`, read as a stream (it may be large); `None`
+    /// when it cannot be read.
+    pub fn hash_file(path: &std::path::Path) -> Option<String> {
+        Some(full_file_hash(path)?[..32].to_owned())
+    }
+
+    /// Whether the file at `path` differs now from content recorded as `recorded` (a hash as
+    /// touches record it; any other length of the hex is compared as a prefix; `None`: the
+    /// file was absent): changed, gone, or there now though absent then. An empty recorded
+    /// hash tells nothing, so it counts as changed.
+    pub fn changed_since(recorded: Option<&str>, path: &std::path::Path) -> bool {
+        match (recorded, full_file_hash(path)) {
+            (Some(hash), Some(now)) => hash.is_empty() || !now.starts_with(hash),
+            (None, None) => false,
+            _ => true,
+        }
+    }
+}
+
+/// The blake3 hex of a file's content, read as a stream; `None` when it cannot be read.
+fn full_file_hash(path: &std::path::Path) -> Option<String> {
+    let mut hasher = blake3::Hasher::new();
+    hasher.update_reader(std::fs::File::open(path).ok()?).ok()?;
+    Some(hasher.finalize().to_hex().to_string())
 }
 
 impl<'de> Deserialize<'de> for FileTouch {

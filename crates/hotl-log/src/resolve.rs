@@ -98,6 +98,25 @@ pub fn describe(meta: &SessionMeta) -> String {
     out
 }
 
+impl crate::store::Store {
+    /// Checks that `name` can name the session `except` (`None`: a session not created yet):
+    /// a valid name (see [`validate_name`]) that no other live session holds. The one place
+    /// the name rule is enforced: call it before anything is written.
+    pub fn check_name(&self, name: &str, except: Option<&str>) -> Result<()> {
+        validate_name(name)?;
+        let taken = self.list()?.into_iter().find(|m| {
+            !m.dropped && m.name.as_deref() == Some(name) && Some(m.id.as_str()) != except
+        });
+        match taken {
+            Some(m) => Err(LogError::NameTaken {
+                name: name.to_owned(),
+                by: m.id,
+            }),
+            None => Ok(()),
+        }
+    }
+}
+
 /// Checks that `name` can name a session: not empty, no `/`, `..` or control characters, not a
 /// number or `@`-reference (those address sessions otherwise), at most 64 characters.
 pub fn validate_name(name: &str) -> Result<()> {

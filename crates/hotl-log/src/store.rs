@@ -61,13 +61,19 @@ impl Store {
     }
 
     /// `sessions/`.
-    pub fn sessions_dir(&self) -> PathBuf {
+    pub(crate) fn sessions_dir(&self) -> PathBuf {
         self.home.join("sessions")
     }
 
     /// `index/` (derived files of later layers).
-    pub fn index_dir(&self) -> PathBuf {
+    pub(crate) fn index_dir(&self) -> PathBuf {
         self.home.join("index")
+    }
+
+    /// A directory for a derived cache of a later layer (`index/<name>/`, not created here):
+    /// deleting it loses nothing, since everything in it is rebuilt from the logs.
+    pub fn derived_dir(&self, name: &str) -> PathBuf {
+        self.index_dir().join(name)
     }
 
     /// The blob store.
@@ -77,7 +83,7 @@ impl Store {
 
     /// A session's log: `sessions/<id>.jsonl` for a root, `sessions/<root>/<id>.jsonl` for a
     /// session delegated inside a root's tree.
-    pub fn log_path(&self, id: &str) -> PathBuf {
+    pub(crate) fn log_path(&self, id: &str) -> PathBuf {
         match self.tree_of(id) {
             Some(root) => self.tree_dir(&root).join(format!("{id}.jsonl")),
             None => self.root_log_path(id),
@@ -85,7 +91,7 @@ impl Store {
     }
 
     /// A session's metadata cache, next to its log.
-    pub fn meta_path(&self, id: &str) -> PathBuf {
+    pub(crate) fn meta_path(&self, id: &str) -> PathBuf {
         match self.tree_of(id) {
             Some(root) => self.tree_dir(&root).join(format!("{id}.meta.json")),
             None => self.sessions_dir().join(format!("{id}.meta.json")),
@@ -93,13 +99,13 @@ impl Store {
     }
 
     /// The lock of the tree a session belongs to (a delegated session shares its root's).
-    pub fn lock_path(&self, id: &str) -> PathBuf {
+    pub(crate) fn lock_path(&self, id: &str) -> PathBuf {
         self.sessions_dir()
             .join(format!("{}.lock", self.root_of(id)))
     }
 
     /// A root session's tree directory (the logs of the sessions delegated inside it).
-    pub fn tree_dir(&self, root: &str) -> PathBuf {
+    pub(crate) fn tree_dir(&self, root: &str) -> PathBuf {
         self.sessions_dir().join(root)
     }
 
@@ -127,6 +133,46 @@ impl Store {
     /// holds the tree (otherwise it may be a line being written).
     pub fn read(&self, id: &str) -> Result<Log> {
         self.read_limited(id, None)
+    }
+
+    /// The size of a session's log in bytes: how far [`Store::read_range`] can read.
+    pub fn log_size(&self, id: &str) -> Result<u64> {
+        let path = self.log_path(id);
+        std::fs::metadata(&path)
+            .map(|m| m.len())
+            .map_err(|e| LogError::opening(id, &path, e))
+    }
+
+    /// [`pin_hash`](crate::pin_hash) of a session's log at byte `offset`: while it stays the
+    /// same, the log up to `offset` is the one seen (logs only grow).
+    pub fn log_hash(&self, id: &str, offset: u64) -> Result<String> {
+        crate::lineage::pin_hash(&self.log_path(id), offset)
+    }
+
+    /// The complete lines of a session's log between byte offsets `from` (a line start) and
+    /// `to`, read tolerantly: a line cut at `to` is left out, for a later read. What a derived
+    /// index reads to catch up with a log that grew.
+    pub fn read_range(&self, id: &str, from: u64, to: u64) -> Result<Log> {
+        use std::io::{Read, Seek, SeekFrom};
+        let path = self.log_path(id);
+        let mut file = std::fs::File::open(&path).map_err(|e| LogError::opening(id, &path, e))?;
+        file.seek(SeekFrom::Start(from)).at(&path)?;
+        let span = to.saturating_sub(from);
+        let reader = std::io::BufReader::with_capacity(1 << 16, file.take(span));
+        crate::read::read_from(
+            reader,
+            ReadOptions {
+                size_hint: span,
+                ..ReadOptions::default()
+            },
+        )
+        .at(&path)
+    }
+
+    /// [`Store::read_range`] from `from` to the log's end.
+    pub fn read_after(&self, id: &str, from: u64) -> Result<Log> {
+        let size = self.log_size(id)?;
+        self.read_range(id, from, size)
     }
 
     pub(crate) fn read_limited(&self, id: &str, limit: Option<u64>) -> Result<Log> {
@@ -256,7 +302,7 @@ impl Store {
     /// The list cache: every summary in one file, so listing reads one file rather than one
     /// per session. Derived like the per-session caches, and checked against each log the same
     /// way.
-    pub fn list_cache_path(&self) -> PathBuf {
+    pub(crate) fn list_cache_path(&self) -> PathBuf {
         self.sessions_dir().join(LIST_CACHE)
     }
 

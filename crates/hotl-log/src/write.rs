@@ -124,9 +124,11 @@ impl Writer {
         &self.root
     }
 
-    /// The log's path.
-    pub fn path(&self) -> &Path {
-        &self.path
+    /// A pin at this session's head: its last record and the end of its log, for a session
+    /// forked or delegated from it now.
+    pub fn pin_head(&self) -> Result<Pin> {
+        let offset = fs::metadata(&self.path).at(&self.path)?.len();
+        self.store.pin(&self.id, self.next_seq - 1, offset)
     }
 
     /// Starts a session delegated inside this tree (a child of the `fork` tool or a subagent):
@@ -205,8 +207,10 @@ impl Store {
         })
     }
 
-    /// Creates a new root session whose first record is `start` (its id is filled in) at
-    /// `first_seq`, followed by `then`. The file appears atomically, complete.
+    /// Creates a new root session whose first record is `start` at
+    /// `first_seq`, followed by `then`. Its id is `start.id` when that is a session id no
+    /// session has (see [`new_session_id`]), else a new one. The file appears atomically,
+    /// complete.
     pub fn create(&self, start: SessionStart, first_seq: u64, then: Vec<Body>) -> Result<Writer> {
         let inherited = start.parent.is_none().then(Inherited::default);
         self.create_with(start, first_seq, then, inherited, None)
@@ -221,7 +225,13 @@ impl Store {
         inherited: Option<Inherited>,
         tree: Option<Tree>,
     ) -> Result<Writer> {
-        let id = new_session_id();
+        // A root may come with the id its caller already gave out (a front end names the
+        // session before its first message); anything else gets a new one.
+        let id = if tree.is_none() && is_session_id(&start.id) {
+            start.id.clone()
+        } else {
+            new_session_id()
+        };
         start.id.clone_from(&id);
         let clock = self.clock();
         let mut records = Vec::new();

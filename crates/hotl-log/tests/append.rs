@@ -10,11 +10,11 @@ fn appends_continue_numbering_and_only_grow_the_file() -> TestResult {
     let mut writer = store.create(SessionStart::new("/p"), 1, vec![Body::user_text("one")])?;
     let id = writer.id().to_owned();
     assert_eq!(writer.next_seq(), 3);
-    let before = std::fs::read(store.log_path(&id))?;
+    let before = std::fs::read(store.layout().log(&id))?;
     let r = writer.append(Body::user_text("two"))?;
     assert_eq!(r.seq, 3);
     drop(writer);
-    let after = std::fs::read(store.log_path(&id))?;
+    let after = std::fs::read(store.layout().log(&id))?;
     assert!(after.starts_with(&before) && after.len() > before.len());
 
     let mut writer = store.writer(&id)?;
@@ -55,7 +55,7 @@ fn session_files_are_private() -> TestResult {
     let mode = |p: &std::path::Path| -> TestResult<u32> {
         Ok(std::fs::metadata(p)?.permissions().mode() & 0o777)
     };
-    assert_eq!(mode(&store.log_path(writer.id()))?, 0o600);
-    assert_eq!(mode(&store.sessions_dir())?, 0o700);
+    assert_eq!(mode(&store.layout().log(writer.id()))?, 0o600);
+    assert_eq!(mode(&store.layout().sessions_dir())?, 0o700);
     Ok(())
 }

@@ -17,7 +17,7 @@ fn sigkill_while_appending_keeps_every_acknowledged_record() -> TestResult {
         .create(SessionStart::new("/p"), 1, vec![])?
         .id()
         .to_owned();
-    let path = store.log_path(&id);
+    let path = store.layout().log(&id);
     let mut acked = BTreeSet::new();
     let mut torn_seen = 0;
     // A cheap deterministic spread of kill delays.

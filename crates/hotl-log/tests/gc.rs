@@ -73,8 +73,8 @@ fn gc_removes_old_sessions_but_keeps_ancestors_of_kept_ones_and_their_blobs() ->
         "referenced by kept history"
     );
     assert!(!young.blobs().path(&stray).exists());
-    assert!(!young.meta_path(&lone_id).exists());
-    assert!(!young.lock_path(&lone_id).exists());
+    assert!(!young.layout().meta(&lone_id).exists());
+    assert!(!young.layout().lock(&lone_id).exists());
     Ok(())
 }
 
@@ -89,14 +89,14 @@ fn drop_deletes_a_leaf_and_tombstones_a_parent_until_gc_finds_no_descendant() ->
     let pin = store.pin(&parent_id, head.last_seq, head.complete_end)?;
     let child_id = store.fork(pin, "/p", vec![], None)?.id().to_owned();
 
-    let bytes_before = std::fs::read(store.log_path(&parent_id))?;
+    let bytes_before = std::fs::read(store.layout().log(&parent_id))?;
     assert_eq!(
         store.drop_session(&parent_id)?,
         Dropped::Tombstoned {
             descendants: vec![child_id.clone()]
         }
     );
-    assert!(std::fs::read(store.log_path(&parent_id))?.starts_with(&bytes_before));
+    assert!(std::fs::read(store.layout().log(&parent_id))?.starts_with(&bytes_before));
     assert!(store.meta(&parent_id)?.dropped);
     assert!(
         hotl_log::listed(&store.list()?, None)
@@ -143,20 +143,30 @@ fn gc_removes_derived_indexes_of_sessions_that_are_gone() -> TestResult {
         .to_owned();
     let gone = "01JD0000000000000000000009";
     for sub in ["recall", "trees"] {
-        std::fs::create_dir_all(store.index_dir().join(sub))?;
+        std::fs::create_dir_all(store.layout().index_dir().join(sub))?;
     }
     let stale = [
-        store.index_dir().join("recall").join(format!("{gone}.idx")),
         store
+            .layout()
+            .index_dir()
+            .join("recall")
+            .join(format!("{gone}.idx")),
+        store
+            .layout()
             .index_dir()
             .join("recall")
             .join(format!("{gone}-00000000000000ab.seg")),
         store
+            .layout()
             .index_dir()
             .join("trees")
             .join(format!("{gone}.index")),
     ];
-    let live = store.index_dir().join("recall").join(format!("{kept}.idx"));
+    let live = store
+        .layout()
+        .index_dir()
+        .join("recall")
+        .join(format!("{kept}.idx"));
     for path in stale.iter().chain([&live]) {
         std::fs::write(path, b"x")?;
     }

@@ -15,7 +15,7 @@ fn import_keeps_every_byte_including_unknown_fields_and_damage() -> TestResult {
     log.raw(b"not json at all", false);
     let id = home.import(&log)?;
     assert_eq!(id, FIXED_ID);
-    assert_eq!(std::fs::read(home.store.log_path(&id))?, log.text());
+    assert_eq!(std::fs::read(home.store.layout().log(&id))?, log.text());
     Ok(())
 }
 
@@ -34,7 +34,7 @@ fn existing_id_is_refused_unless_new_id() -> TestResult {
     let copy = home.store.import(&file, true)?;
     assert_ne!(copy.id, FIXED_ID);
     let original = std::fs::read(&file)?;
-    let adopted = std::fs::read(home.store.log_path(&copy.id))?;
+    let adopted = std::fs::read(home.store.layout().log(&copy.id))?;
     // Only the session line changed: every later line is identical.
     let tail = |b: &[u8]| b.splitn(2, |&c| c == b'\n').nth(1).map(<[u8]>::to_vec);
     assert_eq!(tail(&original), tail(&adopted));

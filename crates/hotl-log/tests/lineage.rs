@@ -17,7 +17,7 @@ fn fork_reads_parent_to_the_pin_and_leaves_it_untouched() -> TestResult {
     let cut = log.seq();
     log.turn("two");
     let parent = home.import(&log)?;
-    let path = home.store.log_path(&parent);
+    let path = home.store.layout().log(&parent);
     let bytes = std::fs::read(&path)?;
     let mtime = std::fs::metadata(&path)?.modified()?;
 
@@ -73,7 +73,7 @@ fn missing_and_changed_ancestors_are_named() -> TestResult {
     let child = fork_at(&home.store, &root, log.seq())?;
 
     // Rewrite a byte before the pin: the ancestor changed.
-    let path = home.store.log_path(&root);
+    let path = home.store.layout().log(&root);
     let mut bytes = std::fs::read(&path)?;
     let at = bytes.len() - 10;
     bytes[at] = b'#';

@@ -16,9 +16,9 @@ fn home_with_session() -> TestResult<(TestHome, String)> {
 fn deleted_cache_is_rebuilt() -> TestResult {
     let (home, id) = home_with_session()?;
     let first = home.store.meta(&id)?;
-    std::fs::remove_file(home.store.meta_path(&id))?;
+    std::fs::remove_file(home.store.layout().meta(&id))?;
     assert_eq!(home.store.meta(&id)?, first);
-    assert!(home.store.meta_path(&id).exists(), "and written back");
+    assert!(home.store.layout().meta(&id).exists(), "and written back");
     Ok(())
 }
 
@@ -32,7 +32,7 @@ fn garbage_cache_is_rebuilt() -> TestResult {
         b"",
         br#"{"format":1,"id":"X"}"#,
     ] {
-        std::fs::write(home.store.meta_path(&id), garbage)?;
+        std::fs::write(home.store.layout().meta(&id), garbage)?;
         assert_eq!(home.store.meta(&id)?, first);
         assert_eq!(home.store.list()?.len(), 1);
     }
@@ -44,7 +44,7 @@ fn stale_cache_is_rebuilt_when_the_log_grows_behind_its_back() -> TestResult {
     let (home, id) = home_with_session()?;
     assert_eq!(home.store.meta(&id)?.turns, 2);
     // Another tool appends without updating the cache.
-    let path = home.store.log_path(&id);
+    let path = home.store.layout().log(&id);
     let mut bytes = std::fs::read(&path)?;
     bytes.extend_from_slice(
         br#"{"seq":99,"ts":"2026-11-02T00:00:00.000Z","type":"user","content":[{"type":"text","text":"x"}]}"#,
@@ -63,7 +63,7 @@ fn a_stale_cache_with_a_plausible_shape_is_not_trusted() -> TestResult {
     let mut meta = home.store.meta(&id)?;
     meta.turns = 42;
     meta.size += 1;
-    std::fs::write(home.store.meta_path(&id), serde_json::to_vec(&meta)?)?;
+    std::fs::write(home.store.layout().meta(&id), serde_json::to_vec(&meta)?)?;
     assert_eq!(home.store.meta(&id)?.turns, 2);
     home.store.writer(&id)?.append(Body::Clear)?;
     assert_eq!(home.store.meta(&id)?.turns, 2);
@@ -74,14 +74,14 @@ fn a_stale_cache_with_a_plausible_shape_is_not_trusted() -> TestResult {
 fn list_cache_garbage_or_stale_is_rebuilt() -> TestResult {
     let (home, id) = home_with_session()?;
     let listed = home.store.list()?;
-    assert!(home.store.list_cache_path().exists());
-    std::fs::write(home.store.list_cache_path(), b"\x01garbage")?;
+    assert!(home.store.layout().list_cache().exists());
+    std::fs::write(home.store.layout().list_cache(), b"\x01garbage")?;
     assert_eq!(home.store.list()?, listed);
     // A writer updates the session's own cache; the list picks it up over its stale entry.
     home.store.writer(&id)?.append(Body::user_text("third"))?;
     assert_eq!(home.store.list()?[0].turns, 3);
-    std::fs::remove_file(home.store.meta_path(&id))?;
-    std::fs::remove_file(home.store.list_cache_path())?;
+    std::fs::remove_file(home.store.layout().meta(&id))?;
+    std::fs::remove_file(home.store.layout().list_cache())?;
     assert_eq!(home.store.list()?[0].turns, 3);
     Ok(())
 }

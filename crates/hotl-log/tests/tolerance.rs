@@ -80,8 +80,8 @@ fn an_empty_file_is_refused_for_import_and_empty_logs_on_disk_do_not_break_listi
         .expect_err("nothing to adopt");
     assert!(err.to_string().contains("no valid session record"), "{err}");
 
-    std::fs::create_dir_all(home.store.sessions_dir())?;
-    std::fs::write(home.store.log_path(FIXED_ID), b"")?;
+    std::fs::create_dir_all(home.store.layout().sessions_dir())?;
+    std::fs::write(home.store.layout().log(FIXED_ID), b"")?;
     assert!(home.store.list()?.is_empty());
     Ok(())
 }
@@ -96,7 +96,7 @@ fn torn_tail_is_skipped_then_terminated_by_the_next_writer_without_truncation() 
         true,
     );
     let id = home.import(&log)?;
-    let path = home.store.log_path(&id);
+    let path = home.store.layout().log(&id);
     let before = std::fs::read(&path)?;
     // import terminates the tail itself; simulate a torn write on disk.
     let torn = b"{\"seq\":3,\"ts\":\"T\",\"ty";
@@ -131,7 +131,7 @@ fn a_torn_tail_that_parses_does_not_reuse_its_seq() -> TestResult {
     let id = writer.id().to_owned();
     writer.append(Body::user_text("a"))?;
     drop(writer);
-    let path = store.log_path(&id);
+    let path = store.layout().log(&id);
     let mut bytes = std::fs::read(&path)?;
     bytes.extend_from_slice(
         br#"{"seq":3,"ts":"T","type":"user","content":[{"type":"text","text":"whole"}]}"#,

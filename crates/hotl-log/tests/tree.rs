@@ -37,10 +37,11 @@ fn a_delegated_session_lives_in_its_roots_tree_and_shares_its_lock() -> TestResu
     let mut child = delegate(&home.store, &root, "a1b2")?;
     child.append(Body::user_text("the child's own"))?;
 
-    let path = home.store.log_path(child.id());
+    let path = home.store.layout().log(child.id());
     assert_eq!(
         path,
         home.store
+            .layout()
             .tree_dir(root.id())
             .join(format!("{}.jsonl", child.id()))
     );
@@ -50,7 +51,10 @@ fn a_delegated_session_lives_in_its_roots_tree_and_shares_its_lock() -> TestResu
     let other = Store::new(home.path());
     assert_eq!(other.root_of(child.id()), root.id());
     assert!(other.exists(child.id()));
-    assert_eq!(other.lock_path(child.id()), other.lock_path(root.id()));
+    assert_eq!(
+        other.layout().lock(child.id()),
+        other.layout().lock(root.id())
+    );
     // Not a root: listings leave it out; the tree lists it.
     assert_eq!(other.session_ids()?, vec![root.id().to_owned()]);
     assert_eq!(other.list()?.len(), 1);
@@ -69,8 +73,9 @@ fn a_delegated_session_lives_in_its_roots_tree_and_shares_its_lock() -> TestResu
     assert!(other.meta(child.id())?.delegated);
     assert!(
         other
-            .meta_path(child.id())
-            .starts_with(other.tree_dir(root.id()))
+            .layout()
+            .meta(child.id())
+            .starts_with(other.layout().tree_dir(root.id()))
     );
     // The tree is owned while the root's writer lives: nobody else may write either session.
     assert!(other.is_owned(child.id()));
@@ -201,7 +206,7 @@ fn gc_removes_a_tree_with_its_root_but_keeps_what_a_kept_session_needs() -> Test
     assert_eq!(home.store.drop_session(&fork_id)?, Dropped::Deleted);
     let report = home.store.gc(all)?;
     assert_eq!(report.sessions.len(), 1, "{:?}", report.sessions);
-    assert!(!home.store.tree_dir(FIXED_ID).exists());
+    assert!(!home.store.layout().tree_dir(FIXED_ID).exists());
     assert!(!Store::new(home.path()).exists(&child_id));
     assert!(home.store.blobs().get(&blob).is_err());
     Ok(())

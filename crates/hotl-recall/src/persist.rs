@@ -17,13 +17,13 @@
 
 use std::collections::HashSet;
 use std::fs::{self, File, OpenOptions};
-use std::io::{self, BufReader, BufWriter, Read, Seek, SeekFrom, Write};
+use std::io::{self, BufWriter, Write};
 use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, SystemTime};
 
-use hotl_log::{Body, LogError, ReadOptions, Record, Store, encode_line, pin_hash, read_from};
+use hotl_log::{Body, ReadOptions, Record, Store, encode_line, read_from};
 use serde::{Deserialize, Serialize};
 
 use crate::archive::Archive;
@@ -81,29 +81,19 @@ struct SegRef {
 /// lineage. When the index cannot be written (a read-only home), the archive is still
 /// returned, held in memory.
 pub fn open_index(store: &Store, id: &str) -> Result<Archive> {
-    let dir = store.index_dir().join("recall");
-    let log = store.log_path(id);
-    let size = match fs::metadata(&log) {
-        Ok(m) => m.len(),
-        Err(e) if e.kind() == io::ErrorKind::NotFound => {
-            return Err(LogError::NoSuchSession {
-                query: id.to_owned(),
-            }
-            .into());
-        }
-        Err(source) => return Err(RecallError::Io { path: log, source }),
-    };
+    let dir = store.derived_dir("recall");
+    let size = store.log_size(id)?;
     if let Some(header) = read_header(&dir, id)
-        && let Some(archive) = refresh(store, &dir, header, &log, size)?
+        && let Some(archive) = refresh(store, &dir, header, id, size)?
     {
         return Ok(archive);
     }
     rebuild(store, id, &dir)
 }
 
-/// The path of session `id`'s index file under `index_dir` (the store's `index/`).
-pub fn index_path(index_dir: &Path, id: &str) -> PathBuf {
-    index_dir.join("recall").join(format!("{id}.idx"))
+/// The path of session `id`'s index file in `store`'s derived files.
+pub fn index_path(store: &Store, id: &str) -> PathBuf {
+    store.derived_dir("recall").join(format!("{id}.idx"))
 }
 
 /// Reads the header of `id`'s index; `None` when there is none usable.
@@ -126,11 +116,11 @@ fn refresh(
     store: &Store,
     dir: &Path,
     header: Header,
-    log: &Path,
+    id: &str,
     size: u64,
 ) -> Result<Option<Archive>> {
     let wm = header.watermark.clone();
-    if size < wm.size || pin_hash(log, wm.size).ok().as_ref() != Some(&wm.hash) {
+    if size < wm.size || store.log_hash(id, wm.size).ok().as_ref() != Some(&wm.hash) {
         return Ok(None);
     }
     let mut segments = Vec::with_capacity(header.segments.len());
@@ -145,7 +135,7 @@ fn refresh(
             _ => return Ok(None),
         }
     }
-    let new = read_tail(log, wm.size, size)?;
+    let new = store.read_range(id, wm.size, size)?;
     let root = PathBuf::from(&header.root);
     if new.complete_end == 0 {
         return Ok(Some(Archive::assemble(header.plan, segments, root)));
@@ -199,7 +189,7 @@ fn refresh(
         watermark: Watermark {
             seq: new.records.iter().map(|r| r.seq).max().unwrap_or(wm.seq),
             size: end,
-            hash: pin_hash(log, end)?,
+            hash: store.log_hash(id, end)?,
         },
         plan,
         segments: Vec::new(),
@@ -326,29 +316,9 @@ fn parse_skeleton(bytes: &[u8]) -> Option<Vec<Record>> {
     (log.report.is_clean() && log.report.torn_tail.is_none()).then_some(log.records)
 }
 
-/// Reads the complete lines of `log` between `from` and `to`.
-fn read_tail(log: &Path, from: u64, to: u64) -> Result<hotl_log::Log> {
-    let io = |source| RecallError::Io {
-        path: log.to_owned(),
-        source,
-    };
-    let mut file = File::open(log).map_err(io)?;
-    file.seek(SeekFrom::Start(from)).map_err(io)?;
-    let reader = BufReader::with_capacity(1 << 16, file.take(to - from));
-    read_from(
-        reader,
-        ReadOptions {
-            size_hint: to - from,
-            ..ReadOptions::default()
-        },
-    )
-    .map_err(io)
-}
-
 /// Builds `id`'s index from its whole lineage, and saves it.
 fn rebuild(store: &Store, id: &str, dir: &Path) -> Result<Archive> {
     let lineage = store.lineage(id)?;
-    let log = store.log_path(id);
     let own_start = lineage.records[..lineage.own_start]
         .iter()
         .filter(|r| extract::skeleton(r).is_some())
@@ -394,7 +364,7 @@ fn rebuild(store: &Store, id: &str, dir: &Path) -> Result<Archive> {
         watermark: Watermark {
             seq: lineage.own().iter().map(|r| r.seq).max().unwrap_or(0),
             size,
-            hash: pin_hash(&log, size)?,
+            hash: store.log_hash(id, size)?,
         },
         root: extract::session_cwd(&lineage.records, lineage.own_start).unwrap_or_default(),
         own_start,

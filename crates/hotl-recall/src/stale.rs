@@ -19,14 +19,7 @@ pub fn staleness(thread: &Thread, root: &Path) -> Vec<String> {
         }
     }
     last.into_iter()
-        .filter(|(path, hash)| {
-            let now = file_hash(&root.join(path)).map(|h| h.to_hex());
-            match (hash, now) {
-                (Some(h), Some(now)) => h.is_empty() || !now.starts_with(h),
-                (None, None) => false,
-                _ => true,
-            }
-        })
+        .filter(|(path, hash)| hotl_log::FileTouch::changed_since(*hash, &root.join(path)))
         // Shown relative to the root when under it, as the user and the model think of them.
         .map(|(path, _)| {
             Path::new(path)
@@ -36,14 +29,6 @@ pub fn staleness(thread: &Thread, root: &Path) -> Vec<String> {
                 .map_or_else(|| path.to_owned(), |rel| rel.display().to_string())
         })
         .collect()
-}
-
-/// The blake3 of a file's content, read as a stream (a touched file may be large), or `None`
-/// when it cannot be read.
-fn file_hash(path: &Path) -> Option<blake3::Hash> {
-    let mut hasher = blake3::Hasher::new();
-    hasher.update_reader(std::fs::File::open(path).ok()?).ok()?;
-    Some(hasher.finalize())
 }
 
 /// [`render_hits`], except that a search of an archive holding nothing says so rather than

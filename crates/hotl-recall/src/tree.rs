@@ -14,7 +14,7 @@
 use std::fs;
 use std::path::Path;
 
-use hotl_log::{Delegated, Store, pin_hash};
+use hotl_log::{Delegated, Store};
 use serde::{Deserialize, Serialize};
 
 use crate::archive::{Archive, Subtree, delegated_thread};
@@ -75,7 +75,7 @@ fn runs(owners: &[u32]) -> Vec<[u32; 2]> {
 /// is known by the first 8 characters of its id.
 pub fn open_archive(store: &Store, id: &str) -> Result<Archive> {
     let mut archive = open_index(store, id)?;
-    let dir = store.index_dir().join("recall");
+    let dir = store.derived_dir("recall");
     let delegated = store.visible_delegated(id)?;
     for child in &delegated {
         if let Some(subtree) = fork_thread(store, &dir, child) {
@@ -127,8 +127,7 @@ pub fn search_archive(
 /// the log (and cached when the index directory can be written). `None` when its log cannot be
 /// read or holds nothing.
 fn fork_thread(store: &Store, dir: &Path, child: &Delegated) -> Option<Subtree> {
-    let log = store.log_path(&child.id);
-    let size = fs::metadata(&log).ok()?.len();
+    let size = store.log_size(&child.id).ok()?;
     // The segment is named by the log size it indexes, so a header always names a segment of
     // its own size even when two processes cache the same fork at once.
     let seg_path = |size: u64| dir.join(format!("{}.fork-{size}.seg", child.id));
@@ -137,7 +136,11 @@ fn fork_thread(store: &Store, dir: &Path, child: &Delegated) -> Option<Subtree> 
         .ok()
         .and_then(|bytes| serde_json::from_slice::<ForkHeader>(&bytes).ok())
         .filter(|h| h.format == FORK_FORMAT && h.size == size)
-        .filter(|h| pin_hash(&log, h.size).is_ok_and(|hash| hash == h.hash));
+        .filter(|h| {
+            store
+                .log_hash(&child.id, h.size)
+                .is_ok_and(|hash| hash == h.hash)
+        });
     if let Some(header) = cached
         && let Ok(Ok(segment)) = Segment::open(&seg_path(header.size))
         && let Some(owners) = header.owners(&segment)
@@ -164,7 +167,7 @@ fn fork_thread(store: &Store, dir: &Path, child: &Delegated) -> Option<Subtree> 
     )?;
     // Cache only what matches the file as it is: a log that grew while it was read is
     // indexed again next time.
-    let Ok(hash) = pin_hash(&log, own.bytes) else {
+    let Ok(hash) = store.log_hash(&child.id, own.bytes) else {
         return Some(subtree);
     };
     let header = ForkHeader {

@@ -99,8 +99,8 @@ pub fn archive(b: &LogBuilder) -> TestResult<Archive> {
 /// A home holding `b` as a root session; returns it and the session id.
 pub fn home_with(b: &LogBuilder) -> TestResult<(TestHome, String)> {
     let home = TestHome::new();
-    std::fs::create_dir_all(home.store.sessions_dir())?;
-    b.write(&home.store.log_path(&b.id))?;
+    std::fs::create_dir_all(home.store.layout().sessions_dir())?;
+    b.write(&home.store.layout().log(&b.id))?;
     Ok((home, b.id.clone()))
 }
 

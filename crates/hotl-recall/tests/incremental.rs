@@ -13,7 +13,7 @@ fn check(mut b: LogBuilder, more: impl FnOnce(&mut LogBuilder)) -> TestResult<Ar
     let (home, id) = home_with(&b)?;
     open_index(&home.store, &id)?;
     more(&mut b);
-    b.write(&home.store.log_path(&id))?;
+    b.write(&home.store.layout().log(&id))?;
     let disk = open_index(&home.store, &id)?;
     let mem = Archive::from_records(&records(&b)?, 0);
     assert_eq!(disk.threads(), mem.threads());

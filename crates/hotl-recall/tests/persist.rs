@@ -48,7 +48,7 @@ fn the_persisted_index_gives_the_same_hits_as_in_memory() -> TestResult {
     let b = two_folds();
     let (home, id) = home_with(&b)?;
     let built = open_index(&home.store, &id)?;
-    let idx = index_path(&home.store.index_dir(), &id);
+    let idx = index_path(&home.store, &id);
     assert!(idx.is_file());
     assert_same(&built, &in_memory(&b)?)?;
     // Opened again: loaded, not rebuilt.
@@ -64,7 +64,7 @@ fn an_appended_fold_is_indexed_incrementally() -> TestResult {
     let mut b = two_folds();
     let (home, id) = home_with(&b)?;
     open_index(&home.store, &id)?;
-    let dir = home.store.index_dir().join("recall");
+    let dir = home.store.layout().index_dir().join("recall");
     assert_eq!(segment_files(&dir)?, 1);
     // The live turn at the end and a new one get folded; the log only grows.
     let (s, u) = turn_with(
@@ -75,7 +75,7 @@ fn an_appended_fold_is_indexed_incrementally() -> TestResult {
         "ok",
     );
     b.fold(s - 6, u, "c3", "looked at the axolotl cache");
-    b.write(&home.store.log_path(&id))?;
+    b.write(&home.store.layout().log(&id))?;
     let updated = open_index(&home.store, &id)?;
     assert_eq!(segment_files(&dir)?, 2, "one new segment, the old one kept");
     let hits = updated.search("axolotl", Mode::Ranked, 10)?;
@@ -100,10 +100,10 @@ fn many_updates_keep_few_segments_and_the_same_hits() -> TestResult {
     for i in 0..20 {
         let (s, u) = turn_with(&mut b, &format!("task number {i}"), "tick", vec![], "done");
         b.fold(s, u, &format!("t{i}"), &format!("task {i}"));
-        b.write(&home.store.log_path(&id))?;
+        b.write(&home.store.layout().log(&id))?;
         open_index(&home.store, &id)?;
     }
-    let dir = home.store.index_dir().join("recall");
+    let dir = home.store.layout().index_dir().join("recall");
     assert!(segment_files(&dir)? <= 8, "{}", segment_files(&dir)?);
     assert_same(&open_index(&home.store, &id)?, &in_memory(&b)?)?;
     Ok(())
@@ -142,7 +142,7 @@ fn a_revert_appended_later_unarchives_the_fold() -> TestResult {
     let (home, id) = home_with(&b)?;
     assert_eq!(open_index(&home.store, &id)?.threads().len(), 2);
     b.record(Body::Revert { to: 20 }); // before b2's fold record (21)
-    b.write(&home.store.log_path(&id))?;
+    b.write(&home.store.layout().log(&id))?;
     let a = open_index(&home.store, &id)?;
     assert_eq!(a.threads().len(), 1);
     assert_same(&a, &in_memory(&b)?)?;
@@ -153,7 +153,7 @@ fn a_revert_appended_later_unarchives_the_fold() -> TestResult {
 fn a_garbage_index_file_is_rebuilt() -> TestResult {
     let b = two_folds();
     let (home, id) = home_with(&b)?;
-    let idx = index_path(&home.store.index_dir(), &id);
+    let idx = index_path(&home.store, &id);
     std::fs::create_dir_all(idx.parent().unwrap())?;
     std::fs::write(&idx, b"not an index at all")?;
     assert_same(&open_index(&home.store, &id)?, &in_memory(&b)?)?;
@@ -170,7 +170,7 @@ fn a_damaged_or_missing_segment_is_rebuilt() -> TestResult {
     let b = two_folds();
     let (home, id) = home_with(&b)?;
     open_index(&home.store, &id)?;
-    let dir = home.store.index_dir().join("recall");
+    let dir = home.store.layout().index_dir().join("recall");
     let seg = std::fs::read_dir(&dir)?
         .filter_map(|e| e.ok())
         .map(|e| e.path())
@@ -197,7 +197,7 @@ fn damage_anywhere_in_a_segment_never_panics_and_is_repaired() -> TestResult {
     let b = two_folds();
     let (home, id) = home_with(&b)?;
     let mem = in_memory(&b)?;
-    let dir = home.store.index_dir().join("recall");
+    let dir = home.store.layout().index_dir().join("recall");
     let mut found_by_search = 0;
     for step in 0..150 {
         open_index(&home.store, &id)?;
@@ -242,7 +242,7 @@ fn a_log_that_changed_under_the_index_is_reindexed() -> TestResult {
     let mut other = LogBuilder::new(&id, "/elsewhere");
     let (s, u) = turn_with(&mut other, "a different story", "kiwi", vec![], "ok");
     other.fold(s, u, "k1", "kiwi");
-    other.write(&home.store.log_path(&id))?;
+    other.write(&home.store.layout().log(&id))?;
     let a = open_index(&home.store, &id)?;
     assert_eq!(a.threads().len(), 1);
     assert_same(&a, &in_memory(&other)?)?;
@@ -253,7 +253,7 @@ fn a_log_that_changed_under_the_index_is_reindexed() -> TestResult {
 fn a_fork_archives_what_its_inherited_history_folded() -> TestResult {
     let b = two_folds();
     let (home, id) = home_with(&b)?;
-    let size = std::fs::metadata(home.store.log_path(&id))?.len();
+    let size = std::fs::metadata(home.store.layout().log(&id))?.len();
     let pin = home.store.pin(&id, b.seq(), size)?;
     let mut writer = home.store.fork(pin, "/project", vec![], None)?;
     writer.append(Body::user_text("and in the fork?"))?;

@@ -122,7 +122,7 @@ fn run(seeds: std::ops::Range<u64>, tame: bool) -> TestResult {
         for n in 0..30 {
             step(&mut b, &mut rng, n, tame, &mut starts);
             if rng.below(4) == 0 || n == 29 {
-                b.write(&home.store.log_path(&id))?;
+                b.write(&home.store.layout().log(&id))?;
                 let disk = open_index(&home.store, &id)?;
                 let mem = Archive::from_records(&records(&b)?, 0);
                 let at = format!("seed {seed}, step {n}");

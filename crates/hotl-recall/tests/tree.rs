@@ -201,7 +201,7 @@ fn a_forks_index_is_cached_and_rebuilt_when_its_log_grows_or_the_cache_is_damage
     let root = home.store.writer(&id)?;
     let child = fork_child(&home.store, &root, "c4c4", &["first finding: the narwhal"])?;
     drop(root);
-    let dir = home.store.index_dir().join("recall");
+    let dir = home.store.layout().index_dir().join("recall");
     let head = dir.join(format!("{child}.fork.json"));
     let seg_of = |dir: &std::path::Path| -> std::path::PathBuf {
         let segs: Vec<_> = std::fs::read_dir(dir)
@@ -445,7 +445,7 @@ fn a_forks_inner_threads_come_back_the_same_from_its_cache_and_an_old_cache_is_r
     let root = home.store.writer(&id)?;
     let inner = inner_fold(&home.store, &root)?;
     drop(root);
-    let dir = home.store.index_dir().join("recall");
+    let dir = home.store.layout().index_dir().join("recall");
     let head = dir.join(format!("{}.fork.json", inner.child));
     let first = open_archive(&home.store, &id)?;
     let written = std::fs::read(&head)?;
@@ -579,7 +579,7 @@ fn a_segment_damaged_under_a_search_is_rebuilt_and_searched_again_in_one_call() 
     let root = home.store.writer(&id)?;
     let inner = inner_fold(&home.store, &root)?;
     drop(root);
-    let dir = home.store.index_dir().join("recall");
+    let dir = home.store.layout().index_dir().join("recall");
     let expect = |q: &str| -> TestResult<Vec<_>> {
         Ok(summary(&open_archive(&home.store, &id)?.search(
             q,

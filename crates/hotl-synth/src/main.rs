@@ -137,14 +137,14 @@ fn bulk(
     target: usize,
     cwd: String,
 ) -> Result<Made> {
-    let dir = store.sessions_dir();
+    let dir = store.layout().sessions_dir();
     DirBuilder::new()
         .recursive(true)
         .mode(0o700)
         .create(&dir)
         .map_err(|e| format!("creating {}: {e}", dir.display()))?;
     let id = hotl_log::new_session_id();
-    let path = store.log_path(&id);
+    let path = store.layout().log(&id);
     let tmp = dir.join(format!(".{id}.jsonl.synth.tmp"));
     let io = |e: std::io::Error| format!("writing {}: {e}", tmp.display());
     let file = OpenOptions::new()
@@ -239,7 +239,7 @@ fn fork(
         }
         records += 1;
     }
-    let path = store.log_path(&id);
+    let path = store.layout().log(&id);
     let bytes = fs::metadata(&path)
         .map_err(|e| format!("reading {}: {e}", path.display()))?
         .len();

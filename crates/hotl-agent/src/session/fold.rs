@@ -1,9 +1,7 @@
 //! The fold move: a span of the session becomes a note and a handle (the span stays
 //! archived), with the note written by the model when the shell asks for one.
 
-use std::io::{Seek, SeekFrom};
-
-use hotl_log::{Block, Body, IoResultExt, ToolInput};
+use hotl_log::{Block, Body, ToolInput};
 use hotl_view::{Item, model_view};
 use hotl_wire::Event;
 
@@ -179,7 +177,7 @@ impl Session {
                         .as_deref()
                         .and_then(|h| h.get(..32))
                         .map(str::to_owned),
-                    None => crate::tool::file_content_hash(&absolute),
+                    None => hotl_log::FileTouch::hash_file(&absolute),
                 };
                 let op = if hash.is_some() { "changed" } else { "delete" };
                 match fold.files.iter_mut().find(|f| f.path == path) {
@@ -272,11 +270,7 @@ impl Session {
                 None => return Ok(Vec::new()),
             }
         };
-        let path = self.store.log_path(root);
-        let mut file = std::fs::File::open(&path).at(&path)?;
-        file.seek(SeekFrom::Start(offset)).at(&path)?;
-        let log =
-            hotl_log::read_from(std::io::BufReader::new(file), Default::default()).at(&path)?;
+        let log = self.store.read_after(root, offset)?;
         Ok(log
             .records
             .into_iter()

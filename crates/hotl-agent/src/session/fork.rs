@@ -25,13 +25,7 @@ impl Session {
         cancel: watch::Receiver<bool>,
     ) -> Result<ToolOutput> {
         let id = self.writer.id().to_owned();
-        let offset = std::fs::metadata(self.writer.path())
-            .map_err(|e| hotl_log::LogError::Io {
-                path: self.writer.path().to_owned(),
-                source: e,
-            })?
-            .len();
-        let pin = self.store.pin(&id, self.writer.next_seq() - 1, offset)?;
+        let pin = self.writer.pin_head()?;
         let handle = crate::moves::unique_handle(
             &format!("fork:{id}:{}:{task}", pin.seq),
             &self.taken_handles()?,

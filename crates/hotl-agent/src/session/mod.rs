@@ -176,8 +176,7 @@ impl Session {
         }
         let snapshots = Snapshots::new(
             store
-                .index_dir()
-                .join("trees")
+                .derived_dir("trees")
                 .join(format!("{}.index", writer.id())),
         );
         Ok(Session {

@@ -222,7 +222,7 @@ fn home_log_bytes(home: &Path) -> Result<u64> {
     let store = Store::new(home);
     let mut bytes = 0;
     for id in store.session_ids().map_err(|e| e.to_string())? {
-        let path = store.log_path(&id);
+        let path = store.layout().log(&id);
         bytes += std::fs::metadata(&path)
             .map_err(|e| format!("{}: {e}", path.display()))?
             .len();

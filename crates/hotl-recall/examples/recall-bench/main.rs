@@ -119,11 +119,11 @@ fn run(mb: u64, dir: &Path, seed: u64, n_queries: usize) -> Res {
         // Drop what an earlier run appended (the incremental step).
         fs::OpenOptions::new()
             .write(true)
-            .open(store.log_path(ID))?
+            .open(store.layout().log(ID))?
             .set_len(s[0])?;
         println!(
             "log: reused {} ({} records)",
-            store.log_path(ID).display(),
+            store.layout().log(ID).display(),
             s[1]
         );
         LogStats {
@@ -135,8 +135,8 @@ fn run(mb: u64, dir: &Path, seed: u64, n_queries: usize) -> Res {
         }
     } else {
         let _ = fs::remove_dir_all(&home);
-        fs::create_dir_all(store.sessions_dir())?;
-        let s = gen_.write_log(&store.log_path(ID), &project, mb * 1_000_000)?;
+        fs::create_dir_all(store.layout().sessions_dir())?;
+        let s = gen_.write_log(&store.layout().log(ID), &project, mb * 1_000_000)?;
         fs::write(
             &marker,
             format!(
@@ -155,7 +155,7 @@ fn run(mb: u64, dir: &Path, seed: u64, n_queries: usize) -> Res {
         stats.text as f64 / 1e6
     );
 
-    let index_dir = store.index_dir().join("recall");
+    let index_dir = store.layout().index_dir().join("recall");
     let _ = fs::remove_dir_all(&index_dir);
     let t = Instant::now();
     let archive = open_index(&store, ID)?;
@@ -243,7 +243,7 @@ fn run(mb: u64, dir: &Path, seed: u64, n_queries: usize) -> Res {
     drop(archive);
 
     let t = Instant::now();
-    gen_.append_fold(&store.log_path(ID), &project, stats.last_seq)?;
+    gen_.append_fold(&store.layout().log(ID), &project, stats.last_seq)?;
     let appended = t.elapsed();
     let t = Instant::now();
     let archive = open_index(&store, ID)?;
@@ -261,7 +261,7 @@ fn run(mb: u64, dir: &Path, seed: u64, n_queries: usize) -> Res {
     println!("open after the update: {:.0} ms", ms(t.elapsed()));
 
     // ripgrep-style baseline: one case-insensitive regex pass over the raw log.
-    let log = store.log_path(ID);
+    let log = store.layout().log(ID);
     let words: Vec<&String> = queries.iter().take(5).collect();
     let mut disk = Vec::new();
     let mut mem = Vec::new();
@@ -301,7 +301,7 @@ fn forks(store: &Store, gen_: &mut Gen, queries: &[String]) -> Res {
     const FORKS: usize = 20;
     const FORK_KB: usize = 500;
     // Forks of an earlier run (a kept directory) go first.
-    let _ = fs::remove_dir_all(store.tree_dir(ID));
+    let _ = fs::remove_dir_all(store.layout().tree_dir(ID));
     let root = store.writer(ID)?;
     let lineage = store.lineage(ID)?;
     let head = root.next_seq() - 1;
