@@ -19,6 +19,12 @@ pub enum AgentError {
     /// The model could not write a note that fits the template.
     #[error("the model's fold note does not fit the template: {0}")]
     BadNote(String),
+    /// A fold that cannot be made as asked.
+    #[error("{0}")]
+    Fold(String),
+    /// A search of the archive that could not be made.
+    #[error("{0}")]
+    Recall(String),
     /// Compaction could not be done.
     #[error("cannot compact: {0}")]
     Compaction(String),
@@ -40,6 +46,23 @@ pub enum AgentError {
     /// The session's working directory is gone.
     #[error("the session's working directory {0} does not exist")]
     MissingCwd(String),
+    /// A fork of a session that has no user message yet.
+    #[error("session {0} has no user message to fork from")]
+    NothingToFork(String),
+    /// A fork of a session whose lineage lost an ancestor.
+    #[error("cannot fork: ancestor {ancestor} (parent of {child}) is missing")]
+    MissingAncestor {
+        /// The ancestor that is gone.
+        ancestor: String,
+        /// The session that names it as its parent.
+        child: String,
+    },
+    /// A move run by command before the session has a first message.
+    #[error("no session yet: send a message first")]
+    NoSession,
+    /// A blocking task (a snapshot, a search) panicked or was cancelled.
+    #[error("internal error: {0}")]
+    Task(String),
     /// The model kept calling tools past the step limit.
     #[error("the turn stopped after {0} steps without a final answer")]
     TooManySteps(usize),

@@ -1,13 +1,35 @@
-//! hotl's agent: turns over the log, tools, permissions, and recovery after a crash.
+//! hotl's agent: sessions and their turns, the tools, permissions, the moves on a session's
+//! own context, recovery after a crash, and the protocol front ends drive it with.
 //!
-//! It owns the loop (a user message, then model calls and tool calls until the model stops,
-//! every step appended to the session's log as it happens), the built-in tools, permission
-//! checks, and finishing a turn a killed process left open. It never parses arguments and
-//! never prints: callers get events and decide how to show them.
+//! The main types and how they fit:
+//!
+//! - [`Session`]: a session open for writing: its log, frozen prompt and tools, view. Made by
+//!   [`NewSession::create`] (nothing is written before the first message), [`Session::open`],
+//!   or [`fork`] at a turn of another session.
+//! - [`ToolSet`]: every tool a session can call, built-in ([`ToolSet::builtin`]), the moves
+//!   (fold, recall, ask, fork) and tools that arrive at run time, each a [`Tool`]. Every call
+//!   goes through one seam: arguments parsed into [`Args`], the permission [`Policy`], a
+//!   `tool_use` and a `tool_result` event. A move reaches the session through its
+//!   [`Invocation`].
+//! - A turn ([`Session::submit`]) steps until the model stops: ask, record, run calls; the
+//!   compaction rules and what else lasts one turn end with it. It runs with a [`Context`]:
+//!   the [`Provider`], the [`Settings`], where [`Event`]s go, the cancel signal.
+//! - [`Agent`]: the session as a task that takes [`Command`]s and sends [`Envelope`]s over
+//!   channels; approvals are asked with an event and answered with a command. The console,
+//!   headless runs and any other front end are built on it.
+//!
+//! It never parses a command line and never prints: front ends get events and decide how to
+//! show them. Blocking work (snapshots of the working tree, archive searches) runs on the
+//! blocking pool, off the async workers.
 
 #![deny(missing_docs)]
 
+mod agent;
+mod args;
+mod context;
 mod error;
+mod events;
+mod lifecycle;
 mod moves;
 mod permission;
 mod prompt;
@@ -15,28 +37,27 @@ mod provider;
 mod session;
 mod snapshot;
 mod tool;
-pub mod tools;
+mod tools;
+mod toolset;
 
+pub use crate::agent::{Agent, Canceller, Command, Move, Start};
+pub use crate::args::{Args, Fail};
+pub use crate::context::{Answer, Context};
 pub use crate::error::{AgentError, Result};
+pub use crate::events::{Envelope, Event, Events, MoveResult, Status};
+pub use crate::lifecycle::{ForkAt, NewSession, fork, rename};
 pub use crate::moves::{
-    AskTool, FoldTool, ForkTool, RecallTool, ask_prompt, check_note, fork_brief, make_fold,
-    parse_stamp, recall_mode, stamp_seq,
+    ask_prompt, check_note, fork_brief, make_fold, parse_stamp, recall_mode, stamp_seq,
 };
 pub use crate::permission::{Decision, Mode, Policy, inside, resolve};
 pub use crate::prompt::system_blocks;
 pub use crate::provider::Provider;
 pub use crate::session::{
-    COMPACT_AT_PERCENT, INTERRUPTED, Progress, Session, Settings, Totals, TurnOutcome, Ui,
+    COMPACT_AT_PERCENT, INTERRUPTED, Session, Settings, Totals, TurnOutcome,
     default_context_window, known_context_window,
 };
-pub use crate::tool::{Tool, ToolCtx, ToolFuture, ToolKind, ToolOutput, content_hash, definition};
-
-/// The tools a new session starts with: the built-in tools and the moves on its own context.
-pub fn default_tools() -> Vec<std::sync::Arc<dyn Tool>> {
-    let mut tools = tools::builtin();
-    tools.push(std::sync::Arc::new(moves::FoldTool));
-    tools.push(std::sync::Arc::new(moves::RecallTool));
-    tools.push(std::sync::Arc::new(moves::AskTool));
-    tools.push(std::sync::Arc::new(moves::ForkTool));
-    tools
-}
+pub use crate::tool::{
+    BoxFuture, Invocation, Tool, ToolCtx, ToolFuture, ToolKind, ToolOutput, content_hash,
+    definition,
+};
+pub use crate::toolset::{DuplicateTool, ToolSet};

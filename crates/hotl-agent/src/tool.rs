@@ -1,4 +1,11 @@
-//! The tool seam: what a tool is, what it gets, and what it gives back.
+//! The tool seam: what a tool is, what one call runs with, and what it gives back.
+//!
+//! Built-in tools, the moves (fold, recall, ask, fork) and tools that arrive at run time all
+//! implement [`Tool`] and live in one [`ToolSet`](crate::ToolSet). Every call goes the same
+//! way: its arguments are parsed into [`Args`], its permission is decided from the tool's
+//! [`ToolKind`] and the paths it [writes](Tool::writes), a `tool_use` event goes out, the tool
+//! runs with an [`Invocation`], and a `tool_result` event follows. A move reaches the session
+//! (its log, view, store and provider) through the invocation; other tools never see it.
 
 use std::future::Future;
 use std::path::{Path, PathBuf};
@@ -7,10 +14,14 @@ use std::pin::Pin;
 use hotl_log::{Blobs, FileTouch, Todo, ToolInput};
 use hotl_wire::ToolDef;
 
+use crate::args::Args;
+use crate::context::Context;
+use crate::session::Session;
+
 /// What a tool may do, for permission checks.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum ToolKind {
-    /// Reads only (read, grep, glob, ls, todo): allowed in every mode.
+    /// Reads only (read, grep, glob, ls, todo, the moves): allowed in every mode.
     Read,
     /// Changes files (write, edit).
     Write,
@@ -18,7 +29,7 @@ pub enum ToolKind {
     Exec,
 }
 
-/// What a tool runs with.
+/// Where a call runs.
 #[derive(Clone, Debug)]
 pub struct ToolCtx {
     /// The session's working directory: relative paths resolve here, and writes outside it need
@@ -74,17 +85,73 @@ impl ToolOutput {
             ..ToolOutput::default()
         }
     }
+
+    /// `Ok` as it is, `Err` as an error the model reads.
+    pub fn from_result(result: Result<ToolOutput, String>) -> Self {
+        result.unwrap_or_else(ToolOutput::error)
+    }
 }
 
 /// A boxed future, so tools can be trait objects.
-pub type ToolFuture<'a> = Pin<Box<dyn Future<Output = ToolOutput> + Send + 'a>>;
+pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
 
-/// A tool the model can call. Contract: `run` never panics and never returns an error type:
-/// every failure is a [`ToolOutput::error`] the model can read. Cancelling the future (dropping
-/// it) must stop the work (a child process is killed).
+/// What [`Tool::run`] returns.
+pub type ToolFuture<'a> = BoxFuture<'a, ToolOutput>;
+
+/// One call, as the tool runs it.
+pub struct Invocation<'a> {
+    /// The call's id.
+    pub id: &'a str,
+    /// The call's arguments, parsed (a JSON object; the accessors name the field at fault).
+    pub args: Args,
+    /// The arguments as the model wrote them, for a tool that hands them on unchanged.
+    pub input: &'a ToolInput,
+    /// Where it runs.
+    pub ctx: &'a ToolCtx,
+    /// The session and what its turn runs with, for the moves; `None` for a call made
+    /// outside a session.
+    pub(crate) host: Option<Host<'a>>,
+}
+
+/// What a move gets of the session it runs in.
+pub(crate) struct Host<'a> {
+    /// The session: its log, view and store.
+    pub(crate) session: &'a mut Session,
+    /// The provider, settings, events and cancel signal of the turn.
+    pub(crate) cx: &'a Context,
+}
+
+impl<'a> Invocation<'a> {
+    /// A call made outside a session (a test, an embedding): `input` parsed as the seam parses
+    /// it; the moves refuse to run without a session.
+    pub fn new(id: &'a str, input: &'a ToolInput, ctx: &'a ToolCtx) -> Result<Self, String> {
+        Ok(Invocation {
+            id,
+            args: Args::parse(input)?,
+            input,
+            ctx,
+            host: None,
+        })
+    }
+
+    /// The session this call runs in, or the error a move answers outside one.
+    pub(crate) fn host(&mut self, tool: &str) -> Result<&mut Host<'a>, String> {
+        self.host
+            .as_mut()
+            .ok_or_else(|| format!("{tool} works only inside a session"))
+    }
+}
+
+/// A tool the model can call.
+///
+/// Contract: `run` never panics and never returns an error type: every failure is a
+/// [`ToolOutput::error`] the model can read. Dropping the future stops the work (a child
+/// process is killed), unless the tool [stops itself](Tool::stops_itself). Names and
+/// definitions may be made at run time, but must not change for the life of the value: a
+/// session freezes the definitions it starts with.
 pub trait Tool: Send + Sync {
     /// The name the model calls it by.
-    fn name(&self) -> &'static str;
+    fn name(&self) -> &str;
     /// What it may do.
     fn kind(&self) -> ToolKind;
     /// Whether a call may change files in the working tree (so the tree is snapshotted around
@@ -92,29 +159,41 @@ pub trait Tool: Send + Sync {
     fn changes_files(&self) -> bool {
         self.kind() != ToolKind::Read
     }
+    /// Whether its calls wait for the step's other calls to be answered first (a fork starts
+    /// from the view with them answered). No by default.
+    fn runs_last(&self) -> bool {
+        false
+    }
+    /// Whether cancelling lets the call stop itself instead of dropping its future (a fork
+    /// closes its child's log cleanly, then returns). No by default.
+    fn stops_itself(&self) -> bool {
+        false
+    }
     /// Its definition as sent to the model (description and JSON Schema).
     fn definition(&self) -> ToolDef;
     /// The paths this call would write (resolved against `ctx`), for the outside-the-project
     /// check; empty for tools that write nothing.
-    fn writes(&self, _input: &ToolInput, _ctx: &ToolCtx) -> Vec<PathBuf> {
+    fn writes(&self, _args: &Args, _ctx: &ToolCtx) -> Vec<PathBuf> {
         Vec::new()
     }
     /// Runs the call.
-    fn run<'a>(&'a self, input: &'a ToolInput, ctx: &'a ToolCtx) -> ToolFuture<'a>;
+    fn run<'a>(&'a self, call: Invocation<'a>) -> ToolFuture<'a>;
+    /// Finishes a call a dead process left running, when the tool can (a fork resumes its
+    /// child); `None` leaves it to be answered "interrupted". Only calls made in a session
+    /// reach it.
+    fn resume<'a>(&'a self, _call: Invocation<'a>) -> BoxFuture<'a, Option<ToolOutput>> {
+        Box::pin(async { None })
+    }
 }
 
 /// Builds a [`ToolDef`] from a name, a description and a schema literal.
 ///
 /// # Panics
 ///
-/// When `schema` is not valid JSON (it is a literal in the source).
+/// When `schema` is not valid JSON (it is a literal in the source; a schema that arrives at
+/// run time goes through [`ToolDef::new`](hotl_wire::ToolDef::new)).
 pub fn definition(name: &str, description: &str, schema: &'static str) -> ToolDef {
-    ToolDef {
-        name: name.to_owned(),
-        description: description.to_owned(),
-        input_schema: serde_json::value::RawValue::from_string(schema.to_owned())
-            .expect("tool schemas are valid JSON literals"),
-    }
+    ToolDef::new(name, description, schema).expect("tool schemas are valid JSON literals")
 }
 
 /// The hash of a file's bytes, as file touches record it ([`FileTouch::hash_of`]).

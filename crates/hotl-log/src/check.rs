@@ -73,6 +73,18 @@ impl Store {
         for p in &lineage.problems {
             problem(p.to_string());
         }
+        // Resumes and forks send the prompt and tools frozen at the start: without them the
+        // prefix changes and the prompt cache starts cold.
+        let start = lineage.start();
+        let blobs = self.blobs();
+        for (hash, what) in [
+            (&start.system_blob, "system prompt"),
+            (&start.tools_blob, "tool definitions"),
+        ] {
+            if let Err(why) = crate::blob::read_frozen(&blobs, hash.as_deref(), what) {
+                problem(why);
+            }
+        }
         let mut note = |message: String| {
             findings.push(Finding {
                 severity: Severity::Note,

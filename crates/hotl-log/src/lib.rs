@@ -47,7 +47,7 @@ mod store;
 mod tree;
 mod write;
 
-pub use crate::blob::{Blobs, blob_refs};
+pub use crate::blob::{Blobs, blob_refs, read_frozen};
 pub use crate::block::{Block, ToolInput, plain_text};
 pub use crate::branch::{visible_branch, visible_mask};
 pub use crate::check::{CheckReport, Finding, Severity};

@@ -58,6 +58,27 @@ pub fn open_items(note: &str) -> Option<String> {
 }
 
 impl View {
+    /// Where a fold with no stamp given starts (`/fold`, `hotl fold` without `--since`): the
+    /// first user message or tool result after the latest fold, compaction or clear (a tool
+    /// result's step, once planned: the steps a turn took after the model folded are an
+    /// episode too). `None` when there is none.
+    pub fn episode_start(&self) -> Option<u64> {
+        let folded = self
+            .items
+            .iter()
+            .rev()
+            .find_map(|i| match i {
+                Item::Folded { until, .. } | Item::Compacted { until, .. } => Some(*until),
+                _ => None,
+            })
+            .unwrap_or(0);
+        let after = folded.max(self.model_after);
+        self.items.iter().find_map(|i| match i {
+            Item::User { seq, .. } | Item::ToolResult { seq, .. } if *seq > after => Some(*seq),
+            _ => None,
+        })
+    }
+
     /// The span `fold(since)` covers. `issuer` is the seq of the assistant message whose tool
     /// call asks for the fold (`None` from the shell: the span runs to the head).
     pub fn plan_fold(&self, since: u64, issuer: Option<u64>) -> Result<FoldSpan> {

@@ -14,6 +14,22 @@ pub struct ToolDef {
     pub input_schema: Box<RawValue>,
 }
 
+impl ToolDef {
+    /// A tool definition from its parts; fails when `schema` is not JSON (a schema that came
+    /// from elsewhere, an MCP server's say). The schema's text is kept exactly as given.
+    pub fn new(
+        name: impl Into<String>,
+        description: impl Into<String>,
+        schema: &str,
+    ) -> Result<ToolDef, serde_json::Error> {
+        Ok(ToolDef {
+            name: name.into(),
+            description: description.into(),
+            input_schema: RawValue::from_string(schema.to_owned())?,
+        })
+    }
+}
+
 impl PartialEq for ToolDef {
     fn eq(&self, other: &Self) -> bool {
         self.name == other.name

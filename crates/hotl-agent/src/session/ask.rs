@@ -3,28 +3,37 @@
 
 use hotl_log::{Block, Body};
 use hotl_view::{Item, View, model_view};
-use hotl_wire::{Event, Reply, Usage};
+use hotl_wire::{Reply, Usage};
 
+use super::Session;
 use super::outcome::add;
 use super::requests::push_user_text;
-use super::{Session, Settings};
+use crate::context::Context;
 use crate::error::{AgentError, Result};
-use crate::provider::Provider;
 
 impl Session {
     /// Searches the session's archive (no model call) and renders the hits as the model and
-    /// the shell see them.
-    pub fn recall(
+    /// the shell see them. The search runs off the async workers: bringing the index up to
+    /// date may read much of the log.
+    pub async fn recall(
         &self,
         query: &str,
         mode: Option<&str>,
         limit: usize,
     ) -> std::result::Result<String, String> {
         let mode = crate::moves::recall_mode(mode)?;
-        let (archive, hits) =
-            hotl_recall::search_archive(&self.store, self.writer.id(), query, mode, limit)
+        let (store, id, query) = (
+            self.store.clone(),
+            self.writer.id().to_owned(),
+            query.to_owned(),
+        );
+        tokio::task::spawn_blocking(move || {
+            let (archive, hits) = hotl_recall::search_archive(&store, &id, &query, mode, limit)
                 .map_err(|e| e.to_string())?;
-        Ok(hotl_recall::render_search(&archive, &hits))
+            Ok(hotl_recall::render_search(&archive, &hits))
+        })
+        .await
+        .map_err(|e| format!("the search failed: {e}"))?
     }
 
     /// Puts one question to the archived thread `handle`: the request is that thread's own
@@ -33,13 +42,7 @@ impl Session {
     /// unavailable, and a stray tool call is answered with an error. The exchange is recorded
     /// as an `ask` record; only the answer is returned, followed by `stale: <files> changed
     /// since` when files the thread touched have changed since.
-    pub async fn ask(
-        &mut self,
-        handle: &str,
-        question: &str,
-        provider: &Provider,
-        settings: &Settings,
-    ) -> Result<String> {
+    pub async fn ask(&mut self, handle: &str, question: &str, cx: &Context) -> Result<String> {
         let (handle, thread_view) = self.thread_view(handle)?;
         let handle = handle.as_str();
         let prompt = crate::moves::ask_prompt(question);
@@ -69,11 +72,11 @@ impl Session {
                         .collect(),
                 });
             }
-            let request = self.base_request(messages, settings);
-            let reply = provider.send(&request, &mut |_: &Event| {}).await?;
+            let request = self.base_request(messages, &cx.settings);
+            let reply = cx.provider.send(&request, &mut |_| {}).await?;
             drop(request);
             add(&mut usage, &reply.usage);
-            self.account(settings, reply.model.as_deref(), &reply.usage);
+            self.account(&cx.settings, reply.model.as_deref(), &reply.usage);
             let text: String = reply.content.iter().filter_map(Block::as_text).collect();
             if reply.tool_calls().next().is_none() || strays.len() >= 2 {
                 break text;
@@ -87,10 +90,13 @@ impl Session {
             usage: Some(usage.to_log()),
         })?;
         // The thread answered from what it saw then: say which of its files changed since.
-        let stale = hotl_recall::open_archive(&self.store, self.writer.id())
-            .ok()
-            .and_then(|archive| archive.stale_files(handle))
-            .unwrap_or_default();
+        let stale = match hotl_recall::open_archive(&self.store, self.writer.id()) {
+            Ok(archive) => archive.stale_files(handle).unwrap_or_default(),
+            Err(e) => {
+                tracing::warn!("the archive cannot be opened to tell stale files: {e}");
+                Vec::new()
+            }
+        };
         if stale.is_empty() {
             return Ok(answer);
         }

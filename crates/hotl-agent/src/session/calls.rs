@@ -1,157 +1,173 @@
-//! Running one tool call (the moves dispatched to their own code, other tools through the
-//! permission policy), recording its result, and answering the calls left open.
+//! One tool call through the seam, the same way for every tool: a `tool_use` event, the tool
+//! looked up in the registry, its arguments parsed, its permission decided (asking the user
+//! when the policy says so), the call run, a `tool_result` event. Also: answering the calls
+//! left open, and finishing the ones a dead process left running.
+
+use std::sync::Arc;
 
 use hotl_log::{Block, Body, ToolInput};
 use hotl_view::Item;
-use tokio::sync::watch;
 
-use super::{Progress, Session, Settings, Ui};
+use super::Session;
+use crate::args::Args;
+use crate::context::{Answer, Context};
 use crate::error::Result;
+use crate::events::Event;
 use crate::permission::Decision;
-use crate::provider::Provider;
-use crate::tool::{ToolCtx, ToolOutput};
+use crate::tool::{Host, Invocation, Tool, ToolCtx, ToolOutput};
 
 /// One tool call of a step.
 pub(super) struct Call {
     pub(super) id: String,
     pub(super) name: String,
     pub(super) input: ToolInput,
+    /// The arguments as sent, when they were not valid JSON (the call does not run).
+    pub(super) bad_json: Option<String>,
 }
 
 impl Session {
-    pub(super) async fn call_tool(
-        &mut self,
-        call: &Call,
-        provider: &Provider,
-        settings: &Settings,
-        ui: &mut dyn Ui,
-        cancel: &watch::Receiver<bool>,
-    ) -> ToolOutput {
-        let (id, name, input) = (call.id.as_str(), call.name.as_str(), &call.input);
-        if name == "fold" && self.tool_defs.iter().any(|t| t.name == "fold") {
-            return self
-                .fold_call(input)
-                .unwrap_or_else(|e| ToolOutput::error(e.to_string()));
-        }
-        if name == "fork" && self.tool_defs.iter().any(|t| t.name == "fork") {
-            let args: serde_json::Value = input.parse().unwrap_or_default();
-            let Some(task) = args
-                .get("task")
-                .and_then(|t| t.as_str())
-                .filter(|t| !t.is_empty())
-            else {
-                return ToolOutput::error("fork needs a `task`");
-            };
-            let task = task.to_owned();
-            return match Box::pin(self.fork_call(id, &task, provider, settings, ui, cancel.clone()))
-                .await
-            {
-                Ok(output) => output,
-                Err(e) => ToolOutput::error(format!("the fork failed: {e}")),
-            };
-        }
-        if name == "recall" && self.tool_defs.iter().any(|t| t.name == "recall") {
-            let args: serde_json::Value = input.parse().unwrap_or_default();
-            let query = args.get("query").and_then(|q| q.as_str()).unwrap_or("");
-            let mode = args.get("mode").and_then(|m| m.as_str());
-            return match self.recall(query, mode, 20) {
-                Ok(text) => ToolOutput::ok(text),
-                Err(why) => ToolOutput::error(why),
-            };
-        }
-        if name == "ask" && self.tool_defs.iter().any(|t| t.name == "ask") {
-            let args: serde_json::Value = input.parse().unwrap_or_default();
-            let field = |k: &str| {
-                args.get(k)
-                    .and_then(|v| v.as_str())
-                    .unwrap_or("")
-                    .to_owned()
-            };
-            let (handle, question) = (field("handle"), field("question"));
-            if handle.is_empty() || question.is_empty() {
-                return ToolOutput::error("ask needs `handle` and `question`");
-            }
-            ui.progress(Progress::ToolStart {
-                id,
-                name,
-                input: input.get(),
-            });
-            let output = match self.ask(&handle, &question, provider, settings).await {
-                Ok(answer) => ToolOutput::ok(answer),
-                Err(e) => ToolOutput::error(e.to_string()),
-            };
-            ui.progress(Progress::ToolDone {
-                id,
-                name,
-                output: &output,
-            });
-            return output;
-        }
-        let Some(tool) = self.tools.iter().find(|t| t.name() == name).cloned() else {
-            let known: Vec<&str> = self.tools.iter().map(|t| t.name()).collect();
-            return ToolOutput::error(format!(
-                "there is no tool named {name:?}; the tools are: {}",
-                known.join(", ")
-            ));
-        };
-        let ctx = ToolCtx {
+    /// The tool a call of `name` reaches: one the session froze, with a live implementation.
+    pub(super) fn tool(&self, name: &str) -> Option<Arc<dyn Tool>> {
+        self.tools.get(name).cloned()
+    }
+
+    /// What a call runs with.
+    fn tool_ctx(&self) -> ToolCtx {
+        ToolCtx {
             cwd: self.cwd.clone(),
             blobs: self.store.blobs(),
             todos: self.view.state.todos.clone(),
+        }
+    }
+
+    /// Runs `call` through the seam and returns what the model is told.
+    pub(super) async fn call(&mut self, call: &Call, cx: &Context) -> ToolOutput {
+        cx.events.send(Event::ToolUse {
+            id: call.id.clone(),
+            name: call.name.clone(),
+            input: match &call.bad_json {
+                Some(text) => serde_json::Value::String(text.clone()),
+                None => serde_json::from_str(call.input.get()).unwrap_or_default(),
+            },
+        });
+        let output = self.run_call(call, cx).await;
+        cx.events.send(Event::ToolResult {
+            id: call.id.clone(),
+            name: call.name.clone(),
+            is_error: output.is_error,
+            content: output.content.clone(),
+        });
+        output
+    }
+
+    async fn run_call(&mut self, call: &Call, cx: &Context) -> ToolOutput {
+        if let Some(args) = &call.bad_json {
+            return ToolOutput::error(format!(
+                "the arguments of this call are not valid JSON, so it did not run: {args}"
+            ));
+        }
+        let Some(tool) = self.tool(&call.name) else {
+            return ToolOutput::error(format!(
+                "there is no tool named {:?}; the tools are: {}",
+                call.name,
+                self.tools.names().join(", ")
+            ));
         };
-        let writes = tool.writes(input, &ctx);
-        match settings
+        let ctx = self.tool_ctx();
+        let args = match Args::parse(&call.input) {
+            Ok(args) => args,
+            Err(why) => return ToolOutput::error(why),
+        };
+        if let Err(refused) = self
+            .permit(tool.as_ref(), &args, &call.input, &ctx, cx)
+            .await
+        {
+            return refused;
+        }
+        let invocation = Invocation {
+            id: &call.id,
+            args,
+            input: &call.input,
+            ctx: &ctx,
+            host: Some(Host { session: self, cx }),
+        };
+        let started = std::time::Instant::now();
+        let output = tool.run(invocation).await;
+        self.totals.tool_time += started.elapsed();
+        output
+    }
+
+    /// The permission decision for a call, asking the user when the policy says so; `Err`
+    /// holds what the model is told when the call may not run.
+    async fn permit(
+        &self,
+        tool: &dyn Tool,
+        args: &Args,
+        input: &ToolInput,
+        ctx: &ToolCtx,
+        cx: &Context,
+    ) -> std::result::Result<(), ToolOutput> {
+        let name = tool.name();
+        let writes = tool.writes(args, ctx);
+        match cx
+            .settings
             .policy
             .decide(name, tool.kind(), &writes, &self.cwd)
         {
-            Decision::Allow => {}
+            Decision::Allow => Ok(()),
             Decision::Deny(why) => {
-                ui.progress(Progress::Notice(&why));
-                return ToolOutput::error(why);
+                cx.notice(why.clone());
+                Err(ToolOutput::error(why))
             }
             Decision::Ask(why) => {
                 let question = format!("{why}: {name} {}. Allow?", input.get());
-                if !tokio::task::block_in_place(|| ui.confirm(&question)) {
-                    return ToolOutput::error(format!("the user declined: {why}"));
+                match cx.approve(name, question).await {
+                    Answer::Yes | Answer::Always => Ok(()),
+                    Answer::No => Err(ToolOutput::error(format!("the user declined: {why}"))),
                 }
             }
         }
-        ui.progress(Progress::ToolStart {
-            id,
-            name,
-            input: input.get(),
-        });
-        let started = std::time::Instant::now();
-        let output = tool.run(input, &ctx).await;
-        self.totals.tool_time += started.elapsed();
-        ui.progress(Progress::ToolDone {
-            id,
-            name,
-            output: &output,
-        });
-        output
     }
 
     /// Whether a call of the tool `name` may change files (an unknown tool changes nothing:
     /// its call is refused).
     pub(super) fn changes_files(&self, name: &str) -> bool {
-        self.tools
-            .iter()
-            .any(|t| t.name() == name && t.changes_files())
+        self.tool(name).is_some_and(|t| t.changes_files())
     }
 
-    pub(super) fn record_result(&mut self, call: &str, output: ToolOutput) -> Result<()> {
-        for touch in &output.files {
-            if let Some((path, handle, title)) = self
-                .archived_files
-                .iter()
-                .find(|(p, _, _)| *p == touch.path)
-            {
-                self.cue = Some(format!(
-                    "<cue>{path} was also touched by the archived thread {handle} ({title}); recall or ask it for what it learned</cue>"
-                ));
+    /// Finishes the calls of the last step a dead process left running, where their tool can
+    /// (a fork resumes its child), recording each result.
+    pub(super) async fn resume_open_calls(&mut self, cx: &Context) -> Result<()> {
+        for (id, name, input) in self.open_calls_with_input() {
+            let Some(tool) = self.tool(&name) else {
+                continue;
+            };
+            let Ok(args) = Args::parse(&input) else {
+                continue;
+            };
+            let ctx = self.tool_ctx();
+            let invocation = Invocation {
+                id: &id,
+                args,
+                input: &input,
+                ctx: &ctx,
+                host: Some(Host { session: self, cx }),
+            };
+            if let Some(output) = tool.resume(invocation).await {
+                cx.events.send(Event::ToolResult {
+                    id: id.clone(),
+                    name: name.clone(),
+                    is_error: output.is_error,
+                    content: output.content.clone(),
+                });
+                self.record_output(&id, output)?;
             }
         }
+        Ok(())
+    }
+
+    /// Records a call's result (and the todos it set).
+    pub(super) fn record_output(&mut self, call: &str, output: ToolOutput) -> Result<()> {
         if let Some(items) = output.todos.clone() {
             self.append(Body::Todos { items })?;
         }
@@ -164,8 +180,30 @@ impl Session {
         })
     }
 
+    /// The cue for the next request when `output` touched a file an archived thread touched.
+    pub(super) fn cue_for(&self, output: &ToolOutput) -> Option<String> {
+        output.files.iter().rev().find_map(|touch| {
+            self.archived_files
+                .iter()
+                .find(|f| f.path == touch.path)
+                .map(|f| {
+                    format!(
+                        "<cue>{} was also touched by the archived thread {} ({}); recall or ask it for what it learned</cue>",
+                        f.path, f.handle, f.title
+                    )
+                })
+        })
+    }
+
     /// The tool calls of the last assistant message that have no result yet: (id, tool name).
     pub(super) fn open_calls(&self) -> Vec<(String, String)> {
+        self.open_calls_with_input()
+            .into_iter()
+            .map(|(id, name, _)| (id, name))
+            .collect()
+    }
+
+    fn open_calls_with_input(&self) -> Vec<(String, String, ToolInput)> {
         let mut answered: Vec<&str> = Vec::new();
         for item in self.view.items.iter().rev() {
             match item {
@@ -174,8 +212,10 @@ impl Session {
                     return content
                         .iter()
                         .filter_map(|b| match b {
-                            Block::ToolUse { id, name, .. } if !answered.contains(&id.as_str()) => {
-                                Some((id.clone(), name.clone()))
+                            Block::ToolUse { id, name, input }
+                                if !answered.contains(&id.as_str()) =>
+                            {
+                                Some((id.clone(), name.clone(), input.clone()))
                             }
                             _ => None,
                         })
@@ -187,9 +227,16 @@ impl Session {
         Vec::new()
     }
 
-    /// Answers every tool call of the last assistant message that has no result yet.
-    pub(super) fn answer_open_calls(&mut self, why: &str) -> Result<()> {
-        for (call, _) in self.open_calls() {
+    /// Answers every tool call of the last assistant message that has no result yet with
+    /// `why`, telling the front end.
+    pub(super) fn answer_open_calls(&mut self, why: &str, cx: &Context) -> Result<()> {
+        for (call, name) in self.open_calls() {
+            cx.events.send(Event::ToolResult {
+                id: call.clone(),
+                name,
+                is_error: true,
+                content: why.to_owned(),
+            });
             self.append(Body::ToolResult {
                 call,
                 content: vec![Block::text(why)],

@@ -8,9 +8,10 @@ use hotl_view::{Item, model_view};
 use hotl_wire::Overflow;
 
 use super::requests::{leave_out_steps, message_bytes};
-use super::{Progress, Session, Settings, Ui};
+use super::rules::Need;
+use super::{Session, Settings};
+use crate::context::Context;
 use crate::error::{AgentError, Result};
-use crate::provider::Provider;
 
 /// Share of the context window (in percent) at which a turn compacts before its next request.
 pub const COMPACT_AT_PERCENT: u64 = 85;
@@ -99,20 +100,15 @@ impl Session {
     /// Compacts everything the model sees so far into one note the model writes (the fold
     /// template), recorded as a `compaction` up to the head; the span stays archived. Refused
     /// while a tool call waits for its result. Returns the seq compacted through.
-    pub async fn compact(
-        &mut self,
-        provider: &Provider,
-        settings: &Settings,
-        ui: &mut dyn Ui,
-    ) -> Result<u64> {
+    pub async fn compact(&mut self, cx: &Context) -> Result<u64> {
         let until = self.compaction_end()?;
-        ui.progress(Progress::Notice(&format!(
+        cx.notice(format!(
             "compacting: the context is about {}% of the window",
             (self.context_used() * 100)
-                .checked_div(settings.context_window)
+                .checked_div(cx.settings.context_window)
                 .unwrap_or(0)
-        )));
-        self.write_compaction(until, None, provider, settings).await
+        ));
+        self.write_compaction(until, None, cx).await
     }
 
     /// Compacts after the provider refused a request as longer than the model's window: the
@@ -120,21 +116,18 @@ impl Session {
     pub(super) async fn compact_overflowed(
         &mut self,
         overflow: Overflow,
-        provider: &Provider,
-        settings: &Settings,
-        ui: &mut dyn Ui,
+        cx: &Context,
     ) -> Result<u64> {
         let until = self.compaction_end().map_err(|e| match e {
             AgentError::Compaction(why) => AgentError::WindowFull(why),
             e => e,
         })?;
-        ui.progress(Progress::Notice(
+        cx.notice(
             "the provider refused the request as longer than the model's context window; \
              compacting",
-        ));
+        );
         let budget = shrink(message_bytes(&model_view(&self.view)), overflow);
-        self.write_compaction(until, Some(budget), provider, settings)
-            .await
+        self.write_compaction(until, Some(budget), cx).await
     }
 
     /// Has the model write the note and records the compaction through `until`. `budget`:
@@ -146,8 +139,7 @@ impl Session {
         &mut self,
         until: u64,
         mut budget: Option<usize>,
-        provider: &Provider,
-        settings: &Settings,
+        cx: &Context,
     ) -> Result<u64> {
         let mut left_out = None;
         for _ in 0..4 {
@@ -164,7 +156,7 @@ impl Session {
                     .map_or(0, |gone| message_bytes(gone));
             drop(messages);
             let ask = compaction_ask(until, leave_out);
-            match self.request_note(ask, provider, settings, leave_out).await {
+            match self.request_note(ask, cx, leave_out).await {
                 Ok((summary, fits)) => {
                     fits.map_err(refused_note)?;
                     return self.record_compaction(summary);
@@ -248,16 +240,6 @@ fn refused_note(why: String) -> AgentError {
 /// gave none), with a margin for the system prompt, the tools and the note request.
 fn shrink(bytes: usize, overflow: Overflow) -> usize {
     (bytes as f64 * overflow.fitting_share().unwrap_or(0.5) * 0.8) as usize
-}
-
-/// Whether a turn should compact before its next request.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(super) enum Need {
-    No,
-    Yes,
-    /// Near the window, but the first request after the latest compaction already was
-    /// (this many tokens): compacting again would not help.
-    Futile(u64),
 }
 
 /// The tokens a request held, as the provider counted them.

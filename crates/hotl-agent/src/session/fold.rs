@@ -1,54 +1,41 @@
 //! The fold move: a span of the session becomes a note and a handle (the span stays
 //! archived), with the note written by the model when the shell asks for one.
 
-use hotl_log::{Block, Body, ToolInput};
-use hotl_view::{Item, model_view};
-use hotl_wire::Event;
+use std::path::PathBuf;
+
+use hotl_log::{Block, Body, FileTouch, Fold, Record, Store};
+use hotl_view::{FoldSpan, Item, model_view};
 
 use super::requests::push_user_text;
-use super::{Session, Settings};
+use super::{ArchivedFile, Session};
+use crate::context::Context;
 use crate::error::{AgentError, Result};
-use crate::provider::Provider;
 use crate::snapshot::Snapshotter;
 use crate::tool::ToolOutput;
 
 impl Session {
-    /// The `fold` tool: the span from `since` up to the step before this one becomes a note
+    /// The `fold` tool: the span from `since` up to the step before this one becomes `note`
     /// and a handle. A refusal or a note missing template lines is an error the model can fix.
-    pub(super) fn fold_call(&mut self, input: &ToolInput) -> Result<ToolOutput> {
-        let args: serde_json::Value = input.parse().unwrap_or_default();
-        let Some(since) = args.get("since").and_then(crate::moves::parse_stamp) else {
-            return Ok(ToolOutput::error("`since` must be a stamp such as \"t12\""));
-        };
-        let note = args.get("note").and_then(|n| n.as_str()).unwrap_or("");
-        if let Err(why) = crate::moves::check_note(note) {
-            return Ok(ToolOutput::error(why));
-        }
+    pub(crate) async fn fold_call(&mut self, since: u64, note: &str) -> Result<ToolOutput, String> {
+        crate::moves::check_note(note)?;
         let issuer = self.view.items.iter().rev().find_map(|i| match i {
             Item::Assistant { seq, .. } => Some(*seq),
             _ => None,
         });
-        self.fold(since, issuer, note).map(|fold| {
-            ToolOutput::ok(format!(
-                "folded t{}..t{} into handle {}; the span stays archived (recall and ask can reach it)",
-                fold.since, fold.until, fold.handle
-            ))
-        })
-        .or_else(|e| match e {
-            AgentError::View(why) => Ok(ToolOutput::error(why.to_string())),
-            other => Err(other),
-        })
+        let fold = self
+            .fold(since, issuer, note)
+            .await
+            .map_err(|e| e.to_string())?;
+        Ok(ToolOutput::ok(format!(
+            "folded t{}..t{} into handle {}; the span stays archived (recall and ask can reach it)",
+            fold.since, fold.until, fold.handle
+        )))
     }
 
     /// Asks the model to write the note for folding the span from `since` to the head (for a
     /// fold from the shell without a note): the session's own context plus the request, with
     /// tools unchanged. A note missing template lines is sent back once with what is missing.
-    pub async fn write_note(
-        &mut self,
-        since: u64,
-        provider: &Provider,
-        settings: &Settings,
-    ) -> Result<String> {
+    pub async fn write_note(&mut self, since: u64, cx: &Context) -> Result<String> {
         let span = self.view.plan_fold(since, None)?;
         let ask = format!(
             "[fold] Write the note that will replace the span t{}..t{} of this session in your \
@@ -57,7 +44,7 @@ impl Session {
              where:",
             span.since, span.until
         );
-        let (note, fits) = self.request_note(ask, provider, settings, 0).await?;
+        let (note, fits) = self.request_note(ask, cx, 0).await?;
         fits.map_err(AgentError::BadNote)?;
         Ok(note)
     }
@@ -66,12 +53,11 @@ impl Session {
     /// read from cache), for a note in the fold template; a note missing template lines is
     /// sent back once with what is missing. The last note, and whether it fits the template.
     /// `leave_out`: messages after the first left out of the request (whole steps, see
-    /// [`leave_out_steps`]), for a context that no longer fits the window.
+    /// `leave_out_steps`), for a context that no longer fits the window.
     pub(super) async fn request_note(
         &mut self,
         mut ask: String,
-        provider: &Provider,
-        settings: &Settings,
+        cx: &Context,
         leave_out: usize,
     ) -> Result<(String, std::result::Result<(), String>)> {
         let mut note = String::new();
@@ -81,10 +67,10 @@ impl Session {
                 messages.drain(1..(1 + leave_out).min(messages.len()));
             }
             push_user_text(&mut messages, &ask);
-            let request = self.base_request(messages, settings);
-            let reply = provider.send(&request, &mut |_: &Event| {}).await?;
+            let request = self.base_request(messages, &cx.settings);
+            let reply = cx.provider.send(&request, &mut |_| {}).await?;
             drop(request);
-            self.account(settings, reply.model.as_deref(), &reply.usage);
+            self.account(&cx.settings, reply.model.as_deref(), &reply.usage);
             note = reply.content.iter().filter_map(Block::as_text).collect();
             match crate::moves::check_note(&note) {
                 Ok(()) => return Ok((note, Ok(()))),
@@ -96,109 +82,33 @@ impl Session {
     }
 
     /// Folds the span from `since` (up to the step before `issuer`, or the head) into `note`.
-    /// Returns the fold as recorded.
-    pub fn fold(&mut self, since: u64, issuer: Option<u64>, note: &str) -> Result<hotl_log::Fold> {
+    /// Returns the fold as recorded. Reading the lineage and diffing the working tree run off
+    /// the async workers.
+    pub async fn fold(&mut self, since: u64, issuer: Option<u64>, note: &str) -> Result<Fold> {
         let span = self.view.plan_fold(since, issuer)?;
-        self.snapshot()?;
-        let lineage = self.store.lineage(self.writer.id())?;
-        // A reverted branch's results are not the span's (its snapshots still are the tree:
-        // a revert does not undo files).
-        let visible = hotl_log::visible_mask(&lineage.records);
-        let mut fold = crate::moves::make_fold(
-            &lineage.records,
-            &visible,
-            &span,
-            note,
-            &self.taken_handles()?,
-        );
-        // The diff the span made: from the tree before its first step that may change files
-        // to the tree at its end. The snapshot before a step is recorded after the call that
-        // starts it, before its results, and only when the tree differs from the last one, so
-        // the latest snapshot before that step's first result is the tree it started from.
-        // Files changed between turns by someone else, before that step, are not the span's.
-        let first_changing = lineage
-            .records
-            .iter()
-            .zip(&visible)
-            .filter(|(r, v)| **v && (span.since..=span.until).contains(&r.seq))
-            .find_map(|(r, _)| match &r.body {
-                Body::Assistant { content, .. }
-                    if content.iter().any(|b| match b {
-                        Block::ToolUse { name, .. } => self.changes_files(name),
-                        _ => false,
-                    }) =>
-                {
-                    Some(r.seq)
-                }
-                _ => None,
-            });
-        let first_result = first_changing.and_then(|step| {
-            lineage.records.iter().find_map(|r| match &r.body {
-                Body::ToolResult { .. } if r.seq > step => Some(r.seq),
-                _ => None,
-            })
-        });
-        let tree_before = |seq: u64| {
-            lineage.records.iter().rev().find_map(|r| match &r.body {
-                Body::Snapshot { tree } if r.seq < seq => Some(tree.clone()),
-                _ => None,
-            })
+        self.snapshot().await?;
+        let plan = FoldPlan {
+            store: self.store.clone(),
+            id: self.writer.id().to_owned(),
+            cwd: self.cwd.clone(),
+            span,
+            note: note.to_owned(),
+            taken: self.taken_handles()?,
+            changing: self
+                .tools
+                .iter()
+                .filter(|t| t.changes_files())
+                .map(|t| t.name().to_owned())
+                .collect(),
+            issuer,
+            head_tree: self.tree.last.clone(),
         };
-        let before = first_result.and_then(tree_before);
-        // A fold the model issues ends before its own step, whose other calls (run before the
-        // fold) are not the span's; a fold from the shell ends at the head: the tree now.
-        let end = match issuer {
-            Some(issuer) => tree_before(issuer),
-            None => self.last_tree.clone(),
-        };
-        if let (Some(before), Some(now)) = (before, end)
-            && before != now
-        {
-            let blobs = self.store.blobs();
-            if let Some(patch) = Snapshotter::diff(&self.cwd, &before, &now, &blobs) {
-                fold.diff_blob = Some(blobs.put(&patch)?);
-            }
-            // What the span changed, whichever tool changed it (no tool reports what `bash`
-            // did), with the content it left: the files as they are, unless the fold's own
-            // step changed the tree since the span ended (then as that tree holds them).
-            let changed =
-                Snapshotter::changed(&self.cwd, &before, &now, &blobs).unwrap_or_default();
-            let left = (self.last_tree.as_deref() != Some(now.as_str()))
-                .then(|| Snapshotter::content_hashes(&self.cwd, &now, &changed, &blobs))
-                .flatten();
-            for (i, relative) in changed.iter().enumerate() {
-                // Named as the tools name what they touch (resolved against the cwd), so a
-                // path a tool touched and the diff shows is one entry.
-                let absolute = self.cwd.join(relative);
-                let path = absolute.display().to_string();
-                let hash = match &left {
-                    // Touches keep the hash's first 32 hex digits, as tools record them.
-                    Some(hashes) => hashes[i]
-                        .as_deref()
-                        .and_then(|h| h.get(..32))
-                        .map(str::to_owned),
-                    None => hotl_log::FileTouch::hash_file(&absolute),
-                };
-                let op = if hash.is_some() { "changed" } else { "delete" };
-                match fold.files.iter_mut().find(|f| f.path == path) {
-                    Some(known) => {
-                        // A file a tool only read and something else changed was changed.
-                        if known.op == "read" {
-                            op.clone_into(&mut known.op);
-                        }
-                        known.hash = hash;
-                    }
-                    None => fold.files.push(hotl_log::FileTouch {
-                        op: op.to_owned(),
-                        path,
-                        hash,
-                    }),
-                }
-            }
-        }
+        let fold = tokio::task::spawn_blocking(move || plan.make())
+            .await
+            .map_err(|e| AgentError::Task(e.to_string()))??;
         self.append(Body::Fold(Box::new(fold.clone())))?;
         note_files(&mut self.archived_files, &fold);
-        self.reminder = hotl_view::open_items(&fold.note).map(|open| {
+        self.next_reminder = hotl_view::open_items(&fold.note).map(|open| {
             format!(
                 "<reminder>after folding {}: open: {open}</reminder>",
                 fold.handle
@@ -238,8 +148,12 @@ impl Session {
             }
         }
         for child in children {
-            let Ok(log) = self.store.read(&child) else {
-                continue;
+            let log = match self.store.read(&child) {
+                Ok(log) => log,
+                Err(e) => {
+                    tracing::warn!(child, "a delegated session's handles cannot be read: {e}");
+                    continue;
+                }
             };
             for record in &log.records {
                 match &record.body {
@@ -282,10 +196,133 @@ impl Session {
     }
 }
 
+/// What making a fold record needs, owned, so it can run on the blocking pool.
+struct FoldPlan {
+    store: Store,
+    id: String,
+    cwd: PathBuf,
+    span: FoldSpan,
+    note: String,
+    taken: Vec<String>,
+    /// The tools whose calls may change files.
+    changing: Vec<String>,
+    issuer: Option<u64>,
+    /// The tree the log last recorded (the head's).
+    head_tree: Option<String>,
+}
+
+impl FoldPlan {
+    /// The fold record: its handle, the files its span touched, and the diff it made.
+    fn make(self) -> Result<Fold> {
+        let lineage = self.store.lineage(&self.id)?;
+        // A reverted branch's results are not the span's (its snapshots still are the tree:
+        // a revert does not undo files).
+        let visible = hotl_log::visible_mask(&lineage.records);
+        let mut fold = crate::moves::make_fold(
+            &lineage.records,
+            &visible,
+            &self.span,
+            &self.note,
+            &self.taken,
+        );
+        let Some((before, now)) = self.trees(&lineage.records, &visible) else {
+            return Ok(fold);
+        };
+        let blobs = self.store.blobs();
+        if let Some(patch) = Snapshotter::diff(&self.cwd, &before, &now, &blobs) {
+            fold.diff_blob = Some(blobs.put(&patch)?);
+        }
+        // What the span changed, whichever tool changed it (no tool reports what `bash` did),
+        // with the content it left: the files as they are, unless the fold's own step changed
+        // the tree since the span ended (then as that tree holds them).
+        let changed = Snapshotter::changed(&self.cwd, &before, &now, &blobs).unwrap_or_default();
+        let left = (self.head_tree.as_deref() != Some(now.as_str()))
+            .then(|| Snapshotter::content_hashes(&self.cwd, &now, &changed, &blobs))
+            .flatten();
+        for (i, relative) in changed.iter().enumerate() {
+            // Named as the tools name what they touch (resolved against the cwd), so a path a
+            // tool touched and the diff shows is one entry.
+            let absolute = self.cwd.join(relative);
+            let path = absolute.display().to_string();
+            let hash = match &left {
+                // Touches keep the hash's first 32 hex digits, as tools record them.
+                Some(hashes) => hashes[i]
+                    .as_deref()
+                    .and_then(|h| h.get(..32))
+                    .map(str::to_owned),
+                None => FileTouch::hash_file(&absolute),
+            };
+            let op = if hash.is_some() { "changed" } else { "delete" };
+            match fold.files.iter_mut().find(|f| f.path == path) {
+                Some(known) => {
+                    // A file a tool only read and something else changed was changed.
+                    if known.op == "read" {
+                        op.clone_into(&mut known.op);
+                    }
+                    known.hash = hash;
+                }
+                None => fold.files.push(FileTouch {
+                    op: op.to_owned(),
+                    path,
+                    hash,
+                }),
+            }
+        }
+        Ok(fold)
+    }
+
+    /// The trees the span's diff runs between, when they differ: the tree before its first
+    /// step that may change files, and the tree at its end. The snapshot before a step is
+    /// recorded after the call that starts it, before its results, and only when the tree
+    /// differs from the last one, so the latest snapshot before that step's first result is
+    /// the tree it started from. Files changed between turns by someone else, before that
+    /// step, are not the span's.
+    fn trees(&self, records: &[Record], visible: &[bool]) -> Option<(String, String)> {
+        let span = &self.span;
+        let first_changing = records
+            .iter()
+            .zip(visible)
+            .filter(|(r, v)| **v && (span.since..=span.until).contains(&r.seq))
+            .find_map(|(r, _)| match &r.body {
+                Body::Assistant { content, .. }
+                    if content.iter().any(|b| match b {
+                        Block::ToolUse { name, .. } => self.changing.contains(name),
+                        _ => false,
+                    }) =>
+                {
+                    Some(r.seq)
+                }
+                _ => None,
+            })?;
+        let first_result = records.iter().find_map(|r| match &r.body {
+            Body::ToolResult { .. } if r.seq > first_changing => Some(r.seq),
+            _ => None,
+        })?;
+        let tree_before = |seq: u64| {
+            records.iter().rev().find_map(|r| match &r.body {
+                Body::Snapshot { tree } if r.seq < seq => Some(tree.clone()),
+                _ => None,
+            })
+        };
+        let before = tree_before(first_result)?;
+        // A fold the model issues ends before its own step, whose other calls (run before the
+        // fold) are not the span's; a fold from the shell ends at the head: the tree now.
+        let end = match self.issuer {
+            Some(issuer) => tree_before(issuer),
+            None => self.head_tree.clone(),
+        }?;
+        (before != end).then_some((before, end))
+    }
+}
+
 /// Remembers which files a fold's span touched, for the file-touch cue.
-pub(super) fn note_files(out: &mut Vec<(String, String, String)>, fold: &hotl_log::Fold) {
+pub(super) fn note_files(out: &mut Vec<ArchivedFile>, fold: &Fold) {
     let title = fold.note.lines().next().unwrap_or("").trim().to_owned();
     for touch in &fold.files {
-        out.push((touch.path.clone(), fold.handle.clone(), title.clone()));
+        out.push(ArchivedFile {
+            path: touch.path.clone(),
+            handle: fold.handle.clone(),
+            title: title.clone(),
+        });
     }
 }

@@ -3,11 +3,12 @@
 
 use hotl_log::{Block, Body, RunState, Store};
 use hotl_view::Item;
-use tokio::sync::watch;
 
-use super::{Progress, Session, Settings, TurnOutcome, Ui};
+use super::turn::Turn;
+use super::{ArchivedFile, Session, TurnOutcome};
+use crate::context::Context;
 use crate::error::Result;
-use crate::provider::Provider;
+use crate::events::Event;
 use crate::tool::ToolOutput;
 
 impl Session {
@@ -15,15 +16,14 @@ impl Session {
     /// called `fork`, other calls of the step already answered), whose first record answers the
     /// fork call with the task, so its first request extends this session's last one. It runs
     /// to completion with the same tools; its final message comes back as the result.
-    pub(super) async fn fork_call(
-        &mut self,
-        call: &str,
-        task: &str,
-        provider: &Provider,
-        settings: &Settings,
-        ui: &mut dyn Ui,
-        cancel: watch::Receiver<bool>,
-    ) -> Result<ToolOutput> {
+    pub(crate) async fn fork_call(&mut self, call: &str, task: &str, cx: &Context) -> ToolOutput {
+        match self.run_fork(call, task, cx).await {
+            Ok(output) => output,
+            Err(e) => ToolOutput::error(format!("the fork failed: {e}")),
+        }
+    }
+
+    async fn run_fork(&mut self, call: &str, task: &str, cx: &Context) -> Result<ToolOutput> {
         let id = self.writer.id().to_owned();
         let pin = self.writer.pin_head()?;
         let handle = crate::moves::unique_handle(
@@ -58,18 +58,26 @@ impl Session {
             self.writer
                 .delegate(pin, &self.cwd.display().to_string(), state, delegation)?;
         let mut child = Session::from_writer(&self.store, writer, self.tools.clone())?;
-        ui.progress(Progress::Notice(&format!("fork {handle} started: {task}")));
-        ui.fork_started(&handle);
-        let outcome = Box::pin(child.steps(&run, provider, settings, ui, cancel)).await;
-        ui.fork_done(&handle);
-        ui.progress(Progress::Notice(&format!(
+        cx.notice(format!("fork {handle} started: {task}"));
+        cx.events.send(Event::ChildStarted {
+            handle: handle.clone(),
+            task: task.to_owned(),
+        });
+        let child_cx = cx.child(&handle);
+        let mut turn = Turn::new(run, &child_cx, None);
+        let outcome = Box::pin(turn.run(&mut child)).await;
+        cx.events.send(Event::ChildEnded {
+            handle: handle.clone(),
+            ok: outcome.is_ok(),
+        });
+        cx.notice(format!(
             "fork {handle} {}",
             if outcome.is_ok() {
                 "finished"
             } else {
                 "failed"
             }
-        )));
+        ));
         // What the child spent counts, however it ended.
         self.totals.add(&child.totals);
         let outcome = match outcome {
@@ -118,97 +126,81 @@ impl Session {
         records
     }
 
-    /// Finishes the forks the dead process left running: each open `fork` call whose child
-    /// exists is resumed (the child recovers its own turn) and answered with its report, as if
-    /// nothing had happened. A fork call with no child yet stays open (answered "interrupted").
-    pub(super) async fn resume_forks(
-        &mut self,
-        provider: &Provider,
-        settings: &Settings,
-        ui: &mut dyn Ui,
-        cancel: watch::Receiver<bool>,
-    ) -> Result<()> {
-        let open: Vec<String> = self
-            .open_calls()
-            .into_iter()
-            .filter(|(_, name)| name == "fork")
-            .map(|(id, _)| id)
-            .collect();
-        if open.is_empty() {
-            return Ok(());
-        }
+    /// Finishes the fork a dead process left running in answer to `call`: its child (this
+    /// session's own, in this tree) is reopened under the tree's lock and finishes its own
+    /// turn, and its report answers the call. `None` when the call made no child yet (it is
+    /// answered "interrupted"). A fork that cannot be resumed is answered with why, so this
+    /// session's own recovery goes on.
+    pub(crate) async fn resume_fork(&mut self, call: &str, cx: &Context) -> Option<ToolOutput> {
         // Only this session's own children: a fork of this session (another tree) inherits
         // the open call but not the child, and answers it "interrupted".
         let id = self.writer.id().to_owned();
-        let mine = self
-            .store
-            .visible_delegated(&id)?
-            .into_iter()
-            .filter(|c| c.delegation.by == id && self.store.root_of(&c.id) == self.writer.root())
-            .collect::<Vec<_>>();
-        for child in mine {
-            let Some(call) = child
-                .delegation
-                .call
-                .clone()
-                .or_else(|| first_result(&self.store, &child.id))
-            else {
-                continue;
-            };
-            if !open.contains(&call) {
-                continue;
+        let children = match self.store.visible_delegated(&id) {
+            Ok(children) => children,
+            Err(e) => {
+                tracing::warn!("the forks to resume cannot be listed: {e}");
+                return None;
             }
-            let handle = child
-                .delegation
-                .handle
-                .clone()
-                .unwrap_or_else(|| child.id[..8].to_owned());
-            ui.progress(Progress::Notice(&format!(
-                "resuming fork {handle}: {}",
-                child.delegation.description
-            )));
-            // A fork that cannot be resumed (its provider failing, its log unreadable) is
-            // answered with why, so this session's own recovery goes on.
-            let output =
-                match Box::pin(self.resume_fork(&child.id, provider, settings, ui, cancel.clone()))
-                    .await
-                {
-                    Ok((id, outcome)) => fork_report(&handle, &id, &outcome),
-                    Err(e) => ToolOutput::error(format!(
-                        "fork {handle} (session {}) was interrupted and could not be resumed: {e}; \
+        };
+        let child = children.into_iter().find(|c| {
+            c.delegation.by == id
+                && self.store.root_of(&c.id) == self.writer.root()
+                && c.delegation
+                    .call
+                    .clone()
+                    .or_else(|| first_result(&self.store, &c.id))
+                    .as_deref()
+                    == Some(call)
+        })?;
+        let handle = child
+            .delegation
+            .handle
+            .clone()
+            .unwrap_or_else(|| child.id[..8].to_owned());
+        cx.notice(format!(
+            "resuming fork {handle}: {}",
+            child.delegation.description
+        ));
+        Some(
+            match Box::pin(self.recover_fork(&child.id, &handle, cx)).await {
+                Ok((id, outcome)) => fork_report(&handle, &id, &outcome),
+                Err(e) => ToolOutput::error(format!(
+                    "fork {handle} (session {}) was interrupted and could not be resumed: {e}; \
                      its work so far is archived under {handle}",
-                        child.id
-                    )),
-                };
-            self.record_result(&call, output)?;
-        }
-        Ok(())
+                    child.id
+                )),
+            },
+        )
     }
 
     /// Reopens the fork `child` under this tree's lock and finishes its turn; its id and how
     /// it ended.
-    async fn resume_fork(
+    async fn recover_fork(
         &mut self,
         child: &str,
-        provider: &Provider,
-        settings: &Settings,
-        ui: &mut dyn Ui,
-        cancel: watch::Receiver<bool>,
+        handle: &str,
+        cx: &Context,
     ) -> Result<(String, TurnOutcome)> {
         let writer = self.writer.open_delegated(child)?;
         let mut fork = Session::from_writer(&self.store, writer, self.tools.clone())?;
-        ui.progress(Progress::Notice(&format!("fork {child} resumed")));
-        ui.fork_started(child);
-        let outcome = Box::pin(fork.recover(provider, settings, ui, cancel)).await;
-        ui.fork_done(child);
-        ui.progress(Progress::Notice(&format!(
+        cx.notice(format!("fork {child} resumed"));
+        cx.events.send(Event::ChildStarted {
+            handle: handle.to_owned(),
+            task: String::new(),
+        });
+        let outcome = Box::pin(fork.recover(&cx.child(handle))).await;
+        cx.events.send(Event::ChildEnded {
+            handle: handle.to_owned(),
+            ok: outcome.is_ok(),
+        });
+        cx.notice(format!(
             "fork {child} {}",
             if outcome.is_ok() {
                 "finished"
             } else {
                 "failed"
             }
-        )));
+        ));
         self.totals.add(&fork.totals);
         let outcome = outcome?.unwrap_or_else(|| TurnOutcome {
             text: fork.last_answer(),
@@ -250,17 +242,17 @@ fn fork_report(handle: &str, id: &str, outcome: &TurnOutcome) -> ToolOutput {
 
 /// Remembers which files the forks `id` can see touched, for the file-touch cue (once each:
 /// what is already known stays).
-pub(super) fn note_delegated_files(
-    store: &Store,
-    id: &str,
-    out: &mut Vec<(String, String, String)>,
-) {
-    let Ok(delegated) = store.visible_delegated(id) else {
-        return;
+pub(super) fn note_delegated_files(store: &Store, id: &str, out: &mut Vec<ArchivedFile>) {
+    let delegated = match store.visible_delegated(id) {
+        Ok(delegated) => delegated,
+        Err(e) => {
+            tracing::warn!(session = id, "the forks it can see cannot be listed: {e}");
+            return;
+        }
     };
     for child in delegated {
         if let Some(handle) = &child.delegation.handle
-            && !out.iter().any(|(_, h, _)| h == handle)
+            && !out.iter().any(|f| f.handle == *handle)
         {
             note_fork_files(store, &child.id, handle, &child.delegation.description, out);
         }
@@ -273,16 +265,24 @@ fn note_fork_files(
     child: &str,
     handle: &str,
     task: &str,
-    out: &mut Vec<(String, String, String)>,
+    out: &mut Vec<ArchivedFile>,
 ) {
-    let Ok(log) = store.read(child) else {
-        return;
+    let log = match store.read(child) {
+        Ok(log) => log,
+        Err(e) => {
+            tracing::warn!(child, "a fork's files cannot be read: {e}");
+            return;
+        }
     };
     let title = format!("fork: {task}");
     for record in &log.records {
         if let Body::ToolResult { files, .. } = &record.body {
             for touch in files {
-                out.push((touch.path.clone(), handle.to_owned(), title.clone()));
+                out.push(ArchivedFile {
+                    path: touch.path.clone(),
+                    handle: handle.to_owned(),
+                    title: title.clone(),
+                });
             }
         }
     }

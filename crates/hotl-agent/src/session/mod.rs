@@ -1,17 +1,17 @@
-//! A session being worked in: its log, its frozen prompt and tools, and the turn loop.
+//! A session being worked in: its log, its frozen prompt and tools, its view, and what lasts
+//! from one turn to the next.
 //!
 //! Every step is appended as it happens (the user message, each model response, each tool
 //! result), so a process killed at any point leaves a log that a later `open` can finish: calls
 //! that never got a result are answered "interrupted: may have partly run" and the model is
-//! asked again. Cancelling (Ctrl-C) answers open calls the same way and records the run as
-//! cancelled; the session stays resumable.
+//! asked again. Cancelling answers open calls the same way and records the run as cancelled;
+//! the session stays resumable.
 //!
-//! Where the parts live: `settings` (how a turn runs, what it reports), `outcome` (what a turn
-//! and this process spent), `turn` (the loop, recovery, cancelling), `calls` (running one tool
-//! call, answering the calls left open), `requests` (building requests and counting their
-//! cost), `snapshots` (recording the working tree), and the moves on the session's own
-//! context: `fold`, `ask` (with recall), `fork`, and `compact` (the fallback when the window
-//! fills).
+//! Where the parts live: `turn` (the step loop: ask, record, run calls; recovery and
+//! cancelling), `rules` (when a turn compacts), `calls` (one call through the tool seam,
+//! answering calls left open), `requests` (building requests and counting their cost),
+//! `snapshots` (recording the working tree), `settings` and `outcome`, and the moves' work:
+//! `fold`, `ask` (with recall), `fork`, and `compact` (the fallback when the window fills).
 
 mod ask;
 mod calls;
@@ -20,31 +20,32 @@ mod fold;
 mod fork;
 mod outcome;
 mod requests;
+mod rules;
 mod settings;
 mod snapshots;
 mod turn;
 
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
 
 use hotl_log::{Body, RunState, SessionStart, Store, Writer};
 use hotl_view::{Item, View};
 use hotl_wire::ToolDef;
 
 use crate::error::{AgentError, Result};
+use crate::events::Status;
 use crate::permission::Mode;
 use crate::prompt::system_blocks;
 use crate::snapshot::Snapshots;
-use crate::tool::Tool;
+use crate::toolset::ToolSet;
 
 pub use self::compact::{COMPACT_AT_PERCENT, default_context_window, known_context_window};
 use self::fold::note_files;
 use self::fork::note_delegated_files;
 pub use self::outcome::{Totals, TurnOutcome};
-pub use self::settings::{Progress, Settings, Ui};
+pub use self::settings::Settings;
 pub use self::turn::INTERRUPTED;
 
-/// A session open for writing.
+/// A session open for writing. It holds its tree's lock until dropped.
 pub struct Session {
     store: Store,
     writer: Writer,
@@ -57,34 +58,44 @@ pub struct Session {
     /// encoder must not reuse their bytes.
     epoch: u64,
     /// The open items of the latest fold, reminded during the next turn.
-    reminder: Option<String>,
-    active_reminder: Option<String>,
-    /// Files archived threads touched: (path, handle, the note's first line).
-    archived_files: Vec<(String, String, String)>,
-    /// A one-line cue for the next request: a tool touched a file an archived thread touched.
-    cue: Option<String>,
+    next_reminder: Option<String>,
+    /// Files archived threads touched, for the file-touch cue.
+    archived_files: Vec<ArchivedFile>,
     /// The seq of the latest record that shrank what the model sees (fold, compaction, clear,
     /// revert): a provider's count of an earlier request no longer measures the context.
     shrunk_at: u64,
-    /// The last model call was refused as too long for the window, and compacting could not
-    /// make room (nothing left to compact, or what compaction keeps fills it).
-    window_full: bool,
-    /// The latest working-tree snapshot recorded, and what takes the next one. Snapshots are
-    /// recorded around steps that may change files (before the first such step of a turn, and
-    /// after each); the one before is started in the background when the turn starts.
-    last_tree: Option<String>,
-    snapshots: Snapshots,
-    /// Whether a snapshot taken in this turn still shows the tree (no user edits since).
-    tree_is_current: bool,
+    /// The working tree as last recorded, and what takes the next snapshot.
+    tree: WorkingTree,
+    /// The system prompt and tool definitions frozen when the session started.
     system: Vec<String>,
     tool_defs: Vec<ToolDef>,
-    tools: Vec<Arc<dyn Tool>>,
+    /// The tools calls can reach: the live ones whose names are among the frozen definitions.
+    tools: ToolSet,
     cwd: PathBuf,
     cache_key: String,
     /// What this process spent.
     pub totals: Totals,
-    /// Problems with the lineage, for the user (missing ancestors, depth).
+    /// Problems with the session, for the user: missing ancestors, lineage depth, frozen
+    /// blobs that cannot be read.
     pub problems: Vec<String>,
+}
+
+/// A file an archived thread touched.
+#[derive(Clone, Debug)]
+pub(crate) struct ArchivedFile {
+    pub(crate) path: String,
+    pub(crate) handle: String,
+    /// The note's first line, or the fork's task.
+    pub(crate) title: String,
+}
+
+/// The working tree as the log last recorded it, and the snapshotter.
+struct WorkingTree {
+    /// The latest snapshot recorded. Snapshots are recorded around steps that may change
+    /// files (before the first such step of a turn, and after each); the one before is
+    /// started in the background when the turn starts.
+    last: Option<String>,
+    snapshots: Snapshots,
 }
 
 impl std::fmt::Debug for Session {
@@ -97,60 +108,68 @@ impl std::fmt::Debug for Session {
 }
 
 impl Session {
-    /// Starts a session in `cwd`: the system prompt (with the project's `AGENTS.md` and
-    /// `CLAUDE.md`) and the tool definitions are frozen into blobs its `session` record names.
-    /// The log appears now: call this when the first message is submitted.
-    pub fn create(
+    /// Writes a new session in `cwd` (see [`NewSession::create`](crate::NewSession::create)):
+    /// the system prompt (with the project's `AGENTS.md` and `CLAUDE.md`) and the definitions
+    /// of `tools` are frozen into blobs its `session` record names; `state` follows it in the
+    /// same write.
+    pub(crate) fn start(
         store: &Store,
+        id: &str,
         cwd: &Path,
         model: &str,
-        tools: Vec<Arc<dyn Tool>>,
-        mode: Mode,
+        tools: ToolSet,
+        state: Vec<Body>,
     ) -> Result<Session> {
         if !cwd.is_dir() {
             return Err(AgentError::MissingCwd(cwd.display().to_string()));
         }
         let system = system_blocks(cwd);
-        let tool_defs: Vec<ToolDef> = tools.iter().map(|t| t.definition()).collect();
         let blobs = store.blobs();
         let mut start = SessionStart::new(cwd.display().to_string());
+        id.clone_into(&mut start.id);
         start.model = Some(model.to_owned());
         start.system_blob =
             Some(blobs.put(&serde_json::to_vec(&system).map_err(hotl_log::LogError::from)?)?);
         start.tools_blob =
-            Some(blobs.put(&serde_json::to_vec(&tool_defs).map_err(hotl_log::LogError::from)?)?);
-        let mut state = Vec::new();
-        if mode != Mode::Default {
-            state.push(mode_record(mode));
-        }
+            Some(blobs.put(
+                &serde_json::to_vec(&tools.definitions()).map_err(hotl_log::LogError::from)?,
+            )?);
         let writer = store.create(start, 1, state)?;
         Session::from_writer(store, writer, tools)
     }
 
     /// Opens an existing session for writing: takes its tree lock (or fails naming the owner),
     /// then loads its lineage and its frozen prompt and tools.
-    pub fn open(store: &Store, id: &str, tools: Vec<Arc<dyn Tool>>) -> Result<Session> {
+    pub fn open(store: &Store, id: &str, tools: ToolSet) -> Result<Session> {
         let writer = store.writer(id)?;
         Session::from_writer(store, writer, tools)
     }
 
-    /// A session around a writer already holding the lock (a new fork, say).
-    pub fn from_writer(
-        store: &Store,
-        writer: Writer,
-        tools: Vec<Arc<dyn Tool>>,
-    ) -> Result<Session> {
+    /// A session around a writer already holding the lock (a new fork, say). A frozen prompt
+    /// or tool list that cannot be read is a problem named in [`Session::problems`]: the
+    /// current ones stand in, so the prompt cache starts cold.
+    pub fn from_writer(store: &Store, writer: Writer, tools: ToolSet) -> Result<Session> {
         let lineage = store.lineage(writer.id())?;
         let start = lineage.start().clone();
         let cwd = PathBuf::from(&start.cwd);
         let blobs = store.blobs();
-        let frozen = |hash: &Option<String>| hash.as_ref().and_then(|h| blobs.get(h).ok());
-        let system = frozen(&start.system_blob)
-            .and_then(|b| serde_json::from_slice(&b).ok())
+        let mut problems: Vec<String> = lineage.problems.iter().map(ToString::to_string).collect();
+        let system = frozen(&blobs, start.system_blob.as_deref(), "system prompt")
+            .unwrap_or_else(|why| {
+                problems.push(why);
+                None
+            })
             .unwrap_or_else(|| system_blocks(&cwd));
-        let tool_defs = frozen(&start.tools_blob)
-            .and_then(|b| serde_json::from_slice(&b).ok())
-            .unwrap_or_else(|| tools.iter().map(|t| t.definition()).collect());
+        let tool_defs = frozen(&blobs, start.tools_blob.as_deref(), "tool definitions")
+            .unwrap_or_else(|why| {
+                problems.push(why);
+                None
+            })
+            .unwrap_or_else(|| tools.definitions());
+        for problem in &problems {
+            tracing::warn!(session = writer.id(), "{problem}");
+        }
+        let tools = tools.filtered(|t| tool_defs.iter().any(|d| d.name == t.name()));
         let cache_key = start
             .cache_key
             .clone()
@@ -159,7 +178,6 @@ impl Session {
         // A reverted branch holds no open turn and no archived thread.
         let visible = hotl_log::visible_mask(&lineage.records);
         let last_run = last_visible_run(&lineage.records, &visible);
-        let problems = lineage.problems.iter().map(ToString::to_string).collect();
         let mut archived_files = Vec::new();
         let mut last_tree = None;
         let mut shrunk_at = 0;
@@ -187,15 +205,13 @@ impl Session {
             start,
             last_run,
             epoch: 0,
-            reminder: None,
-            active_reminder: None,
+            next_reminder: None,
             archived_files,
-            cue: None,
             shrunk_at,
-            window_full: false,
-            last_tree,
-            snapshots,
-            tree_is_current: false,
+            tree: WorkingTree {
+                last: last_tree,
+                snapshots,
+            },
             system,
             tool_defs,
             tools,
@@ -220,6 +236,11 @@ impl Session {
         &self.view
     }
 
+    /// The tools its calls can reach, in the order the model sees them.
+    pub fn tools(&self) -> &ToolSet {
+        &self.tools
+    }
+
     /// The model recorded on the session's last answer (or its start).
     pub fn last_model(&self) -> Option<String> {
         self.view
@@ -231,6 +252,44 @@ impl Session {
                 _ => None,
             })
             .or_else(|| self.start.model.clone())
+    }
+
+    /// Where the session stands, measured against `settings`' context window.
+    pub fn status(&self, settings: &Settings) -> Status {
+        let state = &self.view.state;
+        let used = self.context_used();
+        let cache_hit = self.view.items.iter().rev().find_map(|i| match i {
+            Item::Assistant { usage: Some(u), .. } => {
+                let prompt = u.input + u.cache_read + u.cache_write;
+                (prompt > 0).then(|| u.cache_read as f64 / prompt as f64)
+            }
+            _ => None,
+        });
+        Status {
+            session_id: self.id().to_owned(),
+            context_used: used,
+            context_window: settings.context_window,
+            context_percent: (used * 100)
+                .checked_div(settings.context_window)
+                .unwrap_or(0),
+            todos_done: state.todos.iter().filter(|t| t.status == "done").count(),
+            todos: state.todos.len(),
+            model: self.last_model(),
+            mode: state.modes.permission.clone(),
+            usage: self.totals.usage,
+            cost: self.totals.cost,
+            requests: self.totals.requests,
+            cache_hit,
+        }
+    }
+
+    /// The permission mode the session recorded last (plan mode, when set, wins).
+    pub fn recorded_mode(&self) -> Option<Mode> {
+        let modes = &self.view.state.modes;
+        if modes.plan {
+            return Some(Mode::Plan);
+        }
+        modes.permission.as_deref().and_then(Mode::from_name)
     }
 
     /// Appends a record and brings the view up to date.
@@ -260,8 +319,10 @@ impl Session {
         Ok(())
     }
 
-    /// Names the session.
+    /// Names the session: the name rule (valid, unique among live sessions) is checked before
+    /// anything is written.
     pub fn set_name(&mut self, name: &str) -> Result<()> {
+        self.store.check_name(name, Some(self.writer.id()))?;
         self.append(Body::Name {
             name: Some(name.to_owned()),
         })
@@ -273,7 +334,24 @@ impl Session {
     }
 }
 
-fn mode_record(mode: Mode) -> Body {
+/// A frozen blob's content as `T`, `None` when the session froze none, or the problem.
+fn frozen<T: serde::de::DeserializeOwned>(
+    blobs: &hotl_log::Blobs,
+    hash: Option<&str>,
+    what: &str,
+) -> std::result::Result<Option<T>, String> {
+    let Some(bytes) = hotl_log::read_frozen(blobs, hash, what)? else {
+        return Ok(None);
+    };
+    serde_json::from_slice(&bytes).map(Some).map_err(|e| {
+        format!(
+            "the session's frozen {what} (blob {}) is damaged: {e}",
+            hash.unwrap_or_default()
+        )
+    })
+}
+
+pub(crate) fn mode_record(mode: Mode) -> Body {
     Body::Mode {
         permission: Some(mode.name().to_owned()),
         plan: Some(mode == Mode::Plan),

@@ -3,7 +3,7 @@
 use hotl_wire::{StopReason, Usage};
 
 /// How a turn ended.
-#[derive(Clone, Debug, Default, PartialEq)]
+#[derive(Clone, Debug, Default, PartialEq, serde::Serialize)]
 pub struct TurnOutcome {
     /// The final answer's text.
     pub text: String,

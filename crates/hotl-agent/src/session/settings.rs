@@ -1,9 +1,8 @@
-//! How a turn runs (`Settings`) and the side that watches it (`Ui`, fed `Progress`).
+//! How a turn runs: the model, its limits, the prompt-cache lifetime, prices, permissions.
 
-use hotl_wire::{Event, Pricing, Reasoning, Ttl};
+use hotl_wire::{Pricing, Reasoning, Ttl};
 
 use crate::permission::Policy;
-use crate::tool::ToolOutput;
 
 /// How a turn runs.
 #[derive(Clone, Debug)]
@@ -45,45 +44,4 @@ impl Settings {
             explicit_breakpoints: false,
         }
     }
-}
-
-/// What the agent reports while it works.
-#[derive(Debug)]
-pub enum Progress<'a> {
-    /// A model event, as it streams.
-    Model(&'a Event),
-    /// A tool call is about to run.
-    ToolStart {
-        /// The call id.
-        id: &'a str,
-        /// The tool.
-        name: &'a str,
-        /// Its arguments (JSON text).
-        input: &'a str,
-    },
-    /// A tool call finished.
-    ToolDone {
-        /// The call id.
-        id: &'a str,
-        /// The tool.
-        name: &'a str,
-        /// What it returned.
-        output: &'a ToolOutput,
-    },
-    /// Something worth a line (a retry, a refusal, a recovery).
-    Notice(&'a str),
-}
-
-/// The side that shows progress and answers permission questions.
-pub trait Ui: Send {
-    /// Shows progress.
-    fn progress(&mut self, progress: Progress<'_>);
-    /// Asks the user; `false` when nobody can answer. The default refuses.
-    fn confirm(&mut self, _question: &str) -> bool {
-        false
-    }
-    /// The progress that follows, until [`Ui::fork_done`], is a fork's child's (forks nest).
-    fn fork_started(&mut self, _handle: &str) {}
-    /// The child of the latest [`Ui::fork_started`] is done.
-    fn fork_done(&mut self, _handle: &str) {}
 }

@@ -6,22 +6,27 @@ use super::Session;
 use crate::error::Result;
 
 impl Session {
-    /// Records the working tree when it changed since the last snapshot.
-    pub(super) fn snapshot(&mut self) -> Result<()> {
-        let tree = self.snapshots.take(&self.cwd, &self.store.blobs());
+    /// Records the working tree when it changed since the last snapshot; `true` when a
+    /// snapshot could be taken (it then shows the tree as it is).
+    pub(super) async fn snapshot(&mut self) -> Result<bool> {
+        let tree = self
+            .tree
+            .snapshots
+            .take(&self.cwd, &self.store.blobs())
+            .await;
         self.record_tree(tree)
     }
 
     /// Records snapshot `tree` (none when the tree could not be taken) if it differs from the
-    /// last one recorded.
-    pub(super) fn record_tree(&mut self, tree: Option<String>) -> Result<()> {
-        self.tree_is_current = tree.is_some();
-        if let Some(tree) = tree
-            && self.last_tree.as_deref() != Some(tree.as_str())
-        {
+    /// last one recorded; `true` when there was one.
+    pub(super) fn record_tree(&mut self, tree: Option<String>) -> Result<bool> {
+        let Some(tree) = tree else {
+            return Ok(false);
+        };
+        if self.tree.last.as_deref() != Some(tree.as_str()) {
             self.append(Body::Snapshot { tree: tree.clone() })?;
-            self.last_tree = Some(tree);
+            self.tree.last = Some(tree);
         }
-        Ok(())
+        Ok(true)
     }
 }

@@ -154,10 +154,11 @@ impl Snapshotter {
 /// A session's snapshots, one of which may be taken in the background: a turn starts taking
 /// the tree as it is while the model thinks, so a step that may change files rarely waits for
 /// it. Snapshots share one [`Snapshotter`] (and its cache), so one taken now waits for the one
-/// in the background.
+/// in the background. Every snapshot runs on the blocking pool, never on an async worker: a
+/// tree of 20,000 files takes a while to hash.
 pub(crate) struct Snapshots {
     snapshotter: Arc<Mutex<Snapshotter>>,
-    pending: Option<std::thread::JoinHandle<Option<String>>>,
+    pending: Option<tokio::task::JoinHandle<Option<String>>>,
 }
 
 impl Snapshots {
@@ -169,27 +170,37 @@ impl Snapshots {
         }
     }
 
-    /// Starts taking the tree at `cwd` as it is now, in the background (dropping the result of
-    /// one started earlier).
+    /// Starts taking the tree at `cwd` as it is now, in the background (the result of one
+    /// started earlier is dropped once it is done).
     pub(crate) fn start(&mut self, cwd: &Path, blobs: &Blobs) {
-        drop(self.started());
         let (snapshotter, cwd, blobs) =
             (Arc::clone(&self.snapshotter), cwd.to_owned(), blobs.clone());
-        self.pending = std::thread::Builder::new()
-            .name("hotl-snapshot".into())
-            .spawn(move || lock(&snapshotter).take(&cwd, &blobs))
-            .ok();
+        // The one before holds the snapshotter until it is done: this one waits its turn.
+        self.pending = Some(tokio::task::spawn_blocking(move || {
+            lock(&snapshotter).take(&cwd, &blobs)
+        }));
     }
 
     /// The snapshot started in the background, once it is done; `None` when none was started.
-    pub(crate) fn started(&mut self) -> Option<Option<String>> {
-        self.pending.take().map(|h| h.join().ok().flatten())
+    pub(crate) async fn started(&mut self) -> Option<Option<String>> {
+        let pending = self.pending.take()?;
+        Some(pending.await.unwrap_or_else(|e| {
+            tracing::warn!("a working-tree snapshot failed: {e}");
+            None
+        }))
     }
 
     /// The snapshot of the tree at `cwd` now (see [`Snapshotter::take`]).
-    pub(crate) fn take(&mut self, cwd: &Path, blobs: &Blobs) -> Option<String> {
-        drop(self.started());
-        lock(&self.snapshotter).take(cwd, blobs)
+    pub(crate) async fn take(&mut self, cwd: &Path, blobs: &Blobs) -> Option<String> {
+        drop(self.started().await);
+        let (snapshotter, cwd, blobs) =
+            (Arc::clone(&self.snapshotter), cwd.to_owned(), blobs.clone());
+        tokio::task::spawn_blocking(move || lock(&snapshotter).take(&cwd, &blobs))
+            .await
+            .unwrap_or_else(|e| {
+                tracing::warn!("a working-tree snapshot failed: {e}");
+                None
+            })
     }
 }
 
@@ -225,24 +236,24 @@ mod tests {
         assert_eq!(s.take(&cwd, &blobs).as_deref(), Some(&*first));
     }
 
-    #[test]
-    fn a_snapshot_started_in_the_background_is_the_tree_as_it_was_then() {
+    #[tokio::test]
+    async fn a_snapshot_started_in_the_background_is_the_tree_as_it_was_then() {
         let dir = tempfile::tempdir().expect("tempdir");
         let cwd = dir.path().join("project");
         std::fs::create_dir_all(&cwd).expect("project");
         std::fs::write(cwd.join("a.txt"), "a\n").expect("write");
         let blobs = Blobs::new(dir.path().join("home/blobs"));
         let mut s = Snapshots::new(dir.path().join("home/index/trees/s.index"));
-        assert_eq!(s.started(), None, "nothing was started");
+        assert_eq!(s.started().await, None, "nothing was started");
         s.start(&cwd, &blobs);
-        let then = s.started().expect("started").expect("a snapshot");
-        assert_eq!(s.started(), None, "taken once");
+        let then = s.started().await.expect("started").expect("a snapshot");
+        assert_eq!(s.started().await, None, "taken once");
         // Started, then the tree changes: the started one is dropped, `take` sees the change.
         s.start(&cwd, &blobs);
         std::fs::write(cwd.join("b.txt"), "b\n").expect("write");
-        let now = s.take(&cwd, &blobs).expect("a snapshot");
+        let now = s.take(&cwd, &blobs).await.expect("a snapshot");
         assert_ne!(now, then);
-        assert_eq!(s.started(), None);
+        assert_eq!(s.started().await, None);
     }
 
     #[test]

@@ -12,13 +12,13 @@ use std::process::{ExitStatus, Stdio};
 use std::sync::OnceLock;
 use std::time::Duration;
 
-use hotl_log::{Blobs, ToolInput};
+use hotl_log::Blobs;
 use hotl_wire::ToolDef;
 use tokio::io::{AsyncRead, AsyncReadExt};
 use tokio::time::Instant;
 
-use crate::tool::{Tool, ToolCtx, ToolFuture, ToolKind, ToolOutput, definition};
-use crate::tools::args::{Args, Fail};
+use crate::args::Fail;
+use crate::tool::{Invocation, Tool, ToolFuture, ToolKind, ToolOutput, definition};
 use crate::tools::output::cap;
 
 /// The timeout when the call gives none, in milliseconds.
@@ -72,8 +72,9 @@ impl Tool for Bash {
         definition(self.name(), DESCRIPTION, SCHEMA)
     }
 
-    fn run<'a>(&'a self, input: &'a ToolInput, ctx: &'a ToolCtx) -> ToolFuture<'a> {
-        let call = Args::parse(input).and_then(|args| {
+    fn run<'a>(&'a self, invocation: Invocation<'a>) -> ToolFuture<'a> {
+        let ctx = invocation.ctx;
+        let call = Ok::<_, Fail>(&invocation.args).and_then(|args| {
             let command = args.string("command")?;
             if command.trim().is_empty() {
                 return Err("`command` is empty".to_owned());

@@ -4,11 +4,13 @@ use std::fmt::Write as _;
 use std::fs;
 use std::path::PathBuf;
 
-use hotl_log::{FileTouch, ToolInput};
+use hotl_log::FileTouch;
 use hotl_wire::ToolDef;
 
-use crate::tool::{Tool, ToolCtx, ToolFuture, ToolKind, ToolOutput, content_hash, definition};
-use crate::tools::args::{Args, Fail};
+use crate::args::{Args, Fail};
+use crate::tool::{
+    Invocation, Tool, ToolCtx, ToolFuture, ToolKind, ToolOutput, content_hash, definition,
+};
 use crate::tools::files::{as_text, blocking, io_fail, write_atomic, write_target};
 use crate::tools::output::cut_line;
 use crate::tools::write::write_path;
@@ -59,12 +61,13 @@ impl Tool for Edit {
         definition(self.name(), DESCRIPTION, SCHEMA)
     }
 
-    fn writes(&self, input: &ToolInput, ctx: &ToolCtx) -> Vec<PathBuf> {
-        write_path(input, ctx)
+    fn writes(&self, args: &Args, ctx: &ToolCtx) -> Vec<PathBuf> {
+        write_path(args, ctx)
     }
 
-    fn run<'a>(&'a self, input: &'a ToolInput, ctx: &'a ToolCtx) -> ToolFuture<'a> {
-        let call = Args::parse(input).and_then(|args| {
+    fn run<'a>(&'a self, invocation: Invocation<'a>) -> ToolFuture<'a> {
+        let ctx = invocation.ctx;
+        let call = Ok::<_, Fail>(&invocation.args).and_then(|args| {
             Ok(Call {
                 path: ctx.resolve(&args.string("path")?),
                 old: args.string("old")?,

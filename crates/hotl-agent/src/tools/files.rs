@@ -5,8 +5,8 @@ use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 
+use crate::args::Fail;
 use crate::tool::ToolOutput;
-use crate::tools::args::Fail;
 
 /// How many leading bytes are checked for a NUL byte.
 pub(crate) const SNIFF_BYTES: usize = 8 * 1024;

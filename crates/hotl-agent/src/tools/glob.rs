@@ -4,12 +4,11 @@ use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
 use globset::{GlobBuilder, GlobMatcher};
-use hotl_log::ToolInput;
 use hotl_wire::ToolDef;
 use ignore::WalkBuilder;
 
-use crate::tool::{Tool, ToolCtx, ToolFuture, ToolKind, ToolOutput, definition};
-use crate::tools::args::{Args, Fail};
+use crate::args::Fail;
+use crate::tool::{Invocation, Tool, ToolFuture, ToolKind, ToolOutput, definition};
 use crate::tools::files::{blocking, shown};
 
 /// The most paths one call returns.
@@ -54,8 +53,9 @@ impl Tool for Glob {
         definition(self.name(), DESCRIPTION, SCHEMA)
     }
 
-    fn run<'a>(&'a self, input: &'a ToolInput, ctx: &'a ToolCtx) -> ToolFuture<'a> {
-        let call = Args::parse(input).and_then(|args| {
+    fn run<'a>(&'a self, invocation: Invocation<'a>) -> ToolFuture<'a> {
+        let ctx = invocation.ctx;
+        let call = Ok::<_, Fail>(&invocation.args).and_then(|args| {
             let pattern = args.string("pattern")?;
             if pattern.is_empty() {
                 return Err("`pattern` is empty".to_owned());

@@ -5,13 +5,12 @@ use std::fs;
 use std::path::{Path, PathBuf};
 
 use globset::{GlobBuilder, GlobMatcher};
-use hotl_log::ToolInput;
 use hotl_wire::ToolDef;
 use ignore::WalkBuilder;
 use regex::Regex;
 
-use crate::tool::{Tool, ToolCtx, ToolFuture, ToolKind, ToolOutput, definition};
-use crate::tools::args::{Args, Fail};
+use crate::args::Fail;
+use crate::tool::{Invocation, Tool, ToolFuture, ToolKind, ToolOutput, definition};
 use crate::tools::files::{blocking, has_nul, shown};
 use crate::tools::output::cut_line;
 
@@ -63,8 +62,9 @@ impl Tool for Grep {
         definition(self.name(), DESCRIPTION, SCHEMA)
     }
 
-    fn run<'a>(&'a self, input: &'a ToolInput, ctx: &'a ToolCtx) -> ToolFuture<'a> {
-        let call = Args::parse(input).and_then(|args| {
+    fn run<'a>(&'a self, invocation: Invocation<'a>) -> ToolFuture<'a> {
+        let ctx = invocation.ctx;
+        let call = Ok::<_, Fail>(&invocation.args).and_then(|args| {
             let pattern = args.string("pattern")?;
             let regex =
                 Regex::new(&pattern).map_err(|e| format!("invalid regex `{pattern}`: {e}"))?;

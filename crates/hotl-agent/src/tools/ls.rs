@@ -4,11 +4,10 @@ use std::fmt::Write as _;
 use std::fs;
 use std::path::PathBuf;
 
-use hotl_log::ToolInput;
 use hotl_wire::ToolDef;
 
-use crate::tool::{Tool, ToolCtx, ToolFuture, ToolKind, ToolOutput, definition};
-use crate::tools::args::{Args, Fail};
+use crate::args::Fail;
+use crate::tool::{Invocation, Tool, ToolFuture, ToolKind, ToolOutput, definition};
 use crate::tools::files::{blocking, io_fail};
 
 /// The most entries one call returns.
@@ -41,8 +40,9 @@ impl Tool for Ls {
         definition(self.name(), DESCRIPTION, SCHEMA)
     }
 
-    fn run<'a>(&'a self, input: &'a ToolInput, ctx: &'a ToolCtx) -> ToolFuture<'a> {
-        let call = Args::parse(input).and_then(|args| {
+    fn run<'a>(&'a self, invocation: Invocation<'a>) -> ToolFuture<'a> {
+        let ctx = invocation.ctx;
+        let call = Ok::<_, Fail>(&invocation.args).and_then(|args| {
             Ok(match args.opt_string("path")? {
                 Some(p) => ctx.resolve(&p),
                 None => ctx.cwd.clone(),

@@ -7,7 +7,6 @@
 //! the blocking pool; `bash` runs its command in its own process group, killed on timeout or
 //! when the future is dropped.
 
-mod args;
 mod bash;
 mod edit;
 mod files;
@@ -25,7 +24,7 @@ use crate::tool::Tool;
 
 /// Every built-in tool, in the order the model sees them: read, write, edit, bash, grep, glob,
 /// ls, todo.
-pub fn builtin() -> Vec<Arc<dyn Tool>> {
+pub(crate) fn builtin() -> Vec<Arc<dyn Tool>> {
     vec![
         Arc::new(read::Read),
         Arc::new(write::Write),
@@ -38,27 +37,9 @@ pub fn builtin() -> Vec<Arc<dyn Tool>> {
     ]
 }
 
-/// The built-in tool called `name`, if there is one.
-pub fn by_name(name: &str) -> Option<Arc<dyn Tool>> {
-    builtin().into_iter().find(|t| t.name() == name)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn names_are_unique_and_in_order() {
-        let names: Vec<&str> = builtin().iter().map(|t| t.name()).collect();
-        assert_eq!(
-            names,
-            [
-                "read", "write", "edit", "bash", "grep", "glob", "ls", "todo"
-            ]
-        );
-        assert!(by_name("bash").is_some());
-        assert!(by_name("cat").is_none());
-    }
 
     #[test]
     fn definitions_carry_object_schemas_named_like_the_tool() {

@@ -4,11 +4,11 @@ use std::fmt::Write as _;
 use std::fs;
 use std::path::PathBuf;
 
-use hotl_log::{FileTouch, ToolInput};
+use hotl_log::FileTouch;
 use hotl_wire::ToolDef;
 
-use crate::tool::{Tool, ToolCtx, ToolFuture, ToolKind, ToolOutput, content_hash, definition};
-use crate::tools::args::{Args, Fail};
+use crate::args::Fail;
+use crate::tool::{Invocation, Tool, ToolFuture, ToolKind, ToolOutput, content_hash, definition};
 use crate::tools::files::{as_text, blocking, io_fail};
 use crate::tools::output::cut_line;
 
@@ -57,8 +57,9 @@ impl Tool for Read {
         definition(self.name(), DESCRIPTION, SCHEMA)
     }
 
-    fn run<'a>(&'a self, input: &'a ToolInput, ctx: &'a ToolCtx) -> ToolFuture<'a> {
-        let call = Args::parse(input).and_then(|args| {
+    fn run<'a>(&'a self, invocation: Invocation<'a>) -> ToolFuture<'a> {
+        let ctx = invocation.ctx;
+        let call = Ok::<_, Fail>(&invocation.args).and_then(|args| {
             let limit = args.opt_u64("limit")?.unwrap_or(DEFAULT_LIMIT as u64);
             if limit == 0 {
                 return Err("`limit` must be at least 1".to_owned());

@@ -1,11 +1,11 @@
 //! `todo`: replaces the session's todo list.
 
-use hotl_log::{Todo, ToolInput};
+use hotl_log::Todo;
 use hotl_wire::ToolDef;
 use serde_json::Value;
 
-use crate::tool::{Tool, ToolCtx, ToolFuture, ToolKind, ToolOutput, definition};
-use crate::tools::args::{Args, Fail, wrong};
+use crate::args::{Fail, wrong};
+use crate::tool::{Invocation, Tool, ToolFuture, ToolKind, ToolOutput, definition};
 
 /// The statuses an item may have.
 pub(crate) const STATUSES: [&str; 3] = ["pending", "in_progress", "done"];
@@ -49,8 +49,10 @@ impl Tool for TodoTool {
         definition(self.name(), DESCRIPTION, SCHEMA)
     }
 
-    fn run<'a>(&'a self, input: &'a ToolInput, _ctx: &'a ToolCtx) -> ToolFuture<'a> {
-        let out = match Args::parse(input).and_then(|args| parse_items(args.array("items")?)) {
+    fn run<'a>(&'a self, invocation: Invocation<'a>) -> ToolFuture<'a> {
+        let items =
+            Ok::<_, Fail>(&invocation.args).and_then(|args| parse_items(args.array("items")?));
+        let out = match items {
             Ok(items) => ToolOutput {
                 todos: Some(items.clone()),
                 ..ToolOutput::ok(render(&items))

@@ -3,11 +3,13 @@
 use std::fs;
 use std::path::PathBuf;
 
-use hotl_log::{FileTouch, ToolInput};
+use hotl_log::FileTouch;
 use hotl_wire::ToolDef;
 
-use crate::tool::{Tool, ToolCtx, ToolFuture, ToolKind, ToolOutput, content_hash, definition};
-use crate::tools::args::{Args, Fail};
+use crate::args::{Args, Fail};
+use crate::tool::{
+    Invocation, Tool, ToolCtx, ToolFuture, ToolKind, ToolOutput, content_hash, definition,
+};
 use crate::tools::files::{blocking, io_fail, write_atomic, write_target};
 
 const DESCRIPTION: &str = "Create a file or replace its whole content. Missing parent directories \
@@ -44,12 +46,13 @@ impl Tool for Write {
         definition(self.name(), DESCRIPTION, SCHEMA)
     }
 
-    fn writes(&self, input: &ToolInput, ctx: &ToolCtx) -> Vec<PathBuf> {
-        write_path(input, ctx)
+    fn writes(&self, args: &Args, ctx: &ToolCtx) -> Vec<PathBuf> {
+        write_path(args, ctx)
     }
 
-    fn run<'a>(&'a self, input: &'a ToolInput, ctx: &'a ToolCtx) -> ToolFuture<'a> {
-        let call = Args::parse(input).and_then(|args| {
+    fn run<'a>(&'a self, invocation: Invocation<'a>) -> ToolFuture<'a> {
+        let ctx = invocation.ctx;
+        let call = Ok::<_, Fail>(&invocation.args).and_then(|args| {
             Ok(Call {
                 path: ctx.resolve(&args.string("path")?),
                 content: args.string("content")?,
@@ -66,9 +69,8 @@ impl Tool for Write {
 
 /// The resolved `path` argument, for [`Tool::writes`] (nothing when the input is malformed:
 /// the call will fail before writing).
-pub(crate) fn write_path(input: &ToolInput, ctx: &ToolCtx) -> Vec<PathBuf> {
-    Args::parse(input)
-        .and_then(|args| args.string("path"))
+pub(crate) fn write_path(args: &Args, ctx: &ToolCtx) -> Vec<PathBuf> {
+    args.string("path")
         .map(|p| vec![ctx.resolve(&p)])
         .unwrap_or_default()
 }

@@ -1,23 +1,26 @@
 //! Reading a tool call's arguments, with errors that name the field at fault.
 //!
-//! A serde struct would say "invalid type: string, expected u64 at line 1 column 20", which
-//! does not tell the model which field to fix; these accessors do. Unknown fields are ignored
-//! and `null` counts as absent for optional fields.
+//! Every call is parsed here once, before its permission is decided and before it runs, moves
+//! and built-in tools alike. A serde struct would say "invalid type: string, expected u64 at
+//! line 1 column 20", which does not tell the model which field to fix; these accessors do
+//! ("`query` must be a string, got the number 5"). Unknown fields are ignored and `null` counts
+//! as absent for optional fields.
 
 use hotl_log::ToolInput;
 use serde_json::{Map, Value};
 
 /// A failed call, as the message the model sees.
-pub(crate) type Fail = String;
+pub type Fail = String;
 
 /// The arguments of one call: a JSON object.
-pub(crate) struct Args {
+#[derive(Clone, Debug, Default)]
+pub struct Args {
     map: Map<String, Value>,
 }
 
 impl Args {
     /// Parses `input`; fails when it is not a JSON object.
-    pub(crate) fn parse(input: &ToolInput) -> Result<Args, Fail> {
+    pub fn parse(input: &ToolInput) -> Result<Args, Fail> {
         match serde_json::from_str::<Value>(input.get()) {
             Ok(Value::Object(map)) => Ok(Args { map }),
             Ok(other) => Err(format!(
@@ -40,7 +43,7 @@ impl Args {
     }
 
     /// A required string.
-    pub(crate) fn string(&self, name: &str) -> Result<String, Fail> {
+    pub fn string(&self, name: &str) -> Result<String, Fail> {
         let v = self.required(name)?;
         v.as_str()
             .map(str::to_owned)
@@ -48,7 +51,7 @@ impl Args {
     }
 
     /// An optional string.
-    pub(crate) fn opt_string(&self, name: &str) -> Result<Option<String>, Fail> {
+    pub fn opt_string(&self, name: &str) -> Result<Option<String>, Fail> {
         match self.present(name) {
             None => Ok(None),
             Some(v) => v
@@ -59,7 +62,7 @@ impl Args {
     }
 
     /// An optional non-negative integer (`10.0` is accepted as 10).
-    pub(crate) fn opt_u64(&self, name: &str) -> Result<Option<u64>, Fail> {
+    pub fn opt_u64(&self, name: &str) -> Result<Option<u64>, Fail> {
         let Some(v) = self.present(name) else {
             return Ok(None);
         };
@@ -74,7 +77,7 @@ impl Args {
     }
 
     /// An optional boolean.
-    pub(crate) fn opt_bool(&self, name: &str) -> Result<Option<bool>, Fail> {
+    pub fn opt_bool(&self, name: &str) -> Result<Option<bool>, Fail> {
         match self.present(name) {
             None => Ok(None),
             Some(v) => v
@@ -84,8 +87,28 @@ impl Args {
         }
     }
 
+    /// A required string that is not empty (nor only whitespace).
+    pub fn text(&self, name: &str) -> Result<String, Fail> {
+        let text = self.string(name)?;
+        if text.trim().is_empty() {
+            return Err(format!("`{name}` must not be empty"));
+        }
+        Ok(text)
+    }
+
+    /// A required stamp: `"t12"`, `"T12"`, `"12"` or the number 12.
+    pub fn stamp(&self, name: &str) -> Result<u64, Fail> {
+        let v = self.required(name)?;
+        crate::moves::parse_stamp(v).ok_or_else(|| wrong(name, "a stamp such as \"t12\"", v))
+    }
+
+    /// The value of a field, as given (`None` when absent).
+    pub fn get(&self, name: &str) -> Option<&Value> {
+        self.map.get(name)
+    }
+
     /// A required array.
-    pub(crate) fn array(&self, name: &str) -> Result<&[Value], Fail> {
+    pub fn array(&self, name: &str) -> Result<&[Value], Fail> {
         let v = self.required(name)?;
         v.as_array()
             .map(Vec::as_slice)
@@ -94,12 +117,12 @@ impl Args {
 }
 
 /// "`field` must be EXPECTED, got DESCRIPTION".
-pub(crate) fn wrong(name: &str, expected: &str, got: &Value) -> Fail {
+pub fn wrong(name: &str, expected: &str, got: &Value) -> Fail {
     format!("`{name}` must be {expected}, got {}", describe(got))
 }
 
 /// A short description of a JSON value: its type and, for scalars, the value.
-pub(crate) fn describe(v: &Value) -> String {
+pub fn describe(v: &Value) -> String {
     match v {
         Value::Null => "null".to_owned(),
         Value::Bool(b) => format!("the boolean {b}"),

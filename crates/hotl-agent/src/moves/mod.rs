@@ -1,108 +1,29 @@
-//! The moves on the session's own context: fold (and the pieces a fold needs).
+//! The moves on the session's own context, as tools: `fold`, `recall`, `ask` and `fork`, and
+//! the pieces they share (stamps, the note template, handles, what a fork and an ask are told).
+//!
+//! Each tool only reads its arguments and hands them to the session it runs in (through the
+//! invocation's host): the work itself needs the log, so it lives in `session/`.
 
-use std::path::PathBuf;
+mod ask;
+mod fold;
+mod fork;
+mod recall;
 
-use hotl_log::{Body, FileTouch, Fold, Record, ToolInput};
+use std::sync::Arc;
+
+use hotl_log::{Body, FileTouch, Fold, Record};
 use hotl_view::{FoldSpan, NOTE_HEADINGS, missing_headings};
-use hotl_wire::ToolDef;
 
-use crate::tool::{Tool, ToolCtx, ToolFuture, ToolKind, ToolOutput, definition};
+use crate::tool::Tool;
 
-/// The `fold` tool's definition. The session carries the call out itself (it needs the log),
-/// so running it through the generic path only explains that.
-pub struct FoldTool;
-
-impl Tool for FoldTool {
-    fn name(&self) -> &'static str {
-        "fold"
-    }
-    fn kind(&self) -> ToolKind {
-        ToolKind::Read
-    }
-    fn definition(&self) -> ToolDef {
-        definition(
-            "fold",
-            "Fold a finished episode: replace the span from the stamp `since` (a user message or tool result, e.g. \"t12\") up to your previous step with a short note, keeping it archived under a handle. Use it when a piece of work is done and its details (logs, dead ends) are no longer needed in context. The note must have these lines: changed: / learned: (with caveats) / decided and rejected: / open: / where:",
-            r#"{"type":"object","properties":{"since":{"type":"string","description":"stamp where the episode starts, e.g. t12"},"note":{"type":"string","description":"lines starting changed:, learned:, decided and rejected:, open:, where:"}},"required":["since","note"]}"#,
-        )
-    }
-    fn writes(&self, _input: &ToolInput, _ctx: &ToolCtx) -> Vec<PathBuf> {
-        Vec::new()
-    }
-    fn run<'a>(&'a self, _input: &'a ToolInput, _ctx: &'a ToolCtx) -> ToolFuture<'a> {
-        Box::pin(async { ToolOutput::error("fold is carried out by the session") })
-    }
-}
-
-/// The `ask` tool's definition (carried out by the session).
-pub struct AskTool;
-
-impl Tool for AskTool {
-    fn name(&self) -> &'static str {
-        "ask"
-    }
-    fn kind(&self) -> ToolKind {
-        ToolKind::Read
-    }
-    fn definition(&self) -> ToolDef {
-        definition(
-            "ask",
-            "Put one question to an archived thread (a folded or compacted span, or a fork) by its handle as recall gives it: it answers from its own full context, including details the note or report left out. Only the answer comes back.",
-            r#"{"type":"object","properties":{"handle":{"type":"string","description":"the thread's handle, e.g. b2e4"},"question":{"type":"string"}},"required":["handle","question"]}"#,
-        )
-    }
-    fn run<'a>(&'a self, _input: &'a ToolInput, _ctx: &'a ToolCtx) -> ToolFuture<'a> {
-        Box::pin(async { ToolOutput::error("ask is carried out by the session") })
-    }
-}
-
-/// The `fork` tool's definition (carried out by the session).
-pub struct ForkTool;
-
-impl Tool for ForkTool {
-    fn name(&self) -> &'static str {
-        "fork"
-    }
-    fn kind(&self) -> ToolKind {
-        ToolKind::Read
-    }
-    /// The child runs every tool, so a fork's step may change files though it asks no
-    /// permission itself.
-    fn changes_files(&self) -> bool {
-        true
-    }
-    fn definition(&self) -> ToolDef {
-        definition(
-            "fork",
-            "Run a task in a fork of yourself: a copy that starts with this whole conversation, works with the same tools, and returns only its final message (with a handle to its archived work). Use it for log-heavy or exploratory work whose details should not fill this context.",
-            r#"{"type":"object","properties":{"task":{"type":"string","description":"what the fork should do and report"}},"required":["task"]}"#,
-        )
-    }
-    fn run<'a>(&'a self, _input: &'a ToolInput, _ctx: &'a ToolCtx) -> ToolFuture<'a> {
-        Box::pin(async { ToolOutput::error("fork is carried out by the session") })
-    }
-}
-
-/// The `recall` tool's definition (carried out by the session).
-pub struct RecallTool;
-
-impl Tool for RecallTool {
-    fn name(&self) -> &'static str {
-        "recall"
-    }
-    fn kind(&self) -> ToolKind {
-        ToolKind::Read
-    }
-    fn definition(&self) -> ToolDef {
-        definition(
-            "recall",
-            "Search everything archived off the main line (folded and compacted spans, forks' work, earlier asks: tool outputs, answers, reasoning) without a model call. Each hit gives the thread's handle, the stamp and the matching line; a thread whose files changed since says so. mode: ranked (default), exact or regex.",
-            r#"{"type":"object","properties":{"query":{"type":"string"},"mode":{"type":"string","enum":["ranked","exact","regex"]}},"required":["query"]}"#,
-        )
-    }
-    fn run<'a>(&'a self, _input: &'a ToolInput, _ctx: &'a ToolCtx) -> ToolFuture<'a> {
-        Box::pin(async { ToolOutput::error("recall is carried out by the session") })
-    }
+/// The moves, in the order the model sees them: fold, recall, ask, fork.
+pub(crate) fn tools() -> Vec<Arc<dyn Tool>> {
+    vec![
+        Arc::new(fold::FoldTool),
+        Arc::new(recall::RecallTool),
+        Arc::new(ask::AskTool),
+        Arc::new(fork::ForkTool),
+    ]
 }
 
 /// Parses a recall mode as the model or a person writes it.

@@ -1,0 +1,515 @@
+//! The agent as a task: it owns one session, takes [`Command`]s and sends
+//! [`Envelope`](crate::Envelope)s, so every front end (the line console, headless `-p`,
+//! stream-json, an editor over a protocol) drives the same thing and none of them holds the
+//! session while a turn runs.
+//!
+//! Commands run one at a time, in order. While one runs, the agent still reads its command
+//! channel: `Cancel` and `Approve` act at once, anything else waits its turn. Each command
+//! that does work ends with exactly one event saying how: `turn_ended`, `recovered`,
+//! `move_ended`, `renamed`, `mode_changed`, `status`, or `failed` / `cancelled`.
+//!
+//! ```no_run
+//! # async fn run(store: hotl_log::Store) -> hotl_agent::Result<()> {
+//! use hotl_agent::{Agent, Command, Event, NewSession, Provider, Settings, Start, ToolSet};
+//!
+//! let new = NewSession::new(&store, "/my/project", "demo", ToolSet::standard())?;
+//! let mut agent = Agent::spawn(Start::New(new), Provider::Demo, Settings::new("demo"));
+//! agent.send(Command::Submit { text: "list the files".into() });
+//! agent.close();
+//! while let Some(envelope) = agent.recv().await {
+//!     if let Event::TurnEnded(outcome) = envelope.event {
+//!         println!("{}", outcome.text);
+//!     }
+//! }
+//! # Ok(()) }
+//! ```
+
+use std::collections::VecDeque;
+use std::sync::Arc;
+
+use tokio::sync::{mpsc, watch};
+
+use crate::context::{Answer, Approvals, Context};
+use crate::error::{AgentError, Result};
+use crate::events::{Envelope, Event, Events, MoveResult, Status};
+use crate::lifecycle::NewSession;
+use crate::permission::Mode;
+use crate::provider::Provider;
+use crate::session::{Session, Settings};
+
+/// What an agent starts with.
+#[derive(Debug)]
+pub enum Start {
+    /// A session not written yet: its log appears with the first message.
+    New(NewSession),
+    /// A session already open for writing (resumed or forked).
+    Open(Box<Session>),
+}
+
+/// What a front end asks of an agent.
+#[derive(Clone, Debug, PartialEq)]
+#[non_exhaustive]
+pub enum Command {
+    /// Run a turn on this message.
+    Submit {
+        /// The message.
+        text: String,
+    },
+    /// Finish a turn a dead process left open, if there is one.
+    Recover,
+    /// Stop what is running (acted on at once; nothing when idle).
+    Cancel,
+    /// Answer an approval question (acted on at once).
+    Approve {
+        /// The question's id, from [`Event::Approval`].
+        id: u64,
+        /// The answer.
+        answer: Answer,
+    },
+    /// Run a move on the session's own context.
+    Move(Move),
+    /// Name the session.
+    Rename {
+        /// The name.
+        name: String,
+    },
+    /// Change the permission mode (recorded, so resumes and forks keep it).
+    SetMode {
+        /// The mode.
+        mode: Mode,
+    },
+    /// Send a [`Event::Status`].
+    Status,
+}
+
+/// A move a person runs (the model runs the same ones as tools).
+#[derive(Clone, Debug, PartialEq)]
+pub enum Move {
+    /// Fold the span from `since` (default: the current episode) to the head into `note`
+    /// (default: one the model writes).
+    Fold {
+        /// The stamp the span starts at.
+        since: Option<u64>,
+        /// A person's note, checked against the template.
+        note: Option<String>,
+    },
+    /// Compact everything the model sees into `note` (default: one the model writes).
+    Compact {
+        /// A person's note.
+        note: Option<String>,
+    },
+    /// Search the archive (no model call).
+    Recall {
+        /// What to look for.
+        query: String,
+        /// `ranked` (default), `exact` or `regex`.
+        mode: Option<String>,
+        /// At most this many hits.
+        limit: usize,
+    },
+    /// Put one question to an archived thread.
+    Ask {
+        /// The thread's handle (a unique prefix does).
+        handle: String,
+        /// The question.
+        question: String,
+    },
+}
+
+impl Move {
+    /// The move's name, as commands and events name it.
+    pub fn name(&self) -> &'static str {
+        match self {
+            Move::Fold { .. } => "fold",
+            Move::Compact { .. } => "compact",
+            Move::Recall { .. } => "recall",
+            Move::Ask { .. } => "ask",
+        }
+    }
+}
+
+/// A running agent: the commands going in, the events coming out.
+#[derive(Debug)]
+pub struct Agent {
+    commands: Option<mpsc::UnboundedSender<Command>>,
+    events: mpsc::UnboundedReceiver<Envelope>,
+    cancel: Arc<watch::Sender<bool>>,
+    task: tokio::task::JoinHandle<()>,
+}
+
+/// Cancels what an agent runs, from anywhere (a signal handler, say).
+#[derive(Clone, Debug)]
+pub struct Canceller(Arc<watch::Sender<bool>>);
+
+impl Canceller {
+    /// Cancels what is running now.
+    pub fn cancel(&self) {
+        self.0.send_replace(true);
+    }
+}
+
+impl Agent {
+    /// Starts the agent as a task on the current runtime. Its first event is
+    /// [`Event::Init`].
+    pub fn spawn(start: Start, provider: Provider, settings: Settings) -> Agent {
+        let (cancel, watching) = watch::channel(false);
+        let cancel = Arc::new(cancel);
+        let (events, receiver) = Events::channel();
+        let events = events.cancelling(Arc::clone(&cancel));
+        let (commands, incoming) = mpsc::unbounded_channel();
+        let approvals = Approvals::default();
+        let (session, pending) = match start {
+            Start::New(new) => (None, Some(new)),
+            Start::Open(session) => (Some(*session), None),
+        };
+        let worker = Worker {
+            session,
+            pending,
+            cx: Context::new(provider, settings)
+                .with_events(events)
+                .with_cancel(watching)
+                .with_approvals(approvals.clone()),
+        };
+        let task = tokio::spawn(drive(worker, incoming, Arc::clone(&cancel), approvals));
+        Agent {
+            commands: Some(commands),
+            events: receiver,
+            cancel,
+            task,
+        }
+    }
+
+    /// Queues `command`; `false` when the agent is gone (or closed).
+    pub fn send(&self, command: Command) -> bool {
+        self.commands
+            .as_ref()
+            .is_some_and(|c| c.send(command).is_ok())
+    }
+
+    /// No more commands: the agent runs what is queued, then ends (and its events with it).
+    pub fn close(&mut self) {
+        self.commands = None;
+    }
+
+    /// The next event; `None` once the agent has ended.
+    pub async fn recv(&mut self) -> Option<Envelope> {
+        self.events.recv().await
+    }
+
+    /// Cancels what is running now (the same as [`Command::Cancel`], without queueing).
+    pub fn cancel(&self) {
+        self.cancel.send_replace(true);
+    }
+
+    /// A handle that cancels what this agent runs.
+    pub fn canceller(&self) -> Canceller {
+        Canceller(Arc::clone(&self.cancel))
+    }
+
+    /// Waits for the agent to end (after [`Agent::close`], once the queue is done). Dropping
+    /// the agent instead cancels what runs: the turn closes its run and the log stays valid.
+    pub async fn join(mut self) {
+        self.commands = None;
+        // Keep reading, so the agent's last events find their receiver.
+        while self.events.recv().await.is_some() {}
+        if let Err(e) = (&mut self.task).await {
+            tracing::error!("the agent task failed: {e}");
+        }
+    }
+}
+
+/// The control loop: commands one at a time; `Cancel` and `Approve` at once.
+async fn drive(
+    mut worker: Worker,
+    mut commands: mpsc::UnboundedReceiver<Command>,
+    cancel: Arc<watch::Sender<bool>>,
+    approvals: Approvals,
+) {
+    worker.init();
+    let mut queue: VecDeque<Command> = VecDeque::new();
+    let mut open = true;
+    loop {
+        let command = match queue.pop_front() {
+            Some(command) => command,
+            None if open => match commands.recv().await {
+                Some(command) => command,
+                None => break,
+            },
+            None => break,
+        };
+        match command {
+            // Nothing runs: nothing to cancel, no question waits.
+            Command::Cancel => {}
+            Command::Approve { id, answer } => {
+                approvals.answer(id, answer);
+            }
+            work => {
+                cancel.send_replace(false);
+                let running = worker.execute(work);
+                tokio::pin!(running);
+                loop {
+                    tokio::select! {
+                        biased;
+                        () = &mut running => break,
+                        command = commands.recv(), if open => match command {
+                            None => open = false,
+                            Some(Command::Cancel) => {
+                                cancel.send_replace(true);
+                            }
+                            Some(Command::Approve { id, answer }) => {
+                                approvals.answer(id, answer);
+                            }
+                            Some(other) => queue.push_back(other),
+                        },
+                    }
+                }
+            }
+        }
+        if worker.cx.events.is_closed() {
+            // Nobody listens: what is queued is not run.
+            break;
+        }
+    }
+}
+
+/// The agent's own state: the session and what its work runs with.
+struct Worker {
+    session: Option<Session>,
+    /// The session to write at the first message, until then.
+    pending: Option<NewSession>,
+    cx: Context,
+}
+
+impl Worker {
+    fn events(&self) -> &Events {
+        &self.cx.events
+    }
+
+    /// The first events: where the agent stands, and what is wrong with the session.
+    fn init(&self) {
+        let settings = &self.cx.settings;
+        let (session_id, cwd, tools) = match (&self.session, &self.pending) {
+            (Some(s), _) => (
+                s.id().to_owned(),
+                s.cwd().display().to_string(),
+                s.tools().names(),
+            ),
+            (None, Some(new)) => (
+                new.id().to_owned(),
+                new.cwd().display().to_string(),
+                new.tools().names(),
+            ),
+            (None, None) => (String::new(), String::new(), Vec::new()),
+        };
+        self.events().send(Event::Init {
+            session_id,
+            saved: self.session.is_some(),
+            cwd,
+            model: settings.model.clone(),
+            tools: tools.into_iter().map(str::to_owned).collect(),
+        });
+        if let Some(s) = &self.session {
+            for problem in &s.problems {
+                self.events().notice(format!("warning: {problem}"));
+            }
+            if let Some(last) = s.last_model()
+                && last != settings.model
+            {
+                self.events().notice(format!(
+                    "the model changed: this transcript was produced by {last}; continuing with {}",
+                    settings.model
+                ));
+            }
+        }
+    }
+
+    /// The session, written now if it was still pending.
+    fn session(&mut self) -> Result<&mut Session> {
+        if self.session.is_none() {
+            let new = self.pending.as_ref().ok_or(AgentError::NoSession)?;
+            let session = new.create()?;
+            self.events().send(Event::Created {
+                session_id: session.id().to_owned(),
+            });
+            self.pending = None;
+            self.session = Some(session);
+        }
+        self.session.as_mut().ok_or(AgentError::NoSession)
+    }
+
+    fn status(&self) -> Status {
+        match (&self.session, &self.pending) {
+            (Some(s), _) => s.status(&self.cx.settings),
+            (None, pending) => Status {
+                session_id: pending
+                    .as_ref()
+                    .map(|n| n.id().to_owned())
+                    .unwrap_or_default(),
+                context_window: self.cx.settings.context_window,
+                model: Some(self.cx.settings.model.clone()),
+                mode: Some(self.cx.settings.policy.mode.name().to_owned()),
+                ..Status::default()
+            },
+        }
+    }
+
+    fn send_status(&self) {
+        self.events().send(Event::Status(self.status()));
+    }
+
+    fn fail(&self, command: &str, error: &AgentError) {
+        self.events().send(Event::Failed {
+            command: command.to_owned(),
+            error: error.to_string(),
+        });
+    }
+
+    /// Runs one command and sends the event that ends it.
+    async fn execute(&mut self, command: Command) {
+        let cx = self.cx.clone();
+        match command {
+            Command::Submit { text } => {
+                let done = match self.session() {
+                    Ok(session) => session.submit(&text, &cx).await,
+                    Err(e) => Err(e),
+                };
+                self.send_status();
+                match done {
+                    Ok(outcome) => self.events().send(Event::TurnEnded(outcome)),
+                    Err(e) => self.fail("submit", &e),
+                }
+            }
+            Command::Recover => {
+                let done = match self.session.as_mut() {
+                    Some(session) => session.recover(&cx).await,
+                    None => Ok(None),
+                };
+                match done {
+                    Ok(outcome) => {
+                        if outcome.is_some() {
+                            self.send_status();
+                        }
+                        self.events().send(Event::Recovered { outcome });
+                    }
+                    Err(e) => {
+                        self.send_status();
+                        self.fail("recover", &e);
+                    }
+                }
+            }
+            Command::Move(step) => {
+                let name = step.name();
+                let done = tokio::select! {
+                    done = self.run_move(step, &cx) => Some(done),
+                    // Nothing is recorded until a move is done: dropping it loses nothing.
+                    () = cx.cancelled() => None,
+                };
+                match done {
+                    None => self.events().send(Event::Cancelled {
+                        command: name.to_owned(),
+                    }),
+                    Some(Ok(result)) => {
+                        if !matches!(result, MoveResult::Recalled { .. }) {
+                            self.send_status();
+                        }
+                        self.events().send(Event::MoveEnded(result));
+                    }
+                    Some(Err(e)) => self.fail(name, &e),
+                }
+            }
+            Command::Rename { name } => {
+                let done = match (self.session.as_mut(), self.pending.take()) {
+                    (Some(session), _) => session.set_name(&name),
+                    (None, Some(new)) => match new.clone().with_name(Some(&name)) {
+                        Ok(named) => {
+                            self.pending = Some(named);
+                            Ok(())
+                        }
+                        Err(e) => {
+                            self.pending = Some(new);
+                            Err(e)
+                        }
+                    },
+                    (None, None) => Err(AgentError::NoSession),
+                };
+                match done {
+                    Ok(()) => self.events().send(Event::Renamed { name }),
+                    Err(e) => self.fail("rename", &e),
+                }
+            }
+            Command::SetMode { mode } => {
+                let done = match (self.session.as_mut(), self.pending.take()) {
+                    (Some(session), _) => session.set_mode(mode),
+                    (None, pending) => {
+                        self.pending = pending.map(|new| new.with_mode(mode));
+                        Ok(())
+                    }
+                };
+                match done {
+                    Ok(()) => {
+                        Arc::make_mut(&mut self.cx.settings).policy.mode = mode;
+                        self.events().send(Event::ModeChanged {
+                            mode: mode.name().to_owned(),
+                        });
+                    }
+                    Err(e) => self.fail("mode", &e),
+                }
+            }
+            Command::Status => self.send_status(),
+            // The control loop acts on these at once.
+            Command::Cancel | Command::Approve { .. } => {}
+        }
+    }
+
+    async fn run_move(&mut self, step: Move, cx: &Context) -> Result<MoveResult> {
+        let session = self.session.as_mut().ok_or(AgentError::NoSession)?;
+        match step {
+            Move::Fold { since, note } => {
+                let since = since
+                    .or_else(|| session.view().episode_start())
+                    .ok_or_else(|| {
+                        AgentError::Fold(
+                            "nothing to fold: nothing since the last fold, compaction or clear; \
+                         name the stamp it starts at"
+                                .to_owned(),
+                        )
+                    })?;
+                let note = match note {
+                    Some(note) => {
+                        crate::moves::check_note(&note).map_err(AgentError::BadNote)?;
+                        note
+                    }
+                    None => session.write_note(since, cx).await?,
+                };
+                let fold = session.fold(since, None, &note).await?;
+                Ok(MoveResult::Folded {
+                    since: fold.since,
+                    until: fold.until,
+                    handle: fold.handle,
+                    note: fold.note,
+                })
+            }
+            Move::Compact { note } => {
+                let until = match note {
+                    Some(note) => session.record_compaction(note)?,
+                    None => session.compact(cx).await?,
+                };
+                Ok(MoveResult::Compacted {
+                    until,
+                    handle: hotl_recall::compaction_handle(until),
+                })
+            }
+            Move::Recall { query, mode, limit } => {
+                let text = session
+                    .recall(&query, mode.as_deref(), limit)
+                    .await
+                    .map_err(AgentError::Recall)?;
+                Ok(MoveResult::Recalled { text })
+            }
+            Move::Ask { handle, question } => {
+                let text = session.ask(&handle, &question, cx).await?;
+                Ok(MoveResult::Answered { text })
+            }
+        }
+    }
+}

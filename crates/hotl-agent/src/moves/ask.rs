@@ -1,0 +1,42 @@
+//! The `ask` tool: one question to an archived thread, answered from its own context.
+
+use hotl_wire::ToolDef;
+
+use crate::tool::{Invocation, Tool, ToolFuture, ToolKind, ToolOutput, definition};
+
+const DESCRIPTION: &str = "Put one question to an archived thread (a folded or compacted span, or a fork) by its handle as recall gives it: it answers from its own full context, including details the note or report left out. Only the answer comes back.";
+
+const SCHEMA: &str = r#"{"type":"object","properties":{"handle":{"type":"string","description":"the thread's handle, e.g. b2e4"},"question":{"type":"string"}},"required":["handle","question"]}"#;
+
+/// The `ask` tool.
+pub(crate) struct AskTool;
+
+impl Tool for AskTool {
+    fn name(&self) -> &str {
+        "ask"
+    }
+
+    fn kind(&self) -> ToolKind {
+        ToolKind::Read
+    }
+
+    fn definition(&self) -> ToolDef {
+        definition("ask", DESCRIPTION, SCHEMA)
+    }
+
+    fn run<'a>(&'a self, call: Invocation<'a>) -> ToolFuture<'a> {
+        Box::pin(async move { ToolOutput::from_result(ask(call).await) })
+    }
+}
+
+async fn ask(mut call: Invocation<'_>) -> Result<ToolOutput, String> {
+    let handle = call.args.text("handle")?;
+    let question = call.args.text("question")?;
+    let host = call.host("ask")?;
+    let answer = host
+        .session
+        .ask(&handle, &question, host.cx)
+        .await
+        .map_err(|e| e.to_string())?;
+    Ok(ToolOutput::ok(answer))
+}

@@ -1,0 +1,64 @@
+//! The `fork` tool: a child that starts from this view, works a task to the end with the same
+//! tools, and returns its final message with a handle to its archived work.
+
+use hotl_wire::ToolDef;
+
+use crate::tool::{BoxFuture, Invocation, Tool, ToolFuture, ToolKind, ToolOutput, definition};
+
+const DESCRIPTION: &str = "Run a task in a fork of yourself: a copy that starts with this whole conversation, works with the same tools, and returns only its final message (with a handle to its archived work). Use it for log-heavy or exploratory work whose details should not fill this context.";
+
+const SCHEMA: &str = r#"{"type":"object","properties":{"task":{"type":"string","description":"what the fork should do and report"}},"required":["task"]}"#;
+
+/// The `fork` tool.
+pub(crate) struct ForkTool;
+
+impl Tool for ForkTool {
+    fn name(&self) -> &str {
+        "fork"
+    }
+
+    fn kind(&self) -> ToolKind {
+        ToolKind::Read
+    }
+
+    /// The child runs every tool, so a fork's step may change files though it asks no
+    /// permission itself (the child's own calls do).
+    fn changes_files(&self) -> bool {
+        true
+    }
+
+    /// The child starts from the view with the step's other calls answered.
+    fn runs_last(&self) -> bool {
+        true
+    }
+
+    /// Cancelled, the child closes its own run (its log stays valid) before this returns.
+    fn stops_itself(&self) -> bool {
+        true
+    }
+
+    fn definition(&self) -> ToolDef {
+        definition("fork", DESCRIPTION, SCHEMA)
+    }
+
+    fn run<'a>(&'a self, call: Invocation<'a>) -> ToolFuture<'a> {
+        Box::pin(async move { ToolOutput::from_result(fork(call).await) })
+    }
+
+    /// A fork the dead process left running is resumed: its child finishes its own turn and
+    /// this call gets its report.
+    fn resume<'a>(&'a self, mut call: Invocation<'a>) -> BoxFuture<'a, Option<ToolOutput>> {
+        Box::pin(async move {
+            let id = call.id;
+            let host = call.host("fork").ok()?;
+            host.session.resume_fork(id, host.cx).await
+        })
+    }
+}
+
+async fn fork(mut call: Invocation<'_>) -> Result<ToolOutput, String> {
+    let task = call.args.text("task")?;
+    let id = call.id;
+    let host = call.host("fork")?;
+    Ok(Box::pin(host.session.fork_call(id, &task, host.cx)).await)
+}

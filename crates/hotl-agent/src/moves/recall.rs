@@ -1,0 +1,43 @@
+//! The `recall` tool: search what the session archived, with no model call.
+
+use hotl_wire::ToolDef;
+
+use crate::tool::{Invocation, Tool, ToolFuture, ToolKind, ToolOutput, definition};
+
+/// The most hits one call returns.
+const LIMIT: usize = 20;
+
+const DESCRIPTION: &str = "Search everything archived off the main line (folded and compacted spans, forks' work, earlier asks: tool outputs, answers, reasoning) without a model call. Each hit gives the thread's handle, the stamp and the matching line; a thread whose files changed since says so. mode: ranked (default), exact or regex.";
+
+const SCHEMA: &str = r#"{"type":"object","properties":{"query":{"type":"string"},"mode":{"type":"string","enum":["ranked","exact","regex"]}},"required":["query"]}"#;
+
+/// The `recall` tool.
+pub(crate) struct RecallTool;
+
+impl Tool for RecallTool {
+    fn name(&self) -> &str {
+        "recall"
+    }
+
+    fn kind(&self) -> ToolKind {
+        ToolKind::Read
+    }
+
+    fn definition(&self) -> ToolDef {
+        definition("recall", DESCRIPTION, SCHEMA)
+    }
+
+    fn run<'a>(&'a self, call: Invocation<'a>) -> ToolFuture<'a> {
+        Box::pin(async move { ToolOutput::from_result(recall(call).await) })
+    }
+}
+
+async fn recall(mut call: Invocation<'_>) -> Result<ToolOutput, String> {
+    let query = call.args.text("query")?;
+    let mode = call.args.opt_string("mode")?;
+    // The mode is checked before the search, so a bad one is named as the field at fault.
+    super::recall_mode(mode.as_deref()).map_err(|why| format!("`mode`: {why}"))?;
+    let host = call.host("recall")?;
+    let hits = host.session.recall(&query, mode.as_deref(), LIMIT).await?;
+    Ok(ToolOutput::ok(hits))
+}
