@@ -1,23 +1,19 @@
 //! Harness overhead per turn: a 200-turn scripted session against the fake provider, on top of
-//! a session that already holds 10,000 records. Reports the time spent outside the model
-//! (the exchange after the request body is built) and outside tools, per turn.
+//! a session that already holds 10,000 records, driven as a front end drives it: through the
+//! agent task, a command in and events out. Reports the time spent outside the model (the
+//! exchange after the request body is built) and outside tools, per turn.
 //!
 //! `cargo bench -p hotl-agent --bench turns`
 
 use std::time::{Duration, Instant};
 
-use hotl_agent::{Progress, Provider, Session, Settings, Ui, tools};
+use hotl_agent::{Agent, Command, Event, Provider, Session, Settings, Start, ToolSet};
 use hotl_fakellm::{Config, FakeLlm, Reply, Tokenizer};
 use hotl_log::{Block, Body, Record, SessionStart, Store, encode_line};
 use hotl_wire::{Dialect, HttpProvider};
 
 const RECORDS: u64 = 10_000;
 const TURNS: usize = 200;
-
-struct Quiet;
-impl Ui for Quiet {
-    fn progress(&mut self, _: Progress<'_>) {}
-}
 
 /// A realistic 10,000-record log: turns of a question, tool calls and outputs of mixed sizes,
 /// and an answer.
@@ -112,9 +108,8 @@ fn main() {
         .enable_all()
         .build()
         .expect("runtime");
-    let (_cancel_tx, cancel) = tokio::sync::watch::channel(false);
     let opened = Instant::now();
-    let mut session = Session::open(&store, &id, tools::builtin()).expect("open");
+    let session = Session::open(&store, &id, ToolSet::builtin()).expect("open");
     let open_time = opened.elapsed();
     // Phases of one request, measured alone.
     let t = Instant::now();
@@ -140,25 +135,33 @@ fn main() {
     );
     let started = Instant::now();
     let mut per_turn = Vec::with_capacity(TURNS);
+    let mut model_time = Duration::ZERO;
     runtime.block_on(async {
+        let mut agent = Agent::spawn(Start::Open(Box::new(session)), provider, settings);
+        let mut before = Duration::ZERO;
         for i in 0..TURNS {
-            let before = session.totals;
             let t0 = Instant::now();
-            session
-                .submit(
-                    &format!("next {i}"),
-                    &provider,
-                    &settings,
-                    &mut Quiet,
-                    cancel.clone(),
-                )
-                .await
-                .expect("turn");
+            agent.send(Command::Submit {
+                text: format!("next {i}"),
+            });
+            // The turn's own events until it ends; the status before its end says what the
+            // model took.
+            let mut status = None;
+            loop {
+                match agent.recv().await.expect("the agent runs").event {
+                    Event::Status(s) => status = Some(s),
+                    Event::TurnEnded(_) => break,
+                    Event::Failed { error, .. } => panic!("turn failed: {error}"),
+                    _ => {}
+                }
+            }
             let wall = t0.elapsed();
-            let model = session.totals.model_time - before.model_time;
-            let tools = session.totals.tool_time - before.tool_time;
-            per_turn.push(wall.saturating_sub(model).saturating_sub(tools));
+            let now = status.map_or(Duration::ZERO, |s| s.model_time + s.tool_time);
+            per_turn.push(wall.saturating_sub(now - before));
+            before = now;
         }
+        model_time = before;
+        agent.join().await;
     });
     let total = started.elapsed();
     per_turn.sort();
@@ -172,9 +175,9 @@ fn main() {
         open_time.as_secs_f64() * 1e3
     );
     println!(
-        "{TURNS} turns in {:.2} s; model time {:.2} s; harness overhead per turn: median {:.2} ms, p90 {:.2} ms, mean {:.2} ms",
+        "{TURNS} turns in {:.2} s; model and tool time {:.2} s; harness overhead per turn: median {:.2} ms, p90 {:.2} ms, mean {:.2} ms",
         total.as_secs_f64(),
-        session.totals.model_time.as_secs_f64(),
+        model_time.as_secs_f64(),
         median.as_secs_f64() * 1e3,
         p90.as_secs_f64() * 1e3,
         mean.as_secs_f64() * 1e3,

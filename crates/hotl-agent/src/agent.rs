@@ -206,13 +206,30 @@ impl Agent {
         Canceller(Arc::clone(&self.cancel))
     }
 
-    /// Waits for the agent to end (after [`Agent::close`], once the queue is done). Dropping
-    /// the agent instead cancels what runs: the turn closes its run and the log stays valid.
+    /// Waits for the agent to end once the queue is done (no more commands are taken); the
+    /// events still to come are dropped.
     pub async fn join(mut self) {
         self.commands = None;
         // Keep reading, so the agent's last events find their receiver.
         while self.events.recv().await.is_some() {}
         if let Err(e) = (&mut self.task).await {
+            tracing::error!("the agent task failed: {e}");
+        }
+    }
+
+    /// Stops the agent as a front end that goes away does, and waits until it has: what runs
+    /// is cancelled (a turn answers its open calls and closes its run as cancelled, so the log
+    /// stays valid and resumable) and nothing queued runs. Dropping the agent does the same
+    /// without waiting, while the runtime lives.
+    pub async fn shutdown(self) {
+        let Agent {
+            commands,
+            events,
+            task,
+            ..
+        } = self;
+        drop((commands, events));
+        if let Err(e) = task.await {
             tracing::error!("the agent task failed: {e}");
         }
     }
@@ -228,6 +245,9 @@ async fn drive(
     worker.init();
     let mut queue: VecDeque<Command> = VecDeque::new();
     let mut open = true;
+    // Whoever receives the events: once gone, the work in progress stops at once (not only
+    // at its next event: a long tool call sends none).
+    let listener = worker.cx.events.clone();
     loop {
         let command = match queue.pop_front() {
             Some(command) => command,
@@ -247,10 +267,15 @@ async fn drive(
                 cancel.send_replace(false);
                 let running = worker.execute(work);
                 tokio::pin!(running);
+                let mut heard = true;
                 loop {
                     tokio::select! {
                         biased;
                         () = &mut running => break,
+                        () = listener.closed(), if heard => {
+                            heard = false;
+                            cancel.send_replace(true);
+                        }
                         command = commands.recv(), if open => match command {
                             None => open = false,
                             Some(Command::Cancel) => {

@@ -60,8 +60,9 @@ pub enum Event {
         id: String,
         /// The tool.
         name: String,
-        /// Its arguments (the text as the model wrote it when it is not JSON).
-        input: serde_json::Value,
+        /// Its arguments, exactly as the model wrote them (a JSON string holding the text
+        /// when it is not JSON).
+        input: hotl_log::ToolInput,
     },
     /// A tool call finished (or was answered without running: refused, cancelled).
     ToolResult {
@@ -203,6 +204,17 @@ pub struct Status {
     pub requests: u32,
     /// The share of the last request's prompt read from the cache (0 to 1), when known.
     pub cache_hit: Option<f64>,
+    /// Time this process spent waiting for the model (after each request body was built), in
+    /// seconds.
+    #[serde(rename = "model_seconds", serialize_with = "seconds")]
+    pub model_time: std::time::Duration,
+    /// Time this process spent in tools, in seconds.
+    #[serde(rename = "tool_seconds", serialize_with = "seconds")]
+    pub tool_time: std::time::Duration,
+}
+
+fn seconds<S: serde::Serializer>(d: &std::time::Duration, s: S) -> Result<S::Ok, S::Error> {
+    s.serialize_f64(d.as_secs_f64())
 }
 
 /// Where events go: a channel to the front end, or nowhere. Cheap to clone.
@@ -270,6 +282,15 @@ impl Events {
         });
     }
 
+    /// Resolves once nobody receives these events any more (never for events that go
+    /// nowhere).
+    pub(crate) async fn closed(&self) {
+        match &self.tx {
+            Some(tx) => tx.closed().await,
+            None => std::future::pending().await,
+        }
+    }
+
     /// Whether nobody receives these events any more (a channel whose receiver is gone).
     pub(crate) fn is_closed(&self) -> bool {
         self.tx.as_ref().is_some_and(|tx| tx.is_closed())
@@ -291,6 +312,19 @@ mod tests {
         assert_eq!(
             serde_json::to_string(&plain).unwrap(),
             r#"{"type":"notice","message":"hi"}"#
+        );
+        let call = Envelope {
+            child: None,
+            event: Event::ToolUse {
+                id: "c1".into(),
+                name: "bash".into(),
+                input: hotl_log::ToolInput::from_json(r#"{"command": "ls", "a": 1}"#).unwrap(),
+            },
+        };
+        assert_eq!(
+            serde_json::to_string(&call).unwrap(),
+            r#"{"type":"tool_use","id":"c1","name":"bash","input":{"command": "ls", "a": 1}}"#,
+            "the arguments as written, key order and spacing kept"
         );
         let from_child = Envelope {
             child: Some("ab12".into()),

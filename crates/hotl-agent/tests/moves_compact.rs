@@ -32,10 +32,8 @@ fn build_loop() -> Fixture {
 
 /// Compacts the fixture's session by hand, as `/compact` does.
 fn compact(f: &mut Fixture) -> hotl_agent::Result<u64> {
-    f.runtime.block_on(
-        f.session
-            .compact(&f.provider, &f.settings, &mut crate::moves_fold::Quiet),
-    )
+    let cx = f.cx();
+    f.runtime.block_on(f.session.compact(&cx))
 }
 
 fn compactions(f: &Fixture) -> Vec<(u64, u64, String)> {
@@ -90,10 +88,7 @@ fn a_turn_near_the_window_compacts_and_goes_on_from_the_note() {
     );
 
     // The compacted span stays archived: recall finds what only it held.
-    let hits = f
-        .session
-        .recall("quokkaword", Some("exact"), 5)
-        .expect("recall");
+    let hits = f.recall("quokkaword", Some("exact"));
     assert!(hits.starts_with("[compaction@t"), "{hits}");
 }
 
@@ -168,10 +163,7 @@ fn ask_takes_the_compaction_handle_recall_gives() {
     f.submit("build it");
     let until = compact(&mut f).expect("compacted");
     let handle = format!("compaction@t{until}");
-    let hits = f
-        .session
-        .recall("narwhalword", Some("exact"), 5)
-        .expect("recall");
+    let hits = f.recall("narwhalword", Some("exact"));
     assert!(hits.starts_with(&format!("[{handle} t")), "{hits}");
     let ask =
         |f: &mut Fixture, handle: &str| f.ask(handle, "what did it print?").expect("answered");
@@ -207,18 +199,6 @@ fn known_model_families_have_their_windows() {
     assert_eq!(default_context_window("qwen2.5-coder"), 128_000);
 }
 
-/// Notices, kept.
-#[derive(Default)]
-struct Notices(Vec<String>);
-
-impl hotl_agent::Ui for Notices {
-    fn progress(&mut self, progress: hotl_agent::Progress<'_>) {
-        if let hotl_agent::Progress::Notice(text) = progress {
-            self.0.push(text.to_owned());
-        }
-    }
-}
-
 fn submit_seeing(f: &mut Fixture, prompt: &str) -> (hotl_agent::TurnOutcome, Vec<String>) {
     let (outcome, notices) = try_submit(f, prompt);
     (outcome.expect("turn"), notices)
@@ -229,16 +209,16 @@ fn try_submit(
     f: &mut Fixture,
     prompt: &str,
 ) -> (hotl_agent::Result<hotl_agent::TurnOutcome>, Vec<String>) {
-    let (_tx, cancel) = tokio::sync::watch::channel(false);
-    let mut notices = Notices::default();
-    let outcome = f.runtime.block_on(f.session.submit(
-        prompt,
-        &f.provider,
-        &f.settings,
-        &mut notices,
-        cancel,
-    ));
-    (outcome, notices.0)
+    let (events, mut received) = hotl_agent::Events::channel();
+    let cx = f.cx().with_events(events);
+    let outcome = f.runtime.block_on(f.session.submit(prompt, &cx));
+    let mut notices = Vec::new();
+    while let Ok(envelope) = received.try_recv() {
+        if let hotl_agent::Event::Notice { message } = envelope.event {
+            notices.push(message);
+        }
+    }
+    (outcome, notices)
 }
 
 /// What a compaction keeps (the system prompt, tools, the user's messages word for word) can
@@ -337,14 +317,10 @@ fn the_count_is_unknown_after_a_clear_or_a_fold() {
     let id = f.session.id().to_owned();
     drop(std::mem::replace(
         &mut f.session,
-        hotl_agent::Session::create(
+        crate::moves_fold::new_session(
             &hotl_log::Store::new(f._dir.path().join("other")),
             &f.project,
-            "claude-sonnet-5",
-            hotl_agent::default_tools(),
-            Default::default(),
-        )
-        .expect("a placeholder"),
+        ),
     ));
     f.store
         .writer(&id)
@@ -352,7 +328,7 @@ fn the_count_is_unknown_after_a_clear_or_a_fold() {
         .append(Body::Clear)
         .expect("clear");
     f.session =
-        hotl_agent::Session::open(&f.store, &id, hotl_agent::default_tools()).expect("open");
+        hotl_agent::Session::open(&f.store, &id, hotl_agent::ToolSet::standard()).expect("open");
     assert_eq!(f.session.context_used(), 0, "cleared");
     // Nothing the model sees is left to compact.
     let refused = compact(&mut f).expect_err("nothing since the clear");
@@ -409,10 +385,7 @@ fn a_request_the_provider_refuses_as_too_long_is_compacted_and_sent_again() {
     assert!(retry.contains("<compacted until=t") && !retry.contains("xxxxxxxxxxxxxxxx"));
 
     // What the note request left out stays archived.
-    let hits = f
-        .session
-        .recall("quokkaword", Some("exact"), 5)
-        .expect("recall");
+    let hits = f.recall("quokkaword", Some("exact"));
     assert!(hits.starts_with("[compaction@t"), "{hits}");
 }
 
@@ -599,10 +572,7 @@ fn a_compaction_inside_a_fork_can_be_asked() {
     f.settings.context_window = 6_000;
     let outcome = f.submit("have a fork build it");
     assert_eq!(outcome.text, "The fork built it.");
-    let hits = f
-        .session
-        .recall("quokkaword", Some("exact"), 5)
-        .expect("recall");
+    let hits = f.recall("quokkaword", Some("exact"));
     let handle = hits
         .strip_prefix('[')
         .and_then(|h| h.split_whitespace().next())

@@ -1,16 +1,11 @@
 //! The fold tool in a real loop against the fake provider: a build loop that fails three times
 //! and then passes, folded by the model; the log, the view and the request bytes after it.
 
-use hotl_agent::{Policy, Progress, Provider, Session, Settings, Ui};
+use hotl_agent::{Context, NewSession, Policy, Provider, Session, Settings, ToolSet};
 use hotl_fakellm::{Config, FakeLlm, Fault, Reply, Tokenizer};
 use hotl_log::{Body, Store};
 use hotl_view::Item;
 use hotl_wire::{Dialect, HttpProvider};
-
-pub(crate) struct Quiet;
-impl Ui for Quiet {
-    fn progress(&mut self, _: Progress<'_>) {}
-}
 
 /// A session in a temporary project, talking to a scripted fake provider.
 pub(crate) struct Fixture {
@@ -51,14 +46,7 @@ impl Fixture {
             ..Policy::default()
         };
         let runtime = tokio::runtime::Runtime::new().expect("runtime");
-        let session = Session::create(
-            &store,
-            &project,
-            "claude-sonnet-5",
-            hotl_agent::default_tools(),
-            Default::default(),
-        )
-        .expect("session");
+        let session = new_session(&store, &project);
         Fixture {
             _dir: dir,
             project,
@@ -83,32 +71,24 @@ impl Fixture {
     fn release(&mut self) -> String {
         let id = self.session.id().to_owned();
         let elsewhere = Store::new(self._dir.path().join("elsewhere"));
-        let placeholder = Session::create(
-            &elsewhere,
-            &self.project,
-            "claude-sonnet-5",
-            hotl_agent::default_tools(),
-            Default::default(),
-        )
-        .expect("a placeholder session");
+        let placeholder = new_session(&elsewhere, &self.project);
         drop(std::mem::replace(&mut self.session, placeholder));
         id
     }
 
     /// Opens session `id` of the store as the fixture's session.
     fn open(&mut self, id: &str) {
-        self.session = Session::open(&self.store, id, hotl_agent::default_tools()).expect("opened");
+        self.session = Session::open(&self.store, id, ToolSet::standard()).expect("opened");
     }
 
     /// Submits `prompt` and lets the process "die" after `ms` milliseconds: the turn's future
     /// is dropped mid-flight, leaving the log as a killed process would.
     fn die_during(&mut self, prompt: &str, ms: u64) {
-        let (_tx, cancel) = tokio::sync::watch::channel(false);
+        let cx = self.cx();
         let died = self.runtime.block_on(async {
             tokio::time::timeout(
                 std::time::Duration::from_millis(ms),
-                self.session
-                    .submit(prompt, &self.provider, &self.settings, &mut Quiet, cancel),
+                self.session.submit(prompt, &cx),
             )
             .await
         });
@@ -145,24 +125,36 @@ impl Fixture {
 
     /// Puts `question` to the archived thread `handle`.
     pub(crate) fn ask(&mut self, handle: &str, question: &str) -> hotl_agent::Result<String> {
-        self.runtime.block_on(
-            self.session
-                .ask(handle, question, &self.provider, &self.settings),
-        )
+        let cx = self.cx();
+        self.runtime
+            .block_on(self.session.ask(handle, question, &cx))
     }
 
     pub(crate) fn submit(&mut self, prompt: &str) -> hotl_agent::TurnOutcome {
-        let (_tx, cancel) = tokio::sync::watch::channel(false);
+        let cx = self.cx();
         self.runtime
-            .block_on(self.session.submit(
-                prompt,
-                &self.provider,
-                &self.settings,
-                &mut Quiet,
-                cancel,
-            ))
+            .block_on(self.session.submit(prompt, &cx))
             .expect("turn")
     }
+
+    /// What a turn runs with: the fixture's provider and settings as they are now.
+    pub(crate) fn cx(&self) -> Context {
+        Context::new(self.provider.clone(), self.settings.clone())
+    }
+
+    /// Searches the session's archive.
+    pub(crate) fn recall(&self, query: &str, mode: Option<&str>) -> String {
+        self.runtime
+            .block_on(self.session.recall(query, mode, 5))
+            .expect("recall")
+    }
+}
+
+/// A new session in `project`, written now.
+pub(crate) fn new_session(store: &Store, project: &std::path::Path) -> Session {
+    NewSession::new(store, project, "claude-sonnet-5", ToolSet::standard())
+        .and_then(|new| new.create())
+        .expect("session")
 }
 
 /// A step running `cmd` with bash.
@@ -356,12 +348,10 @@ fn ask_answers_from_the_archived_thread_and_only_the_answer_enters_the_main_line
     let handle = first_handle(&f.session);
     let answer = f
         .runtime
-        .block_on(f.session.ask(
-            &handle,
-            "which platform needed libfoo?",
-            &f.provider,
-            &f.settings,
-        ))
+        .block_on(
+            f.session
+                .ask(&handle, "which platform needed libfoo?", &f.cx()),
+        )
         .expect("answered");
     assert_eq!(answer, "Linux: the linker needed libfoo there.");
     let sent = f.fake.captured();
@@ -506,10 +496,7 @@ fn the_fork_tool_runs_a_child_from_this_view_and_returns_its_report() {
     assert!(child_usage.cache_read > 0, "{child_usage:?}");
 
     // The fork's work is archived: recall finds it under its handle, with no model call...
-    let hits = f
-        .session
-        .recall("linker error report", None, 5)
-        .expect("recall");
+    let hits = f.recall("linker error report", None);
     assert!(
         hits.starts_with(&format!("[{handle} t")) && hits.contains("child report"),
         "{hits}"
@@ -519,12 +506,10 @@ fn the_fork_tool_runs_a_child_from_this_view_and_returns_its_report() {
     // cache, plus the question; only the answer comes back.
     let answer = f
         .runtime
-        .block_on(f.session.ask(
-            &handle,
-            "which module had the linker error?",
-            &f.provider,
-            &f.settings,
-        ))
+        .block_on(
+            f.session
+                .ask(&handle, "which module had the linker error?", &f.cx()),
+        )
         .expect("answered");
     assert_eq!(answer, "the linker error was in the wombat module");
     let sent = f.fake.captured();
@@ -571,6 +556,7 @@ fn cancelling_during_a_fork_stops_the_child_cleanly_then_the_parent() {
         &[],
     );
     let (tx, cancel) = tokio::sync::watch::channel(false);
+    let cx = f.cx().with_cancel(cancel);
     let stopper = std::thread::spawn(move || {
         std::thread::sleep(std::time::Duration::from_millis(400));
         let _ = tx.send(true);
@@ -578,10 +564,7 @@ fn cancelling_during_a_fork_stops_the_child_cleanly_then_the_parent() {
     });
     let outcome = f
         .runtime
-        .block_on(
-            f.session
-                .submit("fork it", &f.provider, &f.settings, &mut Quiet, cancel),
-        )
+        .block_on(f.session.submit("fork it", &cx))
         .expect("turn");
     drop(stopper.join());
     assert!(outcome.cancelled);
@@ -631,13 +614,10 @@ fn a_fork_left_running_by_a_dead_process_is_resumed_and_reports_back() {
     let parent_id = f.session.id().to_owned();
     f.restart();
     assert!(f.session.has_open_turn());
-    let (_tx, cancel) = tokio::sync::watch::channel(false);
+    let cx = f.cx();
     let outcome = f
         .runtime
-        .block_on(
-            f.session
-                .recover(&f.provider, &f.settings, &mut Quiet, cancel),
-        )
+        .block_on(f.session.recover(&cx))
         .expect("recovered")
         .expect("an open turn");
     assert_eq!(outcome.text, "The fork found two warnings.");
@@ -694,10 +674,7 @@ fn a_file_written_then_changed_by_bash_is_one_touch_and_not_stale_after_the_fold
     let left = std::fs::read(&main).expect("main.rs");
     let left_hash = blake3::hash(&left).to_hex();
     assert_eq!(fold.files[0].hash.as_deref(), Some(&left_hash[..32]));
-    let hits = f
-        .session
-        .recall("helper", Some("exact"), 5)
-        .expect("recall");
+    let hits = f.recall("helper", Some("exact"));
     assert!(!hits.contains("stale"), "{hits}");
 }
 
@@ -720,11 +697,8 @@ fn a_recovery_that_dies_leaves_the_turn_open_for_the_next() {
     f.die_during("survey", 500);
     f.restart();
     let recover = |f: &mut Fixture, ms: Option<u64>| {
-        let (_tx, cancel) = tokio::sync::watch::channel(false);
-        let mut quiet = Quiet;
-        let recovery = f
-            .session
-            .recover(&f.provider, &f.settings, &mut quiet, cancel);
+        let cx = f.cx();
+        let recovery = f.session.recover(&cx);
         f.runtime.block_on(async {
             match ms {
                 Some(ms) => tokio::time::timeout(std::time::Duration::from_millis(ms), recovery)
@@ -791,12 +765,11 @@ fn a_root_fork_of_a_session_left_mid_fork_recovers_with_the_call_answered_interr
         .store
         .fork(pin, &f.project.display().to_string(), vec![], None)
         .expect("fork");
-    let mut forked =
-        Session::from_writer(&f.store, writer, hotl_agent::default_tools()).expect("session");
-    let (_tx, cancel) = tokio::sync::watch::channel(false);
+    let mut forked = Session::from_writer(&f.store, writer, ToolSet::standard()).expect("session");
+    let cx = f.cx();
     let outcome = f
         .runtime
-        .block_on(forked.recover(&f.provider, &f.settings, &mut Quiet, cancel))
+        .block_on(forked.recover(&cx))
         .expect("recovered")
         .expect("an open turn");
     assert_eq!(
@@ -1080,16 +1053,10 @@ fn fold_stores_the_diff(git_repo: bool) {
         ]
     );
     // So recall can say when that changed since.
-    let fresh = f
-        .session
-        .recall("helper", Some("exact"), 5)
-        .expect("recall");
+    let fresh = f.recall("helper", Some("exact"));
     assert!(!fresh.contains("stale"), "{fresh}");
     std::fs::write(project.join("main.rs"), "fn main() { changed() }\n").expect("edit");
-    let stale = f
-        .session
-        .recall("helper", Some("exact"), 5)
-        .expect("recall");
+    let stale = f.recall("helper", Some("exact"));
     assert!(stale.contains("stale: main.rs changed since"), "{stale}");
     // And so does an answer from that thread.
     let answer = f.ask(&fold.handle, "what changed?").expect("answered");
@@ -1275,7 +1242,10 @@ fn a_fork_knows_the_handles_its_root_folded_after_the_cut() {
             _ => None,
         })
         .expect("the second turn's message");
-    let fold = f.session.fold(user, None, NOTE).expect("folded");
+    let fold = f
+        .runtime
+        .block_on(f.session.fold(user, None, NOTE))
+        .expect("folded");
     let child = f.store.tree_children(f.session.id()).expect("tree")[0].clone();
     // The root's process is gone; the fork is opened on its own.
     f.release();

@@ -1,7 +1,7 @@
 //! Every tool's schema matches what it parses: a missing required field is named, unknown
 //! fields are ignored.
 
-use hotl_agent::tools;
+use hotl_agent::ToolSet;
 use hotl_testkit::TestResult;
 use serde_json::{Value, json};
 
@@ -10,7 +10,7 @@ use crate::tools_support::Project;
 #[tokio::test]
 async fn an_empty_call_names_the_first_required_field() -> TestResult {
     let p = Project::new()?;
-    for tool in tools::builtin() {
+    for tool in ToolSet::builtin().iter() {
         let schema: Value = serde_json::from_str(tool.definition().input_schema.get())?;
         let required: Vec<&str> = schema["required"]
             .as_array()

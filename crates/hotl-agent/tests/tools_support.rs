@@ -2,7 +2,7 @@
 
 use std::path::{Path, PathBuf};
 
-use hotl_agent::{ToolCtx, ToolOutput, tools};
+use hotl_agent::{Args, Invocation, ToolCtx, ToolOutput, ToolSet};
 use hotl_log::{Blobs, ToolInput};
 use hotl_testkit::TestResult;
 use serde_json::Value;
@@ -56,16 +56,24 @@ impl Project {
 
     /// The paths the tool `name` says `input` would write.
     pub fn writes(&self, name: &str, input: Value) -> Vec<PathBuf> {
-        let tool = tools::by_name(name).expect("a built-in tool");
-        tool.writes(&ToolInput::from(input), &self.ctx)
+        let set = ToolSet::builtin();
+        let tool = set.get(name).expect("a built-in tool");
+        let args = Args::parse(&ToolInput::from(input)).expect("an object");
+        tool.writes(&args, &self.ctx)
     }
 }
 
 /// Runs the built-in tool `name` with `input` in `ctx`.
+/// Runs the built-in tool `name` with `input` in `ctx`, its arguments parsed as the seam
+/// parses them (a non-object is refused before the tool runs).
 pub async fn run(name: &str, input: Value, ctx: &ToolCtx) -> ToolOutput {
-    let tool = tools::by_name(name).expect("a built-in tool");
+    let set = ToolSet::builtin();
+    let tool = set.get(name).expect("a built-in tool");
     let input = ToolInput::from(input);
-    tool.run(&input, ctx).await
+    match Invocation::new("call_1", &input, ctx) {
+        Ok(call) => tool.run(call).await,
+        Err(why) => ToolOutput::error(why),
+    }
 }
 
 /// Asserts `out` is an error whose message contains every one of `parts`.

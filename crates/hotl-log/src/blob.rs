@@ -113,6 +113,29 @@ pub fn blob_refs(value: &serde_json::Value, out: &mut Vec<String>) {
     }
 }
 
+/// The bytes of a blob a `session` record froze part of the session in (`what`: "system
+/// prompt", "tool definitions"), so resumes and forks send the bytes the session started
+/// with. `Ok(None)` when the record names none (an old or imported log); `Err` names the blob
+/// and why it cannot be used: missing, unreadable, or not a JSON array.
+pub fn read_frozen(
+    blobs: &Blobs,
+    hash: Option<&str>,
+    what: &str,
+) -> std::result::Result<Option<Vec<u8>>, String> {
+    let Some(hash) = hash else {
+        return Ok(None);
+    };
+    let bytes = blobs
+        .get(hash)
+        .map_err(|e| format!("the session's frozen {what} (blob {hash}) cannot be read: {e}"))?;
+    match serde_json::from_slice::<serde_json::Value>(&bytes) {
+        Ok(serde_json::Value::Array(_)) => Ok(Some(bytes)),
+        _ => Err(format!(
+            "the session's frozen {what} (blob {hash}) is damaged: not a JSON list"
+        )),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -160,28 +183,5 @@ mod tests {
         blob_refs(&v, &mut out);
         out.sort();
         assert_eq!(out, ["aa", "bb"]);
-    }
-}
-
-/// The bytes of a blob a `session` record froze part of the session in (`what`: "system
-/// prompt", "tool definitions"), so resumes and forks send the bytes the session started
-/// with. `Ok(None)` when the record names none (an old or imported log); `Err` names the blob
-/// and why it cannot be used: missing, unreadable, or not a JSON array.
-pub fn read_frozen(
-    blobs: &Blobs,
-    hash: Option<&str>,
-    what: &str,
-) -> std::result::Result<Option<Vec<u8>>, String> {
-    let Some(hash) = hash else {
-        return Ok(None);
-    };
-    let bytes = blobs
-        .get(hash)
-        .map_err(|e| format!("the session's frozen {what} (blob {hash}) cannot be read: {e}"))?;
-    match serde_json::from_slice::<serde_json::Value>(&bytes) {
-        Ok(serde_json::Value::Array(_)) => Ok(Some(bytes)),
-        _ => Err(format!(
-            "the session's frozen {what} (blob {hash}) is damaged: not a JSON list"
-        )),
     }
 }

@@ -169,3 +169,69 @@ fn a_turn_end_stamp_is_not_a_message_and_past_the_head_is_past_the_end() {
     let err = view.plan_fold(end + 5, None).expect_err("past the end");
     assert!(err.to_string().contains("past the end"), "{err}");
 }
+
+/// `/fold` and `hotl fold` without a stamp fold the current episode.
+#[test]
+fn the_episode_starts_after_the_latest_fold_or_clear() {
+    use hotl_log::{Block, Fold, Record, SessionStart};
+    let view = |bodies: &[Body]| {
+        let records: Vec<Record> = bodies
+            .iter()
+            .cloned()
+            .enumerate()
+            .map(|(i, body)| Record::new(i as u64 + 1, hotl_testkit::FIXED_TS, body))
+            .collect();
+        project(&records, 0)
+    };
+    let answer = |text: &str| Body::Assistant {
+        content: vec![Block::text(text)],
+        model: None,
+        stop: Some("end_turn".to_owned()),
+        usage: None,
+    };
+    let fold = |since, until| {
+        Body::Fold(Box::new(Fold {
+            since,
+            until,
+            handle: "ab12".to_owned(),
+            note: "changed: x".to_owned(),
+            files: Vec::new(),
+            diff_blob: None,
+        }))
+    };
+    let session = Body::Session(Box::new(SessionStart::new("/p")));
+    let u = Body::user_text;
+    // 1 session, 2 user, 3 answer, 4 user, 5 answer.
+    let mut bodies = vec![session.clone(), u("a"), answer("A"), u("b"), answer("B")];
+    assert_eq!(view(&bodies).episode_start(), Some(2));
+    bodies.push(fold(2, 3)); // 6
+    assert_eq!(view(&bodies).episode_start(), Some(4));
+    bodies.push(Body::Clear); // 7
+    assert_eq!(view(&bodies).episode_start(), None);
+    bodies.extend([u("c"), answer("C")]); // 8, 9
+    assert_eq!(view(&bodies).episode_start(), Some(8));
+    bodies.push(fold(8, 9)); // 10
+    assert_eq!(view(&bodies).episode_start(), None);
+    // Steps after a fold, with no new message, are an episode too.
+    bodies.extend([
+        Body::Assistant {
+            content: vec![Block::ToolUse {
+                id: "c1".into(),
+                name: "bash".into(),
+                input: serde_json::json!({"command": "ls"}).into(),
+            }],
+            model: None,
+            stop: Some("tool_use".into()),
+            usage: None,
+        }, // 11
+        Body::ToolResult {
+            call: "c1".into(),
+            content: vec![Block::text("out")],
+            blob: None,
+            is_error: false,
+            files: Vec::new(),
+        }, // 12
+    ]);
+    assert_eq!(view(&bodies).episode_start(), Some(12));
+    assert_eq!(view(&[session]).episode_start(), None);
+}

@@ -1,62 +1,58 @@
-//! The line console: `hotl` in a terminal. Reads a message, runs the turn with live output,
-//! shows a status line (context gauge, todos, model, cost) and asks before commands and writes.
-//! Lines that are slash commands (`/fold`, `/recall`, `/ask`, `/help`) go to [`crate::slash`].
+//! The line console: `hotl` in a terminal, a front end on the agent's events. Reads a
+//! message, sends it, shows the turn live and then the status line (context gauge, todos,
+//! model, cost); asks before commands and writes. Lines that are slash commands (`/fold`,
+//! `/recall`, `/ask`, `/compact`, `/help`) are parsed by [`crate::slash`] and run as moves.
 
 use std::io::{BufRead, Write};
 use std::process::ExitCode;
 
-use hotl_agent::{Mode, Session, Settings};
+use hotl_agent::{Agent, Command, Event, MoveResult};
 use hotl_log::SessionMeta;
 use hotl_view::View;
-use tokio::sync::watch;
 
-use crate::commands::run::RunArgs;
-use crate::config::Resolved;
 use crate::ctx::Ctx;
 use crate::error::CliError;
 use crate::input::{Input, Prompt};
+use crate::live::Live;
 use crate::slash::{self, Slash};
-use crate::ui::ConsoleUi;
 
-#[allow(clippy::too_many_arguments)]
-pub async fn run(
-    ctx: &Ctx,
-    args: &RunArgs,
-    mut session: Option<Session>,
-    resolved: &Resolved,
-    settings: &Settings,
-    mode: Option<Mode>,
-    ui: &mut ConsoleUi,
-    cancel: watch::Receiver<bool>,
-    reset: &watch::Sender<bool>,
-) -> Result<ExitCode, CliError> {
+/// Runs the console on `agent` until the user leaves.
+pub async fn run(ctx: &Ctx, mut agent: Agent) -> Result<ExitCode, CliError> {
+    let result = converse(ctx, &mut agent).await;
+    agent.shutdown().await;
+    result
+}
+
+async fn converse(ctx: &Ctx, agent: &mut Agent) -> Result<ExitCode, CliError> {
+    let mut live = Live::new();
+    live.until(agent, |e| matches!(e, Event::Init { .. }))
+        .await?;
     println!(
         "hotl · {} · {} · Ctrl-C stops a turn, Ctrl-D leaves",
-        resolved.model,
-        session
-            .as_ref()
-            .map_or("new session".to_owned(), |s| format!("session {}", s.id()))
+        live.model,
+        if live.saved {
+            format!("session {}", live.session)
+        } else {
+            "new session".to_owned()
+        }
     );
-    if let Some(s) = session.as_mut() {
-        println!("{}", status(s, settings));
-        // A recovery that fails (the provider is down) leaves the session usable: the
-        // console goes on, as after any failed turn.
-        match s
-            .recover(&resolved.provider, settings, ui, cancel.clone())
-            .await
-        {
-            Ok(Some(outcome)) => {
+    if live.saved {
+        agent.send(Command::Status);
+        live.until(agent, |e| matches!(e, Event::Status(_))).await?;
+        live.print_status();
+        // A recovery that fails (the provider is down) leaves the session usable: the console
+        // goes on, as after any failed turn.
+        agent.send(Command::Recover);
+        match live.until_done(agent).await? {
+            Event::Recovered { outcome: Some(_) } => {
                 println!();
-                if outcome.cancelled {
-                    let _ = reset.send(false);
-                }
-                println!("{}", status(s, settings));
+                live.print_status();
             }
-            Ok(None) => {}
-            Err(e) => {
-                println!("\n· error: {e}");
-                println!("{}", status(s, settings));
+            Event::Failed { error, .. } => {
+                println!("\n· error: {error}");
+                live.print_status();
             }
+            _ => {}
         }
     }
     let mut prompt = Some(
@@ -87,79 +83,85 @@ pub async fn run(
         if text.is_empty() {
             continue;
         }
-        let _ = reset.send(false);
-        let text = match slash::parse(text) {
-            Slash::Message(text) => text,
+        match slash::parse(text) {
+            Slash::Message(text) => turn(agent, &mut live, text).await?,
             Slash::Exit => break,
-            command => {
-                slash::run(
-                    command,
-                    session.as_mut(),
-                    &resolved.provider,
-                    settings,
-                    cancel.clone(),
-                )
-                .await;
-                continue;
-            }
-        };
-        if session.is_none() {
-            let cwd = std::path::PathBuf::from(&ctx.cwd);
-            let mut s = Session::create(
-                &ctx.store,
-                &cwd,
-                &resolved.model,
-                hotl_agent::default_tools(),
-                mode.unwrap_or_default(),
-            )?;
-            if let Some(name) = &args.name {
-                s.set_name(name)?;
-            }
-            session = Some(s);
+            Slash::Help => print!("{}", slash::help()),
+            Slash::Unknown(word) => println!("· unknown command {word}; /help lists them"),
+            Slash::Usage(why) => println!("· {why}"),
+            command => match command.as_move() {
+                Some(_) if !live.saved => println!("· no session yet: send a message first"),
+                Some(step) => run_move(agent, &mut live, step).await?,
+                None => {}
+            },
         }
-        let s = session.as_mut().expect("created above");
-        match s
-            .submit(&text, &resolved.provider, settings, ui, cancel.clone())
-            .await
-        {
-            Ok(outcome) => {
-                println!();
-                if outcome.cancelled {
-                    println!("· cancelled; the session is kept");
-                }
-            }
-            Err(e) => println!("\n· error: {e}"),
-        }
-        println!("{}", status(s, settings));
     }
-    if let Some(s) = &session {
-        println!("session {} · resume with: hotl -r {}", s.id(), s.id());
+    if live.saved {
+        println!(
+            "session {} · resume with: hotl -r {}",
+            live.session, live.session
+        );
     }
     Ok(ExitCode::SUCCESS)
 }
 
-/// `── 12% ctx · todos 1/3 · claude-sonnet-4-5 · $0.0123 ──`: the context gauge measures what
-/// the last request held against `settings.context_window` (a turn compacts at
-/// [`hotl_agent::COMPACT_AT_PERCENT`]).
-pub fn status(session: &Session, settings: &Settings) -> String {
-    let view = session.view();
-    let percent = (session.context_used() * 100)
-        .checked_div(settings.context_window)
-        .unwrap_or(0);
-    let mut parts = vec![format!("{percent}% ctx")];
-    let todos = &view.state.todos;
-    if !todos.is_empty() {
-        let done = todos.iter().filter(|t| t.status == "done").count();
-        parts.push(format!("todos {done}/{}", todos.len()));
+/// One message: the turn shown live, then how it ended and the status line.
+async fn turn(agent: &mut Agent, live: &mut Live, text: String) -> Result<(), CliError> {
+    agent.send(Command::Submit { text });
+    match live.until_done(agent).await? {
+        Event::TurnEnded(outcome) => {
+            println!();
+            if outcome.cancelled {
+                println!("· cancelled; the session is kept");
+            }
+        }
+        Event::Failed { error, .. } => println!("\n· error: {error}"),
+        _ => {}
     }
-    if let Some(model) = session.last_model() {
-        parts.push(model);
+    live.print_status();
+    Ok(())
+}
+
+/// A slash command's move: what it gave, then the status line when it called the model or
+/// changed the context. Ctrl-C drops its model call; nothing is recorded until it is done.
+async fn run_move(
+    agent: &mut Agent,
+    live: &mut Live,
+    step: hotl_agent::Move,
+) -> Result<(), CliError> {
+    agent.send(Command::Move(step));
+    match live.until_done(agent).await? {
+        Event::MoveEnded(result) => {
+            match result {
+                MoveResult::Folded {
+                    since,
+                    until,
+                    handle,
+                    note,
+                } => {
+                    println!("· folded t{since}..t{until} into handle {handle}");
+                    println!("{}", note.trim_end());
+                }
+                MoveResult::Compacted { until, handle } => println!(
+                    "· compacted through t{until}; the span stays archived as {handle} (/recall \
+                     finds it, /ask takes it)"
+                ),
+                MoveResult::Recalled { text } => {
+                    print!("{text}");
+                    if !text.ends_with('\n') {
+                        println!();
+                    }
+                    return Ok(());
+                }
+                MoveResult::Answered { text } => println!("{}", text.trim_end()),
+            }
+            live.print_status();
+        }
+        Event::Cancelled { .. } => println!("· cancelled; nothing was recorded"),
+        Event::Failed { error, .. } => println!("· error: {}", error.replace('\n', " ")),
+        _ => {}
     }
-    if let Some(mode) = &view.state.modes.permission {
-        parts.push(format!("mode {mode}"));
-    }
-    parts.push(format!("${:.4}", session.totals.cost));
-    format!("── {} ──", parts.join(" · "))
+    Ok(())
 }
 
 /// A session another process is writing: its transcript as it stands, read-only.

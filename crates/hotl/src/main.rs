@@ -11,10 +11,11 @@ mod config;
 mod console;
 mod ctx;
 mod error;
+mod headless;
 mod input;
+mod live;
 mod render;
 mod slash;
-mod ui;
 
 use std::io::Write;
 use std::process::ExitCode;

@@ -6,12 +6,8 @@
 //! model, so `/etc/hosts is weird`, `/ x`, `/Users` and `/tmp/a` are sent as typed. A line
 //! starting with `//` is the escape: it is sent with one slash removed (`//help` sends `/help`).
 
-use hotl_agent::{Provider, Session, Settings};
-use hotl_view::{Item, View};
-use tokio::sync::watch;
-
 /// The most hits `/recall` prints (as `hotl recall` does by default).
-const RECALL_LIMIT: usize = 20;
+pub const RECALL_LIMIT: usize = 20;
 
 /// The commands with their usage, one line each (what `/help` prints).
 const HELP: &[(&str, &str)] = &[
@@ -67,6 +63,30 @@ pub enum Slash {
     Unknown(String),
     /// A known command used wrongly: what to tell the user.
     Usage(String),
+}
+
+impl Slash {
+    /// The move this command runs in the agent, if it is one.
+    pub fn as_move(&self) -> Option<hotl_agent::Move> {
+        use hotl_agent::Move;
+        Some(match self {
+            Slash::Fold(since) => Move::Fold {
+                since: *since,
+                note: None,
+            },
+            Slash::Compact => Move::Compact { note: None },
+            Slash::Recall { mode, query } => Move::Recall {
+                query: query.clone(),
+                mode: Some((*mode).to_owned()),
+                limit: RECALL_LIMIT,
+            },
+            Slash::Ask { handle, question } => Move::Ask {
+                handle: handle.clone(),
+                question: question.clone(),
+            },
+            _ => return None,
+        })
+    }
 }
 
 /// Parses one line as typed (surrounding whitespace is ignored).
@@ -167,143 +187,16 @@ fn parse_ask(rest: &str) -> Slash {
     }
 }
 
-/// The stamp `/fold` without one starts at: the first user message or tool result after the
-/// latest fold, compaction or clear (a tool result's step, once planned: the steps a turn took
-/// after the model folded are an episode too). `None` when there is none.
-pub fn episode_start(view: &View) -> Option<u64> {
-    let folded = view
-        .items
-        .iter()
-        .rev()
-        .find_map(|i| match i {
-            Item::Folded { until, .. } | Item::Compacted { until, .. } => Some(*until),
-            _ => None,
-        })
-        .unwrap_or(0);
-    let after = folded.max(view.model_after);
-    view.items.iter().find_map(|i| match i {
-        Item::User { seq, .. } | Item::ToolResult { seq, .. } if *seq > after => Some(*seq),
-        _ => None,
-    })
-}
-
-/// Runs a command and prints what it gives, then the status line when it called the model or
-/// changed the context. Failures print one line; the console goes on either way.
-/// [`Slash::Message`] and [`Slash::Exit`] are the console's own business: nothing happens here.
-pub async fn run(
-    command: Slash,
-    session: Option<&mut Session>,
-    provider: &Provider,
-    settings: &Settings,
-    cancel: watch::Receiver<bool>,
-) {
-    match command {
-        Slash::Message(_) | Slash::Exit => {}
-        Slash::Help => {
-            let width = HELP.iter().map(|(usage, _)| usage.len()).max().unwrap_or(0);
-            for (usage, what) in HELP {
-                println!("{usage:<width$}  {what}");
-            }
-        }
-        Slash::Unknown(word) => println!("· unknown command {word}; /help lists them"),
-        Slash::Usage(why) => println!("· {why}"),
-        Slash::Fold(_) | Slash::Compact | Slash::Recall { .. } | Slash::Ask { .. } => {
-            let Some(session) = session else {
-                println!("· no session yet: send a message first");
-                return;
-            };
-            // Ctrl-C drops the command's model call; nothing is recorded until it is done.
-            let outcome = tokio::select! {
-                outcome = session_command(command, session, provider, settings) => outcome,
-                () = interrupted(cancel) => {
-                    println!("· cancelled; nothing was recorded");
-                    return;
-                }
-            };
-            match outcome {
-                Ok(true) => println!("{}", crate::console::status(session, settings)),
-                Ok(false) => {}
-                Err(why) => println!("· error: {}", why.replace('\n', " ")),
-            }
-        }
-    }
-}
-
-/// Resolves when the user presses Ctrl-C (never, once nobody can).
-async fn interrupted(mut cancel: watch::Receiver<bool>) {
-    if cancel.wait_for(|pressed| *pressed).await.is_err() {
-        std::future::pending::<()>().await;
-    }
-}
-
-/// Runs a command on the session; `Ok(true)` when the status line should follow.
-async fn session_command(
-    command: Slash,
-    session: &mut Session,
-    provider: &Provider,
-    settings: &Settings,
-) -> Result<bool, String> {
-    match command {
-        Slash::Fold(since) => {
-            let since = match since.or_else(|| episode_start(session.view())) {
-                Some(since) => since,
-                None => {
-                    return Err(
-                        "nothing to fold: nothing since the last fold, compaction or \
-                                clear; name a start with /fold t<seq>"
-                            .to_owned(),
-                    );
-                }
-            };
-            let note = session
-                .write_note(since, provider, settings)
-                .await
-                .map_err(|e| e.to_string())?;
-            let fold = session
-                .fold(since, None, &note)
-                .map_err(|e| e.to_string())?;
-            println!(
-                "· folded t{}..t{} into handle {}",
-                fold.since, fold.until, fold.handle
-            );
-            println!("{}", fold.note.trim_end());
-            Ok(true)
-        }
-        Slash::Compact => {
-            let until = session
-                .compact(provider, settings, &mut crate::ui::ConsoleUi::new())
-                .await
-                .map_err(|e| e.to_string())?;
-            println!(
-                "· compacted through t{until}; the span stays archived as {} (/recall finds it, /ask takes it)",
-                hotl_recall::compaction_handle(until)
-            );
-            Ok(true)
-        }
-        Slash::Recall { mode, query } => {
-            let hits = session.recall(&query, Some(mode), RECALL_LIMIT)?;
-            print!("{hits}");
-            if !hits.ends_with('\n') {
-                println!();
-            }
-            Ok(false)
-        }
-        Slash::Ask { handle, question } => {
-            let answer = session
-                .ask(&handle, &question, provider, settings)
-                .await
-                .map_err(|e| e.to_string())?;
-            println!("{}", answer.trim_end());
-            Ok(true)
-        }
-        _ => Ok(false),
-    }
+/// `/help`: every command with its usage, one a line.
+pub fn help() -> String {
+    let width = HELP.iter().map(|(usage, _)| usage.len()).max().unwrap_or(0);
+    HELP.iter()
+        .map(|(usage, what)| format!("{usage:<width$}  {what}\n"))
+        .collect()
 }
 
 #[cfg(test)]
 mod tests {
-    use hotl_log::{Body, Record};
-
     use super::*;
 
     fn recall(mode: &'static str, query: &str) -> Slash {
@@ -391,76 +284,5 @@ mod tests {
         assert_eq!(parse("fix /fold"), message("fix /fold"));
         assert_eq!(parse("//help me"), message("/help me"));
         assert_eq!(parse("//etc"), message("/etc"));
-    }
-
-    fn view(bodies: Vec<Body>) -> View {
-        let records: Vec<Record> = bodies
-            .into_iter()
-            .enumerate()
-            .map(|(i, body)| Record::new(i as u64 + 1, hotl_testkit::FIXED_TS, body))
-            .collect();
-        hotl_view::project(&records, 0)
-    }
-
-    fn session() -> Body {
-        Body::Session(Box::new(hotl_log::SessionStart::new("/p")))
-    }
-
-    fn answer(text: &str) -> Body {
-        Body::Assistant {
-            content: vec![hotl_log::Block::text(text)],
-            model: None,
-            stop: Some("end_turn".to_owned()),
-            usage: None,
-        }
-    }
-
-    fn fold(since: u64, until: u64) -> Body {
-        Body::Fold(Box::new(hotl_log::Fold {
-            since,
-            until,
-            handle: "ab12".to_owned(),
-            note: "changed: x".to_owned(),
-            files: Vec::new(),
-            diff_blob: None,
-        }))
-    }
-
-    #[test]
-    fn the_episode_starts_after_the_latest_fold_or_clear() {
-        let u = Body::user_text;
-        // 1 session, 2 user, 3 answer, 4 user, 5 answer.
-        let mut bodies = vec![session(), u("a"), answer("A"), u("b"), answer("B")];
-        assert_eq!(episode_start(&view(bodies.clone())), Some(2));
-        bodies.push(fold(2, 3)); // 6
-        assert_eq!(episode_start(&view(bodies.clone())), Some(4));
-        bodies.push(Body::Clear); // 7
-        assert_eq!(episode_start(&view(bodies.clone())), None);
-        bodies.extend([u("c"), answer("C")]); // 8, 9
-        assert_eq!(episode_start(&view(bodies.clone())), Some(8));
-        bodies.push(fold(8, 9)); // 10
-        assert_eq!(episode_start(&view(bodies.clone())), None);
-        // Steps after a fold, with no new message, are an episode too.
-        bodies.extend([
-            Body::Assistant {
-                content: vec![hotl_log::Block::ToolUse {
-                    id: "c1".into(),
-                    name: "bash".into(),
-                    input: serde_json::json!({"command": "ls"}).into(),
-                }],
-                model: None,
-                stop: Some("tool_use".into()),
-                usage: None,
-            }, // 11
-            Body::ToolResult {
-                call: "c1".into(),
-                content: vec![hotl_log::Block::text("out")],
-                blob: None,
-                is_error: false,
-                files: Vec::new(),
-            }, // 12
-        ]);
-        assert_eq!(episode_start(&view(bodies)), Some(12));
-        assert_eq!(episode_start(&view(vec![session()])), None);
     }
 }

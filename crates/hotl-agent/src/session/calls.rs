@@ -46,8 +46,8 @@ impl Session {
             id: call.id.clone(),
             name: call.name.clone(),
             input: match &call.bad_json {
-                Some(text) => serde_json::Value::String(text.clone()),
-                None => serde_json::from_str(call.input.get()).unwrap_or_default(),
+                Some(text) => ToolInput::from(serde_json::Value::String(text.clone())),
+                None => call.input.clone(),
             },
         });
         let output = self.run_call(call, cx).await;

@@ -280,6 +280,8 @@ impl Session {
             cost: self.totals.cost,
             requests: self.totals.requests,
             cache_hit,
+            model_time: self.totals.model_time,
+            tool_time: self.totals.tool_time,
         }
     }
 

@@ -4,8 +4,9 @@ use std::io::Write;
 use std::process::ExitCode;
 
 use clap::Args;
-use hotl_agent::Session;
+use hotl_agent::{Move, MoveResult, Session, ToolSet};
 
+use crate::commands::oneshot::{self, Model};
 use crate::ctx::{Ctx, flush};
 use crate::error::CliError;
 
@@ -34,12 +35,20 @@ pub fn run(ctx: &Ctx, args: &AskArgs) -> Result<ExitCode, CliError> {
     // The session first: a bad reference is told before the provider is set up (and, for a
     // local server, asked its window).
     let meta = ctx.resolve(&args.session)?;
-    let (resolved, settings, runtime) = crate::commands::oneshot::prepare(&args.model_flags)?;
-    let mut session = Session::open(&ctx.store, &meta.id, hotl_agent::default_tools())?;
-    let answer =
-        runtime.block_on(session.ask(&args.handle, &question, &resolved.provider, &settings))?;
+    let session = Session::open(&ctx.store, &meta.id, ToolSet::standard())?;
+    let MoveResult::Answered { text } = oneshot::run_move(
+        session,
+        Move::Ask {
+            handle: args.handle.clone(),
+            question,
+        },
+        Model::From(&args.model_flags),
+    )?
+    else {
+        return Err(CliError::Internal("an ask that did not answer".to_owned()));
+    };
     let mut out = ctx.out();
-    writeln!(out, "{answer}")?;
+    writeln!(out, "{text}")?;
     flush(out)?;
     Ok(ExitCode::SUCCESS)
 }

@@ -5,11 +5,11 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::Args;
-use hotl_agent::Session;
+use hotl_agent::{Move, MoveResult, Session, ToolSet};
 
+use crate::commands::oneshot::{self, Model};
 use crate::ctx::{Ctx, flush};
 use crate::error::CliError;
-use crate::ui::{OutputFormat, PrintUi};
 
 /// Compact a session: everything the model sees becomes one note (the span stays archived)
 #[derive(Debug, Args)]
@@ -29,26 +29,27 @@ pub fn run(ctx: &Ctx, args: &CompactArgs) -> Result<ExitCode, CliError> {
     let note = args
         .note_file
         .as_deref()
-        .map(crate::commands::oneshot::note_file)
+        .map(oneshot::note_file)
         .transpose()?;
     let meta = ctx.resolve(&args.session)?;
-    let mut session = Session::open(&ctx.store, &meta.id, hotl_agent::default_tools())?;
-    let until = match note {
-        Some(note) => session.record_compaction(note)?,
-        None => {
-            let (resolved, settings, runtime) =
-                crate::commands::oneshot::prepare(&args.model_flags)?;
-            // Notices ("compacting: ...") go to stderr, as a headless run's do.
-            let mut ui = PrintUi::new(OutputFormat::Text);
-            runtime.block_on(session.compact(&resolved.provider, &settings, &mut ui))?
-        }
+    let session = Session::open(&ctx.store, &meta.id, ToolSet::standard())?;
+    let model = match note {
+        Some(_) => Model::None,
+        None => Model::From(&args.model_flags),
+    };
+    // Notices ("compacting: ...") go to stderr, as a headless run's do.
+    let MoveResult::Compacted { until, handle } =
+        oneshot::run_move(session, Move::Compact { note }, model)?
+    else {
+        return Err(CliError::Internal(
+            "a compaction that did not compact".to_owned(),
+        ));
     };
     let mut out = ctx.out();
     writeln!(
         out,
-        "compacted {} through t{until}; archived as {}",
-        meta.id,
-        hotl_recall::compaction_handle(until)
+        "compacted {} through t{until}; archived as {handle}",
+        meta.id
     )?;
     flush(out)?;
     Ok(ExitCode::SUCCESS)

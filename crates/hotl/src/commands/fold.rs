@@ -5,8 +5,9 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::Args;
-use hotl_agent::Session;
+use hotl_agent::{Move, MoveResult, Session, ToolSet};
 
+use crate::commands::oneshot::{self, Model};
 use crate::ctx::{Ctx, flush};
 use crate::error::CliError;
 
@@ -40,35 +41,44 @@ pub fn run(ctx: &Ctx, args: &FoldArgs) -> Result<ExitCode, CliError> {
     let note = args
         .note_file
         .as_deref()
-        .map(crate::commands::oneshot::note_file)
+        .map(oneshot::note_file)
         .transpose()?;
     let meta = ctx.resolve(&args.session)?;
-    let mut session = Session::open(&ctx.store, &meta.id, hotl_agent::default_tools())?;
-    let since = match since.or_else(|| crate::slash::episode_start(session.view())) {
-        Some(since) => since,
-        None => {
-            return Err(CliError::user(
-                "nothing to fold: nothing since the last fold, compaction or clear; name a start \
-                 with --since t<seq>",
-            ));
-        }
+    let session = Session::open(&ctx.store, &meta.id, ToolSet::standard())?;
+    // Told before any provider is set up.
+    let Some(since) = since.or_else(|| session.view().episode_start()) else {
+        return Err(CliError::user(
+            "nothing to fold: nothing since the last fold, compaction or clear; name a start \
+             with --since t<seq>",
+        ));
     };
-    let note = match note {
-        Some(note) => note,
-        None => {
-            let (resolved, settings, runtime) =
-                crate::commands::oneshot::prepare(&args.model_flags)?;
-            runtime.block_on(session.write_note(since, &resolved.provider, &settings))?
-        }
+    let model = match note {
+        Some(_) => Model::None,
+        None => Model::From(&args.model_flags),
     };
-    let fold = session.fold(since, None, &note)?;
+    let MoveResult::Folded {
+        since,
+        until,
+        handle,
+        note,
+    } = oneshot::run_move(
+        session,
+        Move::Fold {
+            since: Some(since),
+            note,
+        },
+        model,
+    )?
+    else {
+        return Err(CliError::Internal("a fold that did not fold".to_owned()));
+    };
     let mut out = ctx.out();
     writeln!(
         out,
-        "folded t{}..t{} of {} into handle {}",
-        fold.since, fold.until, meta.id, fold.handle
+        "folded t{since}..t{until} of {} into handle {handle}",
+        meta.id
     )?;
-    writeln!(out, "{}", fold.note)?;
+    writeln!(out, "{note}")?;
     flush(out)?;
     Ok(ExitCode::SUCCESS)
 }

@@ -1,19 +1,62 @@
-//! What the commands that make one model call from the shell (`hotl fold`, `hotl ask`,
-//! `hotl compact`) share: the provider resolved from flags, environment and config, settings
-//! for its model, a runtime to wait on the call, and a person's note read from a file instead
-//! of one the model writes.
+//! What the commands that run one move from the shell (`hotl fold`, `hotl ask`, `hotl
+//! compact`) share: the provider resolved from flags, environment and config (only when the
+//! move calls the model), a person's note read from a file instead of one the model writes,
+//! and the smallest front end on the agent: it sends the move, prints notices to stderr as
+//! they come, and returns the result.
 
-use hotl_agent::Settings;
+use hotl_agent::{Agent, Command, Event, Move, MoveResult, Provider, Session, Settings, Start};
 
 use crate::commands::run::ProviderFlags;
-use crate::config::{self, Resolved};
+use crate::config;
 use crate::error::CliError;
 
-/// The provider and settings for one call, and a runtime to make it on. Says so on stderr
-/// when the offline demo answers.
-pub fn prepare(
-    flags: &ProviderFlags,
-) -> Result<(Resolved, Settings, tokio::runtime::Runtime), CliError> {
+/// Who answers the move's model calls: the provider the flags, environment and config give,
+/// or `None` for a move that calls no model.
+pub enum Model<'a> {
+    /// Resolve a provider from these flags.
+    From(&'a ProviderFlags),
+    /// The move calls no model.
+    None,
+}
+
+/// Runs `step` on `session` and returns what it gave; a failure is a user error naming why.
+pub fn run_move(session: Session, step: Move, model: Model<'_>) -> Result<MoveResult, CliError> {
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .map_err(|e| CliError::Internal(format!("cannot start the runtime: {e}")))?;
+    runtime.block_on(async {
+        let (provider, settings) = match model {
+            Model::From(flags) => prepare(flags).await?,
+            Model::None => (Provider::Demo, Settings::new("none")),
+        };
+        let mut agent = Agent::spawn(Start::Open(Box::new(session)), provider, settings);
+        agent.send(Command::Move(step));
+        agent.close();
+        let mut result = Err(CliError::Internal(
+            "the agent stopped before the move ended".to_owned(),
+        ));
+        while let Some(envelope) = agent.recv().await {
+            match envelope.event {
+                Event::Notice { message } => eprintln!("hotl: {message}"),
+                Event::MoveEnded(done) => result = Ok(done),
+                Event::Failed { error, .. } => result = Err(CliError::user(error)),
+                Event::Cancelled { command } => {
+                    result = Err(CliError::user(format!(
+                        "{command} cancelled; nothing was recorded"
+                    )));
+                }
+                _ => {}
+            }
+        }
+        result
+    })
+}
+
+/// The provider and settings for the move's model calls. Says so on stderr when the offline
+/// demo answers.
+async fn prepare(flags: &ProviderFlags) -> Result<(Provider, Settings), CliError> {
     let resolved = config::resolve(config::load_file()?, &flags.overrides())?;
     if let Some(notice) = resolved.demo_notice {
         eprintln!("hotl: {notice}");
@@ -21,14 +64,8 @@ pub fn prepare(
     let mut settings = Settings::new(resolved.model.clone());
     settings.pricing = resolved.pricing.clone();
     settings.explicit_breakpoints = resolved.explicit_breakpoints;
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .map_err(|e| CliError::Internal(format!("cannot start the runtime: {e}")))?;
-    settings.context_window =
-        runtime.block_on(crate::config::context_window(&resolved, &resolved.model));
-    Ok((resolved, settings, runtime))
+    settings.context_window = config::context_window(&resolved, &resolved.model).await;
+    Ok((resolved.provider, settings))
 }
 
 /// A note read from `path`, checked against the fold template (what `--note-file` gives).

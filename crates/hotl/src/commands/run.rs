@@ -5,16 +5,14 @@ use std::io::IsTerminal;
 use std::process::ExitCode;
 
 use clap::{Args, ValueEnum};
-use hotl_agent::{Mode, Policy, Session, Settings};
+use hotl_agent::{Agent, ForkAt, Mode, NewSession, Policy, Session, Settings, Start, ToolSet};
 use hotl_log::SessionMeta;
 use hotl_wire::Ttl;
-use tokio::sync::watch;
 
-use crate::commands::sessions::fork::create_fork;
 use crate::config::{self, Overrides, Resolved};
 use crate::ctx::Ctx;
 use crate::error::CliError;
-use crate::ui::{ConsoleUi, OutputFormat, PrintUi};
+use crate::headless::OutputFormat;
 
 /// Flags of the agent itself (used without a subcommand).
 #[derive(Debug, Default, Args)]
@@ -160,14 +158,11 @@ async fn run_async(
         })?),
         None => None,
     };
-    let tools: Vec<String> = hotl_agent::default_tools()
-        .iter()
-        .map(|t| t.definition().name)
-        .collect();
-    if let Some(unknown) = args.allow.iter().find(|a| !tools.contains(a)) {
+    let tools = ToolSet::standard();
+    if let Some(unknown) = args.allow.iter().find(|a| tools.get(a).is_none()) {
         return Err(CliError::user(format!(
             "--allow {unknown}: there is no such tool; the tools are {}",
-            tools.join(", ")
+            tools.names().join(", ")
         )));
     }
     let mut settings = Settings::new(resolved.model.clone());
@@ -184,57 +179,53 @@ async fn run_async(
         allow: args.allow.clone(),
         interactive: !headless,
     };
-    if let Some(notice) = resolved.demo_notice {
+    if let Some(notice) = &resolved.demo_notice {
         eprintln!("hotl: {notice}");
     }
     let target = resume_ref
         .or_else(|| args.resume.clone())
         .or_else(|| args.session.clone());
-    let session = match open_session(ctx, args, target, &resolved, headless, mode) {
+    let start = match open_session(ctx, args, target, &resolved, headless, mode, tools) {
         Err(CliError::Locked { session, message }) if !headless => {
             // Another process writes it: the console shows a read-only snapshot.
             return crate::console::snapshot(ctx, &session, &message);
         }
         other => other?,
     };
+    let resumed = matches!(start, Start::Open(_));
     if mode.is_none()
-        && let Some(recorded) = session.as_ref().and_then(recorded_mode)
+        && let Start::Open(session) = &start
+        && let Some(recorded) = session.recorded_mode()
     {
         // Modes are the session's: a resume or a fork keeps the one it recorded.
         settings.policy.mode = recorded;
     }
-    let (cancel_tx, cancel) = watch::channel(false);
-    let cancel_tx = std::sync::Arc::new(cancel_tx);
-    let signal_tx = cancel_tx.clone();
+    let agent = Agent::spawn(start, resolved.provider.clone(), settings);
+    let canceller = agent.canceller();
     tokio::spawn(async move {
         while tokio::signal::ctrl_c().await.is_ok() {
-            let _ = signal_tx.send(true);
+            canceller.cancel();
         }
     });
-    match args.prompt.clone() {
+    match args.prompt.as_deref() {
         Some(prompt) => {
-            let format = OutputFormat::from(args.output_format);
-            let mut ui = PrintUi::new(format);
-            headless_turn(
-                ctx, args, session, &prompt, &resolved, &settings, mode, &mut ui, cancel,
-            )
-            .await
+            // A fork starts fresh: the turn its parent left open is the parent's to finish.
+            let recover = resumed && args.fork_from.is_none();
+            crate::headless::run(agent, prompt, args.output_format.into(), recover).await
         }
-        None if headless => Err(CliError::user(
-            "stdin is not a terminal: pass the task with -p \"...\"",
-        )),
-        None => {
-            let mut ui = ConsoleUi::new();
-            crate::console::run(
-                ctx, args, session, &resolved, &settings, mode, &mut ui, cancel, &cancel_tx,
-            )
-            .await
+        None if headless => {
+            agent.shutdown().await;
+            Err(CliError::user(
+                "stdin is not a terminal: pass the task with -p \"...\"",
+            ))
         }
+        None => crate::console::run(ctx, agent).await,
     }
 }
 
-/// The session a run works in: `Some` for a resume or a fork, `None` for a new session (created
-/// when the first message is submitted).
+/// What a run works in: a resumed or forked session, open for writing, or a new one (written
+/// when the first message is submitted). Every rule (the name's among them) is checked here,
+/// before anything is written.
 fn open_session(
     ctx: &Ctx,
     args: &RunArgs,
@@ -242,23 +233,22 @@ fn open_session(
     resolved: &Resolved,
     headless: bool,
     mode: Option<Mode>,
-) -> Result<Option<Session>, CliError> {
+    tools: ToolSet,
+) -> Result<Start, CliError> {
     if let Some(parent) = &args.fork_from {
         let parent = ctx.resolve(parent)?;
         warn_if_cold(ctx, &parent, resolved, headless);
-        let writer = create_fork(
-            &ctx.store,
-            &parent,
-            args.keep_turns,
-            args.keep,
-            args.name.as_deref(),
-        )?;
-        let mut session = Session::from_writer(&ctx.store, writer, hotl_agent::default_tools())?;
+        let at = match (args.keep_turns, args.keep) {
+            (Some(n), _) => ForkAt::Turns(n),
+            (None, Some(n)) => ForkAt::Items(n),
+            (None, None) => ForkAt::Head,
+        };
+        let writer = hotl_agent::fork(&ctx.store, &parent, at, args.name.as_deref(), &parent.cwd)?;
+        let mut session = Session::from_writer(&ctx.store, writer, tools)?;
         if let Some(mode) = mode {
             session.set_mode(mode)?;
         }
-        report(&session);
-        return Ok(Some(session));
+        return Ok(Start::Open(Box::new(session)));
     }
     let meta = match target {
         Some(query) if query.is_empty() => Some(crate::console::pick(ctx, headless)?),
@@ -271,37 +261,16 @@ fn open_session(
         None => None,
     };
     let Some(meta) = meta else {
-        return Ok(None);
+        let new = NewSession::new(&ctx.store, &ctx.cwd, &resolved.model, tools)?
+            .with_mode(mode.unwrap_or_default())
+            .with_name(args.name.as_deref())?;
+        return Ok(Start::New(new));
     };
-    let mut session = Session::open(&ctx.store, &meta.id, hotl_agent::default_tools())?;
+    let mut session = Session::open(&ctx.store, &meta.id, tools)?;
     if let Some(mode) = mode {
         session.set_mode(mode)?;
     }
-    report(&session);
-    if let Some(last) = session.last_model()
-        && last != resolved.model
-    {
-        eprintln!(
-            "hotl: the model changed: this transcript was produced by {last}; continuing with {}",
-            resolved.model
-        );
-    }
-    Ok(Some(session))
-}
-
-/// The permission mode a session recorded last.
-fn recorded_mode(session: &Session) -> Option<Mode> {
-    let modes = &session.view().state.modes;
-    if modes.plan {
-        return Some(Mode::Plan);
-    }
-    modes.permission.as_deref().and_then(Mode::from_name)
-}
-
-fn report(session: &Session) {
-    for problem in &session.problems {
-        eprintln!("hotl: warning: {problem}");
-    }
+    Ok(Start::Open(Box::new(session)))
 }
 
 /// A fork's first request reads the parent's prompt cache only while it lives (5 minutes for
@@ -324,54 +293,6 @@ fn warn_if_cold(ctx: &Ctx, parent: &SessionMeta, resolved: &Resolved, headless: 
             humantime::format_duration(ttl)
         );
     }
-}
-
-#[allow(clippy::too_many_arguments)]
-async fn headless_turn(
-    ctx: &Ctx,
-    args: &RunArgs,
-    session: Option<Session>,
-    prompt: &str,
-    resolved: &Resolved,
-    settings: &Settings,
-    mode: Option<Mode>,
-    ui: &mut PrintUi,
-    cancel: watch::Receiver<bool>,
-) -> Result<ExitCode, CliError> {
-    let forked = args.fork_from.is_some();
-    let mut session = match session {
-        Some(s) => s,
-        None => {
-            let cwd = std::path::PathBuf::from(&ctx.cwd);
-            let mut s = Session::create(
-                &ctx.store,
-                &cwd,
-                &resolved.model,
-                hotl_agent::default_tools(),
-                mode.unwrap_or_default(),
-            )?;
-            if let Some(name) = &args.name {
-                crate::commands::sessions::fork::ensure_name_free(&ctx.store, name, Some(s.id()))?;
-                s.set_name(name)?;
-            }
-            s
-        }
-    };
-    let recovered = if forked {
-        None
-    } else {
-        session
-            .recover(&resolved.provider, settings, ui, cancel.clone())
-            .await?
-    };
-    let mut outcome = session
-        .submit(prompt, &resolved.provider, settings, ui, cancel)
-        .await;
-    // The json result counts every request this process made, the recovery's included.
-    if let (Some(before), Ok(outcome)) = (recovered, outcome.as_mut()) {
-        outcome.add(&before);
-    }
-    ui.finish(&session, &outcome)
 }
 
 impl From<Format> for OutputFormat {

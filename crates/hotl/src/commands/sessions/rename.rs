@@ -3,12 +3,9 @@
 use std::io::Write;
 use std::process::ExitCode;
 
-use clap::Args;
-use hotl_log::Body;
-
-use crate::commands::sessions::fork::ensure_name_free;
 use crate::ctx::{Ctx, flush};
 use crate::error::CliError;
+use clap::Args;
 
 /// Name a session (names are unique among live sessions)
 #[derive(Debug, Args)]
@@ -22,10 +19,7 @@ pub struct RenameArgs {
 
 pub fn run(ctx: &Ctx, args: &RenameArgs) -> Result<ExitCode, CliError> {
     let meta = ctx.resolve(&args.session)?;
-    ensure_name_free(&ctx.store, &args.name, Some(&meta.id))?;
-    ctx.store.writer(&meta.id)?.append(Body::Name {
-        name: Some(args.name.clone()),
-    })?;
+    hotl_agent::rename(&ctx.store, &meta.id, &args.name)?;
     let mut out = ctx.out();
     writeln!(out, "renamed {} to {}", meta.id, args.name)?;
     flush(out)?;

@@ -1,0 +1,169 @@
+//! `hotl -p`: a front end on the agent's events that runs one turn and prints it as text (the
+//! final answer), JSON (one result object) or stream-JSON (every event as a line, then the
+//! result). Nobody can be asked, so the policy refuses what would need a yes.
+
+use std::io::Write;
+use std::process::ExitCode;
+
+use hotl_agent::{Agent, Command, Envelope, Event, TurnOutcome};
+use serde_json::json;
+
+use crate::error::CliError;
+
+/// What `hotl -p` prints.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum OutputFormat {
+    /// The final answer.
+    Text,
+    /// One JSON object at the end.
+    Json,
+    /// One JSON object per event, then the result.
+    StreamJson,
+}
+
+/// Runs `prompt` as one turn (after finishing a turn a dead process left open, when
+/// `recover`), printing as `format` says; 0 done, 1 failed, 130 cancelled.
+pub async fn run(
+    mut agent: Agent,
+    prompt: &str,
+    format: OutputFormat,
+    recover: bool,
+) -> Result<ExitCode, CliError> {
+    let mut printer = Printer {
+        format,
+        session: String::new(),
+    };
+    match printer.turn(&mut agent, prompt, recover).await {
+        Ok(outcome) => {
+            agent.join().await;
+            printer.finish(&outcome)
+        }
+        Err(e) => {
+            // A closed stdout, say: what runs stops cleanly before the process ends.
+            agent.shutdown().await;
+            Err(e)
+        }
+    }
+}
+
+impl Printer {
+    /// The recovery (when asked) and the turn, their events printed as they come; what they
+    /// spent together.
+    async fn turn(
+        &mut self,
+        agent: &mut Agent,
+        prompt: &str,
+        recover: bool,
+    ) -> Result<TurnOutcome, CliError> {
+        let mut spent = TurnOutcome::default();
+        if recover {
+            agent.send(Command::Recover);
+            match self.until_done(agent).await? {
+                Event::Recovered {
+                    outcome: Some(outcome),
+                } => spent.add(&outcome),
+                Event::Failed { error, .. } => return Err(self.failed(&error)),
+                _ => {}
+            }
+        }
+        agent.send(Command::Submit {
+            text: prompt.to_owned(),
+        });
+        agent.close();
+        let mut outcome = match self.until_done(agent).await? {
+            Event::TurnEnded(outcome) => outcome,
+            Event::Failed { error, .. } => return Err(self.failed(&error)),
+            other => return Err(CliError::Internal(format!("the turn ended with {other:?}"))),
+        };
+        // The json result counts every request this process made, the recovery's included.
+        outcome.add(&spent);
+        Ok(outcome)
+    }
+}
+
+struct Printer {
+    format: OutputFormat,
+    /// The session's id, from the agent's first event.
+    session: String,
+}
+
+impl Printer {
+    /// Prints events until the one that ends the command, and returns it.
+    async fn until_done(&mut self, agent: &mut Agent) -> Result<Event, CliError> {
+        while let Some(envelope) = agent.recv().await {
+            self.show(&envelope)?;
+            match envelope.event {
+                Event::Init { session_id, .. } | Event::Created { session_id } => {
+                    self.session = session_id;
+                }
+                done @ (Event::TurnEnded(_) | Event::Recovered { .. } | Event::Failed { .. }) => {
+                    return Ok(done);
+                }
+                _ => {}
+            }
+        }
+        Err(CliError::Internal(
+            "the agent stopped before the turn ended".to_owned(),
+        ))
+    }
+
+    fn show(&self, envelope: &Envelope) -> Result<(), CliError> {
+        match (self.format, &envelope.event) {
+            (OutputFormat::StreamJson, _) => emit(&serde_json::to_value(envelope)?),
+            (_, Event::Notice { message }) => {
+                eprintln!("hotl: {message}");
+                Ok(())
+            }
+            _ => Ok(()),
+        }
+    }
+
+    /// The error a failed command exits with (its result line first, in the JSON formats).
+    fn failed(&self, error: &str) -> CliError {
+        if self.format != OutputFormat::Text {
+            // A closed stdout is reported by the error that follows.
+            let _ = emit(&json!({
+                "type": "result",
+                "session_id": self.session,
+                "is_error": true,
+                "error": error,
+            }));
+        }
+        CliError::user(error).hint(format!("the session is kept: hotl -r {}", self.session))
+    }
+
+    /// Prints the outcome and picks the exit status.
+    fn finish(&self, outcome: &TurnOutcome) -> Result<ExitCode, CliError> {
+        match self.format {
+            OutputFormat::Text => {
+                let mut out = std::io::stdout().lock();
+                writeln!(out, "{}", outcome.text)?;
+                out.flush()?;
+            }
+            OutputFormat::Json | OutputFormat::StreamJson => emit(&json!({
+                "type": "result",
+                "session_id": self.session,
+                "is_error": false,
+                "result": outcome.text,
+                "stop": outcome.stop,
+                "cancelled": outcome.cancelled,
+                "steps": outcome.steps,
+                "usage": outcome.usage,
+                "cost_usd": outcome.cost,
+            }))?,
+        }
+        Ok(if outcome.cancelled {
+            ExitCode::from(130)
+        } else {
+            ExitCode::SUCCESS
+        })
+    }
+}
+
+/// One JSON line on stdout, flushed (a reader may be waiting for it).
+fn emit(value: &serde_json::Value) -> Result<(), CliError> {
+    let mut out = std::io::stdout().lock();
+    writeln!(out, "{value}")?;
+    out.flush()?;
+    Ok(())
+}

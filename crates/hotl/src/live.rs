@@ -1,0 +1,222 @@
+//! The console's live view of an agent's events: text as it streams, tool calls as they run,
+//! notices, a fork's work indented under a bar, approval questions answered on stdin, and the
+//! status line (context gauge, todos, model, mode, cost).
+
+use std::io::{BufRead, Write};
+
+use hotl_agent::{Agent, Answer, Command, Envelope, Event, Status};
+use hotl_wire::Event as Stream;
+
+use crate::error::CliError;
+
+/// What the console has seen of the agent, and where its output stands.
+pub struct Live {
+    at_line_start: bool,
+    /// How many forks deep the events shown are: a child's lines are indented with a bar per
+    /// level, so they are not taken for the session's own.
+    depth: usize,
+    /// The latest status.
+    pub status: Option<Status>,
+    /// The session's id.
+    pub session: String,
+    /// Whether the session is on disk (it is written with its first message).
+    pub saved: bool,
+    /// The model asked.
+    pub model: String,
+}
+
+impl Live {
+    pub fn new() -> Live {
+        Live {
+            at_line_start: true,
+            depth: 0,
+            status: None,
+            session: String::new(),
+            saved: false,
+            model: String::new(),
+        }
+    }
+
+    /// Shows events until one that `done` accepts (a command's end), and returns it. An
+    /// approval question is asked on the terminal and answered.
+    pub async fn until(
+        &mut self,
+        agent: &mut Agent,
+        done: impl Fn(&Event) -> bool,
+    ) -> Result<Event, CliError> {
+        while let Some(Envelope { event, .. }) = agent.recv().await {
+            if let Event::Approval { id, question, .. } = &event {
+                let answer = self.ask(question).await;
+                agent.send(Command::Approve { id: *id, answer });
+                continue;
+            }
+            self.show(&event);
+            if done(&event) {
+                return Ok(event);
+            }
+        }
+        Err(CliError::Internal("the agent stopped".to_owned()))
+    }
+
+    /// Shows events until the end of a command: a turn's, a recovery's, a move's, or its
+    /// failure.
+    pub async fn until_done(&mut self, agent: &mut Agent) -> Result<Event, CliError> {
+        self.until(agent, |e| {
+            matches!(
+                e,
+                Event::TurnEnded(_)
+                    | Event::Recovered { .. }
+                    | Event::MoveEnded(_)
+                    | Event::Failed { .. }
+                    | Event::Cancelled { .. }
+                    | Event::Renamed { .. }
+                    | Event::ModeChanged { .. }
+            )
+        })
+        .await
+    }
+
+    fn show(&mut self, event: &Event) {
+        match event {
+            Event::Init {
+                session_id,
+                saved,
+                model,
+                ..
+            } => {
+                self.session.clone_from(session_id);
+                self.saved = *saved;
+                self.model.clone_from(model);
+            }
+            Event::Created { session_id } => {
+                self.session.clone_from(session_id);
+                self.saved = true;
+            }
+            Event::Status(status) => self.status = Some(status.clone()),
+            Event::Model { event } => match event {
+                Stream::TextDelta { text } => self.stream(text),
+                Stream::Error { message, .. } => self.line(&format!("· provider error: {message}")),
+                _ => {}
+            },
+            Event::ToolUse { name, input, .. } => {
+                self.line(&format!("→ {name} {}", clip(input.get(), 160)));
+            }
+            Event::ToolResult {
+                name,
+                is_error,
+                content,
+                ..
+            } => {
+                let lines = content.lines().count();
+                let first = content.lines().next().unwrap_or("");
+                let mark = if *is_error { "✗" } else { "←" };
+                self.line(&format!(
+                    "{mark} {name}: {} ({lines} line{})",
+                    clip(first, 120),
+                    if lines == 1 { "" } else { "s" }
+                ));
+            }
+            Event::Notice { message } => self.line(&format!("· {message}")),
+            Event::ChildStarted { .. } => {
+                self.end_line();
+                self.depth += 1;
+            }
+            Event::ChildEnded { .. } => {
+                self.end_line();
+                self.depth = self.depth.saturating_sub(1);
+            }
+            _ => {}
+        }
+    }
+
+    /// Asks `question` on the terminal; anything but yes declines.
+    async fn ask(&mut self, question: &str) -> Answer {
+        self.line(&format!("? {question} [y/N/a(lways)] "));
+        let read = tokio::task::spawn_blocking(|| {
+            let mut answer = String::new();
+            std::io::stdin()
+                .lock()
+                .read_line(&mut answer)
+                .map(|_| answer)
+        })
+        .await;
+        match read {
+            Ok(Ok(answer)) => match answer.trim() {
+                "y" | "Y" | "yes" => Answer::Yes,
+                "a" | "A" | "always" => Answer::Always,
+                _ => Answer::No,
+            },
+            _ => Answer::No,
+        }
+    }
+
+    /// `── 12% ctx · todos 1/3 · claude-sonnet-4-5 · $0.0123 ──`: the context gauge measures
+    /// what the last request held against the context window (a turn compacts at
+    /// [`hotl_agent::COMPACT_AT_PERCENT`]).
+    pub fn status_line(&self) -> Option<String> {
+        let status = self.status.as_ref()?;
+        let mut parts = vec![format!("{}% ctx", status.context_percent)];
+        if status.todos > 0 {
+            parts.push(format!("todos {}/{}", status.todos_done, status.todos));
+        }
+        if let Some(model) = &status.model {
+            parts.push(model.clone());
+        }
+        if let Some(mode) = &status.mode {
+            parts.push(format!("mode {mode}"));
+        }
+        parts.push(format!("${:.4}", status.cost));
+        Some(format!("── {} ──", parts.join(" · ")))
+    }
+
+    /// Prints the status line, when there is one.
+    pub fn print_status(&self) {
+        if let Some(line) = self.status_line() {
+            println!("{line}");
+        }
+    }
+
+    fn margin(&self) -> String {
+        "  │ ".repeat(self.depth)
+    }
+
+    fn end_line(&mut self) {
+        if !self.at_line_start {
+            let _ = writeln!(std::io::stdout().lock());
+            self.at_line_start = true;
+        }
+    }
+
+    fn line(&mut self, text: &str) {
+        self.end_line();
+        let margin = self.margin();
+        let mut out = std::io::stdout().lock();
+        for line in text.split('\n') {
+            let _ = writeln!(out, "{margin}{line}");
+        }
+        let _ = out.flush();
+    }
+
+    /// Streams `text`, with the margin at the start of each line.
+    fn stream(&mut self, text: &str) {
+        let margin = self.margin();
+        let mut out = std::io::stdout().lock();
+        for piece in text.split_inclusive('\n') {
+            if self.at_line_start {
+                let _ = write!(out, "{margin}");
+            }
+            let _ = write!(out, "{piece}");
+            self.at_line_start = piece.ends_with('\n');
+        }
+        let _ = out.flush();
+    }
+}
+
+fn clip(text: &str, max: usize) -> String {
+    if text.chars().count() <= max {
+        return text.to_owned();
+    }
+    let mut out: String = text.chars().take(max - 1).collect();
+    out.push('…');
+    out
+}
