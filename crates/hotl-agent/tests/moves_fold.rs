@@ -103,10 +103,7 @@ impl Fixture {
             .args(["init", "-q"])
             .status()
             .is_ok_and(|s| s.success());
-        if !done {
-            eprintln!("git is not available: skipping");
-        }
-        done
+        hotl_testkit::require("git", done).expect("git, under CI")
     }
 
     /// The first fold record of the session's lineage.

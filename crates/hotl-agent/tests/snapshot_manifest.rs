@@ -264,8 +264,10 @@ fn inside_a_repository_with_no_commits_snapshots_are_git_trees() -> TestResult {
             .args(args)
             .output()
     };
-    if !git(&["init", "-q"]).is_ok_and(|o| o.status.success()) {
-        println!("git is not available: skipping");
+    if !hotl_testkit::require(
+        "git",
+        git(&["init", "-q"]).is_ok_and(|o| o.status.success()),
+    )? {
         return Ok(());
     }
     write(&f.project, "a.txt", "one\n")?;
@@ -314,8 +316,7 @@ fn content_hashes_are_what_the_snapshot_held() -> TestResult {
         .arg(&repo)
         .args(["init", "-q"])
         .status();
-    if !init.is_ok_and(|s| s.success()) {
-        println!("git is not available: skipping");
+    if !hotl_testkit::require("git", init.is_ok_and(|s| s.success()))? {
         return Ok(());
     }
     write(&sub, "a.txt", "three\n")?;
@@ -386,8 +387,7 @@ fn git_snapshots_take_what_git_can_and_leave_out_what_they_should() -> TestResul
     let dir = tempfile::tempdir()?;
     let repo = dir.path().join("repo");
     fs::create_dir_all(&repo)?;
-    if !git_in(&repo, &["init", "-q"]) {
-        println!("git is not available: skipping");
+    if !hotl_testkit::require("git", git_in(&repo, &["init", "-q"]))? {
         return Ok(());
     }
     write(&repo, ".gitignore", "*.cfg\nscratch/\n")?;
@@ -486,8 +486,7 @@ fn a_rewrite_with_its_old_modification_time_is_seen() -> TestResult {
 #[test]
 fn a_file_growing_past_the_limit_leaves_git_snapshots() -> TestResult {
     let mut f = Fixture::new()?;
-    if !git_in(&f.project, &["init", "-q"]) {
-        println!("git is not available: skipping");
+    if !hotl_testkit::require("git", git_in(&f.project, &["init", "-q"]))? {
         return Ok(());
     }
     write(&f.project, "data.bin", "small")?;

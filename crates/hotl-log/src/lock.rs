@@ -82,7 +82,10 @@ impl Drop for TreeLock {
     fn drop(&mut self) {
         // The file stays: removing it would let a waiter lock an unlinked inode while a newcomer
         // locks a fresh one. gc removes lock files of deleted sessions.
-        let _ = self.file.unlock();
+        if let Err(e) = self.file.unlock() {
+            // Closing the file below releases it anyway.
+            tracing::debug!("unlocking a tree lock failed: {e}");
+        }
     }
 }
 

@@ -292,10 +292,14 @@ impl Store {
     }
 
     /// Writes a summary to the cache. Failure is harmless (the cache is rebuilt), so it is
-    /// ignored: a read-only home still lists.
+    /// only logged: a read-only home still lists.
     pub fn store_meta(&self, meta: &SessionMeta) {
-        if let Ok(bytes) = serde_json::to_vec(meta) {
-            let _ = fsutil::write_derived(&self.meta_path(&meta.id), &bytes);
+        let path = self.meta_path(&meta.id);
+        let written = serde_json::to_vec(meta)
+            .map_err(LogError::from)
+            .and_then(|bytes| fsutil::write_derived(&path, &bytes));
+        if let Err(e) = written {
+            tracing::debug!(session = meta.id, "the summary cache is not written: {e}");
         }
     }
 
@@ -368,8 +372,11 @@ impl Store {
             format: META_FORMAT,
             sessions: metas,
         };
-        if let Ok(bytes) = serde_json::to_vec(&cache) {
-            let _ = fsutil::write_derived(&self.list_cache_path(), &bytes);
+        let written = serde_json::to_vec(&cache)
+            .map_err(LogError::from)
+            .and_then(|bytes| fsutil::write_derived(&self.list_cache_path(), &bytes));
+        if let Err(e) = written {
+            tracing::debug!("the list cache is not written: {e}");
         }
     }
 }

@@ -108,8 +108,12 @@ impl Store {
                 if cuts.contains_key(&child) {
                     continue;
                 }
-                let Ok(start) = self.read_start(&child) else {
-                    continue;
+                let start = match self.read_start(&child) {
+                    Ok(start) => start,
+                    Err(e) => {
+                        tracing::warn!(child, "a delegated session cannot be read: {e}");
+                        continue;
+                    }
                 };
                 if let (Some(delegation), Some(parent)) = (start.delegated, start.parent) {
                     candidates.push(Delegated {

@@ -90,7 +90,11 @@ impl Writer {
     /// Drops the listing cache, so the next reader rebuilds it from the log.
     fn forget_meta(&mut self) {
         self.meta = None;
-        let _ = fsutil::remove_file_if_exists(&self.store.meta_path(&self.id));
+        if let Err(e) = fsutil::remove_file_if_exists(&self.store.meta_path(&self.id)) {
+            // A stale summary is caught by its size and mtime check; this only costs a
+            // rebuild later.
+            tracing::warn!(session = self.id, "a stale summary cache stays: {e}");
+        }
     }
 
     fn update_meta(&mut self, records: &[Record], len: u64) {

@@ -308,8 +308,14 @@ impl Archive {
         if source.kind() == std::io::ErrorKind::InvalidData {
             // The segment is derived: removing it makes the next open rebuild the index.
             // Best-effort; if it stays, the same error comes back.
-            if !path.as_os_str().is_empty() {
-                let _ = std::fs::remove_file(&path);
+            tracing::warn!(
+                "a damaged recall segment is removed, to be rebuilt: {}: {source}",
+                path.display()
+            );
+            if !path.as_os_str().is_empty()
+                && let Err(e) = std::fs::remove_file(&path)
+            {
+                tracing::warn!("the damaged segment stays: {e}");
             }
             RecallError::Corrupt {
                 path,

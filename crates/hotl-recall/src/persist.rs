@@ -88,6 +88,7 @@ pub fn open_index(store: &Store, id: &str) -> Result<Archive> {
     {
         return Ok(archive);
     }
+    tracing::info!(session = id, "building the recall index from the log");
     rebuild(store, id, &dir)
 }
 
@@ -453,7 +454,14 @@ fn save(
     let id = header.session.clone();
     let mut kept = Vec::with_capacity(segments.len());
     let mut refs = Vec::with_capacity(segments.len());
-    let mut ok = create_dir(dir).is_ok();
+    let mut ok = create_dir(dir)
+        .inspect_err(|e| {
+            tracing::warn!(
+                "the recall index is kept in memory: {} cannot be made: {e}",
+                dir.display()
+            );
+        })
+        .is_ok();
     for (seg, name) in segments.into_iter().zip(names) {
         if let Some(name) = name {
             let size = fs::metadata(dir.join(&name)).map_or(0, |m| m.len());
@@ -477,7 +485,11 @@ fn save(
                 refs.push(SegRef { name, size });
                 kept.push(disk);
             }
-            Err(_) => {
+            Err(e) => {
+                tracing::warn!(
+                    session = id,
+                    "the recall index is kept in memory: a segment cannot be written: {e}"
+                );
                 ok = false;
                 kept.push(seg);
             }
@@ -485,17 +497,22 @@ fn save(
     }
     if ok {
         header.segments = refs;
-        let saved = serde_json::to_vec(&header).ok().and_then(|json| {
-            let mut plan = Vec::new();
-            codec::encode(&header.plan, &mut plan);
-            write_atomic(&dir.join(format!("{id}.idx")), |w| {
-                w.write_all(MAGIC)?;
-                w.write_all(&(json.len() as u64).to_le_bytes())?;
-                w.write_all(&json)?;
-                w.write_all(&plan)
+        let saved = serde_json::to_vec(&header)
+            .map_err(io::Error::from)
+            .and_then(|json| {
+                let mut plan = Vec::new();
+                codec::encode(&header.plan, &mut plan);
+                write_atomic(&dir.join(format!("{id}.idx")), |w| {
+                    w.write_all(MAGIC)?;
+                    w.write_all(&(json.len() as u64).to_le_bytes())?;
+                    w.write_all(&json)?;
+                    w.write_all(&plan)
+                })
             })
-            .ok()
-        });
+            .inspect_err(|e| {
+                tracing::warn!(session = id, "the recall index header is not saved: {e}");
+            })
+            .ok();
         if saved.is_some() {
             let live: Vec<&str> = header.segments.iter().map(|r| r.name.as_str()).collect();
             for name in superseded.iter().filter(|n| !live.contains(&n.as_str())) {

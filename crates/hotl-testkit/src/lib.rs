@@ -14,6 +14,21 @@ use hotl_log::{Block, Body, Fold, Record, RunState, SessionStart, Store, Todo, e
 /// The result type of tests and helpers.
 pub type TestResult<T = ()> = Result<T, Box<dyn std::error::Error>>;
 
+/// Whether a test may go on without `tool` (a program it drives, such as `script` or `git`):
+/// `Ok(true)` when `present`; `Ok(false)` (said on stderr: the caller returns early) when it is
+/// missing on a developer's machine; an error when it is missing under `CI=true`, where every
+/// test must run: `.ci/run` installs what the tests need.
+pub fn require(tool: &str, present: bool) -> TestResult<bool> {
+    if present {
+        return Ok(true);
+    }
+    if std::env::var("CI").is_ok_and(|v| v == "true") {
+        return Err(format!("{tool} is needed by this test and CI=true: install it").into());
+    }
+    eprintln!("skipped: no {tool} on this system");
+    Ok(false)
+}
+
 /// A fixed, valid session id for tests that need a known one.
 pub const FIXED_ID: &str = "01JD0000000000000000000001";
 

@@ -126,10 +126,25 @@ impl HttpProvider {
             }
             match err.retry_after() {
                 Some(asked) if attempt < self.retry.max_retries => {
-                    tokio::time::sleep(self.retry.wait(attempt, asked, jitter())).await;
+                    let wait = self.retry.wait(attempt, asked, jitter());
+                    // The error's kind only: its message may quote what was sent.
+                    tracing::info!(
+                        attempt = attempt + 1,
+                        wait_ms = wait.as_millis() as u64,
+                        status = err.status(),
+                        "retrying the request"
+                    );
+                    tokio::time::sleep(wait).await;
                     attempt += 1;
                 }
-                _ => return Err(err),
+                _ => {
+                    tracing::warn!(
+                        status = err.status(),
+                        attempts = attempt + 1,
+                        "the request failed"
+                    );
+                    return Err(err);
+                }
             }
         }
     }

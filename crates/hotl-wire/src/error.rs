@@ -88,6 +88,14 @@ pub enum WireError {
 }
 
 impl WireError {
+    /// The HTTP status a provider answered with, when it answered with one.
+    pub fn status(&self) -> Option<u16> {
+        match self {
+            WireError::Provider { status, .. } => *status,
+            _ => None,
+        }
+    }
+
     /// Whether the stream was cut short (as opposed to malformed): asking again may succeed.
     pub fn is_interrupted(&self) -> bool {
         matches!(

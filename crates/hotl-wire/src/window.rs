@@ -19,10 +19,13 @@ impl HttpProvider {
         if !is_local(self.base()) {
             return None;
         }
-        tokio::time::timeout(WAIT, self.ask_window(model))
-            .await
-            .ok()
-            .flatten()
+        let asked = tokio::time::timeout(WAIT, self.ask_window(model)).await;
+        match &asked {
+            Ok(Some(window)) => tracing::debug!(window, "the server says its context window"),
+            Ok(None) => tracing::debug!("the server does not say its context window"),
+            Err(_) => tracing::debug!("the server did not say its context window in time"),
+        }
+        asked.ok().flatten()
     }
 
     async fn ask_window(&self, model: &str) -> Option<u64> {
@@ -43,13 +46,19 @@ impl HttpProvider {
     }
 
     async fn get_json(&self, url: &str) -> Option<serde_json::Value> {
-        let response = self
+        let response = match self
             .client()
             .get(url)
             .headers(self.auth_headers())
             .send()
             .await
-            .ok()?;
+        {
+            Ok(response) => response,
+            Err(e) => {
+                tracing::debug!(url, "asking the server failed: {e}");
+                return None;
+            }
+        };
         if !response.status().is_success() {
             return None;
         }

@@ -18,7 +18,8 @@ pub struct Ctx {
 
 impl Ctx {
     /// Resolves the home (`--home`, `$HOTL_HOME`, `$XDG_DATA_HOME/hotl`, `~/.local/share/hotl`)
-    /// and the clock (`$HOTL_NOW`, an RFC 3339 instant, pins it for reproducible runs).
+    /// and the clock (`$HOTL_NOW`, an RFC 3339 instant, pins it for reproducible runs), and
+    /// starts the log at the level `$HOTL_LOG` names.
     pub fn new(home: Option<PathBuf>) -> Result<Ctx, CliError> {
         let env = |k: &str| {
             std::env::var_os(k)
@@ -31,6 +32,11 @@ impl Ctx {
             .or_else(|| env("XDG_DATA_HOME").map(|d| d.join("hotl")))
             .or_else(|| home_dir.as_ref().map(|h| h.join(".local/share/hotl")))
             .ok_or_else(|| CliError::user("cannot find a home: set HOTL_HOME or pass --home"))?;
+        if let Some(warning) =
+            crate::logging::init(&home, std::env::var("HOTL_LOG").ok().as_deref())
+        {
+            eprintln!("hotl: {warning}");
+        }
         let clock = match std::env::var("HOTL_NOW") {
             Ok(s) if !s.is_empty() => Clock::Fixed(
                 parse_ts(&s).ok_or_else(|| CliError::user(format!("bad HOTL_NOW {s:?}")))?,

@@ -109,7 +109,8 @@ impl Printer {
 
     fn show(&self, envelope: &Envelope) -> Result<(), CliError> {
         match (self.format, &envelope.event) {
-            (OutputFormat::StreamJson, _) => emit(&serde_json::to_value(envelope)?),
+            // Serialized straight from the event, so `type` leads each line.
+            (OutputFormat::StreamJson, _) => emit(&serde_json::to_string(envelope)?),
             (_, Event::Notice { message }) => {
                 eprintln!("hotl: {message}");
                 Ok(())
@@ -122,12 +123,11 @@ impl Printer {
     fn failed(&self, error: &str) -> CliError {
         if self.format != OutputFormat::Text {
             // A closed stdout is reported by the error that follows.
-            let _ = emit(&json!({
-                "type": "result",
+            let _ = emit(&result(json!({
                 "session_id": self.session,
                 "is_error": true,
                 "error": error,
-            }));
+            })));
         }
         CliError::user(error).hint(format!("the session is kept: hotl -r {}", self.session))
     }
@@ -140,8 +140,7 @@ impl Printer {
                 writeln!(out, "{}", outcome.text)?;
                 out.flush()?;
             }
-            OutputFormat::Json | OutputFormat::StreamJson => emit(&json!({
-                "type": "result",
+            OutputFormat::Json | OutputFormat::StreamJson => emit(&result(json!({
                 "session_id": self.session,
                 "is_error": false,
                 "result": outcome.text,
@@ -150,7 +149,7 @@ impl Printer {
                 "steps": outcome.steps,
                 "usage": outcome.usage,
                 "cost_usd": outcome.cost,
-            }))?,
+            })))?,
         }
         Ok(if outcome.cancelled {
             ExitCode::from(130)
@@ -160,10 +159,19 @@ impl Printer {
     }
 }
 
+/// The `result` line: `{"type": "result", ...fields}`, `type` first as on every other line.
+fn result(fields: serde_json::Value) -> String {
+    let body = fields.to_string();
+    match body.strip_prefix('{') {
+        Some(rest) if rest != "}" => format!("{{\"type\":\"result\",{rest}"),
+        _ => r#"{"type":"result"}"#.to_owned(),
+    }
+}
+
 /// One JSON line on stdout, flushed (a reader may be waiting for it).
-fn emit(value: &serde_json::Value) -> Result<(), CliError> {
+fn emit(line: &str) -> Result<(), CliError> {
     let mut out = std::io::stdout().lock();
-    writeln!(out, "{value}")?;
+    writeln!(out, "{line}")?;
     out.flush()?;
     Ok(())
 }

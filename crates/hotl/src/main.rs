@@ -14,6 +14,7 @@ mod error;
 mod headless;
 mod input;
 mod live;
+mod logging;
 mod render;
 mod slash;
 

@@ -461,7 +461,7 @@ impl LockHolder {
             .stdout(Stdio::null())
             .status()
             .is_ok_and(|s| s.success());
-        if !has_flock {
+        if !hotl_testkit::require("flock(1)", has_flock)? {
             return Ok(None);
         }
         let lock = env.home.join("sessions").join(format!("{id}.lock"));
@@ -532,7 +532,7 @@ pub fn console_typed(
         .stderr(Stdio::null())
         .status()
         .is_ok_and(|s| s.success());
-    if !has_script {
+    if !hotl_testkit::require("script(1)", has_script)? {
         return Ok(None);
     }
     let mut hotl = env.agent_command();

@@ -57,7 +57,6 @@ fn fold_recall_and_ask_from_the_console() -> TestResult {
     let input = "set up the cache\nnow link libfoo\n/fold t3\n/recall NFS local disk\n\
                  /recall --exact libfoo\n/exit\n";
     let Some(out) = console(&env, &fake, &[], input)? else {
-        eprintln!("skipped: no script(1) on this system");
         return Ok(());
     };
     let out = out.ok();
@@ -140,7 +139,6 @@ fn fold_without_a_stamp_folds_the_current_episode() -> TestResult {
     ]))?;
     let input = "first task\n/fold\nsecond task\n/fold\n/fold\n/exit\n";
     let Some(out) = console(&env, &fake, &[], input)? else {
-        eprintln!("skipped: no script(1) on this system");
         return Ok(());
     };
     let out = out.ok();
@@ -169,7 +167,6 @@ fn fold_errors_print_one_line_and_the_console_goes_on() -> TestResult {
     let input = "/fold\ntask\n/fold tx\n/fold t999\n/fold t2\n/fold t3\n/fold t3\n\
                  /ask zzzz what?\n/ask zzzz\n/recall --fuzzy x\nstill there?\n/exit\n";
     let Some(out) = console(&env, &fake, &[], input)? else {
-        eprintln!("skipped: no script(1) on this system");
         return Ok(());
     };
     let out = out.ok();
@@ -202,7 +199,6 @@ fn unknown_commands_never_reach_the_model_but_paths_do() -> TestResult {
     ]))?;
     let input = "/recall x\n/help\n/etc/hosts is weird\n/frobnicate now\n//help me\n/exit\n";
     let Some(out) = console(&env, &fake, &[], input)? else {
-        eprintln!("skipped: no script(1) on this system");
         return Ok(());
     };
     let out = out.ok();
@@ -266,7 +262,6 @@ fn ctrl_c_during_a_fold_drops_the_note_and_records_nothing() -> TestResult {
         ("/exit\n", 1_000),
     ];
     let Some(out) = console_typed(&env, &fake, &[], &typed)? else {
-        eprintln!("skipped: no script(1) on this system");
         return Ok(());
     };
     let out = out.ok();
@@ -291,7 +286,6 @@ fn compact_replaces_the_context_with_a_note_the_model_writes() -> TestResult {
     ]))?;
     let input = "set up the cache\n/compact now\n/compact\nnow link libfoo\n/exit\n";
     let Some(out) = console(&env, &fake, &[], input)? else {
-        eprintln!("skipped: no script(1) on this system");
         return Ok(());
     };
     let out = out.ok();
@@ -339,7 +333,6 @@ fn a_failed_recovery_leaves_the_console_running() -> TestResult {
         "hello\n/exit\n",
     )?
     else {
-        eprintln!("skipped: no script(1) on this system");
         return Ok(());
     };
     let out = out.ok();
@@ -360,7 +353,6 @@ fn a_pasted_block_is_one_message_and_long_lines_arrive_whole() -> TestResult {
     let long = "x".repeat(6_000);
     let input = format!("\x1b[200~explain this:\nfn main() {{}}\n\x1b[201~\n{long} end\n/exit\n");
     let Some(out) = console(&env, &fake, &[], &input)? else {
-        eprintln!("skipped: no script(1) on this system");
         return Ok(());
     };
     let out = out.ok();
@@ -390,7 +382,6 @@ fn a_forks_work_is_shown_indented_between_its_start_and_end() -> TestResult {
         Reply::text("Parent: the fork says it is empty."),
     ]))?;
     let Some(out) = console(&env, &fake, &[], "use a fork\n/exit\n")? else {
-        eprintln!("skipped: no script(1) on this system");
         return Ok(());
     };
     let out = out.ok();

@@ -75,8 +75,7 @@ fn has_flock() -> bool {
 
 #[test]
 fn a_held_lock_refuses_writes_and_allows_reads() -> TestResult {
-    if !has_flock() {
-        eprintln!("skipped: no flock(1) on this system");
+    if !hotl_testkit::require("flock(1)", has_flock())? {
         return Ok(());
     }
     let env = Env::new()?;
@@ -118,8 +117,7 @@ fn a_held_lock_refuses_writes_and_allows_reads() -> TestResult {
 
 #[test]
 fn a_holder_that_wrote_no_pid_is_pid_unknown() -> TestResult {
-    if !has_flock() {
-        eprintln!("skipped: no flock(1) on this system");
+    if !hotl_testkit::require("flock(1)", has_flock())? {
         return Ok(());
     }
     let env = Env::new()?;

@@ -60,14 +60,20 @@ pub(super) fn tree(cwd: &Path, top: &Path, index: &Path, excluded: &[PathBuf]) -
             .args(args)
             .env("GIT_INDEX_FILE", index);
         let Some(pathspecs) = pathspecs else {
-            return command.output().ok();
+            return command
+                .output()
+                .inspect_err(|e| tracing::warn!("git {} cannot run: {e}", args.join(" ")))
+                .ok();
         };
         command
             .args(["--pathspec-from-file=-", "--pathspec-file-nul"])
             .stdin(std::process::Stdio::piped())
             .stdout(std::process::Stdio::piped())
             .stderr(std::process::Stdio::piped());
-        let mut child = command.spawn().ok()?;
+        let mut child = command
+            .spawn()
+            .inspect_err(|e| tracing::warn!("git {} cannot run: {e}", args.join(" ")))
+            .ok()?;
         let input: Vec<u8> = pathspecs.join("\0").into_bytes();
         let mut stdin = child.stdin.take()?;
         let writer = std::thread::spawn(move || std::io::Write::write_all(&mut stdin, &input));

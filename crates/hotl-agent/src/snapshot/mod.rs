@@ -62,9 +62,23 @@ impl Snapshotter {
             excluded.push(home.to_owned());
         }
         if let Some(top) = git::work_tree(cwd) {
-            return git::tree(cwd, &top, &self.index, &excluded);
+            let tree = git::tree(cwd, &top, &self.index, &excluded);
+            if tree.is_none() {
+                tracing::warn!(
+                    "git could not snapshot the work tree {}: a fold now lists only the files \
+                     tools named",
+                    top.display()
+                );
+            }
+            return tree;
         }
-        let hash = self.manifests.take(cwd, blobs, &excluded)?;
+        let Some(hash) = self.manifests.take(cwd, blobs, &excluded) else {
+            tracing::info!(
+                "the working tree {} is not snapshotted (too big, or a blob cannot be written)",
+                cwd.display()
+            );
+            return None;
+        };
         Some(format!("{}{hash}", manifest::ID_PREFIX))
     }
 
