@@ -2,6 +2,7 @@
 
 mod moves_compact;
 mod moves_fold;
+mod protocol;
 mod snapshot_manifest;
 mod tools_bash;
 mod tools_edit;

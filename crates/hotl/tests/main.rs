@@ -21,6 +21,7 @@ mod list;
 mod locking;
 mod pipe;
 mod refs;
+mod seam;
 mod show;
 
 /// Every test file is declared above (a file left out would silently never run).
