@@ -21,6 +21,28 @@
 //! It never parses a command line and never prints: front ends get events and decide how to
 //! show them. Blocking work (snapshots of the working tree, archive searches) runs on the
 //! blocking pool, off the async workers.
+//!
+//! ```
+//! use hotl_agent::{Agent, Command, Event, NewSession, Provider, Settings, Start, ToolSet};
+//!
+//! let dir = tempfile::tempdir().unwrap();
+//! let store = hotl_log::Store::new(dir.path().join("home"));
+//! let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+//! runtime.block_on(async {
+//!     let new = NewSession::new(&store, dir.path(), "demo", ToolSet::standard()).unwrap();
+//!     let mut agent = Agent::spawn(Start::New(new), Provider::Demo, Settings::new("demo"));
+//!     agent.send(Command::Submit { text: "hello".into() });
+//!     agent.close();
+//!     let mut answer = String::new();
+//!     while let Some(envelope) = agent.recv().await {
+//!         if let Event::TurnEnded(outcome) = envelope.event {
+//!             answer = outcome.text;
+//!         }
+//!     }
+//!     assert!(answer.contains("hello"), "{answer}");
+//! });
+//! assert_eq!(store.list().unwrap().len(), 1, "written with its first message");
+//! ```
 
 #![deny(missing_docs)]
 
