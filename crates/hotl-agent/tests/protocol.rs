@@ -335,3 +335,120 @@ fn a_session_is_written_with_its_first_message_named_and_in_its_mode() -> TestRe
     assert!(meta.modes.plan, "{:?}", meta.modes);
     Ok(())
 }
+
+/// A tool made at run time (as an MCP server's are): its name and schema are data.
+struct Echo {
+    name: String,
+    schema: String,
+}
+
+impl hotl_agent::Tool for Echo {
+    fn name(&self) -> &str {
+        &self.name
+    }
+    fn kind(&self) -> hotl_agent::ToolKind {
+        hotl_agent::ToolKind::Read
+    }
+    fn definition(&self) -> hotl_wire::ToolDef {
+        hotl_wire::ToolDef::new(&self.name, "Says its words back.", &self.schema)
+            .expect("a JSON schema")
+    }
+    fn run<'a>(&'a self, call: hotl_agent::Invocation<'a>) -> hotl_agent::ToolFuture<'a> {
+        Box::pin(async move {
+            hotl_agent::ToolOutput::from_result(
+                call.args
+                    .string("words")
+                    .map(|w| hotl_agent::ToolOutput::ok(format!("echo: {w}"))),
+            )
+        })
+    }
+}
+
+#[test]
+fn a_tool_made_at_run_time_is_frozen_with_the_session() -> TestResult {
+    let s = Setup::new(vec![
+        Reply::text("").with_tool("mcp__fixture__echo", json!({ "words": "hi" })),
+        Reply::text("Echoed."),
+        Reply::text("").with_tool("mcp__fixture__echo", json!({ "words": "again" })),
+        Reply::text("Gone."),
+    ])?;
+    let echo = Echo {
+        name: format!("mcp__{}__echo", "fixture"),
+        schema:
+            r#"{"type":"object","properties":{"words":{"type":"string"}},"required":["words"]}"#
+                .to_owned(),
+    };
+    let mut tools = ToolSet::standard();
+    tools.add(std::sync::Arc::new(echo))?;
+    let new = NewSession::new(&s.store, &s.project, "claude-sonnet-5", tools)?;
+    let provider = || -> TestResult<Provider> {
+        Ok(Provider::Http(HttpProvider::new(
+            Dialect::Anthropic,
+            &s.fake.base_url(),
+            Some("k".into()),
+        )?))
+    };
+    let results = |agent: &mut Agent| {
+        s.runtime.block_on(async {
+            let events = until_done(agent).await;
+            events
+                .into_iter()
+                .filter_map(|e| match e.event {
+                    Event::ToolResult { content, .. } => Some(content),
+                    _ => None,
+                })
+                .collect::<Vec<_>>()
+        })
+    };
+    let mut agent = {
+        let _guard = s.runtime.enter();
+        Agent::spawn(
+            Start::New(new),
+            provider()?,
+            Settings::new("claude-sonnet-5"),
+        )
+    };
+    agent.send(Command::Submit {
+        text: "echo".into(),
+    });
+    assert_eq!(results(&mut agent), ["echo: hi"]);
+    s.runtime.block_on(agent.shutdown());
+    // The model was sent its definition with the others.
+    let sent = s.fake.captured();
+    assert!(
+        sent[0]
+            .body_text()
+            .contains("\"name\":\"mcp__fixture__echo\"")
+    );
+    // Resumed without it (the server is gone): the frozen definition stays, its calls fail.
+    let id = s.store.session_ids()?[0].clone();
+    let session = hotl_agent::Session::open(&s.store, &id, ToolSet::standard())?;
+    let mut agent = {
+        let _guard = s.runtime.enter();
+        Agent::spawn(
+            Start::Open(Box::new(session)),
+            provider()?,
+            Settings::new("claude-sonnet-5"),
+        )
+    };
+    agent.send(Command::Submit {
+        text: "echo again".into(),
+    });
+    let after = results(&mut agent);
+    assert!(
+        after[0].starts_with("there is no tool named \"mcp__fixture__echo\""),
+        "{after:?}"
+    );
+    let sent = s.fake.captured();
+    let tools_of = |i: usize| -> TestResult<String> {
+        let body: serde_json::Value = serde_json::from_slice(&sent[i].body)?;
+        Ok(body["tools"].to_string())
+    };
+    assert_eq!(
+        tools_of(0)?,
+        tools_of(2)?,
+        "the same tool bytes after the resume"
+    );
+    s.runtime.block_on(agent.shutdown());
+    Ok(())
+}

@@ -15,6 +15,14 @@ use std::process::{Command, Output};
 /// Untracked files larger than this are not snapshotted.
 pub(super) const MAX_UNTRACKED: u64 = 1 << 20;
 
+/// The nearest `.git` entry (a directory, or the file a linked work tree or submodule has) in
+/// `cwd` or above it: while it stays the same, so does what [`work_tree`] says.
+pub(super) fn nearest_git_entry(cwd: &Path) -> Option<PathBuf> {
+    cwd.ancestors()
+        .map(|dir| dir.join(".git"))
+        .find(|entry| entry.symlink_metadata().is_ok())
+}
+
 /// The top of the git work tree holding `cwd`, or `None` outside one (also when git is
 /// missing, inside a `.git` directory or a bare repository, and when `cwd` is a directory git
 /// ignores: nothing under it would be snapshotted, so the content-hash manifests do it).

@@ -29,6 +29,10 @@ pub(crate) use manifest::Limits;
 pub(crate) struct Snapshotter {
     index: PathBuf,
     manifests: manifest::Manifests,
+    /// What git said of the last cwd: its work tree's top (or none), and the `.git` entry
+    /// that answer was given under. Asking git costs two processes; looking for `.git` costs a
+    /// few `stat`s, so git is asked again only when that entry changes (a `git init`, say).
+    work_tree: Option<(PathBuf, Option<PathBuf>, Option<PathBuf>)>,
 }
 
 impl Snapshotter {
@@ -43,7 +47,23 @@ impl Snapshotter {
         Snapshotter {
             index,
             manifests: manifest::Manifests::new(limits),
+            work_tree: None,
         }
+    }
+
+    /// The top of the git work tree holding `cwd` (see `git::work_tree`), asked of git again
+    /// only when the nearest `.git` above `cwd` is another one than last time.
+    fn work_tree(&mut self, cwd: &Path) -> Option<PathBuf> {
+        let marker = git::nearest_git_entry(cwd);
+        if let Some((known, seen, top)) = &self.work_tree
+            && known == cwd
+            && *seen == marker
+        {
+            return top.clone();
+        }
+        let top = git::work_tree(cwd);
+        self.work_tree = Some((cwd.to_owned(), marker, top.clone()));
+        top
     }
 
     /// The snapshot id of the tree at `cwd` now: a git tree id inside a git work tree, else
@@ -61,7 +81,7 @@ impl Snapshotter {
         {
             excluded.push(home.to_owned());
         }
-        if let Some(top) = git::work_tree(cwd) {
+        if let Some(top) = self.work_tree(cwd) {
             let tree = git::tree(cwd, &top, &self.index, &excluded);
             if tree.is_none() {
                 tracing::warn!(
@@ -172,7 +192,7 @@ impl Snapshotter {
 /// tree of 20,000 files takes a while to hash.
 pub(crate) struct Snapshots {
     snapshotter: Arc<Mutex<Snapshotter>>,
-    pending: Option<tokio::task::JoinHandle<Option<String>>>,
+    pending: Option<tokio::sync::oneshot::Receiver<Option<String>>>,
 }
 
 impl Snapshots {
@@ -185,21 +205,35 @@ impl Snapshots {
     }
 
     /// Starts taking the tree at `cwd` as it is now, in the background (the result of one
-    /// started earlier is dropped once it is done).
+    /// started earlier is dropped once it is done). It runs on a thread of its own rather than
+    /// the runtime's blocking pool: it is taken in case a step changes files, and a process
+    /// that ends first (a turn that only talked) must not wait for it.
     pub(crate) fn start(&mut self, cwd: &Path, blobs: &Blobs) {
         let (snapshotter, cwd, blobs) =
             (Arc::clone(&self.snapshotter), cwd.to_owned(), blobs.clone());
+        let (done, pending) = tokio::sync::oneshot::channel();
         // The one before holds the snapshotter until it is done: this one waits its turn.
-        self.pending = Some(tokio::task::spawn_blocking(move || {
-            lock(&snapshotter).take(&cwd, &blobs)
-        }));
+        let spawned = std::thread::Builder::new()
+            .name("hotl-snapshot".into())
+            .spawn(move || {
+                let tree = lock(&snapshotter).take(&cwd, &blobs);
+                // Nobody waits any more: the turn ended without a step that needed it.
+                let _ = done.send(tree);
+            });
+        match spawned {
+            Ok(_) => self.pending = Some(pending),
+            Err(e) => {
+                tracing::warn!("a snapshot thread cannot start: {e}");
+                self.pending = None;
+            }
+        }
     }
 
     /// The snapshot started in the background, once it is done; `None` when none was started.
     pub(crate) async fn started(&mut self) -> Option<Option<String>> {
         let pending = self.pending.take()?;
-        Some(pending.await.unwrap_or_else(|e| {
-            tracing::warn!("a working-tree snapshot failed: {e}");
+        Some(pending.await.unwrap_or_else(|_| {
+            tracing::warn!("a working-tree snapshot failed");
             None
         }))
     }
@@ -268,6 +302,29 @@ mod tests {
         let now = s.take(&cwd, &blobs).await.expect("a snapshot");
         assert_ne!(now, then);
         assert_eq!(s.started().await, None);
+    }
+
+    #[test]
+    fn a_git_init_between_snapshots_is_seen() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let cwd = dir.path().join("project");
+        std::fs::create_dir_all(&cwd).expect("project");
+        std::fs::write(cwd.join("a.txt"), "a\n").expect("write");
+        let blobs = Blobs::new(dir.path().join("home/blobs"));
+        let mut s = Snapshotter::new(dir.path().join("home/index/trees/s.index"));
+        let before = s.take(&cwd, &blobs).expect("a snapshot");
+        assert!(before.starts_with(manifest::ID_PREFIX), "{before}");
+        let init = std::process::Command::new("git")
+            .arg("-C")
+            .arg(&cwd)
+            .args(["init", "-q"])
+            .status()
+            .is_ok_and(|s| s.success());
+        if !hotl_testkit::require("git", init).expect("git, under CI") {
+            return;
+        }
+        let after = s.take(&cwd, &blobs).expect("a snapshot");
+        assert!(git::is_tree_id(&after), "a git tree now: {after}");
     }
 
     #[test]
