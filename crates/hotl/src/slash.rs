@@ -1,4 +1,5 @@
-//! The console's slash commands: parsing a typed line into a [`Slash`], and running one.
+//! The console's slash commands: parsing a typed line into a [`Slash`], `/help`'s text, and the
+//! move a command runs in the agent ([`Slash::as_move`]).
 //!
 //! Which lines are commands: a line whose first word is `/` followed by lowercase ASCII
 //! letters only (`/[a-z]+`) is a command; if it names none of the commands below, it is refused

@@ -5,7 +5,7 @@ use hotl_fakellm::{Config, Dialect, FakeLlm, Fault, Recording, Reply};
 use hotl_testkit::TestResult;
 use serde_json::json;
 
-use crate::common::{Env, MODEL, assert_calls_answered, requests, sent_results};
+use crate::common::{Env, MODEL, assert_calls_answered, bad_arguments_sse, requests, sent_results};
 
 #[test]
 fn overloaded_and_rate_limited_before_output_are_retried() -> TestResult {
@@ -30,36 +30,12 @@ fn overloaded_and_rate_limited_before_output_are_retried() -> TestResult {
     Ok(())
 }
 
-/// An Anthropic stream whose only block is a `bash` call with arguments that are not JSON.
-const BAD_ARGS_SSE: &str = concat!(
-    "event: message_start\n",
-    r#"data: {"type":"message_start","message":{"id":"msg_bad","type":"message","role":"assistant","model":"claude-sonnet-5","content":[],"stop_reason":null,"stop_sequence":null,"usage":{"input_tokens":10,"output_tokens":1}}}"#,
-    "\n\n",
-    "event: content_block_start\n",
-    r#"data: {"type":"content_block_start","index":0,"content_block":{"type":"tool_use","id":"toolu_bad","name":"bash","input":{}}}"#,
-    "\n\n",
-    "event: content_block_delta\n",
-    r#"data: {"type":"content_block_delta","index":0,"delta":{"type":"input_json_delta","partial_json":""}}"#,
-    "\n\n",
-    "event: content_block_delta\n",
-    r#"data: {"type":"content_block_delta","index":0,"delta":{"type":"input_json_delta","partial_json":"{\"command\": echo hi}"}}"#,
-    "\n\n",
-    "event: content_block_stop\n",
-    r#"data: {"type":"content_block_stop","index":0}"#,
-    "\n\n",
-    "event: message_delta\n",
-    r#"data: {"type":"message_delta","delta":{"stop_reason":"tool_use","stop_sequence":null},"usage":{"output_tokens":9}}"#,
-    "\n\n",
-    "event: message_stop\n",
-    r#"data: {"type":"message_stop"}"#,
-    "\n\n",
-);
-
 #[test]
 fn invalid_tool_arguments_are_a_tool_error_and_the_run_goes_on() -> TestResult {
     let env = Env::new()?;
     let fake = FakeLlm::start(Config::scripted([]))?;
-    fake.push_replay(&Recording::from_bytes(BAD_ARGS_SSE, Dialect::Anthropic)?);
+    let sse = bad_arguments_sse("bash", r#"{"command": echo hi}"#);
+    fake.push_replay(&Recording::from_bytes(sse, Dialect::Anthropic)?);
     fake.push_reply(Reply::text("Recovered."));
     let out = env.agent(&fake, &["-p", "go", "--allow", "bash"]).ok();
     assert_eq!(out.stdout, "Recovered.\n", "{out}");

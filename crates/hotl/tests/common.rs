@@ -574,3 +574,37 @@ pub fn console_typed(
         code: out.status.code().unwrap_or(-1),
     }))
 }
+
+/// An Anthropic stream whose only block is a call of `tool` whose arguments, `partial`, are
+/// not JSON (as a model streams them when it goes wrong).
+pub fn bad_arguments_sse(tool: &str, partial: &str) -> String {
+    let event = |name: &str, data: serde_json::Value| format!("event: {name}\ndata: {data}\n\n");
+    [
+        event(
+            "message_start",
+            serde_json::json!({"type": "message_start", "message": {"id": "msg_bad", "type": "message", "role": "assistant", "model": "claude-sonnet-5", "content": [], "stop_reason": null, "stop_sequence": null, "usage": {"input_tokens": 10, "output_tokens": 1}}}),
+        ),
+        event(
+            "content_block_start",
+            serde_json::json!({"type": "content_block_start", "index": 0, "content_block": {"type": "tool_use", "id": "toolu_bad", "name": tool, "input": {}}}),
+        ),
+        event(
+            "content_block_delta",
+            serde_json::json!({"type": "content_block_delta", "index": 0, "delta": {"type": "input_json_delta", "partial_json": ""}}),
+        ),
+        event(
+            "content_block_delta",
+            serde_json::json!({"type": "content_block_delta", "index": 0, "delta": {"type": "input_json_delta", "partial_json": partial}}),
+        ),
+        event(
+            "content_block_stop",
+            serde_json::json!({"type": "content_block_stop", "index": 0}),
+        ),
+        event(
+            "message_delta",
+            serde_json::json!({"type": "message_delta", "delta": {"stop_reason": "tool_use", "stop_sequence": null}, "usage": {"output_tokens": 9}}),
+        ),
+        event("message_stop", serde_json::json!({"type": "message_stop"})),
+    ]
+    .concat()
+}

@@ -7,29 +7,7 @@ use hotl_fakellm::{Config, Dialect, FakeLlm, Recording, Reply};
 use hotl_testkit::TestResult;
 use serde_json::{Value, json};
 
-use crate::common::{Env, console, fake_answering};
-
-/// An Anthropic stream whose only block is a `fold` call with arguments that are not JSON.
-const BAD_FOLD_SSE: &str = concat!(
-    "event: message_start\n",
-    r#"data: {"type":"message_start","message":{"id":"msg_bad","type":"message","role":"assistant","model":"claude-sonnet-5","content":[],"stop_reason":null,"stop_sequence":null,"usage":{"input_tokens":10,"output_tokens":1}}}"#,
-    "\n\n",
-    "event: content_block_start\n",
-    r#"data: {"type":"content_block_start","index":0,"content_block":{"type":"tool_use","id":"toolu_bad","name":"fold","input":{}}}"#,
-    "\n\n",
-    "event: content_block_delta\n",
-    r#"data: {"type":"content_block_delta","index":0,"delta":{"type":"input_json_delta","partial_json":"{\"since\": t2"}}"#,
-    "\n\n",
-    "event: content_block_stop\n",
-    r#"data: {"type":"content_block_stop","index":0}"#,
-    "\n\n",
-    "event: message_delta\n",
-    r#"data: {"type":"message_delta","delta":{"stop_reason":"tool_use","stop_sequence":null},"usage":{"output_tokens":9}}"#,
-    "\n\n",
-    "event: message_stop\n",
-    r#"data: {"type":"message_stop"}"#,
-    "\n\n",
-);
+use crate::common::{Env, bad_arguments_sse, console, fake_answering};
 
 fn lines(stdout: &str) -> TestResult<Vec<Value>> {
     Ok(stdout
@@ -44,7 +22,8 @@ fn stream_json_tells_every_call_the_moves_included() -> TestResult {
     let fake = FakeLlm::start(Config::scripted([]))?;
     fake.push_reply(Reply::text("").with_tool("recall", json!({ "query": 5 })));
     fake.push_reply(Reply::text("").with_tool("fold", json!({ "since": "t2", "note": [] })));
-    fake.push_replay(&Recording::from_bytes(BAD_FOLD_SSE, Dialect::Anthropic)?);
+    let sse = bad_arguments_sse("fold", r#"{"since": t2"#);
+    fake.push_replay(&Recording::from_bytes(sse, Dialect::Anthropic)?);
     fake.push_reply(Reply::text("").with_tool("recall", json!({ "query": "anything" })));
     fake.push_reply(Reply::text("Done."));
     let out = env
