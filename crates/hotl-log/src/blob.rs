@@ -48,7 +48,10 @@ impl Blobs {
             if sync {
                 file.sync_data().at(&path)?;
             }
-            let _ = file.set_modified(std::time::SystemTime::now());
+            if let Err(e) = file.set_modified(std::time::SystemTime::now()) {
+                // Only its age is wrong: gc may take it sooner, once nothing references it.
+                tracing::debug!(blob = hash, "a stored blob's time is not refreshed: {e}");
+            }
             return Ok(hash);
         }
         let dir = path.parent().expect("blob paths have a prefix directory");

@@ -238,8 +238,11 @@ impl Store {
 
     fn collect_blob_refs(&self, id: &str, out: &mut HashSet<String>) -> Result<()> {
         let path = self.log_path(id);
-        let Ok(file) = fs::File::open(&path) else {
-            return Ok(());
+        let file = match fs::File::open(&path) {
+            Ok(file) => file,
+            // Removed since it was listed: it references nothing any more.
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
+            Err(e) => return Err(e).at(&path),
         };
         let mut reader = std::io::BufReader::new(file);
         let mut line = Vec::new();
