@@ -152,7 +152,9 @@ impl Store {
                 });
                 break;
             }
-            if !self.exists(&p.session) {
+            // Decoding refuses a pin that is not a session id; a pin made in memory is checked
+            // here too, since the id becomes a file name.
+            if !crate::store::is_session_id(&p.session) || !self.exists(&p.session) {
                 problems.push(LineageProblem::MissingAncestor {
                     ancestor: p.session.clone(),
                     child: child.clone(),

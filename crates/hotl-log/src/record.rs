@@ -646,7 +646,24 @@ impl<'a> RecordWire<'a> {
                 Some(v) => serde_json::from_value(v).map_err(|e| format!("bad `files`: {e}")),
             }
         }
+        // Ids read from a log become file names: anything but a session id (a path, say)
+        // would let a log name another file as its history.
+        fn session_id(id: &str, field: &str) -> Result<(), String> {
+            if crate::store::is_session_id(id) {
+                return Ok(());
+            }
+            let shown: String = id.chars().take(60).collect();
+            Err(format!(
+                "session record: `{field}` is not a session id (26 characters of Crockford base32): {shown:?}"
+            ))
+        }
         let kind = self.kind.as_ref();
+        // (A log's own `id` is checked where it names a file: an import without `--new-id`.)
+        if kind == "session"
+            && let Some(pin) = &self.parent
+        {
+            session_id(&pin.session, "parent.session")?;
+        }
         let body = match kind {
             "session" => Body::Session(Box::new(SessionStart {
                 id: need(own(self.id), kind, "id")?,
@@ -769,7 +786,7 @@ mod tests {
             cwd: "/p".into(),
             model: Some("m".into()),
             parent: Some(Pin {
-                session: "01H".into(),
+                session: "01H00000000000000000000000".into(),
                 seq: 4,
                 offset: 99,
                 hash: "ab".into(),

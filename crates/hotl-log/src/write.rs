@@ -364,9 +364,16 @@ impl Store {
             .at(path)?;
         let log = read_from(&bytes[..], ReadOptions::default()).at(path)?;
         let Some(at) = log.records.iter().position(|r| r.start().is_some()) else {
+            // Say why a session line was refused, when there was one (a pin that is a path).
+            let why = log
+                .report
+                .skipped
+                .iter()
+                .find(|s| s.reason.starts_with("session record"))
+                .map(|s| format!("line {}: {}", s.line, s.reason));
             return Err(LogError::NotALog {
                 path: path.to_owned(),
-                reason: "no valid session record".to_owned(),
+                reason: why.unwrap_or_else(|| "no valid session record".to_owned()),
             });
         };
         let start = log.records[at].start().expect("found by start()");

@@ -68,3 +68,30 @@ fn a_session_id_that_is_not_a_ulid_needs_new_id() -> TestResult {
     assert!(hotl_log::is_session_id(&ok.id));
     Ok(())
 }
+
+/// A pin is a file name in the end: one that is a path would make hotl read another file as
+/// the session's history (and send it to the provider).
+#[test]
+fn a_pin_that_is_a_path_is_refused_naming_the_field() -> TestResult {
+    let home = TestHome::new();
+    let victim = home.scratch().join("victim");
+    std::fs::create_dir_all(&victim)?;
+    let mut secret = LogBuilder::new(FIXED_ID, "/elsewhere");
+    secret.user("the secret history");
+    secret.write(&victim.join("x.jsonl"))?;
+    for pin in ["../../scratch/victim/x", "/etc/passwd"] {
+        let file = home.scratch().join("evil.jsonl");
+        std::fs::write(
+            &file,
+            format!(
+                "{{\"seq\":5,\"ts\":\"T\",\"type\":\"session\",\"id\":\"01JD0000000000000000000009\",\"cwd\":\"/p\",\"parent\":{{\"session\":\"{pin}\",\"seq\":4,\"offset\":10,\"hash\":\"ab\"}}}}\n"
+            ),
+        )?;
+        let err = home.store.import(&file, false).expect_err("a path as a pin");
+        let text = err.to_string();
+        assert!(text.contains("`parent.session` is not a session id"), "{text}");
+        assert!(text.contains(pin), "{text}");
+        assert!(home.store.session_ids()?.is_empty());
+    }
+    Ok(())
+}
