@@ -75,7 +75,7 @@ pub use crate::permission::{Decision, Mode, Policy, inside, resolve};
 pub use crate::prompt::system_blocks;
 pub use crate::provider::Provider;
 pub use crate::session::{
-    COMPACT_AT_PERCENT, INTERRUPTED, Session, Settings, Totals, TurnOutcome,
+    COMPACT_AT_PERCENT, INTERRUPTED, PROVIDER_KEY_VARS, Session, Settings, Totals, TurnOutcome,
     default_context_window, known_context_window,
 };
 pub use crate::tool::{

@@ -39,6 +39,9 @@ pub struct ToolCtx {
     pub blobs: Blobs,
     /// The current todo list (the `todo` tool replaces it).
     pub todos: Vec<Todo>,
+    /// Environment variables a tool's processes must not see (the provider keys: a command
+    /// like `env` would put them in the log and send them to the provider).
+    pub hidden_env: std::sync::Arc<[String]>,
 }
 
 impl ToolCtx {

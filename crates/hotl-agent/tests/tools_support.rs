@@ -25,6 +25,7 @@ impl Project {
             cwd,
             blobs: Blobs::new(root.join("blobs")),
             todos: Vec::new(),
+            hidden_env: Vec::new().into(),
         };
         Ok(Project { _dir: dir, ctx })
     }

@@ -22,6 +22,7 @@ mod locking;
 mod pipe;
 mod refs;
 mod seam;
+mod security;
 mod show;
 
 /// Every test file is declared above (a file left out would silently never run).

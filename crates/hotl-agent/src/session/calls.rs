@@ -32,11 +32,12 @@ impl Session {
     }
 
     /// What a call runs with.
-    fn tool_ctx(&self) -> ToolCtx {
+    fn tool_ctx(&self, cx: &Context) -> ToolCtx {
         ToolCtx {
             cwd: self.cwd.clone(),
             blobs: self.store.blobs(),
             todos: self.view.state.todos.clone(),
+            hidden_env: cx.settings.hidden_env.clone(),
         }
     }
 
@@ -73,7 +74,7 @@ impl Session {
                 self.tools.names().join(", ")
             ));
         };
-        let ctx = self.tool_ctx();
+        let ctx = self.tool_ctx(cx);
         let args = match Args::parse(&call.input) {
             Ok(args) => args,
             Err(why) => return ToolOutput::error(why),
@@ -145,7 +146,7 @@ impl Session {
             let Ok(args) = Args::parse(&input) else {
                 continue;
             };
-            let ctx = self.tool_ctx();
+            let ctx = self.tool_ctx(cx);
             let invocation = Invocation {
                 id: &id,
                 args,

@@ -42,7 +42,7 @@ pub use self::compact::{COMPACT_AT_PERCENT, default_context_window, known_contex
 use self::fold::note_files;
 use self::fork::note_delegated_files;
 pub use self::outcome::{Totals, TurnOutcome};
-pub use self::settings::Settings;
+pub use self::settings::{PROVIDER_KEY_VARS, Settings};
 pub use self::turn::INTERRUPTED;
 
 /// A session open for writing. It holds its tree's lock until dropped.

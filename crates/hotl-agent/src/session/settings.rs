@@ -26,7 +26,13 @@ pub struct Settings {
     /// The model's context window in tokens: a turn compacts before a request that would
     /// come near it (0: never).
     pub context_window: u64,
+    /// Environment variables tools' processes do not get: where provider keys are read from.
+    /// [`PROVIDER_KEY_VARS`] by default; add any other the keys came from.
+    pub hidden_env: std::sync::Arc<[String]>,
 }
+
+/// The environment variables hotl reads provider keys from.
+pub const PROVIDER_KEY_VARS: &[&str] = &["ANTHROPIC_API_KEY", "OPENAI_API_KEY"];
 
 impl Settings {
     /// Defaults for `model`.
@@ -42,6 +48,7 @@ impl Settings {
             max_steps: 200,
             reasoning: None,
             explicit_breakpoints: false,
+            hidden_env: PROVIDER_KEY_VARS.iter().map(|v| (*v).to_owned()).collect(),
         }
     }
 }

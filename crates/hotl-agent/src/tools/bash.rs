@@ -57,6 +57,7 @@ struct Call {
     timeout_ms: u64,
     cwd: PathBuf,
     blobs: Blobs,
+    hidden_env: std::sync::Arc<[String]>,
 }
 
 impl Tool for Bash {
@@ -88,6 +89,7 @@ impl Tool for Bash {
                 timeout_ms: timeout_ms.min(MAX_TIMEOUT_MS),
                 cwd: ctx.cwd.clone(),
                 blobs: ctx.blobs.clone(),
+                hidden_env: ctx.hidden_env.clone(),
             })
         });
         Box::pin(async move {
@@ -208,7 +210,11 @@ impl Call {
                 self.cwd.display()
             ));
         }
-        let mut child = tokio::process::Command::new(shell())
+        let mut command = tokio::process::Command::new(shell());
+        for var in self.hidden_env.iter() {
+            command.env_remove(var);
+        }
+        let mut child = command
             .arg("-c")
             .arg(&self.command)
             .current_dir(&self.cwd)
