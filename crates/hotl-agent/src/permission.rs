@@ -61,11 +61,47 @@ pub struct Policy {
     pub allow: Vec<String>,
     /// Whether a person can be asked (console) or not (headless).
     pub interactive: bool,
+    /// Where secrets live (`~/.ssh`, `~/.aws`, a config file holding a key, ...): reading
+    /// anything under one asks, as does reading a `.env*` file outside the project.
+    pub secrets: Vec<PathBuf>,
+}
+
+/// What one call would touch, for the permission decision.
+#[derive(Clone, Copy, Debug)]
+pub struct Access<'a> {
+    /// The tool.
+    pub tool: &'a str,
+    /// What it may do.
+    pub kind: ToolKind,
+    /// The paths it would write.
+    pub writes: &'a [PathBuf],
+    /// The paths it would read.
+    pub reads: &'a [PathBuf],
+    /// The project directory.
+    pub root: &'a Path,
 }
 
 impl Policy {
     /// Decides on calling `tool` (of `kind`) that writes `writes`, in project `root`.
     pub fn decide(&self, tool: &str, kind: ToolKind, writes: &[PathBuf], root: &Path) -> Decision {
+        self.decide_access(&Access {
+            tool,
+            kind,
+            writes,
+            reads: &[],
+            root,
+        })
+    }
+
+    /// Decides on a call that touches what `access` says.
+    pub fn decide_access(&self, access: &Access<'_>) -> Decision {
+        let Access {
+            tool,
+            kind,
+            writes,
+            reads,
+            root,
+        } = *access;
         if self.mode == Mode::Plan && kind != ToolKind::Read {
             return Decision::Deny(format!(
                 "{tool} is not available in plan mode (read-only tools only)"
@@ -73,6 +109,21 @@ impl Policy {
         }
         if self.mode == Mode::Bypass {
             return Decision::Allow;
+        }
+        let allowed = self.allow.iter().any(|a| a == tool);
+        let secret: Vec<String> = reads
+            .iter()
+            .filter(|p| self.is_secret(p, root))
+            .map(|p| p.display().to_string())
+            .collect();
+        if !secret.is_empty() && !allowed {
+            return self.ask(
+                format!(
+                    "{tool} would read where secrets are kept: {}",
+                    secret.join(", ")
+                ),
+                &format!("--allow {tool} or --permission-mode bypass"),
+            );
         }
         let outside: Vec<String> = writes
             .iter()
@@ -88,7 +139,6 @@ impl Policy {
                 "--permission-mode bypass",
             );
         }
-        let allowed = self.allow.iter().any(|a| a == tool);
         match kind {
             ToolKind::Read => Decision::Allow,
             _ if allowed => Decision::Allow,
@@ -102,6 +152,22 @@ impl Policy {
                 &format!("--allow {tool} or --permission-mode bypass"),
             ),
         }
+    }
+
+    /// Whether reading `path` reads a secret: under one of [`Policy::secrets`], or a `.env`
+    /// file (`.env`, `.env.local`, ...) outside `root`.
+    pub fn is_secret(&self, path: &Path, root: &Path) -> bool {
+        let real = resolve(path);
+        let env_file = real
+            .file_name()
+            .and_then(|n| n.to_str())
+            .is_some_and(|n| n == ".env" || n.starts_with(".env."));
+        if env_file && !inside(&real, root) {
+            return true;
+        }
+        self.secrets
+            .iter()
+            .any(|secret| real.starts_with(resolve(secret)))
     }
 
     /// Asks the person, or (headless) refuses, naming the flags that would allow it.
@@ -219,6 +285,58 @@ mod tests {
         };
         assert!(matches!(
             console.decide("bash", ToolKind::Exec, &[], &root),
+            Decision::Ask(_)
+        ));
+    }
+
+    #[test]
+    fn secret_locations_and_env_files_outside_the_project_ask() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().join("project");
+        let ssh = dir.path().join("home/.ssh");
+        std::fs::create_dir_all(&root).unwrap();
+        std::fs::create_dir_all(&ssh).unwrap();
+        std::os::unix::fs::symlink(&ssh, root.join("keys")).unwrap();
+        let policy = Policy {
+            secrets: vec![ssh.clone()],
+            ..Policy::default()
+        };
+        let read = |p: PathBuf| {
+            policy.decide_access(&Access {
+                tool: "read",
+                kind: ToolKind::Read,
+                writes: &[],
+                reads: &[p],
+                root: &root,
+            })
+        };
+        assert!(matches!(read(ssh.join("id_ed25519")), Decision::Deny(_)));
+        assert!(
+            matches!(read(root.join("keys/id_ed25519")), Decision::Deny(_)),
+            "through a link"
+        );
+        assert!(matches!(
+            read(dir.path().join("elsewhere/.env.local")),
+            Decision::Deny(_)
+        ));
+        assert_eq!(
+            read(root.join(".env")),
+            Decision::Allow,
+            "the project's own"
+        );
+        assert_eq!(read(root.join("src/main.rs")), Decision::Allow);
+        let console = Policy {
+            interactive: true,
+            ..policy.clone()
+        };
+        assert!(matches!(
+            console.decide_access(&Access {
+                tool: "grep",
+                kind: ToolKind::Read,
+                writes: &[],
+                reads: &[ssh.clone()],
+                root: &root,
+            }),
             Decision::Ask(_)
         ));
     }

@@ -179,6 +179,11 @@ pub trait Tool: Send + Sync {
     fn writes(&self, _args: &Args, _ctx: &ToolCtx) -> Vec<PathBuf> {
         Vec::new()
     }
+    /// The paths this call would read (resolved against `ctx`), for the secret-location check;
+    /// empty for tools that read no file's content.
+    fn reads(&self, _args: &Args, _ctx: &ToolCtx) -> Vec<PathBuf> {
+        Vec::new()
+    }
     /// Runs the call.
     fn run<'a>(&'a self, call: Invocation<'a>) -> ToolFuture<'a>;
     /// Finishes a call a dead process left running, when the tool can (a fork resumes its

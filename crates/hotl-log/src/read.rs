@@ -312,7 +312,8 @@ mod tests {
         read_from(bytes, ReadOptions::default()).unwrap()
     }
 
-    const S: &str = r#"{"seq":1,"ts":"T","type":"session","id":"01JD0000000000000000000001","cwd":"/"}"#;
+    const S: &str =
+        r#"{"seq":1,"ts":"T","type":"session","id":"01JD0000000000000000000001","cwd":"/"}"#;
     const U: &str = r#"{"seq":2,"ts":"T","type":"user","content":[{"type":"text","text":"hi"}]}"#;
 
     #[test]

@@ -87,9 +87,15 @@ fn a_pin_that_is_a_path_is_refused_naming_the_field() -> TestResult {
                 "{{\"seq\":5,\"ts\":\"T\",\"type\":\"session\",\"id\":\"01JD0000000000000000000009\",\"cwd\":\"/p\",\"parent\":{{\"session\":\"{pin}\",\"seq\":4,\"offset\":10,\"hash\":\"ab\"}}}}\n"
             ),
         )?;
-        let err = home.store.import(&file, false).expect_err("a path as a pin");
+        let err = home
+            .store
+            .import(&file, false)
+            .expect_err("a path as a pin");
         let text = err.to_string();
-        assert!(text.contains("`parent.session` is not a session id"), "{text}");
+        assert!(
+            text.contains("`parent.session` is not a session id"),
+            "{text}"
+        );
         assert!(text.contains(pin), "{text}");
         assert!(home.store.session_ids()?.is_empty());
     }

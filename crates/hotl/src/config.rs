@@ -92,6 +92,25 @@ pub fn config_path() -> Option<PathBuf> {
         .map(|d| d.join("hotl").join("config.toml"))
 }
 
+/// Where secrets live, for the permission check on reads: `~/.ssh`, `~/.aws`, `~/.gnupg`,
+/// `~/.netrc`, and hotl's own config file when it holds a key.
+pub fn secret_paths(home_dir: Option<&std::path::Path>) -> Vec<PathBuf> {
+    let mut secrets: Vec<PathBuf> = home_dir
+        .map(|home| {
+            [".ssh", ".aws", ".gnupg", ".netrc"]
+                .iter()
+                .map(|name| home.join(name))
+                .collect()
+        })
+        .unwrap_or_default();
+    if let Some(config) = config_path()
+        && std::fs::read_to_string(&config).is_ok_and(|text| text.contains("api_key"))
+    {
+        secrets.push(config);
+    }
+    secrets
+}
+
 /// Reads the config file (absent is fine; malformed is an error naming the file).
 pub fn load_file() -> Result<FileConfig, CliError> {
     let Some(path) = config_path() else {

@@ -27,7 +27,10 @@ fn the_provider_key_does_not_reach_a_command() -> TestResult {
     assert_eq!(sent.len(), 2, "{out}");
     let back = sent[1].to_string();
     assert!(back.contains("done"), "the command ran: {back}");
-    assert!(!back.contains(secret), "the key went to the provider: {back}");
+    assert!(
+        !back.contains(secret),
+        "the key went to the provider: {back}"
+    );
     let log = String::from_utf8(env.log_bytes(&env.only_session()?)?)?;
     assert!(!log.contains(secret), "the key is in the log");
     Ok(())
@@ -47,10 +50,61 @@ fn a_pin_that_is_a_path_is_refused_on_import() -> TestResult {
         .run(&["sessions", "import", crate::common::path_str(&evil)?])
         .fails(1);
     assert!(
-        out.stderr
-            .contains("`parent.session` is not a session id"),
+        out.stderr.contains("`parent.session` is not a session id"),
         "{out}"
     );
     assert!(env.session_ids()?.is_empty());
+    Ok(())
+}
+
+/// A read of a private key (`~/.ssh`), or of a `.env` file outside the project, is refused
+/// headless unless allowed: nothing of it goes to the provider.
+#[test]
+fn a_secret_file_is_not_read_unasked() -> TestResult {
+    let env = Env::new()?;
+    let ssh = env.root().join(".ssh");
+    std::fs::create_dir_all(&ssh)?;
+    let key = "-----BEGIN OPENSSH PRIVATE KEY----- very-secret-key-bytes";
+    std::fs::write(ssh.join("id_ed25519"), key)?;
+    let dotenv = env.root().join("other-project").join(".env");
+    std::fs::create_dir_all(dotenv.parent().ok_or("a parent")?)?;
+    std::fs::write(&dotenv, "DATABASE_PASSWORD=hunter2-very-secret")?;
+    let key_path = ssh.join("id_ed25519").display().to_string();
+    let dotenv_path = dotenv.display().to_string();
+    for (path, secret) in [
+        (&key_path, "very-secret-key-bytes"),
+        (&dotenv_path, "hunter2"),
+    ] {
+        for mode in ["default", "plan"] {
+            let fake = FakeLlm::start(Config::scripted([
+                Reply::text("").with_tool("read", json!({ "path": path })),
+                Reply::text("Done."),
+            ]))?;
+            let out = env
+                .agent(&fake, &["-p", "read it", "--permission-mode", mode])
+                .ok();
+            let back = requests(&fake)?[1].to_string();
+            assert!(
+                !back.contains(secret),
+                "{mode}: the secret went out: {back}"
+            );
+            assert!(
+                back.contains("would read where secrets are kept"),
+                "{mode}: {back}"
+            );
+            assert!(back.contains("--allow read"), "{out}");
+        }
+    }
+    // Allowed by name, it is read.
+    let fake = FakeLlm::start(Config::scripted([
+        Reply::text("").with_tool("read", json!({ "path": key_path })),
+        Reply::text("Done."),
+    ]))?;
+    env.agent(&fake, &["-p", "read it", "--allow", "read"]).ok();
+    assert!(
+        requests(&fake)?[1]
+            .to_string()
+            .contains("very-secret-key-bytes")
+    );
     Ok(())
 }

@@ -109,12 +109,17 @@ impl Session {
         cx: &Context,
     ) -> std::result::Result<(), ToolOutput> {
         let name = tool.name();
-        let writes = tool.writes(args, ctx);
+        let (writes, reads) = (tool.writes(args, ctx), tool.reads(args, ctx));
         match cx
             .settings
             .policy
-            .decide(name, tool.kind(), &writes, &self.cwd)
-        {
+            .decide_access(&crate::permission::Access {
+                tool: name,
+                kind: tool.kind(),
+                writes: &writes,
+                reads: &reads,
+                root: &self.cwd,
+            }) {
             Decision::Allow => Ok(()),
             Decision::Deny(why) => {
                 cx.notice(why.clone());

@@ -9,8 +9,8 @@ use hotl_wire::ToolDef;
 use ignore::WalkBuilder;
 use regex::Regex;
 
-use crate::args::Fail;
-use crate::tool::{Invocation, Tool, ToolFuture, ToolKind, ToolOutput, definition};
+use crate::args::{Args, Fail};
+use crate::tool::{Invocation, Tool, ToolCtx, ToolFuture, ToolKind, ToolOutput, definition};
 use crate::tools::files::{blocking, has_nul, shown};
 use crate::tools::output::cut_line;
 
@@ -60,6 +60,13 @@ impl Tool for Grep {
 
     fn definition(&self) -> ToolDef {
         definition(self.name(), DESCRIPTION, SCHEMA)
+    }
+
+    fn reads(&self, args: &Args, ctx: &ToolCtx) -> Vec<PathBuf> {
+        match args.opt_string("path") {
+            Ok(Some(p)) => vec![ctx.resolve(&p)],
+            _ => Vec::new(),
+        }
     }
 
     fn run<'a>(&'a self, invocation: Invocation<'a>) -> ToolFuture<'a> {

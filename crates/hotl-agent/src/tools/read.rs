@@ -7,8 +7,10 @@ use std::path::PathBuf;
 use hotl_log::FileTouch;
 use hotl_wire::ToolDef;
 
-use crate::args::Fail;
-use crate::tool::{Invocation, Tool, ToolFuture, ToolKind, ToolOutput, content_hash, definition};
+use crate::args::{Args, Fail};
+use crate::tool::{
+    Invocation, Tool, ToolCtx, ToolFuture, ToolKind, ToolOutput, content_hash, definition,
+};
 use crate::tools::files::{as_text, blocking, io_fail};
 use crate::tools::output::cut_line;
 
@@ -55,6 +57,12 @@ impl Tool for Read {
 
     fn definition(&self) -> ToolDef {
         definition(self.name(), DESCRIPTION, SCHEMA)
+    }
+
+    fn reads(&self, args: &Args, ctx: &ToolCtx) -> Vec<PathBuf> {
+        args.string("path")
+            .map(|p| vec![ctx.resolve(&p)])
+            .unwrap_or_default()
     }
 
     fn run<'a>(&'a self, invocation: Invocation<'a>) -> ToolFuture<'a> {

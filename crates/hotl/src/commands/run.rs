@@ -178,6 +178,7 @@ async fn run_async(
         mode: mode.unwrap_or_default(),
         allow: args.allow.clone(),
         interactive: !headless,
+        secrets: config::secret_paths(ctx.home_dir.as_deref()),
     };
     if let Some(notice) = &resolved.demo_notice {
         eprintln!("hotl: {notice}");
