@@ -334,7 +334,7 @@ mod tests {
                 tool: "grep",
                 kind: ToolKind::Read,
                 writes: &[],
-                reads: &[ssh.clone()],
+                reads: std::slice::from_ref(&ssh),
                 root: &root,
             }),
             Decision::Ask(_)
