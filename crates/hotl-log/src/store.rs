@@ -76,6 +76,50 @@ impl Store {
         self.index_dir().join(name)
     }
 
+    /// Makes the home and the directories hotl keeps in it private (0700) where they are not,
+    /// and the snapshot indexes (which list every path of a project) 0600: an older hotl, git,
+    /// or another tool may have made them under a looser umask. Returns each path tightened
+    /// with the mode it had; what cannot be changed is logged and left.
+    pub fn tighten(&self) -> Vec<(PathBuf, u32)> {
+        use std::os::unix::fs::PermissionsExt;
+        let mut tightened = Vec::new();
+        let mut tighten = |path: PathBuf, private: u32| {
+            let Ok(meta) = fs::symlink_metadata(&path) else {
+                return;
+            };
+            let mode = meta.permissions().mode() & 0o777;
+            if meta.file_type().is_symlink() || mode & 0o077 == 0 {
+                return;
+            }
+            match fs::set_permissions(&path, fs::Permissions::from_mode(private)) {
+                Ok(()) => tightened.push((path, mode)),
+                Err(e) => tracing::warn!("{} stays readable by others: {e}", path.display()),
+            }
+        };
+        let index = self.index_dir();
+        // The home itself only when it is plainly hotl's (`--home` may name a directory that
+        // holds other things too).
+        if self.sessions_dir().is_dir() {
+            tighten(self.home.clone(), 0o700);
+        }
+        for dir in [
+            self.sessions_dir(),
+            self.home.join("blobs"),
+            index.clone(),
+            index.join("recall"),
+            index.join("trees"),
+            self.home.join("logs"),
+        ] {
+            tighten(dir, 0o700);
+        }
+        if let Ok(entries) = fs::read_dir(index.join("trees")) {
+            for entry in entries.flatten() {
+                tighten(entry.path(), 0o600);
+            }
+        }
+        tightened
+    }
+
     /// The blob store.
     pub fn blobs(&self) -> Blobs {
         Blobs::new(self.home.join("blobs"))

@@ -47,8 +47,20 @@ impl Ctx {
             .and_then(|d| d.canonicalize())
             .map(|d| d.to_string_lossy().into_owned())
             .unwrap_or_default();
+        let store = Store::new(home).with_clock(clock);
+        let tightened = store.tighten();
+        if !tightened.is_empty() {
+            let listed: Vec<String> = tightened
+                .iter()
+                .map(|(path, mode)| format!("{} (was {mode:o})", path.display()))
+                .collect();
+            eprintln!(
+                "hotl: made private what others could read: {}",
+                listed.join(", ")
+            );
+        }
         Ok(Ctx {
-            store: Store::new(home).with_clock(clock),
+            store,
             cwd,
             home_dir,
         })

@@ -38,6 +38,8 @@ impl Prompt {
             .history_ignore_space(true)
             .build();
         let mut editor = Editor::with_config(config)?;
+        private_file(&history);
+        // A missing or unreadable history starts an empty one.
         let _ = editor.load_history(&history);
         Ok(Prompt { editor, history })
     }
@@ -56,5 +58,24 @@ impl Prompt {
             Err(ReadlineError::Interrupted) => Input::Interrupted,
             Err(_) => Input::End,
         }
+    }
+}
+
+/// Creates `path` private (0600) when it is missing, and makes it so when it is not: what was
+/// typed at the prompt is nobody else's business, whatever the umask.
+fn private_file(path: &std::path::Path) {
+    use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
+    let opened = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .mode(0o600)
+        .open(path);
+    if let Ok(file) = opened
+        && file
+            .metadata()
+            .is_ok_and(|m| m.permissions().mode() & 0o077 != 0)
+        && let Err(e) = file.set_permissions(std::fs::Permissions::from_mode(0o600))
+    {
+        tracing::warn!("{} stays readable by others: {e}", path.display());
     }
 }

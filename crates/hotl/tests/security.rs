@@ -108,3 +108,90 @@ fn a_secret_file_is_not_read_unasked() -> TestResult {
     );
     Ok(())
 }
+
+/// Under umask 000, everything hotl writes is still private: the log, the caches, the blobs,
+/// the recall index, the snapshot index git writes for it, hotl's own log. A home made under
+/// a looser umask is tightened, with a notice.
+#[test]
+fn everything_hotl_writes_is_private_whatever_the_umask() -> TestResult {
+    use std::os::unix::fs::PermissionsExt;
+    let env = Env::new()?;
+    let git = std::process::Command::new("git")
+        .arg("-C")
+        .arg(&env.project)
+        .args(["init", "-q"])
+        .status()
+        .is_ok_and(|s| s.success());
+    if !hotl_testkit::require("git", git)? {
+        return Ok(());
+    }
+    let fake = FakeLlm::start(Config::scripted([
+        Reply::text("").with_tool("write", json!({ "path": "a.txt", "content": "a\n" })),
+        Reply::text("Done."),
+        Reply::text("Again."),
+    ]))?;
+    let under_open_umask = |args: &[&str]| {
+        let mut cmd = env.agent_command();
+        let program = cmd.get_program().to_owned();
+        let mut wrapped = std::process::Command::new("sh");
+        wrapped
+            .arg("-c")
+            .arg("umask 000; exec \"$0\" \"$@\"")
+            .arg(program)
+            .args(cmd.get_args())
+            .args(["--provider", "anthropic", "--base-url"])
+            .arg(fake.base_url())
+            .args(args)
+            .current_dir(&env.project)
+            .env("HOTL_LOG", "debug");
+        for (key, value) in cmd.get_envs() {
+            match value {
+                Some(v) => wrapped.env(key, v),
+                None => wrapped.env_remove(key),
+            };
+        }
+        crate::common::run(wrapped)
+    };
+    under_open_umask(&["-p", "write a", "--allow", "write"]).ok();
+    let id = env.only_session()?;
+    let recalled = under_open_umask(&["recall", &id, "anything"]).ok();
+    assert!(
+        !recalled.stderr.contains("made private"),
+        "the first run left something open: {recalled}"
+    );
+    let mut seen = 0;
+    let mut stack = vec![env.home.clone()];
+    while let Some(path) = stack.pop() {
+        let meta = std::fs::symlink_metadata(&path)?;
+        let mode = meta.permissions().mode() & 0o777;
+        if meta.is_dir() {
+            assert_eq!(mode, 0o700, "{}", path.display());
+            for entry in std::fs::read_dir(&path)? {
+                stack.push(entry?.path());
+            }
+        } else {
+            assert_eq!(mode & 0o077, 0, "{} is {mode:o}", path.display());
+            seen += 1;
+        }
+    }
+    assert!(
+        env.home.join("index/trees").is_dir(),
+        "a git snapshot was taken"
+    );
+    assert!(seen > 5, "{seen} files");
+    // A home an older hotl left open is tightened once, with a notice.
+    std::fs::set_permissions(&env.home, std::fs::Permissions::from_mode(0o755))?;
+    std::fs::set_permissions(
+        env.home.join("sessions"),
+        std::fs::Permissions::from_mode(0o755),
+    )?;
+    let out = env.run(&["sessions", "list"]).ok();
+    assert!(
+        out.stderr.contains("made private what others could read"),
+        "{out}"
+    );
+    assert!(out.stderr.contains("(was 755)"), "{out}");
+    let again = env.run(&["sessions", "list"]).ok();
+    assert_eq!(again.stderr, "", "once");
+    Ok(())
+}

@@ -56,7 +56,11 @@ pub(super) fn work_tree(cwd: &Path) -> Option<PathBuf> {
 /// repository with no commit) is left out and the rest is snapshotted.
 pub(super) fn tree(cwd: &Path, top: &Path, index: &Path, excluded: &[PathBuf]) -> Option<String> {
     if let Some(dir) = index.parent() {
-        std::fs::create_dir_all(dir).ok()?;
+        // It lists every path of the project: private whatever the umask.
+        std::os::unix::fs::DirBuilderExt::mode(std::fs::DirBuilder::new().recursive(true), 0o700)
+            .create(dir)
+            .inspect_err(|e| tracing::warn!("{} cannot be made: {e}", dir.display()))
+            .ok()?;
     }
     // Pathspecs go on stdin (there may be many), NUL-separated and literal (a name may hold
     // glob characters).
@@ -121,12 +125,27 @@ pub(super) fn tree(cwd: &Path, top: &Path, index: &Path, excluded: &[PathBuf]) -
     let added = git(&["add", "-A", "--ignore-errors"], Some(&specs))?;
     // Files it could not add are reported as errors and the rest staged; a fatal error means
     // the index may not show the tree.
+    // git writes the index with the umask's mode; it is hotl's, so it is made private.
+    private(index);
     if !added.status.success() && String::from_utf8_lossy(&added.stderr).contains("fatal:") {
         return None;
     }
     let out = git(&["write-tree"], None).filter(|o| o.status.success())?;
     let id = String::from_utf8(out.stdout).ok()?.trim().to_owned();
     is_tree_id(&id).then_some(id)
+}
+
+/// Makes `file` readable by its owner only, when it is not already.
+fn private(file: &Path) {
+    use std::os::unix::fs::PermissionsExt;
+    let Ok(meta) = std::fs::metadata(file) else {
+        return;
+    };
+    if meta.permissions().mode() & 0o077 != 0
+        && let Err(e) = std::fs::set_permissions(file, std::fs::Permissions::from_mode(0o600))
+    {
+        tracing::warn!("{} stays readable by others: {e}", file.display());
+    }
 }
 
 /// Files of the work tree the user's index does not track (and git does not ignore) over
