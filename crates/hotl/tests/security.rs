@@ -131,7 +131,7 @@ fn everything_hotl_writes_is_private_whatever_the_umask() -> TestResult {
         Reply::text("Again."),
     ]))?;
     let under_open_umask = |args: &[&str]| {
-        let mut cmd = env.agent_command();
+        let cmd = env.agent_command();
         let program = cmd.get_program().to_owned();
         let mut wrapped = std::process::Command::new("sh");
         wrapped

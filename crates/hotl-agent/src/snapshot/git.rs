@@ -125,12 +125,15 @@ pub(super) fn tree(cwd: &Path, top: &Path, index: &Path, excluded: &[PathBuf]) -
     let added = git(&["add", "-A", "--ignore-errors"], Some(&specs))?;
     // Files it could not add are reported as errors and the rest staged; a fatal error means
     // the index may not show the tree.
-    // git writes the index with the umask's mode; it is hotl's, so it is made private.
-    private(index);
     if !added.status.success() && String::from_utf8_lossy(&added.stderr).contains("fatal:") {
+        private(index);
         return None;
     }
-    let out = git(&["write-tree"], None).filter(|o| o.status.success())?;
+    let out = git(&["write-tree"], None).filter(|o| o.status.success());
+    // git writes the index (`add`, and `write-tree` for its cache) with the umask's mode; it is
+    // hotl's, so it is made private.
+    private(index);
+    let out = out?;
     let id = String::from_utf8(out.stdout).ok()?.trim().to_owned();
     is_tree_id(&id).then_some(id)
 }
