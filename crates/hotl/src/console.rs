@@ -16,6 +16,24 @@ use crate::input::{Input, Prompt};
 use crate::live::Live;
 use crate::slash::{self, Slash};
 
+/// `println!` through [`Plain`](crate::plain::Plain): what the console prints of the session
+/// (notes, hits, answers, errors that quote it, titles) may hold control sequences.
+macro_rules! say {
+    ($($arg:tt)*) => {{
+        let mut out = crate::plain::Plain::new(std::io::stdout().lock());
+        let _ = writeln!(out, $($arg)*);
+    }};
+}
+
+/// `print!` through [`Plain`](crate::plain::Plain), flushed.
+macro_rules! say_more {
+    ($($arg:tt)*) => {{
+        let mut out = crate::plain::Plain::new(std::io::stdout().lock());
+        let _ = write!(out, $($arg)*);
+        let _ = out.flush();
+    }};
+}
+
 /// Runs the console on `agent` until the user leaves.
 pub async fn run(ctx: &Ctx, mut agent: Agent) -> Result<ExitCode, CliError> {
     let result = converse(ctx, &mut agent).await;
@@ -27,7 +45,7 @@ async fn converse(ctx: &Ctx, agent: &mut Agent) -> Result<ExitCode, CliError> {
     let mut live = Live::new();
     live.until(agent, |e| matches!(e, Event::Init { .. }))
         .await?;
-    println!(
+    say!(
         "hotl · {} · {} · Ctrl-C stops a turn, Ctrl-D leaves",
         live.model,
         if live.saved {
@@ -45,11 +63,11 @@ async fn converse(ctx: &Ctx, agent: &mut Agent) -> Result<ExitCode, CliError> {
         agent.send(Command::Recover);
         match live.until_done(agent).await? {
             Event::Recovered { outcome: Some(_) } => {
-                println!();
+                say!("");
                 live.print_status();
             }
             Event::Failed { error, .. } => {
-                println!("\n· error: {error}");
+                say!("\n· error: {error}");
                 live.print_status();
             }
             _ => {}
@@ -75,7 +93,7 @@ async fn converse(ctx: &Ctx, agent: &mut Agent) -> Result<ExitCode, CliError> {
             Input::Line(line) => line,
             Input::Interrupted => continue,
             Input::End => {
-                println!();
+                say!("");
                 break;
             }
         };
@@ -86,20 +104,21 @@ async fn converse(ctx: &Ctx, agent: &mut Agent) -> Result<ExitCode, CliError> {
         match slash::parse(text) {
             Slash::Message(text) => turn(agent, &mut live, text).await?,
             Slash::Exit => break,
-            Slash::Help => print!("{}", slash::help()),
-            Slash::Unknown(word) => println!("· unknown command {word}; /help lists them"),
-            Slash::Usage(why) => println!("· {why}"),
+            Slash::Help => say_more!("{}", slash::help()),
+            Slash::Unknown(word) => say!("· unknown command {word}; /help lists them"),
+            Slash::Usage(why) => say!("· {why}"),
             command => match command.as_move() {
-                Some(_) if !live.saved => println!("· no session yet: send a message first"),
+                Some(_) if !live.saved => say!("· no session yet: send a message first"),
                 Some(step) => run_move(agent, &mut live, step).await?,
                 None => {}
             },
         }
     }
     if live.saved {
-        println!(
+        say!(
             "session {} · resume with: hotl -r {}",
-            live.session, live.session
+            live.session,
+            live.session
         );
     }
     Ok(ExitCode::SUCCESS)
@@ -110,12 +129,12 @@ async fn turn(agent: &mut Agent, live: &mut Live, text: String) -> Result<(), Cl
     agent.send(Command::Submit { text });
     match live.until_done(agent).await? {
         Event::TurnEnded(outcome) => {
-            println!();
+            say!("");
             if outcome.cancelled {
-                println!("· cancelled; the session is kept");
+                say!("· cancelled; the session is kept");
             }
         }
-        Event::Failed { error, .. } => println!("\n· error: {error}"),
+        Event::Failed { error, .. } => say!("\n· error: {error}"),
         _ => {}
     }
     live.print_status();
@@ -139,26 +158,26 @@ async fn run_move(
                     handle,
                     note,
                 } => {
-                    println!("· folded t{since}..t{until} into handle {handle}");
-                    println!("{}", note.trim_end());
+                    say!("· folded t{since}..t{until} into handle {handle}");
+                    say!("{}", note.trim_end());
                 }
-                MoveResult::Compacted { until, handle } => println!(
+                MoveResult::Compacted { until, handle } => say!(
                     "· compacted through t{until}; the span stays archived as {handle} (/recall \
                      finds it, /ask takes it)"
                 ),
                 MoveResult::Recalled { text } => {
-                    print!("{text}");
+                    say_more!("{text}");
                     if !text.ends_with('\n') {
-                        println!();
+                        say!("");
                     }
                     return Ok(());
                 }
-                MoveResult::Answered { text } => println!("{}", text.trim_end()),
+                MoveResult::Answered { text } => say!("{}", text.trim_end()),
             }
             live.print_status();
         }
-        Event::Cancelled { .. } => println!("· cancelled; nothing was recorded"),
-        Event::Failed { error, .. } => println!("· error: {}", error.replace('\n', " ")),
+        Event::Cancelled { .. } => say!("· cancelled; nothing was recorded"),
+        Event::Failed { error, .. } => say!("· error: {}", error.replace('\n', " ")),
         _ => {}
     }
     Ok(())
@@ -167,7 +186,7 @@ async fn run_move(
 /// A session another process is writing: its transcript as it stands, read-only.
 pub fn snapshot(ctx: &Ctx, id: &str, why: &str) -> Result<ExitCode, CliError> {
     let view = View::from_lineage(ctx.store.lineage(id)?);
-    let mut out = std::io::stdout().lock();
+    let mut out = ctx.out();
     crate::render::transcript(&mut out, &view)?;
     writeln!(
         out,
@@ -211,9 +230,9 @@ pub fn pick(ctx: &Ctx, headless: bool) -> Result<SessionMeta, CliError> {
                 &p.session[..10.min(p.session.len())]
             ));
         }
-        println!("{line}");
+        say!("{line}");
     }
-    print!("resume which? ");
+    say_more!("resume which? ");
     std::io::stdout().flush()?;
     let mut answer = String::new();
     std::io::stdin().lock().read_line(&mut answer)?;

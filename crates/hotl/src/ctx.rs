@@ -71,9 +71,10 @@ impl Ctx {
         self.store.clock().now()
     }
 
-    /// Standard output, buffered.
-    pub fn out(&self) -> io::BufWriter<io::StdoutLock<'static>> {
-        io::BufWriter::new(io::stdout().lock())
+    /// Standard output, buffered, with control characters shown rather than sent: what is
+    /// printed comes from logs, which may hold anything (see [`crate::plain`]).
+    pub fn out(&self) -> io::BufWriter<crate::plain::Plain<io::StdoutLock<'static>>> {
+        io::BufWriter::new(crate::plain::Plain::new(io::stdout().lock()))
     }
 
     /// Resolves a session reference against every session (numbers count in this directory's

@@ -2,7 +2,7 @@
 //! final answer), JSON (one result object) or stream-JSON (every event as a line, then the
 //! result). Nobody can be asked, so the policy refuses what would need a yes.
 
-use std::io::Write;
+use std::io::{IsTerminal, Write};
 use std::process::ExitCode;
 
 use hotl_agent::{Agent, Command, Envelope, Event, TurnOutcome};
@@ -136,7 +136,14 @@ impl Printer {
     fn finish(&self, outcome: &TurnOutcome) -> Result<ExitCode, CliError> {
         match self.format {
             OutputFormat::Text => {
-                let mut out = std::io::stdout().lock();
+                let out = std::io::stdout().lock();
+                // To a terminal, control sequences in the answer are shown, not sent; a pipe
+                // gets the answer as it is.
+                let mut out: Box<dyn Write> = if out.is_terminal() {
+                    Box::new(crate::plain::Plain::new(out))
+                } else {
+                    Box::new(out)
+                };
                 writeln!(out, "{}", outcome.text)?;
                 out.flush()?;
             }

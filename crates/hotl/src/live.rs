@@ -8,6 +8,7 @@ use hotl_agent::{Agent, Answer, Command, Envelope, Event, Status};
 use hotl_wire::Event as Stream;
 
 use crate::error::CliError;
+use crate::plain::Plain;
 
 /// What the console has seen of the agent, and where its output stands.
 pub struct Live {
@@ -172,7 +173,7 @@ impl Live {
     /// Prints the status line, when there is one.
     pub fn print_status(&self) {
         if let Some(line) = self.status_line() {
-            println!("{line}");
+            let _ = writeln!(Plain::new(std::io::stdout().lock()), "{line}");
         }
     }
 
@@ -190,7 +191,8 @@ impl Live {
     fn line(&mut self, text: &str) {
         self.end_line();
         let margin = self.margin();
-        let mut out = std::io::stdout().lock();
+        // What the model and tools say may hold control sequences: shown, never sent.
+        let mut out = Plain::new(std::io::stdout().lock());
         for line in text.split('\n') {
             let _ = writeln!(out, "{margin}{line}");
         }
@@ -200,7 +202,7 @@ impl Live {
     /// Streams `text`, with the margin at the start of each line.
     fn stream(&mut self, text: &str) {
         let margin = self.margin();
-        let mut out = std::io::stdout().lock();
+        let mut out = Plain::new(std::io::stdout().lock());
         for piece in text.split_inclusive('\n') {
             if self.at_line_start {
                 let _ = write!(out, "{margin}");

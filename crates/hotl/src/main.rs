@@ -15,6 +15,7 @@ mod headless;
 mod input;
 mod live;
 mod logging;
+mod plain;
 mod render;
 mod slash;
 

@@ -195,3 +195,42 @@ fn everything_hotl_writes_is_private_whatever_the_umask() -> TestResult {
     assert_eq!(again.stderr, "", "once");
     Ok(())
 }
+
+/// Control sequences in a log (a title that sets the window's, a clear screen, an OSC 52
+/// clipboard write in a tool's output) are shown by `list` and `show`, never sent.
+#[test]
+fn control_sequences_in_a_log_are_shown_not_sent() -> TestResult {
+    let env = Env::new()?;
+    let mut log = env.log(hotl_testkit::FIXED_ID);
+    log.record(hotl_log::Body::Title {
+        title: "\u{1b}]0;pwned\u{7}innocent".to_owned(),
+    });
+    log.user("look\u{1b}[2J here");
+    let (_, call) = log.tool_call("bash", json!({ "command": "cat x" }));
+    log.record(hotl_log::Body::ToolResult {
+        call,
+        content: vec![hotl_log::Block::text(
+            "out \u{1b}]52;c;ZWNobyBwd25lZA==\u{7} \u{9b}31m red",
+        )],
+        blob: None,
+        is_error: false,
+        files: Vec::new(),
+    });
+    env.import(&log)?;
+    for args in [
+        &["sessions", "list"][..],
+        &["sessions", "show", "1"],
+        &["sessions", "show", "1", "--model-view"],
+    ] {
+        let out = env.run(args).ok();
+        assert!(!out.stdout.contains('\u{1b}'), "{args:?}: {:?}", out.stdout);
+        assert!(!out.stdout.contains('\u{7}'), "{args:?}");
+        assert!(!out.stdout.contains('\u{9b}'), "{args:?}");
+        assert!(
+            out.stdout.contains('\u{241b}'),
+            "{args:?}: shown as ␛: {}",
+            out.stdout
+        );
+    }
+    Ok(())
+}
