@@ -388,8 +388,17 @@ impl Store {
         if new_id {
             id = new_session_id();
             let line = &bytes[span.offset as usize..span.end as usize];
+            // The record reader skips what it does not know without building it; a rewrite
+            // must build it all, which can fail where reading did not (nesting over serde's
+            // limit of 128 levels).
             let mut value: serde_json::Map<String, serde_json::Value> =
-                serde_json::from_slice(line).expect("the line parsed as a record");
+                serde_json::from_slice(line).map_err(|e| LogError::NotALog {
+                    path: path.to_owned(),
+                    reason: format!(
+                        "line {}: the session record cannot be rewritten with a new id: {e}",
+                        at + 1
+                    ),
+                })?;
             value.insert("id".to_owned(), serde_json::Value::String(id.clone()));
             let mut rewritten = serde_json::to_vec(&value)?;
             rewritten.push(b'\n');

@@ -101,3 +101,22 @@ fn a_pin_that_is_a_path_is_refused_naming_the_field() -> TestResult {
     }
     Ok(())
 }
+
+/// A session line whose unknown field nests deeper than JSON parsers build is read (the field
+/// is skipped), and refused with a reason when it must be rewritten: never a panic.
+#[test]
+fn a_deeply_nested_unknown_field_is_refused_not_a_panic() -> TestResult {
+    let home = TestHome::new();
+    let deep = format!("{}1{}", "[".repeat(140), "]".repeat(140));
+    let file = home.scratch().join("deep.jsonl");
+    std::fs::write(
+        &file,
+        format!(
+            "{{\"seq\":1,\"ts\":\"T\",\"type\":\"session\",\"id\":\"not-a-ulid\",\"cwd\":\"/p\",\"x\":{deep}}}\n"
+        ),
+    )?;
+    let err = home.store.import(&file, true).expect_err("cannot rewrite");
+    assert!(err.to_string().contains("cannot be rewritten with a new id"), "{err}");
+    assert!(home.store.session_ids()?.is_empty());
+    Ok(())
+}
