@@ -145,6 +145,55 @@ fn anthropic_stream_cut_mid_way_delivers_what_came_then_fails_as_interrupted() -
     Ok(())
 }
 
+/// Only the closing `message_stop` lost (no blank line after it): `message_delta` already said
+/// why the response stopped, so the stop is kept, as the providers' SDKs keep it. A tool call
+/// whose block never closed is cut, and the stream still fails.
+#[test]
+fn anthropic_stream_missing_only_its_message_stop_keeps_the_stop_reason() -> TestResult {
+    let delta = r#"{"type":"message_delta","delta":{"stop_reason":"max_tokens","stop_sequence":null},"usage":{"output_tokens":9}}"#;
+    let mut body = named(&[
+        ("message_start", MSG_START),
+        ("content_block_start", TEXT_START),
+        ("content_block_delta", &text(0, "Hel")),
+        (
+            "content_block_stop",
+            r#"{"type":"content_block_stop","index":0}"#,
+        ),
+        ("message_delta", delta),
+    ]);
+    body.extend_from_slice(b"event: message_stop\ndata: {\"type\":\"message_stop\"}");
+    let (events, outcome) = lines("anthropic", &body);
+    assert_eq!(outcome, "complete", "{events:?}");
+    assert_eq!(
+        events.last().map(String::as_str),
+        Some(r#"{"event":"stop","reason":"truncated","raw":"max_tokens"}"#)
+    );
+    // The same, with a tool call still open when the body ended: no stop is made up.
+    let mut cut = named(&[
+        ("message_start", MSG_START),
+        (
+            "content_block_start",
+            r#"{"type":"content_block_start","index":0,"content_block":{"type":"tool_use","id":"toolu_1","name":"bash","input":{}}}"#,
+        ),
+        (
+            "content_block_delta",
+            r#"{"type":"content_block_delta","index":0,"delta":{"type":"input_json_delta","partial_json":"{\"command\": \"rm"}}"#,
+        ),
+        ("message_delta", delta),
+    ]);
+    cut.extend_from_slice(b"event: message_stop\ndata: {\"type\":\"message_stop\"}");
+    let (events, outcome) = lines("anthropic", &cut);
+    assert!(
+        outcome.starts_with("error: anthropic stream ended"),
+        "{outcome}"
+    );
+    assert!(
+        !events.iter().any(|e| e.contains(r#""event":"stop""#)),
+        "{events:?}"
+    );
+    Ok(())
+}
+
 #[test]
 fn a_body_that_is_not_sse_is_a_clear_error() -> TestResult {
     let html = b"<!DOCTYPE html>\n<html><head><title>502 Bad Gateway</title></head>\n<body>nginx</body></html>\n";

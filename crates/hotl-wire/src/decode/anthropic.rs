@@ -57,6 +57,20 @@ impl DialectDecoder for AnthropicDecoder {
         *self = Self::default();
     }
 
+    /// `message_delta` said why the response stopped and every block was closed: only the
+    /// closing `message_stop` was lost, and the providers' own SDKs report the stop.
+    fn settled_stop(&mut self, out: &mut Vec<Event>) -> bool {
+        if !self.blocks.is_empty() || self.stop_reason.is_none() {
+            return false;
+        }
+        self.done = true;
+        out.push(Event::Stop {
+            reason: stop_reason(self.stop_reason.as_deref()),
+            raw: self.stop_reason.take(),
+        });
+        true
+    }
+
     fn event(&mut self, event: &SseEvent<'_>, out: &mut Vec<Event>) -> Result<()> {
         let kind = event_type(DIALECT, event)?;
         let bad = |reason: String| WireError::BadEvent {

@@ -82,6 +82,14 @@ pub trait DialectDecoder {
     /// Whether the terminal event has been decoded.
     fn is_done(&self) -> bool;
 
+    /// The body ended before the terminal event: pushes the [`Event::Stop`] the stream had
+    /// already settled, when it had (Anthropic's `message_delta` carries the stop reason
+    /// before the closing `message_stop`), and says whether it did. Nothing is settled while
+    /// a block is still open: a tool call whose arguments were cut never runs. No by default.
+    fn settled_stop(&mut self, _out: &mut Vec<Event>) -> bool {
+        false
+    }
+
     /// Forgets everything, ready for another response.
     fn reset(&mut self);
 }
@@ -208,17 +216,27 @@ impl StreamDecoder {
         Ok(flow)
     }
 
-    /// Ends the body. The decoder is then ready for another. (It takes the sink so that a
-    /// dialect that buffers could flush into it; none does today.)
+    /// Ends the body. The decoder is then ready for another. When the terminal event never
+    /// came but the stream had already said how it ended (see
+    /// [`DialectDecoder::settled_stop`]), that `Stop` is pushed to `sink`.
     ///
     /// # Errors
     ///
-    /// [`WireError::Incomplete`] when the terminal event never came and no in-band error was
-    /// reported (an event cut off by the end of the body is named in it);
-    /// [`WireError::NotSse`] when the body was something else.
-    pub fn finish<S: StreamSink>(&mut self, _sink: &mut S) -> Result<(), S::Error> {
+    /// [`WireError::Incomplete`] when the terminal event never came, nothing settled how the
+    /// stream ended and no in-band error was reported (an event cut off by the end of the body
+    /// is named in it); [`WireError::NotSse`] when the body was something else.
+    pub fn finish<S: StreamSink>(&mut self, sink: &mut S) -> Result<(), S::Error> {
         let end = self.sse.finish();
-        let ended = self.dialect.is_done() || self.failed;
+        let mut ended = self.dialect.is_done() || self.failed;
+        if !ended && !matches!(end, End::Foreign(_)) {
+            self.out.clear();
+            if self.dialect.settled_stop(&mut self.out) {
+                ended = true;
+                for event in self.out.drain(..) {
+                    sink.event(event)?;
+                }
+            }
+        }
         self.dialect.reset();
         self.failed = false;
         self.out.clear();
