@@ -35,7 +35,7 @@ use crate::events::{Envelope, Event, Events, MoveResult, Status};
 use crate::lifecycle::NewSession;
 use crate::permission::Mode;
 use crate::provider::Provider;
-use crate::session::{Session, Settings};
+use crate::session::{Session, Settings, Totals, TurnOutcome};
 
 /// What an agent starts with.
 #[derive(Debug)]
@@ -383,9 +383,22 @@ impl Worker {
     }
 
     fn fail(&self, command: &str, error: &AgentError) {
+        self.fail_after(command, error, None);
+    }
+
+    /// A failed command's event, with what it had spent since `before` (the session's totals
+    /// when it started).
+    fn fail_after(&self, command: &str, error: &AgentError, before: Option<Totals>) {
+        let mut spent = TurnOutcome::default();
+        if let (Some(before), Some(session)) = (before, &self.session) {
+            spent.add_spent(&before, &session.totals);
+        }
+        let spent_any = spent.usage != hotl_wire::Usage::default();
         self.events().send(Event::Failed {
             command: command.to_owned(),
             error: error.to_string(),
+            usage: spent_any.then_some(spent.usage),
+            cost: spent.cost,
         });
     }
 
@@ -394,17 +407,22 @@ impl Worker {
         let cx = self.cx.clone();
         match command {
             Command::Submit { text } => {
+                let mut before = None;
                 let done = match self.session() {
-                    Ok(session) => session.submit(&text, &cx).await,
+                    Ok(session) => {
+                        before = Some(session.totals);
+                        session.submit(&text, &cx).await
+                    }
                     Err(e) => Err(e),
                 };
                 self.send_status();
                 match done {
                     Ok(outcome) => self.events().send(Event::TurnEnded(outcome)),
-                    Err(e) => self.fail("submit", &e),
+                    Err(e) => self.fail_after("submit", &e, before),
                 }
             }
             Command::Recover => {
+                let before = self.session.as_ref().map(|s| s.totals);
                 let done = match self.session.as_mut() {
                     Some(session) => session.recover(&cx).await,
                     None => Ok(None),
@@ -418,7 +436,7 @@ impl Worker {
                     }
                     Err(e) => {
                         self.send_status();
-                        self.fail("recover", &e);
+                        self.fail_after("recover", &e, before);
                     }
                 }
             }

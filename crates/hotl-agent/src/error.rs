@@ -68,5 +68,32 @@ pub enum AgentError {
     TooManySteps(usize),
 }
 
+impl AgentError {
+    /// What an `error` record says of this error: the provider's error type or hotl's word
+    /// for what failed, the message, the HTTP status when there was one.
+    pub fn failure(&self) -> (String, String, Option<u16>) {
+        match self {
+            AgentError::Wire(WireError::Provider {
+                kind,
+                message,
+                status,
+                ..
+            }) => (kind.clone(), message.clone(), *status),
+            AgentError::Wire(WireError::Interrupted { cause, .. }) => {
+                ("stream".to_owned(), cause.to_string(), cause.status())
+            }
+            AgentError::Wire(e @ WireError::Transport { .. }) => {
+                ("connection".to_owned(), e.to_string(), None)
+            }
+            AgentError::Wire(e) if e.is_interrupted() => ("stream".to_owned(), e.to_string(), None),
+            AgentError::Wire(e) => ("stream".to_owned(), e.to_string(), e.status()),
+            AgentError::TooManySteps(_) => ("step_limit".to_owned(), self.to_string(), None),
+            AgentError::WindowFull(_) => ("window".to_owned(), self.to_string(), None),
+            AgentError::Log(_) => ("store".to_owned(), self.to_string(), None),
+            other => ("error".to_owned(), other.to_string(), None),
+        }
+    }
+}
+
 /// The agent's result type.
 pub type Result<T, E = AgentError> = std::result::Result<T, E>;

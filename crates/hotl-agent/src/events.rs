@@ -140,6 +140,13 @@ pub enum Event {
         command: String,
         /// Why.
         error: String,
+        /// What the failed command had spent on the model before it failed (a turn that
+        /// failed after answering part of it), when it spent anything.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        usage: Option<hotl_wire::Usage>,
+        /// Its cost in dollars, when the model's price is known.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        cost: Option<f64>,
     },
 }
 

@@ -307,7 +307,7 @@ fn a_session_is_written_with_its_first_message_named_and_in_its_mode() -> TestRe
         while seen.len() < 4 {
             let envelope = agent.recv().await.expect("the agent runs");
             match envelope.event {
-                Event::Failed { command, error } => {
+                Event::Failed { command, error, .. } => {
                     assert_eq!(command, "rename");
                     assert!(error.contains("invalid session name \"123\""), "{error}");
                     seen.push("failed");

@@ -66,7 +66,7 @@ pub use crate::read::{
 };
 pub use crate::record::{
     Body, Delegation, ENGINE_VERSION, FileTouch, Fold, Pin, Record, RunState, SessionStart, Todo,
-    Usage, encode_line,
+    Usage, encode_line, stop_name,
 };
 pub use crate::resolve::{Resolution, describe, listed, resolve, validate_name};
 pub use crate::store::{Store, is_session_id, new_session_id};

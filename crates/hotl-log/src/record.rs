@@ -134,6 +134,21 @@ pub struct Usage {
     pub thinking: u64,
 }
 
+/// An assistant record's `stop` in hotl's words, whichever hotl wrote it: newer logs hold
+/// hotl's word (`done`, `tool_use`, `truncated`, `continue`, `refused`, `error`,
+/// `interrupted`), older ones the provider's (`end_turn`, `stop`, `max_tokens`, `length`,
+/// `refusal`, `content_filter`, ...), named here as the provider meant it.
+pub fn stop_name(stop: &str) -> &str {
+    match stop {
+        "end_turn" | "stop" | "stop_sequence" | "completed" => "done",
+        "tool_calls" | "function_call" => "tool_use",
+        "max_tokens" | "length" | "incomplete" | "model_context_window_exceeded" => "truncated",
+        "refusal" | "content_filter" => "refused",
+        "pause_turn" => "continue",
+        other => other,
+    }
+}
+
 /// A file a tool read or changed, with the content hash it saw or left.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct FileTouch {
@@ -295,8 +310,13 @@ pub enum Body {
         content: Vec<Block>,
         /// The model that produced it.
         model: Option<String>,
-        /// The stop reason.
+        /// Why it stopped, in hotl's words: `done`, `tool_use`, `truncated`, `continue`,
+        /// `refused`, `error`, or `interrupted` (the stream was cut after output began). Logs
+        /// written before the provider's word moved to `stop_raw` hold the provider's word
+        /// here; [`stop_name`] reads both.
         stop: Option<String>,
+        /// The provider's own word for it (`end_turn`, `stop`, `max_tokens`, `refusal`, ...).
+        stop_raw: Option<String>,
         /// Token usage.
         usage: Option<Usage>,
     },
@@ -367,6 +387,17 @@ pub enum Body {
         /// `manifest:<blob hash>`: a blob listing each file's content blob (gc keeps both).
         tree: String,
     },
+    /// `error`: what ended a turn that failed (a provider's error, a stream cut for good, the
+    /// step limit), so the log says why the turn has no answer. Never sent to the model.
+    Error {
+        /// The provider's error type (`insufficient_quota`, `overloaded_error`, ...), or
+        /// hotl's word for what failed (`stream`, `step_limit`, ...).
+        error: String,
+        /// What it said.
+        message: String,
+        /// The HTTP status the provider answered with, when it did.
+        status: Option<u16>,
+    },
     /// `ask`: one question put to an archived thread, and its answer (kept for the archive;
     /// only the answer enters the main line, as a tool result when the model asked).
     Ask {
@@ -406,6 +437,7 @@ impl Body {
             Body::Drop => "drop",
             Body::Ask { .. } => "ask",
             Body::Snapshot { .. } => "snapshot",
+            Body::Error { .. } => "error",
             Body::Unknown { kind } => kind,
         }
     }
@@ -449,6 +481,8 @@ struct RecordWire<'a> {
     content: Option<Cow<'a, [Block]>>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     stop: Option<Cow<'a, str>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    stop_raw: Option<Cow<'a, str>>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     usage: Option<Usage>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -496,6 +530,12 @@ struct RecordWire<'a> {
     answer: Option<Cow<'a, str>>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     plan: Option<bool>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    error: Option<Cow<'a, str>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    message: Option<Cow<'a, str>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    status: Option<u16>,
 }
 
 fn b(s: &str) -> Option<Cow<'_, str>> {
@@ -523,6 +563,7 @@ impl<'a> RecordWire<'a> {
             tools_blob: None,
             content: None,
             stop: None,
+            stop_raw: None,
             usage: None,
             call: None,
             blob: None,
@@ -543,6 +584,9 @@ impl<'a> RecordWire<'a> {
             permission: None,
             plan: None,
             tree: None,
+            error: None,
+            message: None,
+            status: None,
             question: None,
             answer: None,
         }
@@ -566,11 +610,13 @@ impl<'a> RecordWire<'a> {
                 content,
                 model,
                 stop,
+                stop_raw,
                 usage,
             } => {
                 w.content = Some(Cow::Borrowed(content));
                 w.model = ob(model);
                 w.stop = ob(stop);
+                w.stop_raw = ob(stop_raw);
                 w.usage = *usage;
             }
             Body::ToolResult {
@@ -626,6 +672,15 @@ impl<'a> RecordWire<'a> {
                 w.usage = *usage;
             }
             Body::Snapshot { tree } => w.tree = b(tree),
+            Body::Error {
+                error,
+                message,
+                status,
+            } => {
+                w.error = b(error);
+                w.message = b(message);
+                w.status = *status;
+            }
             Body::Clear | Body::Drop | Body::Unknown { .. } => {}
         }
         w
@@ -682,6 +737,7 @@ impl<'a> RecordWire<'a> {
                 content: need(self.content, kind, "content")?.into_owned(),
                 model: own(self.model),
                 stop: own(self.stop),
+                stop_raw: own(self.stop_raw),
                 usage: self.usage,
             },
             "tool_result" => Body::ToolResult {
@@ -727,6 +783,11 @@ impl<'a> RecordWire<'a> {
             "drop" => Body::Drop,
             "snapshot" => Body::Snapshot {
                 tree: need(own(self.tree), kind, "tree")?,
+            },
+            "error" => Body::Error {
+                error: need(own(self.error), kind, "error")?,
+                message: own(self.message).unwrap_or_default(),
+                status: self.status,
             },
             "ask" => Body::Ask {
                 handle: need(own(self.handle), kind, "handle")?,
@@ -801,6 +862,7 @@ mod tests {
             content: vec![Block::text("hi")],
             model: Some("m".into()),
             stop: Some("end_turn".into()),
+            stop_raw: None,
             usage: Some(Usage {
                 input: 1,
                 ..Usage::default()

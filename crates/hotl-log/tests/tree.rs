@@ -158,6 +158,7 @@ fn gc_removes_a_tree_with_its_root_but_keeps_what_a_kept_session_needs() -> Test
         }],
         model: None,
         stop: Some("tool_use".into()),
+        stop_raw: None,
         usage: None,
     })?;
     child.append(Body::ToolResult {

@@ -337,6 +337,7 @@ pub(crate) fn skeleton(record: &Record) -> Option<Record> {
                 .collect(),
             model: None,
             stop: None,
+            stop_raw: None,
             usage: None,
         },
         Body::ToolResult {

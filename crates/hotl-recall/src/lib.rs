@@ -31,7 +31,7 @@
 //!     Record::new(2, "T", Body::user_text("why does the build fail with TS2322?")),
 //!     Record::new(3, "T", Body::Assistant {
 //!         content: vec![Block::text("a string went where a number belongs")],
-//!         model: None, stop: Some("end_turn".into()), usage: None,
+//!         model: None, stop: Some("end_turn".into()), stop_raw: None, usage: None,
 //!     }),
 //!     Record::new(4, "T", Body::Fold(Box::new(Fold {
 //!         since: 2, until: 3, handle: "b2e4".into(), note: "fixed the TS2322 type error".into(),

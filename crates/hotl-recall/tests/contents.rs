@@ -71,6 +71,7 @@ fn reasoning_is_its_own_document() -> TestResult {
         ],
         model: None,
         stop: Some("end_turn".into()),
+        stop_raw: None,
         usage: None,
     });
     let end = b.seq();

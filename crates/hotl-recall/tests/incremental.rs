@@ -96,6 +96,7 @@ fn a_revert_of_new_records_keeps_them_out() -> TestResult {
             content: vec![Block::text("after the revert")],
             model: None,
             stop: Some("end_turn".into()),
+            stop_raw: None,
             usage: None,
         });
         b.fold(23, u + 3, "rv", "folded across a revert");

@@ -267,6 +267,7 @@ fn writer_turn(
         }],
         model: None,
         stop: Some("tool_use".to_owned()),
+        stop_raw: None,
         usage: None,
     })?;
     w.append(Body::ToolResult {
@@ -280,6 +281,7 @@ fn writer_turn(
         content: vec![Block::text(answer)],
         model: None,
         stop: Some("end_turn".to_owned()),
+        stop_raw: None,
         usage: None,
     })?;
     let last = w.append(Body::Run {
@@ -636,6 +638,7 @@ fn exact_hits_order_a_forks_work_where_it_was_pinned() -> TestResult {
             content: vec![Block::text("kiwi late")],
             model: None,
             stop: Some("end_turn".into()),
+            stop_raw: None,
             usage: None,
         })?
         .seq;

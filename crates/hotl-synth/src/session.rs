@@ -163,6 +163,7 @@ impl SessionGen {
                 content: blocks,
                 model: Some(MODEL.to_owned()),
                 stop: Some("end_turn".to_owned()),
+                stop_raw: None,
                 usage: Some(usage),
             },
         );
@@ -219,6 +220,7 @@ impl SessionGen {
                 content: blocks,
                 model: Some(MODEL.to_owned()),
                 stop: Some("tool_use".to_owned()),
+                stop_raw: None,
                 usage: Some(usage),
             },
         );

@@ -451,6 +451,7 @@ impl Script {
             content,
             model: Some("demo".to_owned()),
             stop: Some("tool_use".to_owned()),
+            stop_raw: None,
             usage: None,
         });
         (seq, ids)
@@ -540,6 +541,7 @@ impl Script {
                     ],
                     model: Some("demo".to_owned()),
                     stop: Some("end_turn".to_owned()),
+                    stop_raw: None,
                     usage: None,
                 });
                 (end == TurnEnd::Finished).then_some(RunState::Finished)

@@ -130,6 +130,7 @@ impl LogBuilder {
             content: vec![Block::text(text)],
             model: Some("demo".to_owned()),
             stop: Some("end_turn".to_owned()),
+            stop_raw: None,
             usage: None,
         })
     }
@@ -146,6 +147,7 @@ impl LogBuilder {
             }],
             model: Some("demo".to_owned()),
             stop: Some("tool_use".to_owned()),
+            stop_raw: None,
             usage: None,
         });
         (seq, call)

@@ -22,6 +22,8 @@ pub enum Item {
         content: Vec<Block>,
         /// The model that wrote it.
         model: Option<String>,
+        /// Why it stopped, in hotl's words (see [`hotl_log::stop_name`]).
+        stop: Option<String>,
         /// Token usage.
         usage: Option<Usage>,
     },

@@ -36,4 +36,4 @@ pub use crate::item::Item;
 pub use crate::model::{
     Message, MessageRef, Part, QUOTE_CAP, Role, model_messages, model_view, stamp,
 };
-pub use crate::project::{Boundary, View, project, project_owned};
+pub use crate::project::{Boundary, Failure, View, project, project_owned};

@@ -380,6 +380,7 @@ mod tests {
                     }],
                     model: None,
                     stop: None,
+                    stop_raw: None,
                     usage: None,
                 },
             ),

@@ -39,6 +39,9 @@ pub struct View {
     pub state: SessionMeta,
     /// Records the projection could not apply (e.g. a fold overlapping an earlier one).
     pub anomalies: Vec<String>,
+    /// What ended the turns that failed (`error` records), in log order; never in the model
+    /// view.
+    pub failures: Vec<Failure>,
     /// Where the walk over records stands, so later records can be pushed.
     #[serde(skip)]
     walk: Walk,
@@ -54,6 +57,19 @@ impl Walk {
             self.run_closed = Some(false);
         }
     }
+}
+
+/// What ended a failed turn, as its `error` record says.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Failure {
+    /// The record's seq.
+    pub seq: u64,
+    /// The provider's error type, or hotl's word for what failed.
+    pub error: String,
+    /// What it said.
+    pub message: String,
+    /// The provider's HTTP status, when it answered with one.
+    pub status: Option<u16>,
 }
 
 /// The projection's running state between records.
@@ -119,6 +135,7 @@ impl View {
             head_seq: 0,
             state,
             anomalies: Vec::new(),
+            failures: Vec::new(),
             walk: Walk::default(),
         }
     }
@@ -145,6 +162,7 @@ impl View {
             Body::Assistant {
                 content,
                 model,
+                stop,
                 usage,
                 ..
             } => {
@@ -155,6 +173,7 @@ impl View {
                     seq,
                     content,
                     model,
+                    stop: stop.map(|s| hotl_log::stop_name(&s).to_owned()),
                     usage,
                 });
             }
@@ -196,6 +215,16 @@ impl View {
                 until,
                 summary,
                 after: self.model_after,
+            }),
+            Body::Error {
+                error,
+                message,
+                status,
+            } => self.failures.push(Failure {
+                seq,
+                error,
+                message,
+                status,
             }),
             _ => {}
         }

@@ -50,12 +50,14 @@ pub fn item_of(record: &Record) -> Option<Item> {
         Body::Assistant {
             content,
             model,
+            stop,
             usage,
             ..
         } => Some(Item::Assistant {
             seq: record.seq,
             content: content.clone(),
             model: model.clone(),
+            stop: stop.as_deref().map(|s| hotl_log::stop_name(s).to_owned()),
             usage: *usage,
         }),
         Body::ToolResult {

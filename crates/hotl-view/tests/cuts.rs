@@ -34,6 +34,7 @@ fn two_turns() -> LogBuilder {
             .collect(),
         model: None,
         stop: Some("tool_use".into()),
+        stop_raw: None,
         usage: None,
     });
     log.tool_result("a", "A");

@@ -187,6 +187,7 @@ fn the_episode_starts_after_the_latest_fold_or_clear() {
         content: vec![Block::text(text)],
         model: None,
         stop: Some("end_turn".to_owned()),
+        stop_raw: None,
         usage: None,
     };
     let fold = |since, until| {
@@ -222,6 +223,7 @@ fn the_episode_starts_after_the_latest_fold_or_clear() {
             }],
             model: None,
             stop: Some("tool_use".into()),
+            stop_raw: None,
             usage: None,
         }, // 11
         Body::ToolResult {

@@ -44,6 +44,7 @@ fn a_turn_becomes_its_messages_and_tool_results() {
                     input: serde_json::json!({"command": "ls"}).into(),
                 }],
                 model: Some("demo".into()),
+                stop: Some("tool_use".into()),
                 usage: None,
             },
             Item::ToolResult {
@@ -57,6 +58,7 @@ fn a_turn_becomes_its_messages_and_tool_results() {
                 seq: 6,
                 content: vec![Block::text("done: one")],
                 model: Some("demo".into()),
+                stop: Some("done".into()),
                 usage: None,
             },
         ]

@@ -32,6 +32,7 @@ fn more_turns(n: u8, tag: &str) -> Vec<Body> {
             content: vec![hotl_log::Block::text(format!("{tag} answer {i}"))],
             model: None,
             stop: Some("end_turn".into()),
+            stop_raw: None,
             usage: None,
         });
         out.push(Body::Run {

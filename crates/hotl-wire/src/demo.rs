@@ -416,6 +416,7 @@ mod tests {
                     }],
                     model: None,
                     stop: None,
+                    stop_raw: None,
                     usage: None,
                 },
             ),

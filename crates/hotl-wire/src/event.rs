@@ -94,3 +94,18 @@ pub enum StopReason {
     /// The provider failed the response.
     Error,
 }
+
+impl StopReason {
+    /// The word hotl records and prints for it: `done`, `tool_use`, `truncated`, `continue`,
+    /// `refused`, `error` (as it serializes).
+    pub fn name(self) -> &'static str {
+        match self {
+            StopReason::Done => "done",
+            StopReason::ToolUse => "tool_use",
+            StopReason::Truncated => "truncated",
+            StopReason::Continue => "continue",
+            StopReason::Refused => "refused",
+            StopReason::Error => "error",
+        }
+    }
+}

@@ -50,6 +50,7 @@ impl Conversation {
             content: reply.content.clone(),
             model: reply.model.clone(),
             stop: None,
+            stop_raw: None,
             usage: Some(reply.usage.to_log()),
         });
         let calls: Vec<String> = reply.tool_calls().map(|(id, _, _)| id.to_owned()).collect();

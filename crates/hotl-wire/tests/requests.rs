@@ -107,6 +107,7 @@ fn tool_input_key_order_is_kept_as_received() {
         }],
         model: None,
         stop: None,
+        stop_raw: None,
         usage: None,
     });
     log.tool_result("c1", "ok");

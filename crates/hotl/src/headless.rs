@@ -62,7 +62,9 @@ impl Printer {
                 Event::Recovered {
                     outcome: Some(outcome),
                 } => spent.add(&outcome),
-                Event::Failed { error, .. } => return Err(self.failed(&error)),
+                Event::Failed {
+                    error, usage, cost, ..
+                } => return Err(self.failed(&error, usage, cost)),
                 _ => {}
             }
         }
@@ -72,7 +74,9 @@ impl Printer {
         agent.close();
         let mut outcome = match self.until_done(agent).await? {
             Event::TurnEnded(outcome) => outcome,
-            Event::Failed { error, .. } => return Err(self.failed(&error)),
+            Event::Failed {
+                error, usage, cost, ..
+            } => return Err(self.failed(&error, usage, cost)),
             other => return Err(CliError::Internal(format!("the turn ended with {other:?}"))),
         };
         // The json result counts every request this process made, the recovery's included.
@@ -119,14 +123,17 @@ impl Printer {
         }
     }
 
-    /// The error a failed command exits with (its result line first, in the JSON formats).
-    fn failed(&self, error: &str) -> CliError {
+    /// The error a failed command exits with (its result line first, in the JSON formats,
+    /// with what it had spent: the model may have answered part of the turn).
+    fn failed(&self, error: &str, usage: Option<hotl_wire::Usage>, cost: Option<f64>) -> CliError {
         if self.format != OutputFormat::Text {
             // A closed stdout is reported by the error that follows.
             let _ = emit(&result(json!({
                 "session_id": self.session,
                 "is_error": true,
                 "error": error,
+                "usage": usage.unwrap_or_default(),
+                "cost_usd": cost,
             })));
         }
         CliError::user(error).hint(format!("the session is kept: hotl -r {}", self.session))

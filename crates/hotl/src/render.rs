@@ -55,7 +55,12 @@ const TOOL_LINES: usize = 12;
 pub fn transcript(out: &mut impl Write, view: &View) -> io::Result<()> {
     let mut turn = 0;
     let mut clear_shown = view.model_after == 0;
+    let mut failures = view.failures.iter().peekable();
     for item in &view.items {
+        // A failed turn's reason goes where it happened: before the next turn starts.
+        while let Some(failure) = failures.next_if(|f| f.seq < item.first_seq()) {
+            write_failure(out, failure)?;
+        }
         if first_is_user(item) && turn > 0 {
             turn_end(out, view, turn)?;
         }
@@ -72,6 +77,9 @@ pub fn transcript(out: &mut impl Write, view: &View) -> io::Result<()> {
         item.for_each_user(&mut |_, _| users += 1);
         turn += users;
     }
+    for failure in failures {
+        write_failure(out, failure)?;
+    }
     if turn > 0 && !view.open_turn {
         turn_end(out, view, turn)?;
     }
@@ -86,6 +94,20 @@ pub fn transcript(out: &mut impl Write, view: &View) -> io::Result<()> {
         writeln!(out, "── turn {} is still open ──", view.turns)?;
     }
     Ok(())
+}
+
+fn write_failure(out: &mut impl Write, failure: &hotl_view::Failure) -> io::Result<()> {
+    let status = failure
+        .status
+        .map(|s| format!(" (HTTP {s})"))
+        .unwrap_or_default();
+    writeln!(
+        out,
+        "✗ {} the turn failed: {}{status}: {}",
+        stamp(failure.seq),
+        failure.error,
+        failure.message
+    )
 }
 
 fn first_is_user(item: &Item) -> bool {
@@ -117,12 +139,27 @@ fn write_item(out: &mut impl Write, item: &Item, depth: usize) -> io::Result<()>
                 write_blocks(out, content, &pad, None)?;
             }
         },
-        Item::Assistant { content, model, .. } => {
+        Item::Assistant {
+            content,
+            model,
+            stop,
+            ..
+        } => {
             match model {
                 Some(m) => writeln!(out, "{pad}assistant ({m}):")?,
                 None => writeln!(out, "{pad}assistant:")?,
             }
             write_blocks(out, content, &pad, None)?;
+            // How an answer ended is worth a line when it did not end as an answer should.
+            match stop.as_deref() {
+                Some("refused") => writeln!(out, "{pad}  ⊘ the model refused to answer")?,
+                Some("truncated") => {
+                    writeln!(out, "{pad}  … cut at the output limit (max_tokens)")?
+                }
+                Some("interrupted") => writeln!(out, "{pad}  … the stream was cut here")?,
+                Some("error") => writeln!(out, "{pad}  ✗ the provider failed the response")?,
+                _ => {}
+            }
         }
         Item::ToolResult {
             seq,

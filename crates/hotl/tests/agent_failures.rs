@@ -120,9 +120,15 @@ fn a_stream_cut_after_output_began_fails_and_the_session_resumes() -> TestResult
     assert_eq!(partial["stop"], "interrupted", "{partial}");
     let said = partial["content"][0]["text"].as_str().unwrap_or_default();
     assert!(!said.is_empty() && long.starts_with(said), "{partial}");
-    let last = records.last().ok_or("empty log")?;
-    assert_eq!(last["type"], "run");
-    assert_eq!(last["state"], "interrupted");
+    let (last, before) = records.split_last().ok_or("empty log")?;
+    assert_eq!(before.last().map(|r| &r["type"]), Some(&json!("run")));
+    assert_eq!(
+        before.last().map(|r| &r["state"]),
+        Some(&json!("interrupted"))
+    );
+    // Why the turn failed is recorded after it.
+    assert_eq!(last["type"], "error", "{last}");
+    assert_eq!(last["error"], "connection", "{last}");
 
     // The cut reply was not consumed: the resumed run gets it whole.
     let again = env.agent(&fake, &["-r", &id, "-p", "again"]).ok();

@@ -14,6 +14,7 @@ mod console_slash;
 mod debug_decode;
 mod drop_gc;
 mod edit;
+mod failures_told;
 mod fork;
 mod home;
 mod import;

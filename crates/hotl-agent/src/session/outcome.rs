@@ -22,7 +22,7 @@ pub struct TurnOutcome {
 impl TurnOutcome {
     /// Counts into this turn what this process spent between `before` and `after` (a
     /// compaction's model calls).
-    pub(super) fn add_spent(&mut self, before: &Totals, after: &Totals) {
+    pub(crate) fn add_spent(&mut self, before: &Totals, after: &Totals) {
         let (b, a) = (&before.usage, &after.usage);
         let spent = Usage {
             input: a.input - b.input,

@@ -5,7 +5,7 @@
 
 use hotl_log::{Block, Body, RunState, Todo};
 use hotl_view::model_view;
-use hotl_wire::{Overflow, Reply, WireError};
+use hotl_wire::{Overflow, Reply, StopReason, WireError};
 
 use super::calls::Call;
 use super::rules::{Ahead, Rules};
@@ -62,8 +62,16 @@ impl<'c> Turn<'c> {
     }
 
     /// Steps until the model stops, the turn is cancelled, or it fails (its run closed
-    /// `interrupted`, its log valid).
+    /// `interrupted`, an `error` record saying why, its log valid).
     pub(crate) async fn run(&mut self, s: &mut Session) -> Result<TurnOutcome> {
+        let done = self.steps(s).await;
+        if let Err(e) = &done {
+            s.record_failure(e);
+        }
+        done
+    }
+
+    async fn steps(&mut self, s: &mut Session) -> Result<TurnOutcome> {
         let settings = &self.cx.settings;
         loop {
             if self.outcome.steps >= settings.max_steps {
@@ -169,6 +177,7 @@ impl<'c> Turn<'c> {
                         content: text,
                         model: partial.model,
                         stop: Some("interrupted".to_owned()),
+                        stop_raw: partial.raw_stop,
                         usage: Some(partial.usage.to_log()),
                     })?;
                 }
@@ -223,6 +232,18 @@ impl<'c> Turn<'c> {
         let settings = &self.cx.settings;
         s.count(settings, &reply, &mut self.outcome);
         self.outcome.stop = reply.stop;
+        // An answer that did not end as an answer should says so in every front end.
+        let raw = reply.raw_stop.as_deref().unwrap_or("");
+        match reply.stop {
+            Some(StopReason::Refused) => self.cx.notice(format!(
+                "the model refused to answer (stop reason {raw}); the refusal is recorded"
+            )),
+            Some(StopReason::Truncated) => self.cx.notice(format!(
+                "the answer stopped at the output limit (stop reason {raw}); ask to go on, or \
+                 raise max_tokens"
+            )),
+            _ => {}
+        }
         self.outcome.text = reply
             .content
             .iter()
@@ -245,7 +266,8 @@ impl<'c> Turn<'c> {
         let answer = Body::Assistant {
             content: reply.content,
             model: reply.model.or_else(|| Some(settings.model.clone())),
-            stop: reply.raw_stop,
+            stop: reply.stop.map(|s| s.name().to_owned()),
+            stop_raw: reply.raw_stop,
             usage: Some(reply.usage.to_log()),
         };
         if calls.is_empty() {
@@ -363,6 +385,20 @@ impl<'c> Turn<'c> {
 }
 
 impl Session {
+    /// Records why a turn failed, so the log (and `sessions show`) says it. Best effort: a
+    /// store that cannot take it (a full disk) is what failed in the first place.
+    fn record_failure(&mut self, e: &AgentError) {
+        let (error, message, status) = e.failure();
+        let recorded = self.append(Body::Error {
+            error,
+            message,
+            status,
+        });
+        if let Err(also) = recorded {
+            tracing::warn!("why a turn failed is not recorded: {also}");
+        }
+    }
+
     /// Whether the last turn was left open by a process that died (or was killed) mid-turn.
     pub fn has_open_turn(&self) -> bool {
         self.open_run().is_some()

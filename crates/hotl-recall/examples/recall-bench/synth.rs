@@ -365,6 +365,7 @@ impl Gen {
                     content,
                     model: Some("bench".into()),
                     stop: Some("tool_use".into()),
+                    stop_raw: None,
                     usage: None,
                 },
             ));
@@ -397,6 +398,7 @@ impl Gen {
                 content: vec![Block::text(self.sentence(n))],
                 model: Some("bench".into()),
                 stop: Some("end_turn".into()),
+                stop_raw: None,
                 usage: None,
             },
         ));
