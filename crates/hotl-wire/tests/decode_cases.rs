@@ -288,7 +288,7 @@ fn anthropic_later_usage_wins_field_by_field() -> TestResult {
 }
 
 #[test]
-fn anthropic_blocks_thinking_redacted_tools_and_server_tools() -> TestResult {
+fn anthropic_blocks_thinking_redacted_and_tools() -> TestResult {
     let body = named(&[
         ("message_start", MSG_START),
         (
@@ -315,26 +315,6 @@ fn anthropic_blocks_thinking_redacted_tools_and_server_tools() -> TestResult {
         (
             "content_block_stop",
             r#"{"type":"content_block_stop","index":1}"#,
-        ),
-        (
-            "content_block_start",
-            r#"{"type":"content_block_start","index":2,"content_block":{"type":"server_tool_use","id":"srvtoolu_1","name":"web_search","input":{}}}"#,
-        ),
-        (
-            "content_block_delta",
-            r#"{"type":"content_block_delta","index":2,"delta":{"type":"input_json_delta","partial_json":"{\"query\":\"x\"}"}}"#,
-        ),
-        (
-            "content_block_stop",
-            r#"{"type":"content_block_stop","index":2}"#,
-        ),
-        (
-            "content_block_start",
-            r#"{"type":"content_block_start","index":3,"content_block":{"type":"web_search_tool_result","tool_use_id":"srvtoolu_1","content":[]}}"#,
-        ),
-        (
-            "content_block_stop",
-            r#"{"type":"content_block_stop","index":3}"#,
         ),
         (
             "content_block_start",
@@ -366,6 +346,38 @@ fn anthropic_blocks_thinking_redacted_tools_and_server_tools() -> TestResult {
             r#"{"event":"usage","input":10,"cache_read":0,"cache_write_5m":0,"cache_write_1h":0,"output":9,"thinking":0}"#,
             r#"{"event":"stop","reason":"continue","raw":"pause_turn"}"#,
         ]
+    );
+    assert_eq!(outcome, "complete");
+    Ok(())
+}
+
+/// A tool the provider runs itself (web search, code execution) leaves blocks hotl cannot
+/// send back: the response is refused with a clear error, never kept in part.
+#[test]
+fn anthropic_server_tool_blocks_and_containers_are_refused_not_dropped() -> TestResult {
+    for block in [
+        r#"{"type":"content_block_start","index":0,"content_block":{"type":"server_tool_use","id":"srvtoolu_1","name":"web_search","input":{}}}"#,
+        r#"{"type":"content_block_start","index":0,"content_block":{"type":"web_search_tool_result","tool_use_id":"srvtoolu_1","content":[]}}"#,
+    ] {
+        let body = named(&[("message_start", MSG_START), ("content_block_start", block)]);
+        let (_, outcome) = lines("anthropic", &body);
+        assert!(
+            outcome.contains("from a tool the provider runs itself"),
+            "{outcome}"
+        );
+        assert!(
+            outcome.contains("refused rather than kept in part"),
+            "{outcome}"
+        );
+    }
+    let with_container = r#"{"type":"message_start","message":{"id":"msg_1","model":"m","container":{"id":"container_1","expires_at":"2026-12-02T00:00:00Z"},"usage":{"input_tokens":10,"output_tokens":1}}}"#;
+    let (_, outcome) = lines("anthropic", &named(&[("message_start", with_container)]));
+    assert!(outcome.contains("code-execution `container`"), "{outcome}");
+    // `container: null` is no container.
+    let null = r#"{"type":"message_start","message":{"id":"msg_1","model":"m","container":null,"usage":{"input_tokens":10,"output_tokens":1}}}"#;
+    let (_, outcome) = lines(
+        "anthropic",
+        &named(&[("message_start", null), ("message_stop", MSG_STOP)]),
     );
     assert_eq!(outcome, "complete");
     Ok(())

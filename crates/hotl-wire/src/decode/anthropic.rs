@@ -32,8 +32,18 @@ enum Block {
         data: String,
     },
     Tool,
-    /// Server-tool blocks and anything new: their deltas are not ours to act on.
+    /// Block types newer than this code: their deltas are not ours to act on.
     Other,
+}
+
+/// Whether a block belongs to a tool the provider runs itself (web search, code execution,
+/// an MCP connector). hotl enables none; a reply holding one could not be sent back without
+/// its server-side state, so the response is refused rather than dropped in part.
+fn server_tool_block(kind: &str) -> bool {
+    matches!(
+        kind,
+        "server_tool_use" | "mcp_tool_use" | "container_upload"
+    ) || kind.ends_with("_tool_result")
 }
 
 impl DialectDecoder for AnthropicDecoder {
@@ -81,6 +91,13 @@ impl DialectDecoder for AnthropicDecoder {
         match &*kind {
             "message_start" => {
                 let MessageStart { message } = parse(DIALECT, event)?;
+                if message.container.is_some() {
+                    return Err(bad(
+                        "names a code-execution `container`, whose state hotl cannot keep; \
+                         hotl enables no server tools, so this response is refused"
+                            .into(),
+                    ));
+                }
                 out.push(Event::Start {
                     id: message.id,
                     model: message.model,
@@ -119,6 +136,13 @@ impl DialectDecoder for AnthropicDecoder {
                             name: block.name.unwrap_or_default(),
                         });
                         Block::Tool
+                    }
+                    kind if server_tool_block(kind) => {
+                        return Err(bad(format!(
+                            "holds a `{kind}` block, from a tool the provider runs itself; hotl \
+                             enables none and cannot send such a reply back, so it is refused \
+                             rather than kept in part"
+                        )));
                     }
                     _ => Block::Other,
                 };
@@ -173,6 +197,13 @@ impl DialectDecoder for AnthropicDecoder {
             }
             "message_delta" => {
                 let MessageDelta { delta, usage } = parse(DIALECT, event)?;
+                if delta.as_ref().is_some_and(|d| d.container.is_some()) {
+                    return Err(bad(
+                        "names a code-execution `container`, whose state hotl cannot keep; \
+                         hotl enables no server tools, so this response is refused"
+                            .into(),
+                    ));
+                }
                 if let Some(reason) = delta.and_then(|d| d.stop_reason) {
                     self.stop_reason = Some(reason);
                 }
@@ -290,6 +321,7 @@ struct StartedMessage {
     id: Option<String>,
     model: Option<String>,
     usage: Option<RawUsage>,
+    container: Option<serde::de::IgnoredAny>,
 }
 
 #[derive(Deserialize)]
@@ -342,6 +374,7 @@ struct MessageDelta {
 #[derive(Deserialize)]
 struct StopDelta {
     stop_reason: Option<String>,
+    container: Option<serde::de::IgnoredAny>,
 }
 
 #[derive(Deserialize)]
