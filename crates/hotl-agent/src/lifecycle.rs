@@ -131,6 +131,10 @@ pub fn fork(
     name: Option<&str>,
     cwd: &str,
 ) -> Result<Writer> {
+    if !Path::new(cwd).is_dir() {
+        // A fork that could not work there would be left behind, broken.
+        return Err(AgentError::MissingCwd(cwd.to_owned()));
+    }
     if let Some(name) = name {
         store.check_name(name, None)?;
     }

@@ -357,6 +357,13 @@ impl Store {
     /// is rewritten with a fresh id (its unknown fields kept); otherwise an existing id is
     /// refused.
     pub fn import(&self, path: &Path, new_id: bool) -> Result<Imported> {
+        self.import_into(path, new_id, None)
+    }
+
+    /// [`Store::import`], with a log that records no working directory (an empty `cwd`, as
+    /// an example shipped with hotl has: no machine's path) adopted into `cwd`: its session
+    /// record is rewritten with it, like a new id.
+    pub fn import_into(&self, path: &Path, new_id: bool, cwd: Option<&str>) -> Result<Imported> {
         let mut bytes = Vec::new();
         File::open(path)
             .at(path)?
@@ -385,8 +392,11 @@ impl Store {
                 reason: format!("session id {id:?} is not a ULID; import with --new-id"),
             });
         }
-        if new_id {
-            id = new_session_id();
+        let adopt_cwd = cwd.filter(|_| start.cwd.is_empty());
+        if new_id || adopt_cwd.is_some() {
+            if new_id {
+                id = new_session_id();
+            }
             let line = &bytes[span.offset as usize..span.end as usize];
             // The record reader skips what it does not know without building it; a rewrite
             // must build it all, which can fail where reading did not (nesting over serde's
@@ -395,15 +405,19 @@ impl Store {
                 serde_json::from_slice(line).map_err(|e| LogError::NotALog {
                     path: path.to_owned(),
                     reason: format!(
-                        "line {}: the session record cannot be rewritten with a new id: {e}",
+                        "line {}: the session record cannot be rewritten: {e}",
                         at + 1
                     ),
                 })?;
             value.insert("id".to_owned(), serde_json::Value::String(id.clone()));
+            if let Some(cwd) = adopt_cwd {
+                value.insert("cwd".to_owned(), serde_json::Value::String(cwd.to_owned()));
+            }
             let mut rewritten = serde_json::to_vec(&value)?;
             rewritten.push(b'\n');
             bytes.splice(span.offset as usize..span.end as usize, rewritten);
-        } else if self.exists(&id) {
+        }
+        if !new_id && self.exists(&id) {
             return Err(LogError::Exists {
                 what: format!("session {id} (import with --new-id to adopt a copy)"),
             });

@@ -118,7 +118,7 @@ fn a_deeply_nested_unknown_field_is_refused_not_a_panic() -> TestResult {
     let err = home.store.import(&file, true).expect_err("cannot rewrite");
     assert!(
         err.to_string()
-            .contains("cannot be rewritten with a new id"),
+            .contains("the session record cannot be rewritten"),
         "{err}"
     );
     assert!(home.store.session_ids()?.is_empty());

@@ -198,8 +198,15 @@ async fn run_async(
         && let Start::Open(session) = &start
         && let Some(recorded) = session.recorded_mode()
     {
-        // Modes are the session's: a resume or a fork keeps the one it recorded.
+        // Modes are the session's: a resume or a fork keeps the one it recorded, and says so
+        // when it allows more than the default (it is easy to forget a bypass).
         settings.policy.mode = recorded;
+        if recorded != Mode::Default {
+            eprintln!(
+                "hotl: mode: {}, recorded in this session; --permission-mode default to drop it",
+                recorded.name()
+            );
+        }
     }
     let agent = Agent::spawn(start, resolved.provider.clone(), settings);
     let canceller = agent.canceller();

@@ -20,7 +20,10 @@ pub struct ImportArgs {
 }
 
 pub fn run(ctx: &Ctx, args: &ImportArgs) -> Result<ExitCode, CliError> {
-    let imported = ctx.store.import(&args.file, args.new_id)?;
+    // A log that records no directory (the shipped example) is adopted into this one.
+    let imported = ctx
+        .store
+        .import_into(&args.file, args.new_id, Some(&ctx.cwd))?;
     if let Some(skipped) = imported.report.summary() {
         eprintln!("hotl: imported with damage: {skipped} (kept in the file as they were)");
     }
