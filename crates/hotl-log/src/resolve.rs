@@ -55,8 +55,11 @@ fn resolve_inner<'a>(
             .first()
             .map_or(Resolution::NoMatch, |m| Resolution::One(*m));
     }
+    // Every id starts with a digit (`01...`): a number written with a leading zero is an id
+    // prefix, not a list number.
     if let Ok(n) = query.parse::<usize>()
         && query.len() < 6
+        && !query.starts_with('0')
     {
         let numbered = listed(metas, cwd);
         return match n.checked_sub(1).and_then(|i| numbered.get(i)) {

@@ -13,6 +13,11 @@ pub struct Cli {
     #[arg(long, global = true, value_name = "DIR")]
     pub home: Option<PathBuf>,
 
+    /// Every project's sessions: listings show them all, and a list number counts in that
+    /// listing (`hotl sessions list --all`, then `hotl sessions show --all 6`)
+    #[arg(long, global = true)]
+    pub all: bool,
+
     #[command(flatten)]
     pub run: crate::commands::run::RunArgs,
 
@@ -68,8 +73,8 @@ pub enum SessionsCommand {
     Revert(crate::commands::sessions::revert::RevertArgs),
     /// Restart the model's context after this point (the transcript keeps everything)
     Clear(RefArg),
-    /// Delete a session (kept hidden while other sessions descend from it)
-    Drop(RefArg),
+    /// Delete a session (kept hidden while other sessions descend from it); asks first
+    Drop(crate::commands::sessions::drop::DropArgs),
     /// Verify logs and explain what is wrong; exit status 1 on problems
     Check(crate::commands::sessions::check::CheckArgs),
 }

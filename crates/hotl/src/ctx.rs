@@ -14,13 +14,15 @@ pub struct Ctx {
     pub store: Store,
     pub cwd: String,
     pub home_dir: Option<PathBuf>,
+    /// `--all`: every project's sessions, for listings and list numbers.
+    pub all: bool,
 }
 
 impl Ctx {
     /// Resolves the home (`--home`, `$HOTL_HOME`, `$XDG_DATA_HOME/hotl`, `~/.local/share/hotl`)
     /// and the clock (`$HOTL_NOW`, an RFC 3339 instant, pins it for reproducible runs), and
     /// starts the log at the level `$HOTL_LOG` names.
-    pub fn new(home: Option<PathBuf>) -> Result<Ctx, CliError> {
+    pub fn new(home: Option<PathBuf>, all: bool) -> Result<Ctx, CliError> {
         let env = |k: &str| {
             std::env::var_os(k)
                 .filter(|v| !v.is_empty())
@@ -63,6 +65,7 @@ impl Ctx {
             store,
             cwd,
             home_dir,
+            all,
         })
     }
 
@@ -78,10 +81,11 @@ impl Ctx {
     }
 
     /// Resolves a session reference against every session (numbers count in this directory's
-    /// listing).
+    /// listing, or in every project's with `--all`).
     pub fn resolve(&self, query: &str) -> Result<SessionMeta, CliError> {
         let metas = self.store.list()?;
-        match hotl_log::resolve(&metas, Some(&self.cwd), query) {
+        let scope = (!self.all).then_some(self.cwd.as_str());
+        match hotl_log::resolve(&metas, scope, query) {
             Ok(meta) => Ok(meta.clone()),
             Err(hotl_log::LogError::NoSuchSession { .. }) => self.resolve_delegated(query),
             Err(e) => Err(e.into()),

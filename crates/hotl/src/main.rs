@@ -30,8 +30,8 @@ use crate::error::CliError;
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    let result =
-        Ctx::new(cli.home.clone()).and_then(|ctx| commands::run(&ctx, cli.command, &cli.run));
+    let result = Ctx::new(cli.home.clone(), cli.all)
+        .and_then(|ctx| commands::run(&ctx, cli.command, &cli.run));
     match result {
         Ok(code) => code,
         Err(CliError::BrokenPipe) => ExitCode::SUCCESS,

@@ -8,7 +8,20 @@ use crate::common::{Env, OTHER_ID, THIRD_ID};
 fn dropping_a_leaf_deletes_it() -> TestResult {
     let env = Env::new()?;
     env.import(&env.log_with_turns(FIXED_ID, 1))?;
-    let out = env.run(&["sessions", "drop", "1"]).ok();
+    // By list number with nobody to ask: refused (numbers shift as sessions start).
+    let refused = env.run(&["sessions", "drop", "1"]).fails(1);
+    assert!(
+        refused.stderr.contains("shifts as sessions start"),
+        "{refused}"
+    );
+    assert!(
+        refused
+            .stderr
+            .contains(&format!("hotl sessions drop {FIXED_ID} --yes")),
+        "{refused}"
+    );
+    assert!(env.log_path(FIXED_ID).exists());
+    let out = env.run(&["sessions", "drop", "1", "--yes"]).ok();
     assert_eq!(out.stdout, format!("dropped {FIXED_ID}\n"));
     assert!(!env.log_path(FIXED_ID).exists());
     assert_eq!(

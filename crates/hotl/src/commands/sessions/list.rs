@@ -13,9 +13,6 @@ use crate::render::{ShortIds, relative_time};
 /// List sessions, newest first
 #[derive(Debug, Args)]
 pub struct ListArgs {
-    /// Every project's sessions, not just this directory's
-    #[arg(long)]
-    pub all: bool,
     /// One JSON array (schema: docs/json.md)
     #[arg(long)]
     pub json: bool,
@@ -82,7 +79,7 @@ fn children(ctx: &Ctx, root: &str) -> Result<Vec<Child>, CliError> {
 
 pub fn run(ctx: &Ctx, args: &ListArgs) -> Result<ExitCode, CliError> {
     let metas = ctx.store.list()?;
-    let scope = (!args.all).then_some(ctx.cwd.as_str());
+    let scope = (!ctx.all).then_some(ctx.cwd.as_str());
     let rows = hotl_log::listed(&metas, scope);
     let trees: std::collections::HashSet<String> = ctx.store.tree_roots()?.into_iter().collect();
     let delegated = |id: &str| -> Result<Vec<Child>, CliError> {
@@ -119,9 +116,9 @@ pub fn run(ctx: &Ctx, args: &ListArgs) -> Result<ExitCode, CliError> {
         return Ok(ExitCode::SUCCESS);
     }
     if rows.is_empty() {
-        let where_ = if args.all { "" } else { " in this directory" };
+        let where_ = if ctx.all { "" } else { " in this directory" };
         writeln!(out, "no sessions{where_}")?;
-        if !args.all && metas.iter().any(|m| !m.dropped) {
+        if !ctx.all && metas.iter().any(|m| !m.dropped) {
             writeln!(out, "(`hotl sessions list --all` shows every project's)")?;
         }
         flush(out)?;
