@@ -34,14 +34,19 @@ macro_rules! say_more {
     }};
 }
 
-/// Runs the console on `agent` until the user leaves.
-pub async fn run(ctx: &Ctx, mut agent: Agent) -> Result<ExitCode, CliError> {
-    let result = converse(ctx, &mut agent).await;
+/// Runs the console on `agent` until the user leaves; `first`, when given (`hotl "fix the
+/// bug"`), is sent as the first message.
+pub async fn run(ctx: &Ctx, mut agent: Agent, first: Option<String>) -> Result<ExitCode, CliError> {
+    let result = converse(ctx, &mut agent, first).await;
     agent.shutdown().await;
     result
 }
 
-async fn converse(ctx: &Ctx, agent: &mut Agent) -> Result<ExitCode, CliError> {
+async fn converse(
+    ctx: &Ctx,
+    agent: &mut Agent,
+    mut first: Option<String>,
+) -> Result<ExitCode, CliError> {
     let mut live = Live::new();
     live.until(agent, |e| matches!(e, Event::Init { .. }))
         .await?;
@@ -78,6 +83,11 @@ async fn converse(ctx: &Ctx, agent: &mut Agent) -> Result<ExitCode, CliError> {
             .map_err(|e| CliError::Internal(format!("cannot read the terminal: {e}")))?,
     );
     loop {
+        if let Some(text) = first.take() {
+            say!("> {text}");
+            turn(agent, &mut live, text).await?;
+            continue;
+        }
         // The editor blocks on the terminal: it goes to a blocking thread and comes back.
         let mut editor = prompt
             .take()

@@ -83,24 +83,32 @@ impl Ctx {
     /// Resolves a session reference against every session (numbers count in this directory's
     /// listing, or in every project's with `--all`).
     pub fn resolve(&self, query: &str) -> Result<SessionMeta, CliError> {
+        self.find(query)?.ok_or_else(|| {
+            hotl_log::LogError::NoSuchSession {
+                query: query.to_owned(),
+            }
+            .into()
+        })
+    }
+
+    /// [`Ctx::resolve`], with `None` when nothing matches (an ambiguous reference is still an
+    /// error: it names candidates).
+    pub fn find(&self, query: &str) -> Result<Option<SessionMeta>, CliError> {
         let metas = self.store.list()?;
         let scope = (!self.all).then_some(self.cwd.as_str());
         match hotl_log::resolve(&metas, scope, query) {
-            Ok(meta) => Ok(meta.clone()),
-            Err(hotl_log::LogError::NoSuchSession { .. }) => self.resolve_delegated(query),
+            Ok(meta) => Ok(Some(meta.clone())),
+            Err(hotl_log::LogError::NoSuchSession { .. }) => self.find_delegated(query),
             Err(e) => Err(e.into()),
         }
     }
 
     /// A session delegated inside some root's tree, by id prefix: listings show them under
     /// their roots, and numbers, names and `@last` address roots only.
-    fn resolve_delegated(&self, query: &str) -> Result<SessionMeta, CliError> {
+    fn find_delegated(&self, query: &str) -> Result<Option<SessionMeta>, CliError> {
         let upper = query.to_ascii_uppercase();
-        let no_match = || hotl_log::LogError::NoSuchSession {
-            query: query.to_owned(),
-        };
         if upper.is_empty() || !upper.bytes().all(|b| b.is_ascii_alphanumeric()) {
-            return Err(no_match().into());
+            return Ok(None);
         }
         let hits: Vec<String> = self
             .store
@@ -110,8 +118,8 @@ impl Ctx {
             .filter(|id| id.starts_with(&upper))
             .collect();
         match hits.as_slice() {
-            [] => Err(no_match().into()),
-            [id] => Ok(self.store.meta(id)?),
+            [] => Ok(None),
+            [id] => Ok(Some(self.store.meta(id)?)),
             _ => Err(hotl_log::LogError::Ambiguous {
                 query: query.to_owned(),
                 candidates: hits,

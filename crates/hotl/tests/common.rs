@@ -524,6 +524,29 @@ pub fn console_typed(
     args: &[&str],
     pieces: &[(&str, u64)],
 ) -> TestResult<Option<Run>> {
+    let mut hotl = env.agent_command();
+    hotl.args(["--provider", "anthropic", "--base-url"])
+        .arg(fake.base_url())
+        .args(["--model", MODEL])
+        .args(args);
+    in_pty(env, &hotl, pieces)
+}
+
+/// `hotl <args>` (with the test's home) on a pseudo-terminal, typing `input`; `None` when
+/// there is no `script`.
+pub fn pty(env: &Env, args: &[&str], input: &str) -> TestResult<Option<Run>> {
+    let mut hotl = env.command();
+    hotl.args(args);
+    in_pty(env, &hotl, &[(input, 0)])
+}
+
+/// Runs `hotl` on a pseudo-terminal made by `script(1)`, typing each piece of input after
+/// waiting its milliseconds; `None` when there is no `script`.
+fn in_pty(
+    env: &Env,
+    hotl: &std::process::Command,
+    pieces: &[(&str, u64)],
+) -> TestResult<Option<Run>> {
     use std::io::Write;
     use std::process::{Command, Stdio};
     let has_script = Command::new("script")
@@ -535,11 +558,6 @@ pub fn console_typed(
     if !hotl_testkit::require("script(1)", has_script)? {
         return Ok(None);
     }
-    let mut hotl = env.agent_command();
-    hotl.args(["--provider", "anthropic", "--base-url"])
-        .arg(fake.base_url())
-        .args(["--model", MODEL])
-        .args(args);
     let quoted: Vec<String> = std::iter::once(hotl.get_program())
         .chain(hotl.get_args())
         .map(|a| format!("'{}'", a.to_string_lossy()))

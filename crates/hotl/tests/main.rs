@@ -15,6 +15,7 @@ mod debug_decode;
 mod drop_gc;
 mod edit;
 mod failures_told;
+mod first_hour;
 mod fork;
 mod home;
 mod import;

@@ -17,7 +17,8 @@ use crate::headless::OutputFormat;
 /// Flags of the agent itself (used without a subcommand).
 #[derive(Debug, Default, Args)]
 pub struct RunArgs {
-    /// Run headless with this prompt, print the final answer and exit
+    /// Run headless with this prompt, print the final answer and exit (`-` reads the prompt
+    /// from stdin; piped stdin is added to any other prompt)
     #[arg(short = 'p', long = "print", value_name = "PROMPT")]
     pub prompt: Option<String>,
     /// What -p prints
@@ -146,10 +147,14 @@ async fn run_async(
     resume_ref: Option<String>,
 ) -> Result<ExitCode, CliError> {
     let resolved = config::resolve(config::load_file()?, &args.model_flags.overrides())?;
-    if args.prompt.as_deref().is_some_and(|p| p.trim().is_empty()) {
+    let prompt = match args.prompt.as_deref() {
+        Some(given) => Some(with_piped_stdin(given)?),
+        None => None,
+    };
+    if prompt.as_deref().is_some_and(|p| p.trim().is_empty()) {
         return Err(CliError::user("the prompt is empty"));
     }
-    let headless = args.prompt.is_some() || !std::io::stdin().is_terminal();
+    let headless = prompt.is_some() || !std::io::stdin().is_terminal();
     let mode = match &args.permission_mode {
         Some(m) => Some(Mode::from_name(m).ok_or_else(|| {
             CliError::user(format!(
@@ -183,9 +188,17 @@ async fn run_async(
     if let Some(notice) = &resolved.demo_notice {
         eprintln!("hotl: {notice}");
     }
-    let target = resume_ref
-        .or_else(|| args.resume.clone())
-        .or_else(|| args.session.clone());
+    let mut target = resume_ref.or_else(|| args.resume.clone());
+    // `hotl "fix the bug"`: a first word that names no session is a task, not a reference.
+    let mut first_message = None;
+    if target.is_none()
+        && let Some(word) = &args.session
+    {
+        match positional(ctx, word, headless)? {
+            Positional::Session => target = Some(word.clone()),
+            Positional::Task => first_message = Some(word.clone()),
+        }
+    }
     let start = match open_session(ctx, args, target, &resolved, headless, mode, tools) {
         Err(CliError::Locked { session, message }) if !headless => {
             // Another process writes it: the console shows a read-only snapshot.
@@ -215,7 +228,7 @@ async fn run_async(
             canceller.cancel();
         }
     });
-    match args.prompt.as_deref() {
+    match prompt.as_deref() {
         Some(prompt) => {
             // A fork starts fresh: the turn its parent left open is the parent's to finish.
             let recover = resumed && args.fork_from.is_none();
@@ -227,8 +240,84 @@ async fn run_async(
                 "stdin is not a terminal: pass the task with -p \"...\"",
             ))
         }
-        None => crate::console::run(ctx, agent).await,
+        None => crate::console::run(ctx, agent, first_message).await,
     }
+}
+
+/// What the positional argument of `hotl WORD` is.
+enum Positional {
+    /// A session to resume.
+    Session,
+    /// A task for a new session's first message (the console only).
+    Task,
+}
+
+/// Reads `hotl WORD`: a session reference when it resolves; else (it has a space, or names no
+/// session) a task, which the console takes as its first message and a headless run refuses
+/// with the command that would run it.
+fn positional(ctx: &Ctx, word: &str, headless: bool) -> Result<Positional, CliError> {
+    // An ambiguous prefix is a reference the user meant: its error names the candidates.
+    if !word.contains(char::is_whitespace) && ctx.find(word)?.is_some() {
+        return Ok(Positional::Session);
+    }
+    const SUBCOMMANDS: &[&str] = &[
+        "list", "ls", "show", "import", "fork", "rename", "revert", "clear", "drop", "check",
+    ];
+    if SUBCOMMANDS.contains(&word) {
+        return Err(CliError::user(format!("no session matches {word:?}"))
+            .hint(format!("did you mean `hotl sessions {word}`?")));
+    }
+    if headless {
+        return Err(CliError::user(format!(
+            "no session matches {word:?}, and without a terminal a task needs -p"
+        ))
+        .hint(format!(
+            "to run it as a task: hotl -p {}",
+            shell_quote(word)
+        )));
+    }
+    Ok(Positional::Task)
+}
+
+/// `text` quoted for a POSIX shell.
+fn shell_quote(text: &str) -> String {
+    format!("'{}'", text.replace('\'', "'\\''"))
+}
+
+/// The prompt `-p` gives: `-` is all of stdin; any other prompt gets what is piped into stdin
+/// after it (`git diff | hotl -p "review this"`). stdin is read only when it is a pipe or a
+/// regular file, never a terminal or `/dev/null`.
+fn with_piped_stdin(given: &str) -> Result<String, CliError> {
+    let piped = piped_stdin()?;
+    match (given, piped) {
+        ("-", Some(text)) => Ok(text),
+        ("-", None) => Err(CliError::user(
+            "-p - reads the prompt from stdin, and nothing is piped in",
+        )),
+        (prompt, Some(text)) if !text.trim().is_empty() => Ok(format!("{prompt}\n\n{text}")),
+        (prompt, _) => Ok(prompt.to_owned()),
+    }
+}
+
+/// All of stdin when it is a pipe or a regular file.
+fn piped_stdin() -> Result<Option<String>, CliError> {
+    use std::io::Read;
+    use std::os::fd::AsFd;
+    use std::os::unix::fs::FileTypeExt;
+    let stdin = std::io::stdin();
+    let kind = stdin
+        .as_fd()
+        .try_clone_to_owned()
+        .map(std::fs::File::from)
+        .and_then(|f| f.metadata())
+        .map(|m| m.file_type());
+    let readable = kind.is_ok_and(|k| k.is_fifo() || k.is_file());
+    if !readable {
+        return Ok(None);
+    }
+    let mut bytes = Vec::new();
+    stdin.lock().read_to_end(&mut bytes)?;
+    Ok(Some(String::from_utf8_lossy(&bytes).into_owned()))
 }
 
 /// What a run works in: a resumed or forked session, open for writing, or a new one (written
