@@ -63,6 +63,10 @@ pub enum AgentError {
     /// A blocking task (a snapshot, a search) panicked or was cancelled.
     #[error("internal error: {0}")]
     Task(String),
+    /// A request would carry no message at all (a fork whose parent is gone, say): it is not
+    /// sent.
+    #[error("nothing to send the model: the conversation is empty ({0})")]
+    EmptyConversation(String),
     /// The model kept calling tools past the step limit.
     #[error("the turn stopped after {0} steps without a final answer")]
     TooManySteps(usize),
@@ -90,6 +94,7 @@ impl AgentError {
             AgentError::TooManySteps(_) => ("step_limit".to_owned(), self.to_string(), None),
             AgentError::WindowFull(_) => ("window".to_owned(), self.to_string(), None),
             AgentError::Log(_) => ("store".to_owned(), self.to_string(), None),
+            AgentError::EmptyConversation(_) => ("empty".to_owned(), self.to_string(), None),
             other => ("error".to_owned(), other.to_string(), None),
         }
     }

@@ -120,6 +120,15 @@ impl Store {
                 ),
             });
         }
+        for (seq, call, tool) in unanswered_calls(&lineage) {
+            findings.push(Finding {
+                severity: Severity::Problem,
+                message: format!(
+                    "the `{tool}` call {call} (t{seq}) has no result before the conversation \
+                     goes on (its line was lost?); the model is told its result was lost"
+                ),
+            });
+        }
         Ok(CheckReport {
             id: id.to_owned(),
             records: lineage.own().len(),
@@ -127,4 +136,36 @@ impl Store {
             findings,
         })
     }
+}
+
+/// The tool calls of the session's own visible records that have no result before the next
+/// model message or user message: (the seq of the call's message, its id, the tool). The
+/// calls of the last step are left out: a turn a dead process left open is still to finish.
+fn unanswered_calls(lineage: &crate::lineage::Lineage) -> Vec<(u64, String, String)> {
+    use crate::block::Block;
+    use crate::record::Body;
+    let visible = crate::branch::visible_mask(&lineage.records);
+    let mut open: Vec<(u64, String, String)> = Vec::new();
+    let mut lost = Vec::new();
+    let own = lineage.own_start;
+    for (record, _) in lineage.records[own..]
+        .iter()
+        .zip(&visible[own..])
+        .filter(|(_, v)| **v)
+    {
+        match &record.body {
+            Body::Assistant { content, .. } => {
+                lost.append(&mut open);
+                for block in content {
+                    if let Block::ToolUse { id, name, .. } = block {
+                        open.push((record.seq, id.clone(), name.clone()));
+                    }
+                }
+            }
+            Body::User { .. } => lost.append(&mut open),
+            Body::ToolResult { call, .. } => open.retain(|(_, id, _)| id != call),
+            _ => {}
+        }
+    }
+    lost
 }

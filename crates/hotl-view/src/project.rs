@@ -109,6 +109,10 @@ impl View {
     /// what came before (revert, fold, compaction) or starts a session comes back as `Err`:
     /// re-project then. Pushing gives exactly the view projecting would.
     pub fn push(&mut self, record: Record) -> Result<(), Box<Record>> {
+        // Out of order: the projection (which leaves it out, reported) decides.
+        if record.seq <= self.head_seq && self.head_seq > 0 {
+            return Err(Box::new(record));
+        }
         if matches!(
             record.body,
             Body::Revert { .. } | Body::Fold(_) | Body::Compaction { .. } | Body::Session(_)
@@ -261,7 +265,18 @@ pub fn project_owned(records: Vec<Record>, own_start: usize) -> View {
     let state = summarize_visible(&records, own_start.min(records.len()), &visible);
     let mut view = View::empty(state);
     let mut collapses: Vec<Collapse> = Vec::new();
+    let mut last: Option<u64> = None;
     for (record, _) in records.into_iter().zip(visible).filter(|(_, v)| *v) {
+        // A line repeated (or out of order) is reported by `check`; taken into the view it
+        // would send the same message, and the same tool call id, twice.
+        if let Some(last) = last.filter(|&last| record.seq <= last) {
+            view.anomalies.push(format!(
+                "t{} does not follow t{last}: a repeated or out-of-order line, left out",
+                record.seq
+            ));
+            continue;
+        }
+        last = Some(record.seq);
         view.step(record, &mut collapses);
     }
     view.close();

@@ -11,6 +11,7 @@ mod agent_resume;
 mod agent_tools;
 mod check;
 mod console_slash;
+mod damage;
 mod debug_decode;
 mod drop_gc;
 mod edit;

@@ -199,7 +199,17 @@ impl<'c> Turn<'c> {
     /// the fold reminder, the file-touch cue), streamed to the front end.
     async fn request(&mut self, s: &mut Session) -> Result<Reply> {
         let (cx, view) = (self.cx, &s.view);
-        let mut request = s.base_request(model_view(view), &cx.settings);
+        let messages = model_view(view);
+        if messages.is_empty() {
+            // Providers answer an empty conversation with a 400 that says nothing useful.
+            let why = if s.problems.is_empty() {
+                "nothing since the latest clear".to_owned()
+            } else {
+                s.problems.join("; ")
+            };
+            return Err(AgentError::EmptyConversation(why));
+        }
+        let mut request = s.base_request(messages, &cx.settings);
         request.reuse_key = Some(format!("{}/{}/{}", s.id(), s.epoch, view.model_after));
         if !view.state.todos.is_empty() {
             request.dynamic.push(todo_reminder(&view.state.todos));

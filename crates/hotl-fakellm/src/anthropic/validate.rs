@@ -36,7 +36,27 @@ pub(crate) fn check(messages: &[Json], key: &[u8; 32], system_role: bool) -> Res
         }
     }
     check_thinking(messages, key)?;
+    check_unique_tool_ids(messages)?;
     check_tool_pairs(messages)
+}
+
+/// A `tool_use` id appears once in a conversation (the API refuses a repeated one).
+fn check_unique_tool_ids(messages: &[Json]) -> Result<(), ApiError> {
+    let mut seen: HashSet<&str> = HashSet::new();
+    for (i, m) in messages.iter().enumerate() {
+        for (j, b) in blocks(m).iter().enumerate() {
+            if b.str_of("type") == Some("tool_use")
+                && let Some(id) = b.str_of("id")
+                && !seen.insert(id)
+            {
+                return Err(ApiError::invalid(format!(
+                    "messages.{i}.content.{j}: `tool_use` ids must be unique; found {id} more \
+                     than once"
+                )));
+            }
+        }
+    }
+    Ok(())
 }
 
 fn blocks(m: &Json) -> &[Json] {
