@@ -49,7 +49,7 @@ mod write;
 
 pub use crate::blob::{Blobs, blob_refs, read_frozen};
 pub use crate::block::{Block, ToolInput, plain_text};
-pub use crate::branch::{visible_branch, visible_mask};
+pub use crate::branch::{RevertMark, revert_marks, visible_branch, visible_mask};
 pub use crate::check::{CheckReport, Finding, Severity};
 pub use crate::clock::{Clock, format_ts, parse_ts};
 pub use crate::error::{IoResultExt, LogError, Result};

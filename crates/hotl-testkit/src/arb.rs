@@ -142,6 +142,8 @@ struct Entry {
     user: bool,
     clear: bool,
     collapse_until: Option<u64>,
+    /// A revert: it ends no turn of its own, so a boundary never moves to it.
+    revert: bool,
 }
 
 impl Entry {
@@ -152,6 +154,7 @@ impl Entry {
             user: false,
             clear: false,
             collapse_until: None,
+            revert: false,
         }
     }
 }
@@ -233,17 +236,26 @@ impl Model {
             out.push(ModelBoundary {
                 turns: i,
                 items: self.entries[..idx].iter().filter(|e| e.item).count(),
-                seq: self.entries[idx - 1].seq,
+                seq: Self::end_of(&self.entries[..idx]),
             });
         }
         if !self.open {
             out.push(ModelBoundary {
                 turns: self.turns.len(),
                 items: self.entries.iter().filter(|e| e.item).count(),
-                seq: self.head(),
+                seq: Self::end_of(&self.entries),
             });
         }
         out
+    }
+
+    /// Where a turn ending with `entries` ends: its last record that is not a revert.
+    fn end_of(entries: &[Entry]) -> u64 {
+        entries
+            .iter()
+            .rev()
+            .find(|e| !e.revert)
+            .map_or(0, |e| e.seq)
     }
 
     /// The last seq any visible fold or compaction covers: a new fold must start after it.
@@ -583,7 +595,10 @@ impl Script {
             .expect("a session without an open turn has a final boundary")
             .seq;
         self.model.revert(to);
-        let seq = self.push(Body::Revert { to }, Entry::plain);
+        let seq = self.push(Body::Revert { to }, |seq| Entry {
+            revert: true,
+            ..Entry::plain(seq)
+        });
         self.ops.push(Op::Revert { seq, to });
     }
 

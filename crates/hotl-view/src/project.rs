@@ -42,6 +42,8 @@ pub struct View {
     /// What ended the turns that failed (`error` records), in log order; never in the model
     /// view.
     pub failures: Vec<Failure>,
+    /// The reverts on the visible branch, with what each hid, in log order.
+    pub reverts: Vec<hotl_log::RevertMark>,
     /// Where the walk over records stands, so later records can be pushed.
     #[serde(skip)]
     walk: Walk,
@@ -140,6 +142,7 @@ impl View {
             state,
             anomalies: Vec::new(),
             failures: Vec::new(),
+            reverts: Vec::new(),
             walk: Walk::default(),
         }
     }
@@ -148,6 +151,9 @@ impl View {
     fn step(&mut self, record: Record, collapses: &mut Vec<Collapse>) {
         let seq = record.seq;
         self.head_seq = seq;
+        // A revert ends no turn of its own: the turn it returned to keeps its end (and the
+        // stamp a cut there uses), so stamps stay as they were before it.
+        let moves_boundary = !matches!(record.body, Body::Revert { .. });
         let walk = &mut self.walk;
         match record.body {
             Body::User { content } => {
@@ -232,7 +238,7 @@ impl View {
             }),
             _ => {}
         }
-        if !self.walk.in_preamble {
+        if !self.walk.in_preamble && moves_boundary {
             self.walk.boundary_seq = seq;
         }
     }
@@ -264,6 +270,7 @@ pub fn project_owned(records: Vec<Record>, own_start: usize) -> View {
     let visible = visible_mask(&records);
     let state = summarize_visible(&records, own_start.min(records.len()), &visible);
     let mut view = View::empty(state);
+    view.reverts = hotl_log::revert_marks(&records);
     let mut collapses: Vec<Collapse> = Vec::new();
     let mut last: Option<u64> = None;
     for (record, _) in records.into_iter().zip(visible).filter(|(_, v)| *v) {

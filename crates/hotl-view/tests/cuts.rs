@@ -224,10 +224,11 @@ fn the_head_of_a_session_without_a_message_is_refused() {
 #[test]
 fn cuts_follow_the_visible_branch_after_a_revert() {
     let mut log = two_turns();
-    let revert = log.record(Body::Revert { to: 7 });
+    log.record(Body::Revert { to: 7 });
     let view: View = view(&log);
-    assert_eq!(view.boundaries, [b(0, 0, 1), b(1, 4, revert)]);
-    assert_eq!(view.cut_after_turns(1), Ok(cut(b(1, 4, revert), true)));
+    // The turn the revert returned to keeps its end: its stamp does not move to the revert.
+    assert_eq!(view.boundaries, [b(0, 0, 1), b(1, 4, 7)]);
+    assert_eq!(view.cut_after_turns(1), Ok(cut(b(1, 4, 7), true)));
     assert_eq!(
         err_text(view.cut_after_items(9)),
         "--keep 9 is not on a turn boundary; nearest valid: --keep 4"

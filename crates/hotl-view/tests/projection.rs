@@ -126,7 +126,8 @@ fn revert_hides_the_records_after_its_target() {
     assert_eq!(view.item_count(), 4);
     assert_eq!(view.turns, 1);
     assert_eq!(view.head_seq, revert);
-    assert_eq!(view.boundaries, [b(0, 0, 1), b(1, 4, revert)]);
+    // The turn it returned to keeps its end: the revert does not move its stamp.
+    assert_eq!(view.boundaries, [b(0, 0, 1), b(1, 4, 7)]);
 
     // A new branch grows after the revert.
     let three = log.turn("three");
@@ -134,7 +135,7 @@ fn revert_hides_the_records_after_its_target() {
     assert_eq!(user_seqs(&view.items), [3, three]);
     assert_eq!(
         view.boundaries,
-        [b(0, 0, 1), b(1, 4, revert), b(2, 8, log.seq())]
+        [b(0, 0, 1), b(1, 4, 7), b(2, 8, log.seq())]
     );
     assert_eq!(view.state.turns, 2, "the summary counts visible turns too");
 }
@@ -156,7 +157,7 @@ fn reverts_nest() {
     let view0 = view(&log);
     assert!(view0.items.is_empty());
     assert_eq!(view0.turns, 0);
-    assert_eq!(view0.boundaries, [b(0, 0, log.seq())]);
+    assert_eq!(view0.boundaries, [b(0, 0, 1)], "where it returned to");
 
     let five = log.turn("five");
     assert_eq!(user_seqs(&view(&log).items), [five]);

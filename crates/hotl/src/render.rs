@@ -55,15 +55,38 @@ const TOOL_LINES: usize = 12;
 pub fn transcript(out: &mut impl Write, view: &View) -> io::Result<()> {
     let mut turn = 0;
     let mut clear_shown = view.model_after == 0;
-    let mut failures = view.failures.iter().peekable();
-    for item in &view.items {
-        // A failed turn's reason goes where it happened: before the next turn starts.
-        while let Some(failure) = failures.next_if(|f| f.seq < item.first_seq()) {
-            write_failure(out, failure)?;
+    // What the items do not show goes where it happened: why a turn failed, where a revert
+    // took turns back.
+    let mut marks: Vec<(u64, String)> = view
+        .failures
+        .iter()
+        .map(|f| (f.seq, failure_line(f)))
+        .chain(view.reverts.iter().map(|r| {
+            let turns = r.hidden_turns;
+            (
+                r.seq,
+                format!(
+                    "⟲ reverted to t{} ({turns} later turn{} hidden; the log keeps them)",
+                    r.to,
+                    if turns == 1 { "" } else { "s" }
+                ),
+            )
+        }))
+        .collect();
+    marks.sort_by_key(|(seq, _)| *seq);
+    let mut marks = marks.into_iter().peekable();
+    let mut marks_until = |out: &mut dyn Write, until: u64| -> io::Result<()> {
+        while let Some((_, mark)) = marks.next_if(|(seq, _)| *seq <= until) {
+            writeln!(out, "{mark}")?;
         }
+        Ok(())
+    };
+    for item in &view.items {
         if first_is_user(item) && turn > 0 {
+            marks_until(out, turn_end_seq(view, turn))?;
             turn_end(out, view, turn)?;
         }
+        marks_until(out, item.first_seq().saturating_sub(1))?;
         if !clear_shown && item.first_seq() > view.model_after {
             writeln!(
                 out,
@@ -77,12 +100,11 @@ pub fn transcript(out: &mut impl Write, view: &View) -> io::Result<()> {
         item.for_each_user(&mut |_, _| users += 1);
         turn += users;
     }
-    for failure in failures {
-        write_failure(out, failure)?;
-    }
     if turn > 0 && !view.open_turn {
+        marks_until(out, turn_end_seq(view, turn))?;
         turn_end(out, view, turn)?;
     }
+    marks_until(out, u64::MAX)?;
     if !clear_shown {
         writeln!(
             out,
@@ -96,13 +118,12 @@ pub fn transcript(out: &mut impl Write, view: &View) -> io::Result<()> {
     Ok(())
 }
 
-fn write_failure(out: &mut impl Write, failure: &hotl_view::Failure) -> io::Result<()> {
+fn failure_line(failure: &hotl_view::Failure) -> String {
     let status = failure
         .status
         .map(|s| format!(" (HTTP {s})"))
         .unwrap_or_default();
-    writeln!(
-        out,
+    format!(
         "✗ {} the turn failed: {}{status}: {}",
         stamp(failure.seq),
         failure.error,
@@ -118,6 +139,14 @@ fn first_is_user(item: &Item) -> bool {
         }
         _ => false,
     }
+}
+
+/// The seq turn `turn` ends at (0 when unknown).
+fn turn_end_seq(view: &View, turn: usize) -> u64 {
+    view.boundaries
+        .iter()
+        .find(|b| b.turns == turn)
+        .map_or(0, |b| b.seq)
 }
 
 fn turn_end(out: &mut impl Write, view: &View, turn: usize) -> io::Result<()> {

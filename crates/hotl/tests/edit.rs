@@ -110,6 +110,13 @@ fn revert_appends_one_record_and_drops_later_turns_from_the_view() -> TestResult
     let show = env.run(&["sessions", "show", "1"]).ok();
     assert!(show.stdout.contains("message 1"), "{show}");
     assert!(!show.stdout.contains("message 2"), "{show}");
+    // The revert is marked where it happened, and the kept turn keeps its stamp.
+    assert!(
+        show.stdout.contains(
+            "── end of turn 1 · t7 ──\n⟲ reverted to t7 (2 later turns hidden; the log keeps them)"
+        ),
+        "{show}"
+    );
     let list = env.json(&["sessions", "list", "--json"])?;
     assert_eq!(list[0]["turns"], 1);
     Ok(())
