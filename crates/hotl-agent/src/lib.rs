@@ -78,6 +78,7 @@ pub use crate::session::{
     COMPACT_AT_PERCENT, INTERRUPTED, PROVIDER_KEY_VARS, Session, Settings, Totals, TurnOutcome,
     default_context_window, known_context_window,
 };
+pub use crate::snapshot::end_children;
 pub use crate::tool::{
     BoxFuture, Invocation, Tool, ToolCtx, ToolFuture, ToolKind, ToolOutput, content_hash,
     definition,

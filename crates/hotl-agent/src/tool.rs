@@ -42,6 +42,9 @@ pub struct ToolCtx {
     /// Environment variables a tool's processes must not see (the provider keys: a command
     /// like `env` would put them in the log and send them to the provider).
     pub hidden_env: std::sync::Arc<[String]>,
+    /// The program that leads a command's process group (see
+    /// [`Settings::reaper`](crate::Settings)).
+    pub reaper: Option<std::sync::Arc<std::path::Path>>,
 }
 
 impl ToolCtx {

@@ -26,6 +26,7 @@ impl Project {
             blobs: Blobs::new(root.join("blobs")),
             todos: Vec::new(),
             hidden_env: Vec::new().into(),
+            reaper: None,
         };
         Ok(Project { _dir: dir, ctx })
     }

@@ -16,6 +16,7 @@ mod input;
 mod live;
 mod logging;
 mod plain;
+mod reaper;
 mod render;
 mod slash;
 
@@ -29,6 +30,18 @@ use crate::ctx::Ctx;
 use crate::error::CliError;
 
 fn main() -> ExitCode {
+    // A `bash` tool's group leader, before anything else: it must start fast and parse nothing.
+    let args: Vec<std::ffi::OsString> = std::env::args_os().collect();
+    if args.get(1).is_some_and(|a| a == reaper::FLAG) {
+        return reaper::run(&args[2..]);
+    }
+    let code = run_cli();
+    // A snapshot still being taken (a turn that only talked) ends with the process.
+    hotl_agent::end_children();
+    code
+}
+
+fn run_cli() -> ExitCode {
     let cli = Cli::parse();
     let result = Ctx::new(cli.home.clone(), cli.all)
         .and_then(|ctx| commands::run(&ctx, cli.command, &cli.run));

@@ -234,3 +234,62 @@ fn control_sequences_in_a_log_are_shown_not_sent() -> TestResult {
     }
     Ok(())
 }
+
+/// Whether process `pid` is gone (a zombie waiting for its reaper counts as gone).
+fn gone(pid: &str) -> bool {
+    match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
+        Err(_) => true,
+        Ok(stat) => stat
+            .rsplit(')')
+            .next()
+            .is_some_and(|rest| rest.trim_start().starts_with('Z')),
+    }
+}
+
+/// A SIGKILL of hotl (nothing can catch it) still ends what a running `bash` call started,
+/// within a second: the group's leader is a reaper that watches for its parent.
+#[test]
+fn a_command_dies_with_hotl_even_by_sigkill() -> TestResult {
+    let env = Env::new()?;
+    let fake = FakeLlm::start(Config::scripted([
+        Reply::text("").with_tool(
+            "bash",
+            json!({ "command": "sh -c 'echo $$ > sleeper.pid; exec sleep 30'" }),
+        ),
+        Reply::text("never"),
+    ]))?;
+    let mut cmd = env.agent_command();
+    cmd.args(["--provider", "anthropic", "--base-url"])
+        .arg(fake.base_url())
+        .args(["-p", "sleep", "--allow", "bash"])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null());
+    let mut hotl = cmd.spawn()?;
+    let pid_file = env.project.join("sleeper.pid");
+    let started = std::time::Instant::now();
+    let pid = loop {
+        if let Ok(pid) = std::fs::read_to_string(&pid_file)
+            && !pid.trim().is_empty()
+        {
+            break pid.trim().to_owned();
+        }
+        assert!(
+            started.elapsed().as_secs() < 20,
+            "the command never started"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    };
+    assert!(!gone(&pid), "it runs");
+    hotl.kill()?;
+    hotl.wait()?;
+    let killed = std::time::Instant::now();
+    while !gone(&pid) {
+        assert!(
+            killed.elapsed().as_secs() < 5,
+            "the command outlived hotl by {:?}",
+            killed.elapsed()
+        );
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    Ok(())
+}

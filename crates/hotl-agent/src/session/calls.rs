@@ -38,6 +38,7 @@ impl Session {
             blobs: self.store.blobs(),
             todos: self.view.state.todos.clone(),
             hidden_env: cx.settings.hidden_env.clone(),
+            reaper: cx.settings.reaper.clone(),
         }
     }
 

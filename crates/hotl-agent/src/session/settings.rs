@@ -29,6 +29,10 @@ pub struct Settings {
     /// Environment variables tools' processes do not get: where provider keys are read from.
     /// [`PROVIDER_KEY_VARS`] by default; add any other the keys came from.
     pub hidden_env: std::sync::Arc<[String]>,
+    /// A program that leads each `bash` command's process group and ends it when this
+    /// process dies, however it dies (`hotl --reap-group`); `None` runs the shell directly
+    /// (its children may then outlive a process killed with SIGKILL).
+    pub reaper: Option<std::sync::Arc<std::path::Path>>,
 }
 
 /// The environment variables hotl reads provider keys from.
@@ -49,6 +53,7 @@ impl Settings {
             reasoning: None,
             explicit_breakpoints: false,
             hidden_env: PROVIDER_KEY_VARS.iter().map(|v| (*v).to_owned()).collect(),
+            reaper: None,
         }
     }
 }

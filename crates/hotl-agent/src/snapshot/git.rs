@@ -12,6 +12,8 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
+use super::children;
+
 /// Untracked files larger than this are not snapshotted.
 pub(super) const MAX_UNTRACKED: u64 = 1 << 20;
 
@@ -27,25 +29,27 @@ pub(super) fn nearest_git_entry(cwd: &Path) -> Option<PathBuf> {
 /// missing, inside a `.git` directory or a bare repository, and when `cwd` is a directory git
 /// ignores: nothing under it would be snapshotted, so the content-hash manifests do it).
 pub(super) fn work_tree(cwd: &Path) -> Option<PathBuf> {
-    let out = Command::new("git")
-        .arg("-C")
-        .arg(cwd)
-        .args(["rev-parse", "--is-inside-work-tree", "--show-toplevel"])
-        .output()
-        .ok()
-        .filter(|o| o.status.success())?;
+    let out = children::output(Command::new("git").arg("-C").arg(cwd).args([
+        "rev-parse",
+        "--is-inside-work-tree",
+        "--show-toplevel",
+    ]))
+    .ok()
+    .filter(|o| o.status.success())?;
     let text = String::from_utf8(out.stdout).ok()?;
     let mut lines = text.lines();
     if lines.next() != Some("true") {
         return None;
     }
     let top = PathBuf::from(lines.next()?);
-    let ignored = Command::new("git")
-        .arg("-C")
-        .arg(cwd)
-        .args(["check-ignore", "-q", "."])
-        .status()
-        .is_ok_and(|s| s.success());
+    let ignored =
+        children::output(
+            Command::new("git")
+                .arg("-C")
+                .arg(cwd)
+                .args(["check-ignore", "-q", "."]),
+        )
+        .is_ok_and(|o| o.status.success());
     (!ignored).then_some(top)
 }
 
@@ -72,8 +76,7 @@ pub(super) fn tree(cwd: &Path, top: &Path, index: &Path, excluded: &[PathBuf]) -
             .args(args)
             .env("GIT_INDEX_FILE", index);
         let Some(pathspecs) = pathspecs else {
-            return command
-                .output()
+            return children::output(&mut command)
                 .inspect_err(|e| tracing::warn!("git {} cannot run: {e}", args.join(" ")))
                 .ok();
         };
@@ -82,12 +85,11 @@ pub(super) fn tree(cwd: &Path, top: &Path, index: &Path, excluded: &[PathBuf]) -
             .stdin(std::process::Stdio::piped())
             .stdout(std::process::Stdio::piped())
             .stderr(std::process::Stdio::piped());
-        let mut child = command
-            .spawn()
+        let mut child = children::spawn(&mut command)
             .inspect_err(|e| tracing::warn!("git {} cannot run: {e}", args.join(" ")))
             .ok()?;
         let input: Vec<u8> = pathspecs.join("\0").into_bytes();
-        let mut stdin = child.stdin.take()?;
+        let mut stdin = child.child().stdin.take()?;
         let writer = std::thread::spawn(move || std::io::Write::write_all(&mut stdin, &input));
         let output = child.wait_with_output().ok()?;
         writer.join().ok()?.ok()?;
@@ -154,20 +156,15 @@ fn private(file: &Path) {
 /// Files of the work tree the user's index does not track (and git does not ignore) over
 /// [`MAX_UNTRACKED`], as absolute paths.
 fn large_untracked(cwd: &Path, top: &Path) -> Vec<PathBuf> {
-    let Ok(out) = Command::new("git")
-        .arg("-C")
-        .arg(cwd)
-        .args([
-            "ls-files",
-            "-z",
-            "--others",
-            "--exclude-standard",
-            "--full-name",
-            "--",
-            ":/",
-        ])
-        .output()
-    else {
+    let Ok(out) = children::output(Command::new("git").arg("-C").arg(cwd).args([
+        "ls-files",
+        "-z",
+        "--others",
+        "--exclude-standard",
+        "--full-name",
+        "--",
+        ":/",
+    ])) else {
         return Vec::new();
     };
     out.stdout
@@ -180,36 +177,33 @@ fn large_untracked(cwd: &Path, top: &Path) -> Vec<PathBuf> {
 
 /// The patch from tree `from` to tree `to` (binary-safe), or `None` when git cannot make it.
 pub(super) fn diff(cwd: &Path, from: &str, to: &str) -> Option<Vec<u8>> {
-    let out = Command::new("git")
-        .arg("-C")
-        .arg(cwd)
-        // Paths relative to `cwd`, as the changed paths and the manifests name them.
-        .args(["diff-tree", "-p", "--binary", "--relative", from, to])
-        .output()
-        .ok()
-        .filter(|o| o.status.success())?;
+    let out = children::output(
+        Command::new("git")
+            .arg("-C")
+            .arg(cwd)
+            // Paths relative to `cwd`, as the changed paths and the manifests name them.
+            .args(["diff-tree", "-p", "--binary", "--relative", from, to]),
+    )
+    .ok()
+    .filter(|o| o.status.success())?;
     Some(out.stdout)
 }
 
 /// The paths under `cwd` (relative to it) that differ between tree `from` and tree `to`, or
 /// `None` when git cannot say.
 pub(super) fn changed_paths(cwd: &Path, from: &str, to: &str) -> Option<Vec<String>> {
-    let out = Command::new("git")
-        .arg("-C")
-        .arg(cwd)
-        .args([
-            "diff-tree",
-            "-r",
-            "--relative",
-            "--name-only",
-            "-z",
-            "--no-renames",
-            from,
-            to,
-        ])
-        .output()
-        .ok()
-        .filter(|o| o.status.success())?;
+    let out = children::output(Command::new("git").arg("-C").arg(cwd).args([
+        "diff-tree",
+        "-r",
+        "--relative",
+        "--name-only",
+        "-z",
+        "--no-renames",
+        from,
+        to,
+    ]))
+    .ok()
+    .filter(|o| o.status.success())?;
     Some(
         out.stdout
             .split(|&b| b == 0)
@@ -227,15 +221,17 @@ pub(super) fn contents(cwd: &Path, tree: &str, paths: &[String]) -> Option<Vec<O
     if paths.iter().any(|p| p.contains('\n')) {
         return None;
     }
-    let mut child = Command::new("git")
-        .arg("-C")
-        .arg(cwd)
-        .args(["cat-file", "--batch"])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .ok()?;
+    let mut known = children::spawn(
+        Command::new("git")
+            .arg("-C")
+            .arg(cwd)
+            .args(["cat-file", "--batch"])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null()),
+    )
+    .ok()?;
+    let child = known.child();
     let mut input = child.stdin.take()?;
     // `./` makes each path relative to `cwd`, which may sit below the repository's root.
     let request: String = paths.iter().map(|p| format!("{tree}:./{p}\n")).collect();
@@ -258,15 +254,15 @@ pub(super) fn contents(cwd: &Path, tree: &str, paths: &[String]) -> Option<Vec<O
                 content.pop();
                 found.push(Some(content));
             }
-            _ => {
-                let _ = child.kill();
-                let _ = child.wait();
-                return None;
-            }
+            // Dropped, the process is ended.
+            _ => return None,
         }
     }
     writer.join().ok()?.ok()?;
-    child.wait().ok().filter(|s| s.success())?;
+    known
+        .wait_with_output()
+        .ok()
+        .filter(|o| o.status.success())?;
     Some(found)
 }
 

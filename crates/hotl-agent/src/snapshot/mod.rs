@@ -13,6 +13,7 @@
 //! [`Snapshotter::diff`] turns two ids of the same kind into a patch: git's own for trees, a
 //! git-style one ([`patch`]) for manifests.
 
+mod children;
 mod git;
 mod manifest;
 mod patch;
@@ -22,6 +23,7 @@ use std::sync::{Arc, Mutex};
 
 use hotl_log::Blobs;
 
+pub use children::end_children;
 pub(crate) use manifest::Limits;
 
 /// Takes the snapshots of one session's working tree, keeping what makes the next one cheap: a

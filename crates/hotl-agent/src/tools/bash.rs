@@ -58,6 +58,7 @@ struct Call {
     cwd: PathBuf,
     blobs: Blobs,
     hidden_env: std::sync::Arc<[String]>,
+    reaper: Option<std::sync::Arc<Path>>,
 }
 
 impl Tool for Bash {
@@ -90,6 +91,7 @@ impl Tool for Bash {
                 cwd: ctx.cwd.clone(),
                 blobs: ctx.blobs.clone(),
                 hidden_env: ctx.hidden_env.clone(),
+                reaper: ctx.reaper.clone(),
             })
         });
         Box::pin(async move {
@@ -210,7 +212,20 @@ impl Call {
                 self.cwd.display()
             ));
         }
-        let mut command = tokio::process::Command::new(shell());
+        // With a reaper, it leads the group and runs the shell: the group ends with this
+        // process, however this process ends.
+        let mut command = match &self.reaper {
+            Some(reaper) => {
+                let mut command = tokio::process::Command::new(reaper.as_ref());
+                command
+                    .arg("--reap-group")
+                    .arg(std::process::id().to_string())
+                    .arg("--")
+                    .arg(shell());
+                command
+            }
+            None => tokio::process::Command::new(shell()),
+        };
         for var in self.hidden_env.iter() {
             command.env_remove(var);
         }

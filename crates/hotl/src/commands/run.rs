@@ -179,6 +179,9 @@ async fn run_async(
     } else {
         Ttl::OneHour
     };
+    // This binary leads each bash command's group, so a SIGKILL of hotl leaves no command
+    // running.
+    settings.reaper = std::env::current_exe().ok().map(std::sync::Arc::from);
     settings.policy = Policy {
         mode: mode.unwrap_or_default(),
         allow: args.allow.clone(),
