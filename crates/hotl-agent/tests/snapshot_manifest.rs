@@ -3,8 +3,9 @@
 //! between two.
 
 // The snapshotter is crate-internal (only the session uses it), so its source is compiled into
-// this test binary.
+// this test binary (what only the crate's root uses goes unused here).
 #[path = "../src/snapshot/mod.rs"]
+#[allow(dead_code, unused_imports)]
 mod snapshot;
 
 use std::fs;
