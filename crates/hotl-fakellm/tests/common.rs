@@ -115,13 +115,9 @@ pub fn names(events: &[Sse]) -> Vec<String> {
         .collect()
 }
 
-/// A file of the shared wire fixtures (beside the repository).
+/// A file of the recorded wire fixtures.
 pub fn fixture(rel: &str) -> PathBuf {
-    PathBuf::from(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../../../shared/fixtures/wire/"
-    ))
-    .join(rel)
+    PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../../fixtures/wire/")).join(rel)
 }
 
 /// A minimal Anthropic request.

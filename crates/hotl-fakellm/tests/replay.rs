@@ -1,4 +1,4 @@
-//! Replaying every recorded fixture in shared/fixtures/wire: raw SSE byte for byte, JSON
+//! Replaying every recorded fixture in fixtures/wire: raw SSE byte for byte, JSON
 //! Lines re-framed per the fixtures README.
 
 use hotl_fakellm::{Config, Dialect, FakeLlm, Fault, Recording, Tokenizer};

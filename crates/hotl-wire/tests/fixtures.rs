@@ -1,14 +1,11 @@
-//! The recorded provider streams under `shared/fixtures/wire` and how to decode them.
+//! The recorded provider streams under `fixtures/wire` and how to decode them.
 
 use hotl_testkit::TestResult;
 use hotl_wire::{Event, Flow, StreamDecoder};
 use serde::Serialize;
 
-/// Where the recordings live (outside the product tree; see their README).
-pub const DIR: &str = concat!(
-    env!("CARGO_MANIFEST_DIR"),
-    "/../../../shared/fixtures/wire/"
-);
+/// Where the recordings live (see `fixtures/wire/README.md`).
+pub const DIR: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../fixtures/wire/");
 
 /// One recorded file.
 pub struct Fixture {

@@ -5,11 +5,8 @@ use hotl_testkit::TestResult;
 
 use crate::common::Env;
 
-/// The recordings (outside the product tree; see their README).
-const FIXTURES: &str = concat!(
-    env!("CARGO_MANIFEST_DIR"),
-    "/../../../shared/fixtures/wire/"
-);
+/// The recorded provider streams (see `fixtures/wire/README.md`).
+const FIXTURES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../fixtures/wire/");
 
 /// Runs `hotl debug decode --dialect <dialect> <file>`, with the fixture directory shown as
 /// `[FIXTURES]/` so the snapshot does not depend on where the checkout lives.
