@@ -68,7 +68,7 @@ impl HttpProvider {
 
 /// Whether `url` names this machine or a private network (`localhost`, loopback, private and
 /// link-local addresses, `*.local`).
-fn is_local(url: &str) -> bool {
+pub fn is_local(url: &str) -> bool {
     let Ok(url) = reqwest::Url::parse(url) else {
         return false;
     };

@@ -201,22 +201,35 @@ pub fn resolve(file: FileConfig, flags: &Overrides) -> Result<Resolved, CliError
             context_window,
             cold_headless,
             cold_console,
-            demo_notice: Some(
+            // Chosen by name, the demo needs no explanation.
+            demo_notice: (kind.as_deref() != Some("demo")).then_some(
                 "no provider is configured: using hotl's offline demo model (set ANTHROPIC_API_KEY or OPENAI_API_KEY, or --base-url, to use a real one)",
             ),
         });
     };
-    let (default_url, default_model, key) = match dialect {
+    let (default_url, default_model, key, key_var) = match dialect {
         Dialect::Anthropic => (
             "https://api.anthropic.com",
             "claude-sonnet-4-5",
             anthropic_key,
+            "ANTHROPIC_API_KEY",
         ),
-        Dialect::OpenAiResponses | Dialect::OpenAiChat => {
-            ("https://api.openai.com", "gpt-5", openai_key)
-        }
+        Dialect::OpenAiResponses | Dialect::OpenAiChat => (
+            "https://api.openai.com",
+            "gpt-5",
+            openai_key,
+            "OPENAI_API_KEY",
+        ),
     };
     let url = base_url.unwrap_or_else(|| default_url.to_owned());
+    // A keyless request to a hosted API can only come back 401; servers on this machine or a
+    // private network (llama.cpp, vLLM, Ollama) commonly run without one.
+    if key.is_none() && !hotl_wire::is_local(&url) {
+        return Err(CliError::user(format!(
+            "{key_var} is not set: {url} needs an API key (export {key_var}, or set api_key under [provider] in {})",
+            config_path().map_or_else(|| "the config file".to_owned(), |p| p.display().to_string())
+        )));
+    }
     let http = HttpProvider::new(dialect, &url, key).map_err(|e| CliError::user(e.to_string()))?;
     Ok(Resolved {
         provider: Provider::Http(http),

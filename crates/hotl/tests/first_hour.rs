@@ -195,3 +195,64 @@ fn drop_asks_first_on_a_terminal() -> TestResult {
     assert!(!env.log_path(hotl_testkit::FIXED_ID).exists());
     Ok(())
 }
+
+/// `hotl <args>` with no provider keys in the environment.
+fn keyless(env: &Env, args: &[&str]) -> crate::common::Run {
+    let mut cmd = env.command();
+    cmd.env_remove("ANTHROPIC_API_KEY")
+        .env_remove("OPENAI_API_KEY")
+        .env_remove("HOTL_PROVIDER")
+        .env_remove("HOTL_BASE_URL")
+        .env("XDG_CONFIG_HOME", env.root().join("config"))
+        .args(args);
+    crate::common::run(cmd)
+}
+
+#[test]
+fn a_hosted_provider_without_a_key_is_refused_before_any_request() -> TestResult {
+    let env = Env::new()?;
+    for (provider, var) in [
+        ("anthropic", "ANTHROPIC_API_KEY"),
+        ("openai", "OPENAI_API_KEY"),
+        ("openai-chat", "OPENAI_API_KEY"),
+    ] {
+        let run = keyless(&env, &["--provider", provider, "-p", "hi"]);
+        assert_eq!(run.code, 1, "{run}");
+        assert!(run.stderr.contains(&format!("{var} is not set")), "{run}");
+        // Refused before a session was made.
+        assert!(!env.home.join("sessions").exists(), "{run}");
+    }
+    // A server on a private network is allowed without a key (nothing listens there, so the
+    // request is made and fails on the connection, not on the key).
+    let run = keyless(
+        &env,
+        &[
+            "--provider",
+            "openai-chat",
+            "--base-url",
+            "http://127.0.0.1:9",
+            "-p",
+            "hi",
+        ],
+    );
+    assert!(!run.stderr.contains("is not set"), "{run}");
+    Ok(())
+}
+
+#[test]
+fn the_demo_chosen_by_name_is_not_explained_as_a_missing_provider() -> TestResult {
+    let env = Env::new()?;
+    let chosen = keyless(&env, &["--provider", "demo", "-p", "hi"]);
+    assert_eq!(chosen.code, 0, "{chosen}");
+    assert!(
+        !chosen.stderr.contains("no provider is configured"),
+        "{chosen}"
+    );
+    let defaulted = keyless(&env, &["-p", "hi"]);
+    assert_eq!(defaulted.code, 0, "{defaulted}");
+    assert!(
+        defaulted.stderr.contains("no provider is configured"),
+        "{defaulted}"
+    );
+    Ok(())
+}
