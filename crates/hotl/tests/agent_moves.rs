@@ -447,6 +447,24 @@ fn ask_takes_the_rest_of_the_line_and_a_handle_prefix() -> TestResult {
     let empty = env.agent(&fake, &["-p", " "]);
     assert!(empty.stderr.contains("the prompt is empty"), "{empty}");
     assert_eq!(requests(&fake)?.len(), 2, "no model call for either");
+    // An unknown handle is told before the provider is set up: here the provider could not
+    // be (a hosted API, no key), and the handle is what the user hears about.
+    let mut unknown = env.command();
+    unknown.env_remove("ANTHROPIC_API_KEY").args([
+        "ask",
+        &id,
+        "zzzz",
+        "anything?",
+        "--provider",
+        "anthropic",
+    ]);
+    let unknown = run(unknown);
+    assert_ne!(unknown.code, 0, "{unknown}");
+    assert!(
+        unknown.stderr.contains("zzzz") && unknown.stderr.contains(&handle),
+        "{unknown}"
+    );
+    assert!(!unknown.stderr.contains("API_KEY"), "{unknown}");
     Ok(())
 }
 

@@ -106,6 +106,13 @@ impl Session {
         ))
     }
 
+    /// The full handle of the archived thread `handle` names (a unique prefix will do), or
+    /// the error [`Session::ask`] would give, naming the known handles; a front end checks
+    /// this before it sets up a provider.
+    pub fn thread(&self, handle: &str) -> Result<String> {
+        self.thread_view(handle).map(|(handle, _)| handle)
+    }
+
     /// The context of the archived thread `handle` as it stood when it ended, however deep it
     /// sits: a folded span's (the records up to its end, projected; a fold inside a
     /// compaction too), a compacted span's (`compaction@t<until>` as recall names it, or

@@ -36,12 +36,11 @@ pub fn run(ctx: &Ctx, args: &AskArgs) -> Result<ExitCode, CliError> {
     // local server, asked its window).
     let meta = ctx.resolve(&args.session)?;
     let session = Session::open(&ctx.store, &meta.id, ToolSet::standard())?;
+    // So is an unknown handle.
+    let handle = session.thread(&args.handle)?;
     let MoveResult::Answered { text } = oneshot::run_move(
         session,
-        Move::Ask {
-            handle: args.handle.clone(),
-            question,
-        },
+        Move::Ask { handle, question },
         Model::From(&args.model_flags),
     )?
     else {
