@@ -65,3 +65,22 @@ pub(crate) fn remove_file_if_exists(path: &Path) -> Result<()> {
         _ => Ok(()),
     }
 }
+
+/// The bytes a file, or a directory with everything under it, takes (what removing it frees,
+/// to the byte of content); 0 when it is gone. Links are not followed.
+pub(crate) fn bytes_on_disk(path: &Path) -> u64 {
+    let Ok(meta) = fs::symlink_metadata(path) else {
+        return 0;
+    };
+    if !meta.is_dir() {
+        return meta.len();
+    }
+    fs::read_dir(path)
+        .map(|entries| {
+            entries
+                .filter_map(|e| e.ok())
+                .map(|e| bytes_on_disk(&e.path()))
+                .sum()
+        })
+        .unwrap_or(0)
+}

@@ -57,7 +57,7 @@ pub struct GcSession {
     pub id: String,
     /// Why: `old` or `dropped`.
     pub reason: &'static str,
-    /// Log size in bytes.
+    /// What its files took: the log, its summary and its delegated sessions.
     pub bytes: u64,
 }
 
@@ -74,6 +74,9 @@ pub struct GcReport {
     pub kept_for_descendants: Vec<String>,
     /// Old sessions kept because another process owns them.
     pub spared_owned: Vec<String>,
+    /// Everything removed (or, dry, that would be) took this many bytes: sessions, blobs and
+    /// derived files.
+    pub freed_bytes: u64,
 }
 
 impl Store {
@@ -176,6 +179,9 @@ impl Store {
                 kept.insert(&meta.id);
                 continue;
             }
+            let bytes = fsutil::bytes_on_disk(&self.log_path(&meta.id))
+                + fsutil::bytes_on_disk(&self.meta_path(&meta.id))
+                + fsutil::bytes_on_disk(&self.tree_dir(&meta.id));
             if !opts.dry_run {
                 let lock = match self.lock(&meta.id) {
                     Ok(lock) => lock,
@@ -193,8 +199,9 @@ impl Store {
             report.sessions.push(GcSession {
                 id: meta.id.clone(),
                 reason: if meta.dropped { "dropped" } else { "old" },
-                bytes: meta.size,
+                bytes,
             });
+            report.freed_bytes += bytes;
         }
 
         let young = |path: &std::path::Path| {
@@ -217,6 +224,7 @@ impl Store {
             if !opts.dry_run {
                 fsutil::remove_file_if_exists(&path)?;
             }
+            report.freed_bytes += bytes;
             report.blobs.push((hash, bytes));
         }
 
@@ -224,6 +232,7 @@ impl Store {
             if young(&path) && path.extension().is_some_and(|e| e == "tmp") {
                 continue;
             }
+            report.freed_bytes += fsutil::bytes_on_disk(&path);
             if !opts.dry_run {
                 if path.is_dir() {
                     fs::remove_dir_all(&path).at(&path)?;

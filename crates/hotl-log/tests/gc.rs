@@ -176,6 +176,8 @@ fn gc_removes_derived_indexes_of_sessions_that_are_gone() -> TestResult {
         assert!(report.derived.contains(path));
     }
     assert!(live.exists());
+    // Only derived files went: what they took is still counted.
+    assert_eq!(report.freed_bytes, stale.len() as u64);
     Ok(())
 }
 

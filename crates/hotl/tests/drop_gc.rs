@@ -133,6 +133,27 @@ fn gc_dry_run_lists_and_removes_nothing() -> TestResult {
     assert!(out.stdout.contains("dry run: 1 session,"), "{out}");
     assert!(env.log_path(OTHER_ID).is_file());
     assert_eq!(listed(&env)?, before);
+    // What it says would be freed is what the run frees, and it counts every file: at least
+    // the log's bytes, never 0.
+    let log_bytes = std::fs::metadata(env.log_path(OTHER_ID))?.len();
+    let freed = |text: &str| -> TestResult<u64> {
+        let last = text.lines().last().ok_or("no summary")?;
+        let number = last
+            .rsplit("; ")
+            .next()
+            .and_then(|t| t.strip_suffix(" bytes"))
+            .ok_or(format!("no byte count in {last:?}"))?;
+        Ok(number.parse()?)
+    };
+    let would = freed(&out.stdout)?;
+    assert!(
+        would >= log_bytes && log_bytes > 0,
+        "{would} < {log_bytes}:\n{out}"
+    );
+    let done = env.run(&["gc", "--older-than", "30d"]).ok();
+    assert_eq!(freed(&done.stdout)?, would, "{done}");
+    let json = env.json(&["gc", "--json"])?;
+    assert_eq!(json["freed_bytes"], 0, "{json}");
     Ok(())
 }
 

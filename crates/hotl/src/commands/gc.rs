@@ -66,8 +66,7 @@ pub fn run(ctx: &Ctx, args: &GcArgs) -> Result<ExitCode, CliError> {
     for id in &report.spared_owned {
         writeln!(out, "kept {id}: owned by a running hotl process")?;
     }
-    let freed: u64 = report.sessions.iter().map(|s| s.bytes).sum::<u64>()
-        + report.blobs.iter().map(|(_, b)| b).sum::<u64>();
+    let freed = report.freed_bytes;
     writeln!(
         out,
         "{}: {} session{}, {} blob{}, {} derived file{}; {freed} bytes",
