@@ -12,7 +12,7 @@ use crate::extract::{self, NOT_ARCHIVED, Owners, Plan};
 use crate::prefilter;
 use crate::segment::{Builder, Segment};
 use crate::stale::staleness;
-use crate::token::{for_each_token, query_terms};
+use crate::token::{for_each_token, holds_token, long_query_tokens, query_terms};
 use crate::types::{Doc, DocKind, Hit, Mode, Thread};
 
 /// BM25 term-frequency saturation.
@@ -361,19 +361,33 @@ impl Archive {
         let mut idfs = Vec::with_capacity(terms.len());
         let mut postings = Vec::new();
         let mut kept: Vec<(usize, u32, u32)> = Vec::new();
+        let long = long_query_tokens(query);
         for term in &terms {
             kept.clear();
+            // A long term may be the cut of a longer token: it counts only where the document
+            // holds one of the query's tokens whole.
+            let wholes: Vec<&[u8]> = long
+                .iter()
+                .filter(|(cut, _)| cut == term)
+                .map(|(_, whole)| whole.as_slice())
+                .collect();
             for (s, seg) in self.segments.iter().enumerate() {
                 let Some(i) = seg.lookup(term) else { continue };
                 postings.clear();
                 seg.postings(i, &mut postings).map_err(|e| self.io(s, e))?;
                 let owners = &self.owners[s];
-                kept.extend(
-                    postings
-                        .iter()
-                        .filter(|(d, _)| owners[*d as usize] != NOT_ARCHIVED)
-                        .map(|&(d, tf)| (s, d, tf)),
-                );
+                for &(d, tf) in &postings {
+                    if owners[d as usize] == NOT_ARCHIVED {
+                        continue;
+                    }
+                    if !wholes.is_empty() {
+                        let text = seg.text(d as usize).map_err(|e| self.io(s, e))?;
+                        if !wholes.iter().any(|whole| holds_token(&text, whole)) {
+                            continue;
+                        }
+                    }
+                    kept.push((s, d, tf));
+                }
             }
             let df = kept.len() as f64;
             let idf = (1.0 + (n - df + 0.5) / (df + 0.5)).ln();

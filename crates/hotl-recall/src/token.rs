@@ -10,8 +10,13 @@ pub(crate) const MAX_TOKEN: usize = 48;
 /// Calls `f(token, start)` for each token of `text`, lowercased, in order; `start` is the byte
 /// offset of the token in `text`. A token is a run of alphanumeric characters (Unicode); bytes
 /// that are not UTF-8 separate tokens.
-pub(crate) fn for_each_token(text: &[u8], mut f: impl FnMut(&[u8], usize)) {
-    let mut buf: Vec<u8> = Vec::with_capacity(MAX_TOKEN + 4);
+pub(crate) fn for_each_token(text: &[u8], f: impl FnMut(&[u8], usize)) {
+    for_each_token_upto(text, MAX_TOKEN, f);
+}
+
+/// [`for_each_token`] keeping up to `max` bytes of each token.
+fn for_each_token_upto(text: &[u8], max: usize, mut f: impl FnMut(&[u8], usize)) {
+    let mut buf: Vec<u8> = Vec::with_capacity(max.min(256) + 4);
     let mut start = 0;
     let mut i = 0;
     while i < text.len() {
@@ -21,7 +26,7 @@ pub(crate) fn for_each_token(text: &[u8], mut f: impl FnMut(&[u8], usize)) {
                 if buf.is_empty() {
                     start = i;
                 }
-                if buf.len() < MAX_TOKEN {
+                if buf.len() < max {
                     buf.push(b.to_ascii_lowercase());
                 }
             } else if !buf.is_empty() {
@@ -40,7 +45,7 @@ pub(crate) fn for_each_token(text: &[u8], mut f: impl FnMut(&[u8], usize)) {
                 for lower in c.to_lowercase() {
                     let mut tmp = [0u8; 4];
                     let s = lower.encode_utf8(&mut tmp);
-                    if buf.len() + s.len() <= MAX_TOKEN {
+                    if buf.len() + s.len() <= max {
                         buf.extend_from_slice(s.as_bytes());
                     }
                 }
@@ -57,6 +62,29 @@ pub(crate) fn for_each_token(text: &[u8], mut f: impl FnMut(&[u8], usize)) {
     if !buf.is_empty() {
         f(&buf, start);
     }
+}
+
+/// The query's tokens that may stand for longer ones in a document, whole, by the term they
+/// are indexed as: a token at or near [`MAX_TOKEN`] bytes is indexed cut, so a document
+/// holding the cut term holds the query's token only if it holds it whole.
+pub(crate) fn long_query_tokens(query: &str) -> Vec<(Vec<u8>, Vec<u8>)> {
+    let mut long = Vec::new();
+    for_each_token_upto(query.as_bytes(), usize::MAX, |t, _| {
+        let mut cut = Vec::new();
+        for_each_token(t, |c, _| cut = c.to_vec());
+        // A character of up to 4 bytes that did not fit ends the kept bytes early.
+        if cut.len() + 4 > MAX_TOKEN {
+            long.push((cut, t.to_vec()));
+        }
+    });
+    long
+}
+
+/// Whether `text` holds `token` (lowercased, whole) as one of its tokens.
+pub(crate) fn holds_token(text: &[u8], token: &[u8]) -> bool {
+    let mut found = false;
+    for_each_token_upto(text, usize::MAX, |t, _| found |= t == token);
+    found
 }
 
 /// The tokens of a query, lowercased, each once, in order of first appearance.

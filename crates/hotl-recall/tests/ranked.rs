@@ -91,3 +91,92 @@ fn a_long_line_is_clipped_around_the_match() -> TestResult {
     assert!(line.starts_with('…') && line.ends_with('…'));
     Ok(())
 }
+
+/// Every hit holds a query term: a long token (a hash, a base64 run) is indexed by its first
+/// bytes, and a query sharing only those bytes finds nothing.
+#[test]
+fn a_long_token_is_matched_whole() -> TestResult {
+    let stored = "9f2c".repeat(16);
+    let other = format!("{}{}", &stored[..52], "0000aaaa1111");
+    let mut b = LogBuilder::new(FIXED_ID, "/p");
+    let (s, u) = turn_with(&mut b, "hash it", &format!("sha {stored}"), vec![], "done");
+    b.fold(s, u, "h1", "hashed");
+    let a = archive(&b)?;
+    assert_eq!(a.search(&stored, Mode::Ranked, 5)?.len(), 1);
+    assert_eq!(a.search(&stored.to_uppercase(), Mode::Ranked, 5)?.len(), 1);
+    let hits = a.search(&other, Mode::Ranked, 5)?;
+    assert!(hits.is_empty(), "{other} occurs nowhere: {hits:?}");
+    // With another term that does occur, only that term's documents come back.
+    let hits = a.search(&format!("{other} hashed"), Mode::Ranked, 5)?;
+    assert!(
+        hits.iter().all(|h| h.kind == hotl_recall::DocKind::Note),
+        "{hits:?}"
+    );
+    Ok(())
+}
+
+/// Words for random documents: short ones, Unicode ones, and long runs that share their
+/// first 48 bytes (as hashes of one prefix do).
+fn word() -> impl proptest::strategy::Strategy<Value = String> {
+    let long = "a1b2".repeat(13);
+    proptest::sample::select(vec![
+        "error".to_owned(),
+        "cache".to_owned(),
+        "Über".to_owned(),
+        "straße".to_owned(),
+        "x".to_owned(),
+        format!("{long}"),
+        format!("{long}ff"),
+        format!("{long}00"),
+        long[..48].to_owned(),
+    ])
+}
+
+/// The tokens of `text` as ranked search sees them, whole.
+fn tokens(text: &str) -> Vec<String> {
+    text.split(|c: char| !c.is_alphanumeric())
+        .filter(|t| !t.is_empty())
+        .map(str::to_lowercase)
+        .collect()
+}
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(64))]
+
+    /// Every ranked hit holds at least one of the query's terms, whole.
+    #[test]
+    fn every_hit_holds_a_query_term(
+        outputs in proptest::collection::vec(proptest::collection::vec(word(), 1..6), 1..6),
+        query in proptest::collection::vec(word(), 1..3),
+    ) {
+        let mut b = LogBuilder::new(FIXED_ID, "/p");
+        for (i, words) in outputs.iter().enumerate() {
+            let (s, u) = turn_with(&mut b, "go", &words.join(" "), vec![], "ok");
+            b.fold(s, u, &format!("h{i}"), "n");
+        }
+        let a = archive(&b).map_err(|e| proptest::test_runner::TestCaseError::fail(e.to_string()))?;
+        let docs = a.docs().map_err(|e| proptest::test_runner::TestCaseError::fail(e.to_string()))?;
+        let query = query.join(" ");
+        let asked = tokens(&query);
+        let hits = a
+            .search(&query, Mode::Ranked, 50)
+            .map_err(|e| proptest::test_runner::TestCaseError::fail(e.to_string()))?;
+        for hit in &hits {
+            let doc = docs
+                .iter()
+                .find(|d| d.handle == hit.handle && d.seq == hit.seq && d.kind == hit.kind)
+                .expect("a hit is a document");
+            let held = tokens(&doc.text);
+            proptest::prop_assert!(
+                asked.iter().any(|t| held.contains(t)),
+                "{query:?} found {:?}", doc.text
+            );
+        }
+        // And every document holding a term is found.
+        let holding = docs
+            .iter()
+            .filter(|d| tokens(&d.text).iter().any(|t| asked.contains(t)))
+            .count();
+        proptest::prop_assert_eq!(hits.len(), holding);
+    }
+}
