@@ -198,13 +198,8 @@ fn drop_asks_first_on_a_terminal() -> TestResult {
 
 /// `hotl <args>` with no provider keys in the environment.
 fn keyless(env: &Env, args: &[&str]) -> crate::common::Run {
-    let mut cmd = env.command();
-    cmd.env_remove("ANTHROPIC_API_KEY")
-        .env_remove("OPENAI_API_KEY")
-        .env_remove("HOTL_PROVIDER")
-        .env_remove("HOTL_BASE_URL")
-        .env("XDG_CONFIG_HOME", env.root().join("config"))
-        .args(args);
+    let mut cmd = env.agent_command();
+    cmd.args(args);
     crate::common::run(cmd)
 }
 
@@ -222,20 +217,14 @@ fn a_hosted_provider_without_a_key_is_refused_before_any_request() -> TestResult
         // Refused before a session was made.
         assert!(!env.home.join("sessions").exists(), "{run}");
     }
-    // A server on a private network is allowed without a key (nothing listens there, so the
-    // request is made and fails on the connection, not on the key).
+    // A server on this machine is used without a key, as llama.cpp or vLLM run.
+    let fake = fake_answering(1)?;
+    let url = fake.base_url();
     let run = keyless(
         &env,
-        &[
-            "--provider",
-            "openai-chat",
-            "--base-url",
-            "http://127.0.0.1:9",
-            "-p",
-            "hi",
-        ],
+        &["--provider", "openai-chat", "--base-url", &url, "-p", "hi"],
     );
-    assert!(!run.stderr.contains("is not set"), "{run}");
+    assert_eq!(run.stdout, "ok 1\n", "{run}");
     Ok(())
 }
 
@@ -254,5 +243,38 @@ fn the_demo_chosen_by_name_is_not_explained_as_a_missing_provider() -> TestResul
         defaulted.stderr.contains("no provider is configured"),
         "{defaulted}"
     );
+    Ok(())
+}
+
+#[test]
+fn a_session_resumed_from_elsewhere_says_where_it_works() -> TestResult {
+    let env = Env::new()?;
+    let fake = FakeLlm::start(Config::scripted([
+        Reply::text("first"),
+        Reply::text("Looking.").with_tool("bash", serde_json::json!({"command": "pwd"})),
+        Reply::text("done"),
+    ]))?;
+    env.agent(&fake, &["-p", "hi"]).ok();
+    let elsewhere = env.root().join("elsewhere");
+    std::fs::create_dir_all(&elsewhere)?;
+    let mut cmd = env.agent_command();
+    cmd.current_dir(&elsewhere)
+        .args(["--provider", "anthropic", "--base-url"])
+        .arg(fake.base_url())
+        .args(["-r", "@last", "--allow", "bash", "-p", "where are you?"]);
+    let resumed = crate::common::run(cmd).ok();
+    assert!(
+        resumed.stderr.contains(
+            "hotl: working in ~/project, the session's directory (you are in ~/elsewhere)"
+        ),
+        "{resumed}"
+    );
+    // And it does work there.
+    let sent = requests(&fake)?;
+    let pwd = sent[2].to_string();
+    assert!(pwd.contains(&env.cwd()), "{pwd}");
+    // From the session's own directory nothing is said.
+    let here = env.agent(&fake, &["-r", "@last", "-p", "again"]);
+    assert!(!here.stderr.contains("working in"), "{here}");
     Ok(())
 }

@@ -210,6 +210,16 @@ async fn run_async(
         other => other?,
     };
     let resumed = matches!(start, Start::Open(_));
+    if let Start::Open(session) = &start
+        && session.cwd() != std::path::Path::new(&ctx.cwd)
+    {
+        // The tools run where the session's files are, which may not be where the user is.
+        eprintln!(
+            "hotl: working in {}, the session's directory (you are in {})",
+            ctx.tilde(&session.cwd().to_string_lossy()),
+            ctx.tilde(&ctx.cwd)
+        );
+    }
     if mode.is_none()
         && let Start::Open(session) = &start
         && let Some(recorded) = session.recorded_mode()
