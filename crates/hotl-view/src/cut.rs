@@ -6,6 +6,9 @@ use hotl_log::{Body, SessionMeta};
 use crate::error::{Result, ViewError};
 use crate::project::{Boundary, View};
 
+/// What a fork's title adds to its parent's.
+const FORK_MARK: &str = " (fork)";
+
 /// A position on a turn boundary.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Cut {
@@ -111,9 +114,13 @@ pub fn fork_state(parent: &SessionMeta, at_head: bool) -> Vec<Body> {
     }
     let title = parent.display_title();
     if !title.is_empty() {
-        out.push(Body::Title {
-            title: format!("{title} (fork)"),
-        });
+        // A fork of a fork is still "a fork of" the work the title names.
+        let title = if title.ends_with(FORK_MARK) {
+            title.to_owned()
+        } else {
+            format!("{title}{FORK_MARK}")
+        };
+        out.push(Body::Title { title });
     }
     out
 }

@@ -77,6 +77,20 @@ fn fork_state_titles_from_the_first_message_and_skips_what_is_unset() {
     assert!(fork_state(&SessionMeta::default(), true).is_empty());
 }
 
+#[test]
+fn a_fork_of_a_fork_is_not_titled_fork_twice() {
+    let parent = SessionMeta {
+        title: Some("Fix the parser (fork)".into()),
+        ..SessionMeta::default()
+    };
+    assert_eq!(
+        fork_state(&parent, false),
+        [Body::Title {
+            title: "Fix the parser (fork)".into(),
+        }]
+    );
+}
+
 /// A parent with two turns, a name, modes and todos; returns (home, id).
 fn parent() -> TestResult<(TestHome, String)> {
     let home = TestHome::new();

@@ -1,10 +1,13 @@
 //! `ls`: the entries of one directory.
 
+use std::collections::HashSet;
+use std::ffi::OsString;
 use std::fmt::Write as _;
 use std::fs;
 use std::path::PathBuf;
 
 use hotl_wire::ToolDef;
+use ignore::WalkBuilder;
 
 use crate::args::Fail;
 use crate::tool::{Invocation, Tool, ToolFuture, ToolKind, ToolOutput, definition};
@@ -14,13 +17,15 @@ use crate::tools::files::{blocking, io_fail};
 pub(crate) const MAX_ENTRIES: usize = 1_000;
 
 const DESCRIPTION: &str = "List a directory (default: the working directory): one entry per line, \
-sorted, directories marked with a trailing `/`, dot-files included. Not recursive; use glob to \
-find files deeper down.";
+sorted, directories marked with a trailing `/`, dot-files included. `.git/` and entries ignored \
+by .gitignore/.ignore are left out (their count is given) unless `all` is true. Not recursive; \
+use glob to find files deeper down.";
 
 const SCHEMA: &str = r#"{
   "type": "object",
   "properties": {
-    "path": {"type": "string", "description": "The directory to list. Default: the working directory."}
+    "path": {"type": "string", "description": "The directory to list. Default: the working directory."},
+    "all": {"type": "boolean", "description": "Also list .git/ and ignored entries. Default false."}
   }
 }"#;
 
@@ -43,21 +48,22 @@ impl Tool for Ls {
     fn run<'a>(&'a self, invocation: Invocation<'a>) -> ToolFuture<'a> {
         let ctx = invocation.ctx;
         let call = Ok::<_, Fail>(&invocation.args).and_then(|args| {
-            Ok(match args.opt_string("path")? {
+            let dir = match args.opt_string("path")? {
                 Some(p) => ctx.resolve(&p),
                 None => ctx.cwd.clone(),
-            })
+            };
+            Ok((dir, args.opt_bool("all")?.unwrap_or(false)))
         });
         Box::pin(async move {
             match call {
-                Ok(dir) => blocking(move || list(dir)).await,
+                Ok((dir, all)) => blocking(move || list(dir, all)).await,
                 Err(message) => ToolOutput::error(message),
             }
         })
     }
 }
 
-fn list(dir: PathBuf) -> Result<ToolOutput, Fail> {
+fn list(dir: PathBuf, all: bool) -> Result<ToolOutput, Fail> {
     let shown = dir.display();
     let meta = fs::metadata(&dir).map_err(|e| match e.kind() {
         std::io::ErrorKind::NotFound => format!("directory not found: {shown}"),
@@ -68,18 +74,38 @@ fn list(dir: PathBuf) -> Result<ToolOutput, Fail> {
             "{shown} is a file, not a directory; use read to see its content"
         ));
     }
+    let kept = if all { None } else { Some(not_ignored(&dir)) };
     let mut names = Vec::new();
+    let mut hidden = Vec::new();
     for entry in fs::read_dir(&dir).map_err(|e| io_fail("list", &dir, &e))? {
         let entry = entry.map_err(|e| io_fail("list", &dir, &e))?;
-        let mut name = entry.file_name().to_string_lossy().into_owned();
+        let file_name = entry.file_name();
+        let mut name = file_name.to_string_lossy().into_owned();
         // Follows symlinks, so a link to a directory is listed as one.
         if entry.path().is_dir() {
             name.push('/');
         }
-        names.push(name);
+        if kept.as_ref().is_some_and(|kept| !kept.contains(&file_name)) {
+            hidden.push(name);
+        } else {
+            names.push(name);
+        }
     }
+    hidden.sort();
+    let hidden_note = match hidden.len() {
+        0 => String::new(),
+        n => format!(
+            "[{n} ignored entr{} not shown ({}); all: true lists them]",
+            if n == 1 { "y" } else { "ies" },
+            hidden_sample(&hidden)
+        ),
+    };
     if names.is_empty() {
-        return Ok(ToolOutput::ok(format!("{shown} is empty")));
+        return Ok(ToolOutput::ok(if hidden.is_empty() {
+            format!("{shown} is empty")
+        } else {
+            format!("{shown} has only ignored entries\n{hidden_note}")
+        }));
     }
     names.sort();
     let total = names.len();
@@ -91,5 +117,34 @@ fn list(dir: PathBuf) -> Result<ToolOutput, Fail> {
             "\n[showing the first {MAX_ENTRIES} of {total} entries; use glob to narrow down]"
         );
     }
+    if !hidden_note.is_empty() {
+        content.push('\n');
+        content.push_str(&hidden_note);
+    }
     Ok(ToolOutput::ok(content))
+}
+
+/// The names in `dir` that `.git/` and the ignore files (`.gitignore`, `.ignore`, git's
+/// excludes, the parents' too) leave visible; dot-files stay.
+fn not_ignored(dir: &std::path::Path) -> HashSet<OsString> {
+    WalkBuilder::new(dir)
+        .max_depth(Some(1))
+        .require_git(false)
+        .hidden(false)
+        .filter_entry(|e| e.file_name() != ".git")
+        .build()
+        .filter_map(Result::ok)
+        .filter(|e| e.depth() == 1)
+        .map(|e| e.file_name().to_owned())
+        .collect()
+}
+
+/// The first few hidden names, for the note.
+fn hidden_sample(hidden: &[String]) -> String {
+    const SHOWN: usize = 5;
+    let mut sample = hidden[..hidden.len().min(SHOWN)].join(", ");
+    if hidden.len() > SHOWN {
+        sample.push_str(", ...");
+    }
+    sample
 }
