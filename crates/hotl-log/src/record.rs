@@ -719,6 +719,11 @@ impl<'a> RecordWire<'a> {
         {
             session_id(&pin.session, "parent.session")?;
         }
+        if kind == "session"
+            && let Some(delegated) = &self.delegated
+        {
+            session_id(&delegated.by, "delegated.by")?;
+        }
         let body = match kind {
             "session" => Body::Session(Box::new(SessionStart {
                 id: need(own(self.id), kind, "id")?,

@@ -99,6 +99,21 @@ fn a_pin_that_is_a_path_is_refused_naming_the_field() -> TestResult {
         assert!(text.contains(pin), "{text}");
         assert!(home.store.session_ids()?.is_empty());
     }
+    // So is every other id a session line names.
+    let file = home.scratch().join("evil.jsonl");
+    std::fs::write(
+        &file,
+        "{\"seq\":1,\"ts\":\"T\",\"type\":\"session\",\"id\":\"01JD0000000000000000000009\",\"cwd\":\"/p\",\"delegated\":{\"by\":\"../x\",\"description\":\"d\"}}\n",
+    )?;
+    let err = home
+        .store
+        .import(&file, false)
+        .expect_err("a path as delegated.by");
+    assert!(
+        err.to_string()
+            .contains("`delegated.by` is not a session id"),
+        "{err}"
+    );
     Ok(())
 }
 

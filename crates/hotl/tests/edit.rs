@@ -117,6 +117,9 @@ fn revert_appends_one_record_and_drops_later_turns_from_the_view() -> TestResult
         ),
         "{show}"
     );
+    let shown = env.json(&["sessions", "show", "1", "--json"])?;
+    assert_eq!(shown["reverts"][0]["to"], 7, "{shown}");
+    assert_eq!(shown["reverts"][0]["hidden_turns"], 2, "{shown}");
     let list = env.json(&["sessions", "list", "--json"])?;
     assert_eq!(list[0]["turns"], 1);
     Ok(())

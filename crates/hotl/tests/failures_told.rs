@@ -162,6 +162,12 @@ fn a_failed_turn_says_why_and_what_it_spent() -> TestResult {
             .contains("the turn failed: insufficient_quota: You exceeded your current quota."),
         "{show}"
     );
+    let shown = env.json(&["sessions", "show", &id, "--json"])?;
+    assert_eq!(
+        shown["failures"][0]["error"], "insufficient_quota",
+        "{shown}"
+    );
+    assert_eq!(shown["failures"][0]["seq"], error["seq"], "{shown}");
     // Resumable: the next turn goes on.
     quota.push_reply(Reply::text("Quota's back."));
     let again = env

@@ -51,6 +51,8 @@ pub fn run(ctx: &Ctx, args: &ShowArgs) -> Result<ExitCode, CliError> {
                 "skipped": lineage.report,
                 "problems": problems,
                 "anomalies": view.anomalies,
+                "failures": view.failures,
+                "reverts": view.reverts,
             })
         };
         serde_json::to_writer_pretty(&mut out, &body)?;
