@@ -60,6 +60,13 @@ pub enum AgentError {
     /// A move run by command before the session has a first message.
     #[error("no session yet: send a message first")]
     NoSession,
+    /// An operation on the session that cannot be done now (resuming a session it is in, a
+    /// fork of a session held only in memory, ...): what to tell the user.
+    #[error("{0}")]
+    Refused(String),
+    /// A `before_switch` hook cancelled a switch: what it said.
+    #[error("the switch was cancelled by a before_switch hook: {0}")]
+    SwitchCancelled(String),
     /// A blocking task (a snapshot, a search) panicked or was cancelled.
     #[error("internal error: {0}")]
     Task(String),

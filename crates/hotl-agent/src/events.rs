@@ -127,6 +127,61 @@ pub enum Event {
         /// The mode, as typed (`default`, `accept-edits`, `bypass`, `plan`).
         mode: String,
     },
+    /// The agent is about to switch sessions; a `before_switch` hook may still cancel it
+    /// (then [`Event::Failed`] with command `switch` follows, and nothing changed).
+    BeforeSwitch {
+        /// Why.
+        reason: SwitchReason,
+        /// The session being left.
+        from: String,
+        /// The session switched to, when it is known already (a resume's; a new session's
+        /// id once given out; a fork's only after it is made).
+        #[serde(skip_serializing_if = "Option::is_none")]
+        to: Option<String>,
+    },
+    /// The agent switched sessions: commands act on `to` from now on.
+    Switch {
+        /// Why.
+        reason: SwitchReason,
+        /// The session left.
+        from: String,
+        /// The session switched to.
+        to: String,
+        /// Whether it exists on disk (a new one is written with its first message).
+        saved: bool,
+        /// Its working directory.
+        cwd: String,
+        /// Its title, when it has one.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        title: Option<String>,
+        /// Its visible user turns.
+        turns: usize,
+        /// Its permission mode, as recorded (the one it runs with from now on).
+        mode: String,
+    },
+    /// A `clear` was recorded: the model sees nothing before `seq` from now on.
+    Cleared {
+        /// The clear's seq.
+        seq: u64,
+    },
+    /// A `fresh` was recorded: the provider side starts clean.
+    Fresh {
+        /// The prompt-cache key requests carry from now on.
+        cache_key: String,
+        /// Whether the provider routes by that key (OpenAI); Anthropic caches by the request
+        /// prefix, so there only this process's own state was dropped.
+        routed: bool,
+        /// How many encoded messages this process had kept for reuse and dropped.
+        forgotten: usize,
+    },
+    /// The session was dropped (the agent is on a new one, see the [`Event::Switch`] that
+    /// follows).
+    Dropped {
+        /// The dropped session.
+        session_id: String,
+        /// Sessions that descend from it, for which it is hidden and kept (empty: deleted).
+        kept_for: Vec<String>,
+    },
     /// A move was cancelled before it was done; nothing was recorded.
     Cancelled {
         /// The move: `fold`, `compact`, `recall`, `ask`.
@@ -136,7 +191,7 @@ pub enum Event {
     /// got (a turn's log stays valid and resumable).
     Failed {
         /// The command: `submit`, `recover`, `fold`, `compact`, `recall`, `ask`, `rename`,
-        /// `mode`.
+        /// `mode`, `switch`, `clear`, `fresh`, `drop`.
         command: String,
         /// Why.
         error: String,
@@ -148,6 +203,29 @@ pub enum Event {
         #[serde(skip_serializing_if = "Option::is_none")]
         cost: Option<f64>,
     },
+}
+
+/// Why the agent switched sessions.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SwitchReason {
+    /// To a new, empty session (`/new`, and after `/drop`).
+    New,
+    /// To a fork of the current session (`/fork`).
+    Fork,
+    /// To another existing session (`/resume`).
+    Resume,
+}
+
+impl SwitchReason {
+    /// The word events and hooks use.
+    pub fn name(self) -> &'static str {
+        match self {
+            SwitchReason::New => "new",
+            SwitchReason::Fork => "fork",
+            SwitchReason::Resume => "resume",
+        }
+    }
 }
 
 /// What a move run by command gave.

@@ -51,6 +51,7 @@ mod args;
 mod context;
 mod error;
 mod events;
+mod hooks;
 mod lifecycle;
 mod moves;
 mod permission;
@@ -62,11 +63,12 @@ mod tool;
 mod tools;
 mod toolset;
 
-pub use crate::agent::{Agent, Canceller, Command, Move, Start};
+pub use crate::agent::{Agent, Canceller, Command, Move, Start, SwitchTo};
 pub use crate::args::{Args, Fail};
 pub use crate::context::{Answer, Context};
 pub use crate::error::{AgentError, Result};
-pub use crate::events::{Envelope, Event, Events, MoveResult, Status};
+pub use crate::events::{Envelope, Event, Events, MoveResult, Status, SwitchReason};
+pub use crate::hooks::{Hook, HookPoint, run_hooks};
 pub use crate::lifecycle::{ForkAt, NewSession, fork, rename};
 pub use crate::moves::{
     ask_prompt, check_note, fork_brief, make_fold, parse_stamp, recall_mode, stamp_seq,

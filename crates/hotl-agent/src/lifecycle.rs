@@ -64,6 +64,21 @@ impl NewSession {
         Ok(self)
     }
 
+    /// The store it will live in.
+    pub fn store(&self) -> &Store {
+        &self.store
+    }
+
+    /// Its permission mode.
+    pub fn mode(&self) -> Mode {
+        self.mode
+    }
+
+    /// Its name, when it is given one.
+    pub fn name(&self) -> Option<&str> {
+        self.name.as_deref()
+    }
+
     /// The id the session will have.
     pub fn id(&self) -> &str {
         &self.id

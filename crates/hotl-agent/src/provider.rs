@@ -55,6 +55,24 @@ impl Provider {
         }
     }
 
+    /// Drops the provider state kept in this process (encoded messages reused between
+    /// requests); returns how many messages it held.
+    pub fn forget(&self) -> usize {
+        match self {
+            Provider::Http(p) => p.forget(),
+            Provider::Demo => 0,
+        }
+    }
+
+    /// Whether requests are routed by the session's cache key (OpenAI's
+    /// `prompt_cache_key`); Anthropic caches by the request prefix alone.
+    pub fn routes_by_cache_key(&self) -> bool {
+        matches!(
+            self,
+            Provider::Http(p) if p.dialect() != hotl_wire::Dialect::Anthropic
+        )
+    }
+
     /// Whether this is the offline demo.
     pub fn is_demo(&self) -> bool {
         matches!(self, Provider::Demo)

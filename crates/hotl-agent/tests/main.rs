@@ -4,6 +4,7 @@ mod moves_compact;
 mod moves_fold;
 mod protocol;
 mod snapshot_manifest;
+mod switching;
 mod tools_bash;
 mod tools_edit;
 mod tools_glob;

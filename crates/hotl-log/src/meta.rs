@@ -153,6 +153,7 @@ impl SessionMeta {
                 }
             }
             Body::Drop => self.dropped = true,
+            Body::Reroot { cwd } => self.cwd.clone_from(cwd),
             _ => {}
         }
         true

@@ -410,6 +410,18 @@ pub enum Body {
         /// What answering cost.
         usage: Option<Usage>,
     },
+    /// `fresh`: the provider side starts clean: requests carry this prompt-cache key from
+    /// here on (resumes and forks too). The transcript and the model's view are unchanged.
+    Fresh {
+        /// The new key.
+        cache_key: String,
+    },
+    /// `reroot`: the session moved to another working directory (its recorded one was gone);
+    /// tools run in `cwd` from here on, and lists show it there.
+    Reroot {
+        /// The new working directory.
+        cwd: String,
+    },
     /// Any other `type`: kept in the file, skipped by the projection.
     Unknown {
         /// The `type` it had.
@@ -438,6 +450,8 @@ impl Body {
             Body::Ask { .. } => "ask",
             Body::Snapshot { .. } => "snapshot",
             Body::Error { .. } => "error",
+            Body::Fresh { .. } => "fresh",
+            Body::Reroot { .. } => "reroot",
             Body::Unknown { kind } => kind,
         }
     }
@@ -681,6 +695,8 @@ impl<'a> RecordWire<'a> {
                 w.message = b(message);
                 w.status = *status;
             }
+            Body::Fresh { cache_key } => w.cache_key = b(cache_key),
+            Body::Reroot { cwd } => w.cwd = b(cwd),
             Body::Clear | Body::Drop | Body::Unknown { .. } => {}
         }
         w
@@ -786,6 +802,12 @@ impl<'a> RecordWire<'a> {
                 plan: self.plan,
             },
             "drop" => Body::Drop,
+            "fresh" => Body::Fresh {
+                cache_key: need(own(self.cache_key), kind, "cache_key")?,
+            },
+            "reroot" => Body::Reroot {
+                cwd: need(own(self.cwd), kind, "cwd")?,
+            },
             "snapshot" => Body::Snapshot {
                 tree: need(own(self.tree), kind, "tree")?,
             },
@@ -918,6 +940,12 @@ mod tests {
             other => panic!("{other:?}"),
         }
         rt(Body::Clear);
+        rt(Body::Fresh {
+            cache_key: "01JD-fresh".into(),
+        });
+        rt(Body::Reroot {
+            cwd: "/new/place".into(),
+        });
         rt(Body::Compaction {
             until: 9,
             summary: "s".into(),

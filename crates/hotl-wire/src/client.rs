@@ -62,6 +62,15 @@ impl HttpProvider {
         self.dialect
     }
 
+    /// Drops what this client keeps between requests (the encoded messages it reuses);
+    /// returns how many messages it held. The next request is encoded whole.
+    pub fn forget(&self) -> usize {
+        self.messages
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .clear()
+    }
+
     /// The URL requests go to.
     pub fn url(&self) -> String {
         format!("{}/{}", self.base, self.dialect.path())

@@ -18,6 +18,7 @@ mod calls;
 mod compact;
 mod fold;
 mod fork;
+mod ops;
 mod outcome;
 mod requests;
 mod rules;
@@ -170,11 +171,25 @@ impl Session {
             tracing::warn!(session = writer.id(), "{problem}");
         }
         let tools = tools.filtered(|t| tool_defs.iter().any(|d| d.name == t.name()));
-        let cache_key = start
-            .cache_key
-            .clone()
+        // The latest `fresh` wins, inherited ones too: a fork of a freshened session shares
+        // its cache shard.
+        let freshened = lineage.records.iter().rev().find_map(|r| match &r.body {
+            Body::Fresh { cache_key } => Some(cache_key.clone()),
+            _ => None,
+        });
+        let cache_key = freshened
+            .or_else(|| start.cache_key.clone())
             .or_else(|| lineage.ancestors.last().cloned())
             .unwrap_or_else(|| writer.id().to_owned());
+        // A move is the session's own: a fork records its own directory.
+        let cwd = lineage.records[lineage.own_start..]
+            .iter()
+            .rev()
+            .find_map(|r| match &r.body {
+                Body::Reroot { cwd } => Some(PathBuf::from(cwd)),
+                _ => None,
+            })
+            .unwrap_or(cwd);
         // A reverted branch holds no open turn and no archived thread.
         let visible = hotl_log::visible_mask(&lineage.records);
         let last_run = last_visible_run(&lineage.records, &visible);
@@ -224,6 +239,11 @@ impl Session {
     /// The session id.
     pub fn id(&self) -> &str {
         self.writer.id()
+    }
+
+    /// The store it lives in.
+    pub fn store(&self) -> &Store {
+        &self.store
     }
 
     /// The working directory tools run in.

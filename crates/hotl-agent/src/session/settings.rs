@@ -33,6 +33,11 @@ pub struct Settings {
     /// process dies, however it dies (`hotl --reap-group`); `None` runs the shell directly
     /// (its children may then outlive a process killed with SIGKILL).
     pub reaper: Option<std::sync::Arc<std::path::Path>>,
+    /// The user's hooks, run at the points of a session's life they name.
+    pub hooks: std::sync::Arc<[crate::hooks::Hook]>,
+    /// The session lives only in memory (`--no-session`): nothing outside this process can
+    /// resume or fork it, so switching to a fork or to a saved session is refused.
+    pub ephemeral: bool,
 }
 
 /// The environment variables hotl reads provider keys from.
@@ -54,6 +59,8 @@ impl Settings {
             explicit_breakpoints: false,
             hidden_env: PROVIDER_KEY_VARS.iter().map(|v| (*v).to_owned()).collect(),
             reaper: None,
+            hooks: std::sync::Arc::from([]),
+            ephemeral: false,
         }
     }
 }

@@ -85,6 +85,14 @@ impl MessageCache {
         }
     }
 
+    /// Forgets every kept message; returns how many there were.
+    pub fn clear(&mut self) -> usize {
+        let kept = self.entries.iter().flatten().count();
+        self.key = None;
+        self.entries.clear();
+        kept
+    }
+
     fn get(&self, index: usize, role: Role, parts: usize) -> Option<&[u8]> {
         match self.entries.get(index)? {
             Some((r, n, bytes)) if *r == role && *n == parts => Some(bytes),

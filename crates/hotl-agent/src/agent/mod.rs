@@ -29,10 +29,12 @@ use std::sync::Arc;
 
 use tokio::sync::{mpsc, watch};
 
+mod switch;
+
 use crate::context::{Answer, Approvals, Context};
 use crate::error::{AgentError, Result};
 use crate::events::{Envelope, Event, Events, MoveResult, Status};
-use crate::lifecycle::NewSession;
+use crate::lifecycle::{ForkAt, NewSession};
 use crate::permission::Mode;
 use crate::provider::Provider;
 use crate::session::{Session, Settings, Totals, TurnOutcome};
@@ -80,6 +82,63 @@ pub enum Command {
     },
     /// Send a [`Event::Status`].
     Status,
+    /// Switch to another session: all or nothing (anything that fails leaves the agent on
+    /// the session it was on), cancellable by a `before_switch` hook. Refused while work runs.
+    Switch(SwitchTo),
+    /// Record a `clear`: the model sees nothing before it. Refused while work runs.
+    Clear,
+    /// Record a `fresh`: a new prompt-cache key, and this process's provider state dropped.
+    /// Refused while work runs.
+    Fresh,
+    /// Drop the session as `hotl sessions drop` does (deleted, or hidden and kept for the
+    /// sessions that descend from it) and switch to a new one. Refused while work runs.
+    Drop,
+}
+
+impl Command {
+    /// The command's name, as [`Event::Failed`] gives it.
+    pub fn name(&self) -> &'static str {
+        match self {
+            Command::Submit { .. } => "submit",
+            Command::Recover => "recover",
+            Command::Cancel => "cancel",
+            Command::Approve { .. } => "approve",
+            Command::Move(step) => step.name(),
+            Command::Rename { .. } => "rename",
+            Command::SetMode { .. } => "mode",
+            Command::Status => "status",
+            Command::Switch(_) => "switch",
+            Command::Clear => "clear",
+            Command::Fresh => "fresh",
+            Command::Drop => "drop",
+        }
+    }
+
+    /// Whether it changes which session, or what the model sees of it, so that it must not
+    /// wait behind running work: it is refused then.
+    fn needs_idle(&self) -> bool {
+        matches!(
+            self,
+            Command::Switch(_) | Command::Clear | Command::Fresh | Command::Drop
+        )
+    }
+}
+
+/// The session a [`Command::Switch`] goes to.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum SwitchTo {
+    /// A new, empty session in the same directory (written with its first message).
+    New,
+    /// An existing session, by id.
+    Resume {
+        /// Its id.
+        session: String,
+    },
+    /// A fork of the current session, cut at `at`.
+    Fork {
+        /// Where the fork ends its inherited history.
+        at: ForkAt,
+    },
 }
 
 /// A move a person runs (the model runs the same ones as tools).
@@ -158,11 +217,13 @@ impl Agent {
         let events = events.cancelling(Arc::clone(&cancel));
         let (commands, incoming) = mpsc::unbounded_channel();
         let approvals = Approvals::default();
-        let (session, pending) = match start {
-            Start::New(new) => (None, Some(new)),
-            Start::Open(session) => (Some(*session), None),
+        let (store, tools, session, pending) = match start {
+            Start::New(new) => (new.store().clone(), new.tools().clone(), None, Some(new)),
+            Start::Open(s) => (s.store().clone(), s.tools().clone(), Some(*s), None),
         };
         let worker = Worker {
+            store,
+            tools,
             session,
             pending,
             cx: Context::new(provider, settings)
@@ -284,6 +345,14 @@ async fn drive(
                             Some(Command::Approve { id, answer }) => {
                                 approvals.answer(id, answer);
                             }
+                            Some(other) if other.needs_idle() => listener.send(Event::Failed {
+                                command: other.name().to_owned(),
+                                error: "a turn is running: wait for it to end, or stop it \
+                                        first"
+                                    .to_owned(),
+                                usage: None,
+                                cost: None,
+                            }),
                             Some(other) => queue.push_back(other),
                         },
                     }
@@ -299,6 +368,10 @@ async fn drive(
 
 /// The agent's own state: the session and what its work runs with.
 struct Worker {
+    /// Where its sessions live.
+    store: hotl_log::Store,
+    /// The tools a session switched to can reach (as many as its frozen list names).
+    tools: crate::toolset::ToolSet,
     session: Option<Session>,
     /// The session to write at the first message, until then.
     pending: Option<NewSession>,
@@ -333,6 +406,12 @@ impl Worker {
             model: settings.model.clone(),
             tools: tools.into_iter().map(str::to_owned).collect(),
         });
+        self.tell_about_session();
+    }
+
+    /// What is wrong with the session, and a model change since its last answer.
+    fn tell_about_session(&self) {
+        let settings = &self.cx.settings;
         if let Some(s) = &self.session {
             for problem in &s.problems {
                 self.events().notice(format!("warning: {problem}"));
@@ -499,6 +578,28 @@ impl Worker {
                 }
             }
             Command::Status => self.send_status(),
+            Command::Switch(to) => {
+                if let Err(e) = self.switch(to).await {
+                    self.fail("switch", &e);
+                }
+            }
+            Command::Clear => match self.clear() {
+                Ok(seq) => {
+                    self.send_status();
+                    self.events().send(Event::Cleared { seq });
+                }
+                Err(e) => self.fail("clear", &e),
+            },
+            Command::Fresh => {
+                if let Err(e) = self.fresh() {
+                    self.fail("fresh", &e);
+                }
+            }
+            Command::Drop => {
+                if let Err(e) = self.drop_session().await {
+                    self.fail("drop", &e);
+                }
+            }
             // The control loop acts on these at once.
             Command::Cancel | Command::Approve { .. } => {}
         }

@@ -1,0 +1,52 @@
+//! What a person does to a session besides talking to it: clear the model's context, start the
+//! provider side fresh, move the session to another directory. Each is one record; the
+//! transcript keeps everything.
+
+use std::path::Path;
+
+use hotl_log::Body;
+
+use super::Session;
+use crate::error::{AgentError, Result};
+
+impl Session {
+    /// Records a `clear`: the model sees nothing before it from now on (resumes and forks
+    /// too); `sessions show` still does. Returns its seq.
+    pub fn clear(&mut self) -> Result<u64> {
+        self.append(Body::Clear)?;
+        Ok(self.view.head_seq)
+    }
+
+    /// Records a `fresh` with a new prompt-cache key, which every request carries from now on
+    /// (after a resume too), and forgets the encodings this process reuses between requests.
+    /// Returns the new key.
+    pub fn fresh(&mut self) -> Result<String> {
+        let key = hotl_log::new_session_id();
+        self.append(Body::Fresh {
+            cache_key: key.clone(),
+        })?;
+        self.cache_key.clone_from(&key);
+        // Requests reuse encoded messages under a key made with the epoch: a new epoch
+        // encodes everything again.
+        self.epoch += 1;
+        Ok(key)
+    }
+
+    /// The prompt-cache key requests carry.
+    pub fn cache_key(&self) -> &str {
+        &self.cache_key
+    }
+
+    /// Records a `reroot`: the session works in `cwd` from now on (its recorded directory is
+    /// gone, say). Its frozen prompt stays as it was, so the prompt cache still holds.
+    pub fn reroot(&mut self, cwd: &Path) -> Result<()> {
+        if !cwd.is_dir() {
+            return Err(AgentError::MissingCwd(cwd.display().to_string()));
+        }
+        self.append(Body::Reroot {
+            cwd: cwd.display().to_string(),
+        })?;
+        self.cwd = cwd.to_path_buf();
+        Ok(())
+    }
+}
