@@ -133,6 +133,8 @@ pub enum ForkAt {
     Turns(usize),
     /// After the first N transcript items, which must end a turn (`--keep`).
     Items(usize),
+    /// After the turn the user message with this seq started (the console's `/fork t12`).
+    Message(u64),
 }
 
 /// Forks `parent` at `at` into a new root session named `name` (checked first), in `cwd`.
@@ -203,6 +205,7 @@ fn at_cut(store: &Store, parent: &SessionMeta, at: ForkAt) -> Result<ForkPoint> 
     let cut = match at {
         ForkAt::Turns(n) => view.cut_after_turns(n)?,
         ForkAt::Items(n) => view.cut_after_items(n)?,
+        ForkAt::Message(seq) => view.cut_after_message(seq)?,
         ForkAt::Head => view.cut_at_head()?,
     };
     let offset = lineage.offset_for(cut.boundary.seq);

@@ -178,6 +178,7 @@ fn new_resume_and_fork_switch_and_a_failed_switch_changes_nothing() -> TestResul
             &mut agent,
             Command::Switch(SwitchTo::Resume {
                 session: first.clone(),
+                reroot: None,
             }),
         )
         .await;
@@ -196,6 +197,7 @@ fn new_resume_and_fork_switch_and_a_failed_switch_changes_nothing() -> TestResul
             &mut agent,
             Command::Switch(SwitchTo::Resume {
                 session: second.clone(),
+                reroot: None,
             }),
         )
         .await;
@@ -208,6 +210,7 @@ fn new_resume_and_fork_switch_and_a_failed_switch_changes_nothing() -> TestResul
             &mut agent,
             Command::Switch(SwitchTo::Resume {
                 session: first.clone(),
+                reroot: None,
             }),
         )
         .await;
@@ -395,6 +398,7 @@ fn drop_deletes_or_keeps_for_descendants_and_moves_to_a_new_session() -> TestRes
             &mut agent,
             Command::Switch(SwitchTo::Resume {
                 session: parent.clone(),
+                reroot: None,
             }),
         )
         .await;
@@ -407,7 +411,7 @@ fn drop_deletes_or_keeps_for_descendants_and_moves_to_a_new_session() -> TestRes
         assert_eq!((reason, from.as_str(), saved), (SwitchReason::New, parent.as_str(), false));
         assert!(s.store.meta(&parent)?.dropped);
         // The fork has no descendant: dropping it deletes it.
-        run(&mut agent, Command::Switch(SwitchTo::Resume { session: fork.clone() })).await;
+        run(&mut agent, Command::Switch(SwitchTo::Resume { session: fork.clone(), reroot: None })).await;
         let events = run(&mut agent, Command::Drop).await;
         assert!(
             events.iter().any(|e| matches!(e, Event::Dropped { kept_for, .. } if kept_for.is_empty())),
@@ -433,6 +437,7 @@ fn a_session_in_memory_is_never_resumed_or_forked() -> TestResult {
             SwitchTo::Fork { at: ForkAt::Head },
             SwitchTo::Resume {
                 session: id.clone(),
+                reroot: None,
             },
         ] {
             let events = run(&mut agent, Command::Switch(to)).await;

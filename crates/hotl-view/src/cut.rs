@@ -75,6 +75,38 @@ impl View {
         })
     }
 
+    /// The end of the turn user message `t<seq>` started (a fork "at" that message keeps
+    /// it, and what answered it). Refused for a stamp that is not a visible user message, or
+    /// whose turn has not ended.
+    pub fn cut_after_message(&self, seq: u64) -> Result<Cut> {
+        let mut users = Vec::new();
+        user_stamps(&self.items, &mut users);
+        if !users.contains(&seq) {
+            users.sort_unstable();
+            return Err(ViewError::BadCut {
+                requested: format!("t{seq} (not a user message)"),
+                nearest: nearest(&users, seq)
+                    .into_iter()
+                    .map(|v| format!("t{v}"))
+                    .collect(),
+            });
+        }
+        match self.boundaries.iter().find(|b| b.turns > 0 && b.seq >= seq) {
+            Some(b) => Ok(self.cut(*b)),
+            None => Err(ViewError::BadCut {
+                requested: format!("t{seq} (its turn has not ended)"),
+                nearest: self
+                    .boundaries
+                    .iter()
+                    .rev()
+                    .find(|b| b.turns > 0)
+                    .map(|b| format!("the turn ending t{}", b.seq))
+                    .into_iter()
+                    .collect(),
+            }),
+        }
+    }
+
     /// The head: everything visible, an unfinished last turn included (a fork does not
     /// finish it). Refused when there is no user message yet.
     pub fn cut_at_head(&self) -> Result<Cut> {
@@ -130,4 +162,17 @@ fn nearest<T: Copy + Ord>(valid: &[T], n: T) -> Vec<T> {
     let below = valid.iter().copied().filter(|&v| v < n).max();
     let above = valid.iter().copied().filter(|&v| v > n).min();
     below.into_iter().chain(above).collect()
+}
+
+/// The seqs of the user messages among `items`, folded and compacted ones included.
+fn user_stamps(items: &[crate::Item], out: &mut Vec<u64>) {
+    for item in items {
+        match item {
+            crate::Item::User { seq, .. } => out.push(*seq),
+            crate::Item::Folded { items, .. } | crate::Item::Compacted { items, .. } => {
+                user_stamps(items, out);
+            }
+            _ => {}
+        }
+    }
 }

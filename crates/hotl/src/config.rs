@@ -35,6 +35,16 @@ pub struct FileConfig {
     pub provider: ProviderConfig,
     pub pricing: Option<Pricing>,
     pub cache: CacheConfig,
+    pub hooks: Vec<HookConfig>,
+}
+
+/// One `[[hooks]]` entry: a command run at a point of a session's life.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct HookConfig {
+    pub event: String,
+    pub command: String,
+    pub timeout_sec: Option<u64>,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -77,6 +87,8 @@ pub struct Resolved {
     pub cold_console: Duration,
     /// Set when no provider is configured and the offline demo answers.
     pub demo_notice: Option<&'static str>,
+    /// The configured hooks.
+    pub hooks: Vec<hotl_agent::Hook>,
 }
 
 /// Where the config file lives: `$XDG_CONFIG_HOME/hotl/config.toml`, else
@@ -181,6 +193,7 @@ pub fn resolve(file: FileConfig, flags: &Overrides) -> Result<Resolved, CliError
             None => Ok(Duration::from_secs(default)),
         }
     };
+    let hooks = hooks(file.hooks)?;
     let cold_headless = duration(file.cache.cold_headless, 300)?;
     let cold_console = duration(file.cache.cold_console, 3600)?;
     let explicit_breakpoints = file.provider.cache_breakpoints.unwrap_or(false);
@@ -205,6 +218,7 @@ pub fn resolve(file: FileConfig, flags: &Overrides) -> Result<Resolved, CliError
             demo_notice: (kind.as_deref() != Some("demo")).then_some(
                 "no provider is configured: using hotl's offline demo model (set ANTHROPIC_API_KEY or OPENAI_API_KEY, or --base-url, to use a real one)",
             ),
+            hooks,
         });
     };
     let (default_url, default_model, key, key_var) = match dialect {
@@ -240,6 +254,7 @@ pub fn resolve(file: FileConfig, flags: &Overrides) -> Result<Resolved, CliError
         cold_headless,
         cold_console,
         demo_notice: None,
+        hooks,
     })
 }
 
@@ -259,4 +274,37 @@ pub async fn context_window(resolved: &Resolved, model: &str) -> u64 {
         return window;
     }
     hotl_agent::default_context_window(model)
+}
+
+/// The `[[hooks]]` entries, checked: every event must be one hotl runs hooks at.
+fn hooks(entries: Vec<HookConfig>) -> Result<Vec<hotl_agent::Hook>, CliError> {
+    entries
+        .into_iter()
+        .map(|entry| {
+            let point = hotl_agent::HookPoint::from_name(&entry.event).ok_or_else(|| {
+                let known: Vec<&str> = hotl_agent::HookPoint::ALL
+                    .iter()
+                    .map(|p| p.name())
+                    .collect();
+                CliError::user(format!(
+                    "hook event {:?} in the config is not one of {}",
+                    entry.event,
+                    known.join(", ")
+                ))
+            })?;
+            if entry.command.trim().is_empty() {
+                return Err(CliError::user(format!(
+                    "the {} hook in the config has an empty command",
+                    entry.event
+                )));
+            }
+            Ok(hotl_agent::Hook {
+                point,
+                command: entry.command,
+                timeout: entry
+                    .timeout_sec
+                    .map_or(hotl_agent::Hook::TIMEOUT, std::time::Duration::from_secs),
+            })
+        })
+        .collect()
 }

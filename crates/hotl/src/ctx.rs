@@ -16,20 +16,32 @@ pub struct Ctx {
     pub home_dir: Option<PathBuf>,
     /// `--all`: every project's sessions, for listings and list numbers.
     pub all: bool,
+    /// `--no-session`: the home is this, in memory, gone when the command ends.
+    memory: Option<crate::memory_home::MemoryHome>,
 }
 
 impl Ctx {
     /// Resolves the home (`--home`, `$HOTL_HOME`, `$XDG_DATA_HOME/hotl`, `~/.local/share/hotl`)
     /// and the clock (`$HOTL_NOW`, an RFC 3339 instant, pins it for reproducible runs), and
     /// starts the log at the level `$HOTL_LOG` names.
-    pub fn new(home: Option<PathBuf>, all: bool) -> Result<Ctx, CliError> {
+    /// With `in_memory` (`--no-session`), the home is a private directory in memory instead,
+    /// removed when the context is dropped: nothing reaches the user's.
+    pub fn new(home: Option<PathBuf>, all: bool, in_memory: bool) -> Result<Ctx, CliError> {
         let env = |k: &str| {
             std::env::var_os(k)
                 .filter(|v| !v.is_empty())
                 .map(PathBuf::from)
         };
         let home_dir = env("HOME");
-        let home = home
+        let memory = if in_memory {
+            Some(crate::memory_home::MemoryHome::new()?)
+        } else {
+            None
+        };
+        let home = memory
+            .as_ref()
+            .map(|m| m.path().to_path_buf())
+            .or(home)
             .or_else(|| env("HOTL_HOME"))
             .or_else(|| env("XDG_DATA_HOME").map(|d| d.join("hotl")))
             .or_else(|| home_dir.as_ref().map(|h| h.join(".local/share/hotl")))
@@ -66,7 +78,13 @@ impl Ctx {
             cwd,
             home_dir,
             all,
+            memory,
         })
+    }
+
+    /// Whether the home is in memory (`--no-session`).
+    pub fn is_in_memory(&self) -> bool {
+        self.memory.is_some()
     }
 
     /// The current instant.

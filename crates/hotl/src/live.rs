@@ -72,6 +72,9 @@ impl Live {
                     | Event::Cancelled { .. }
                     | Event::Renamed { .. }
                     | Event::ModeChanged { .. }
+                    | Event::Switch { .. }
+                    | Event::Cleared { .. }
+                    | Event::Fresh { .. }
             )
         })
         .await
@@ -92,6 +95,24 @@ impl Live {
             Event::Created { session_id } => {
                 self.session.clone_from(session_id);
                 self.saved = true;
+            }
+            Event::Dropped {
+                session_id,
+                kept_for,
+            } => {
+                if kept_for.is_empty() {
+                    self.line(&format!("· dropped {session_id}"));
+                } else {
+                    self.line(&format!(
+                        "· {session_id} is hidden and kept for the sessions that descend from it: {}",
+                        kept_for.join(", ")
+                    ));
+                }
+            }
+            Event::Switch { to, saved, .. } => {
+                self.session.clone_from(to);
+                self.saved = *saved;
+                self.status = None;
             }
             Event::Status(status) => self.status = Some(status.clone()),
             Event::Model { event } => match event {
@@ -132,22 +153,39 @@ impl Live {
 
     /// Asks `question` on the terminal; anything but yes declines.
     async fn ask(&mut self, question: &str) -> Answer {
-        self.line(&format!("? {question} [y/N/a(lways)] "));
+        match self
+            .read_answer(&format!("? {question} [y/N/a(lways)]"))
+            .await
+        {
+            Some(answer) => match answer.as_str() {
+                "y" | "Y" | "yes" => Answer::Yes,
+                "a" | "A" | "always" => Answer::Always,
+                _ => Answer::No,
+            },
+            None => Answer::No,
+        }
+    }
+
+    /// Prints `question` and reads one line from the terminal, trimmed; `None` when the
+    /// terminal is gone.
+    pub async fn read_answer(&mut self, question: &str) -> Option<String> {
+        self.end_line();
+        {
+            let mut out = Plain::new(std::io::stdout().lock());
+            let _ = write!(out, "{}{question} ", self.margin());
+            let _ = out.flush();
+        }
         let read = tokio::task::spawn_blocking(|| {
             let mut answer = String::new();
             std::io::stdin()
                 .lock()
                 .read_line(&mut answer)
-                .map(|_| answer)
+                .map(|n| (n, answer))
         })
         .await;
         match read {
-            Ok(Ok(answer)) => match answer.trim() {
-                "y" | "Y" | "yes" => Answer::Yes,
-                "a" | "A" | "always" => Answer::Always,
-                _ => Answer::No,
-            },
-            _ => Answer::No,
+            Ok(Ok((n, answer))) if n > 0 => Some(answer.trim().to_owned()),
+            _ => None,
         }
     }
 

@@ -5,6 +5,7 @@
 // terminal (`[REF]`, `t<seq>`), not for rustdoc.
 #![allow(rustdoc::broken_intra_doc_links, rustdoc::invalid_html_tags)]
 
+mod breadcrumb;
 mod cli;
 mod commands;
 mod config;
@@ -15,6 +16,7 @@ mod headless;
 mod input;
 mod live;
 mod logging;
+mod memory_home;
 mod plain;
 mod reaper;
 mod render;
@@ -43,7 +45,8 @@ fn main() -> ExitCode {
 
 fn run_cli() -> ExitCode {
     let cli = Cli::parse();
-    let result = Ctx::new(cli.home.clone(), cli.all)
+    let result = in_memory(&cli)
+        .and_then(|in_memory| Ctx::new(cli.home.clone(), cli.all, in_memory))
         .and_then(|ctx| commands::run(&ctx, cli.command, &cli.run));
     match result {
         Ok(code) => code,
@@ -56,5 +59,23 @@ fn run_cli() -> ExitCode {
             }
             ExitCode::from(err.exit_code())
         }
+    }
+}
+
+/// Whether the run keeps its session in memory (`--no-session`, which only running the agent
+/// takes).
+fn in_memory(cli: &Cli) -> Result<bool, CliError> {
+    match &cli.command {
+        None => Ok(cli.run.no_session),
+        Some(cli::Command::Resume(_)) if cli.run.no_session => Err(CliError::user(
+            "--no-session starts a session that is never saved: it cannot resume one",
+        )),
+        Some(cli::Command::Resume(resume)) if resume.no_session => Err(CliError::user(
+            "--no-session starts a session that is never saved: it cannot resume one",
+        )),
+        Some(_) if cli.run.no_session => Err(CliError::user(
+            "--no-session goes with running the agent (hotl --no-session, hotl --no-session -p ...), not with a subcommand",
+        )),
+        Some(_) => Ok(false),
     }
 }

@@ -28,6 +28,35 @@ const HELP: &[(&str, &str)] = &[
         "/compact",
         "replace everything the model sees with a note it writes (a turn does this itself near the window)",
     ),
+    (
+        "/new",
+        "start a new session here (written with its first message)",
+    ),
+    (
+        "/resume [REF]",
+        "switch to another session: a list number, id prefix, name or @last (no REF: pick from a list)",
+    ),
+    (
+        "/fork [t<seq>|pick]",
+        "fork this session and switch to the fork: at its head, or after the turn of a user message (pick: from a list)",
+    ),
+    (
+        "/clear",
+        "the model starts from nothing after this point (the transcript keeps everything)",
+    ),
+    (
+        "/fresh",
+        "start the provider side clean (a new prompt-cache key); the conversation stays",
+    ),
+    (
+        "/drop",
+        "drop this session, as hotl sessions drop does (asks first), and start a new one",
+    ),
+    ("/rename NAME", "name this session"),
+    (
+        "/mode MODE",
+        "permission mode: default, accept-edits, bypass or plan",
+    ),
     ("/help", "this list"),
     ("/exit, /quit", "leave the console (Ctrl-D too)"),
     ("//text", "send \"/text\" to the model as a message"),
@@ -60,6 +89,9 @@ pub enum Slash {
         /// The question.
         question: String,
     },
+    /// A session operation (`/new`, `/resume`, `/fork`, `/clear`, `/fresh`, `/drop`,
+    /// `/rename`, `/mode`).
+    Session(SessionOp),
     /// A `/word` that names no command.
     Unknown(String),
     /// A known command used wrongly: what to tell the user.
@@ -90,6 +122,38 @@ impl Slash {
     }
 }
 
+/// What a session operation typed at the console asks.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum SessionOp {
+    /// `/new`.
+    New,
+    /// `/resume [REF]` (no reference: pick from a list).
+    Resume(Option<String>),
+    /// `/fork [t<seq>|pick]`.
+    Fork(ForkPoint),
+    /// `/clear`.
+    Clear,
+    /// `/fresh`.
+    Fresh,
+    /// `/drop`.
+    Drop,
+    /// `/rename NAME`.
+    Rename(String),
+    /// `/mode MODE`.
+    Mode(hotl_agent::Mode),
+}
+
+/// Where `/fork` cuts.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ForkPoint {
+    /// At the head.
+    Head,
+    /// After the turn of the user message with this seq.
+    Message(u64),
+    /// After the turn of a user message picked from a list.
+    Pick,
+}
+
 /// Parses one line as typed (surrounding whitespace is ignored).
 pub fn parse(line: &str) -> Slash {
     let line = line.trim();
@@ -114,6 +178,30 @@ pub fn parse(line: &str) -> Slash {
         "/ask" => parse_ask(rest),
         "/compact" if rest.is_empty() => Slash::Compact,
         "/compact" => Slash::Usage("/compact takes nothing: the model writes the note".to_owned()),
+        "/new" | "/clear" | "/fresh" | "/drop" if !rest.is_empty() => {
+            Slash::Usage(format!("{word} takes nothing"))
+        }
+        "/new" => Slash::Session(SessionOp::New),
+        "/clear" => Slash::Session(SessionOp::Clear),
+        "/fresh" => Slash::Session(SessionOp::Fresh),
+        "/drop" => Slash::Session(SessionOp::Drop),
+        "/resume" if rest.contains(char::is_whitespace) => Slash::Usage(
+            "/resume takes one reference: a list number, id prefix, name or @last".to_owned(),
+        ),
+        "/resume" => Slash::Session(SessionOp::Resume(
+            (!rest.is_empty()).then(|| rest.to_owned()),
+        )),
+        "/fork" => parse_fork(rest),
+        "/rename" if rest.is_empty() => {
+            Slash::Usage("/rename needs a name: /rename NAME".to_owned())
+        }
+        "/rename" => Slash::Session(SessionOp::Rename(rest.to_owned())),
+        "/mode" => match hotl_agent::Mode::from_name(rest) {
+            Some(mode) => Slash::Session(SessionOp::Mode(mode)),
+            None => {
+                Slash::Usage("/mode needs one of: default, accept-edits, bypass, plan".to_owned())
+            }
+        },
         _ => Slash::Unknown(word.to_owned()),
     }
 }
@@ -130,6 +218,18 @@ fn parse_fold(rest: &str) -> Slash {
     match hotl_agent::stamp_seq(rest) {
         Some(seq) => Slash::Fold(Some(seq)),
         None => Slash::Usage(format!("{rest:?} is not a stamp; expected /fold t<seq>")),
+    }
+}
+
+fn parse_fork(rest: &str) -> Slash {
+    let usage = "/fork takes nothing (the head), a user message's stamp (/fork t12), or pick";
+    match rest {
+        "" => Slash::Session(SessionOp::Fork(ForkPoint::Head)),
+        "pick" => Slash::Session(SessionOp::Fork(ForkPoint::Pick)),
+        stamp => match hotl_agent::stamp_seq(stamp) {
+            Some(seq) => Slash::Session(SessionOp::Fork(ForkPoint::Message(seq))),
+            None => Slash::Usage(usage.to_owned()),
+        },
     }
 }
 
@@ -259,6 +359,47 @@ mod tests {
         );
         assert!(matches!(parse("/ask ab12"), Slash::Usage(_)));
         assert!(matches!(parse("/ask"), Slash::Usage(_)));
+    }
+
+    #[test]
+    fn session_operations() {
+        let op = |line: &str| match parse(line) {
+            Slash::Session(op) => Some(op),
+            _ => None,
+        };
+        assert_eq!(op("/new"), Some(SessionOp::New));
+        assert_eq!(op("/resume"), Some(SessionOp::Resume(None)));
+        assert_eq!(
+            op("/resume @last"),
+            Some(SessionOp::Resume(Some("@last".to_owned())))
+        );
+        assert_eq!(op("/fork"), Some(SessionOp::Fork(ForkPoint::Head)));
+        assert_eq!(
+            op("/fork t12"),
+            Some(SessionOp::Fork(ForkPoint::Message(12)))
+        );
+        assert_eq!(op("/fork pick"), Some(SessionOp::Fork(ForkPoint::Pick)));
+        assert_eq!(op("/clear"), Some(SessionOp::Clear));
+        assert_eq!(op("/fresh"), Some(SessionOp::Fresh));
+        assert_eq!(op("/drop"), Some(SessionOp::Drop));
+        assert_eq!(
+            op("/rename auth work"),
+            Some(SessionOp::Rename("auth work".to_owned()))
+        );
+        assert_eq!(
+            op("/mode plan"),
+            Some(SessionOp::Mode(hotl_agent::Mode::Plan))
+        );
+        for wrong in [
+            "/new now",
+            "/drop it",
+            "/fork later",
+            "/resume a b",
+            "/rename",
+            "/mode fast",
+        ] {
+            assert!(matches!(parse(wrong), Slash::Usage(_)), "{wrong}");
+        }
     }
 
     #[test]

@@ -100,23 +100,44 @@ fn the_readme_example_works_from_a_clone() -> TestResult {
     Ok(())
 }
 
-/// A start that fails writes nothing: a fork into a directory that is gone is refused first.
+/// A session whose directory is gone: a headless resume fails with a hint and writes nothing
+/// (nobody is there to ask about moving it); a fork works here, where it is made.
 #[test]
-fn a_fork_whose_directory_is_gone_writes_nothing() -> TestResult {
+fn a_session_whose_directory_is_gone_is_forked_here_and_not_resumed_headless() -> TestResult {
     let env = Env::new()?;
     let mut log = hotl_testkit::LogBuilder::new(hotl_testkit::FIXED_ID, "/no/such/directory");
     log.turn("one");
     env.import(&log)?;
+    let before = env.log_bytes(hotl_testkit::FIXED_ID)?;
     let fake = fake_answering(1)?;
     let out = env
+        .agent(&fake, &["-r", hotl_testkit::FIXED_ID, "-p", "go on"])
+        .fails(1);
+    assert!(
+        out.stderr.contains("no longer exists (/no/such/directory)")
+            && out.stderr.contains("in a terminal"),
+        "{out}"
+    );
+    assert_eq!(env.session_ids()?, [hotl_testkit::FIXED_ID], "{out}");
+    assert_eq!(
+        env.log_bytes(hotl_testkit::FIXED_ID)?,
+        before,
+        "nothing written"
+    );
+    assert!(requests(&fake)?.is_empty());
+    let forked = env
         .agent(
             &fake,
             &["--fork-from", hotl_testkit::FIXED_ID, "-p", "go on"],
         )
-        .fails(1);
-    assert!(out.stderr.contains("does not exist"), "{out}");
-    assert_eq!(env.session_ids()?, [hotl_testkit::FIXED_ID], "{out}");
-    assert!(requests(&fake)?.is_empty());
+        .ok();
+    assert_eq!(forked.stdout, "ok 1\n", "{forked}");
+    let fork = env
+        .session_ids()?
+        .into_iter()
+        .find(|id| id != hotl_testkit::FIXED_ID)
+        .ok_or("a fork")?;
+    assert_eq!(env.records(&fork)?[0]["cwd"], env.cwd().as_str());
     Ok(())
 }
 

@@ -133,6 +133,9 @@ pub enum SwitchTo {
     Resume {
         /// Its id.
         session: String,
+        /// Move it here first (its recorded directory is gone): a `reroot` record, written
+        /// only once it is open.
+        reroot: Option<std::path::PathBuf>,
     },
     /// A fork of the current session, cut at `at`.
     Fork {

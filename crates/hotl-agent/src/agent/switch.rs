@@ -121,16 +121,16 @@ impl Worker {
                 self.before_switch(reason, &from, Some(new.id())).await?;
                 Next::Pending(new)
             }
-            SwitchTo::Resume { session } => {
+            SwitchTo::Resume { session, reroot } => {
                 if session == from {
                     return Err(AgentError::Refused(format!("already in session {session}")));
                 }
                 self.before_switch(reason, &from, Some(&session)).await?;
-                Next::Open(Box::new(Session::open(
-                    &self.store,
-                    &session,
-                    self.tools.clone(),
-                )?))
+                let mut opened = Session::open(&self.store, &session, self.tools.clone())?;
+                if let Some(cwd) = reroot {
+                    opened.reroot(&cwd)?;
+                }
+                Next::Open(Box::new(opened))
             }
             SwitchTo::Fork { at } => {
                 let parent = self.saved("fork")?;

@@ -55,6 +55,10 @@ pub struct RunArgs {
     /// Allow a tool without asking (repeatable), e.g. --allow bash
     #[arg(long, value_name = "TOOL")]
     pub allow: Vec<String>,
+    /// Keep the session in memory only: nothing is written to the home (no log, no
+    /// breadcrumb, no history), and it cannot be resumed or forked
+    #[arg(long, conflicts_with_all = ["resume", "continue_last", "fork_from"])]
+    pub no_session: bool,
     /// A session id prefix to resume (like -r)
     #[arg(value_name = "SESSION")]
     pub session: Option<String>,
@@ -81,6 +85,7 @@ impl RunArgs {
             permission_mode: pick(&self.permission_mode, &outer.permission_mode),
             allow: self.allow.iter().chain(&outer.allow).cloned().collect(),
             session: pick(&self.session, &outer.session),
+            no_session: self.no_session || outer.no_session,
         }
     }
 }
@@ -182,6 +187,8 @@ async fn run_async(
     // This binary leads each bash command's group, so a SIGKILL of hotl leaves no command
     // running.
     settings.reaper = std::env::current_exe().ok().map(std::sync::Arc::from);
+    settings.hooks = resolved.hooks.clone().into();
+    settings.ephemeral = ctx.is_in_memory();
     settings.policy = Policy {
         mode: mode.unwrap_or_default(),
         allow: args.allow.clone(),
@@ -210,6 +217,13 @@ async fn run_async(
         other => other?,
     };
     let resumed = matches!(start, Start::Open(_));
+    if !ctx.is_in_memory() {
+        let id = match &start {
+            Start::Open(session) => session.id(),
+            Start::New(new) => new.id(),
+        };
+        crate::breadcrumb::remember(&ctx.store, id);
+    }
     if let Start::Open(session) = &start
         && session.cwd() != std::path::Path::new(&ctx.cwd)
     {
@@ -353,22 +367,20 @@ fn open_session(
             (None, Some(n)) => ForkAt::Items(n),
             (None, None) => ForkAt::Head,
         };
-        let writer = hotl_agent::fork(&ctx.store, &parent, at, args.name.as_deref(), &parent.cwd)?;
+        // A fork works where it is made: here, which also serves a parent whose directory
+        // is gone.
+        let writer = hotl_agent::fork(&ctx.store, &parent, at, args.name.as_deref(), &ctx.cwd)?;
         let mut session = Session::from_writer(&ctx.store, writer, tools)?;
         if let Some(mode) = mode {
             session.set_mode(mode)?;
         }
         return Ok(Start::Open(Box::new(session)));
     }
-    let meta = match target {
-        Some(query) if query.is_empty() => Some(crate::console::pick(ctx, headless)?),
-        Some(query) => Some(ctx.resolve(&query)?),
-        None if args.continue_last => ctx
-            .store
-            .list()?
-            .into_iter()
-            .find(|m| !m.dropped && !m.delegated && m.cwd == ctx.cwd),
-        None => None,
+    let (meta, mut reroot) = match target {
+        Some(query) if query.is_empty() => (Some(crate::console::pick(ctx, headless)?), false),
+        Some(query) => (Some(ctx.resolve(&query)?), false),
+        None if args.continue_last => continued(ctx)?,
+        None => (None, false),
     };
     let Some(meta) = meta else {
         let new = NewSession::new(&ctx.store, &ctx.cwd, &resolved.model, tools)?
@@ -376,11 +388,68 @@ fn open_session(
             .with_name(args.name.as_deref())?;
         return Ok(Start::New(new));
     };
+    if !reroot && !std::path::Path::new(&meta.cwd).is_dir() {
+        reroot = ask_reroot(ctx, &meta, headless)?;
+    }
     let mut session = Session::open(&ctx.store, &meta.id, tools)?;
+    if reroot {
+        session.reroot(std::path::Path::new(&ctx.cwd))?;
+        eprintln!(
+            "hotl: moved session {} from {} (gone) into {}",
+            meta.id,
+            ctx.tilde(&meta.cwd),
+            ctx.tilde(&ctx.cwd)
+        );
+    }
     if let Some(mode) = mode {
         session.set_mode(mode)?;
     }
     Ok(Start::Open(Box::new(session)))
+}
+
+/// What `-c` continues, and whether to move it here: this terminal's last session when it
+/// belongs to this directory (or its directory is gone and this one has no session of its
+/// own, then it moves here), else this directory's latest root, else nothing (a new session).
+fn continued(ctx: &Ctx) -> Result<(Option<SessionMeta>, bool), CliError> {
+    let metas = ctx.store.list()?;
+    let latest_here = metas
+        .iter()
+        .find(|m| !m.dropped && !m.delegated && m.cwd == ctx.cwd)
+        .cloned();
+    if let Some(crumb) = crate::breadcrumb::recall(&ctx.store) {
+        if crumb.cwd == ctx.cwd {
+            return Ok((Some(crumb), false));
+        }
+        if latest_here.is_none() && !std::path::Path::new(&crumb.cwd).is_dir() {
+            return Ok((Some(crumb), true));
+        }
+    }
+    Ok((latest_here, false))
+}
+
+/// A resumed session whose directory is gone: asks to move it here (yes by default); headless
+/// there is nobody to ask, and nothing is written.
+fn ask_reroot(ctx: &Ctx, meta: &SessionMeta, headless: bool) -> Result<bool, CliError> {
+    let gone = ctx.tilde(&meta.cwd);
+    if headless {
+        return Err(CliError::user(format!(
+            "session {}'s directory no longer exists ({gone}); run `hotl -r {}` in a terminal to move it into this directory, or fork it here with --fork-from",
+            meta.id, meta.id
+        )));
+    }
+    use std::io::{BufRead, Write};
+    print!(
+        "Session's directory no longer exists ({gone}). Move (re-root) it into the current directory? [Y/n] "
+    );
+    std::io::stdout().flush()?;
+    let mut answer = String::new();
+    std::io::stdin().lock().read_line(&mut answer)?;
+    match answer.trim() {
+        "" | "y" | "Y" | "yes" => Ok(true),
+        _ => Err(CliError::user(
+            "not resumed: the session stays where it was",
+        )),
+    }
 }
 
 /// A fork's first request reads the parent's prompt cache only while it lives (5 minutes for

@@ -1,7 +1,9 @@
 //! The line console: `hotl` in a terminal, a front end on the agent's events. Reads a
 //! message, sends it, shows the turn live and then the status line (context gauge, todos,
-//! model, cost); asks before commands and writes. Lines that are slash commands (`/fold`,
-//! `/recall`, `/ask`, `/compact`, `/help`) are parsed by [`crate::slash`] and run as moves.
+//! model, cost); asks before commands and writes. Lines that are slash commands are parsed by
+//! [`crate::slash`]: the moves (`/fold`, `/recall`, `/ask`, `/compact`) run in the agent, and
+//! the session operations (`/new`, `/resume`, `/fork`, `/clear`, `/fresh`, `/drop`,
+//! `/rename`, `/mode`) are [`ops`].
 
 use std::io::{BufRead, Write};
 use std::process::ExitCode;
@@ -20,6 +22,7 @@ use crate::slash::{self, Slash};
 /// (notes, hits, answers, errors that quote it, titles) may hold control sequences.
 macro_rules! say {
     ($($arg:tt)*) => {{
+        use std::io::Write as _;
         let mut out = crate::plain::Plain::new(std::io::stdout().lock());
         let _ = writeln!(out, $($arg)*);
     }};
@@ -28,11 +31,14 @@ macro_rules! say {
 /// `print!` through [`Plain`](crate::plain::Plain), flushed.
 macro_rules! say_more {
     ($($arg:tt)*) => {{
+        use std::io::Write as _;
         let mut out = crate::plain::Plain::new(std::io::stdout().lock());
         let _ = write!(out, $($arg)*);
         let _ = out.flush();
     }};
 }
+
+mod ops;
 
 /// Runs the console on `agent` until the user leaves; `first`, when given (`hotl "fix the
 /// bug"`), is sent as the first message.
@@ -117,6 +123,7 @@ async fn converse(
             Slash::Help => say_more!("{}", slash::help()),
             Slash::Unknown(word) => say!("· unknown command {word}; /help lists them"),
             Slash::Usage(why) => say!("· {why}"),
+            Slash::Session(op) => ops::run(ctx, agent, &mut live, op).await?,
             command => match command.as_move() {
                 Some(_) if !live.saved => say!("· no session yet: send a message first"),
                 Some(step) => run_move(agent, &mut live, step).await?,
@@ -124,7 +131,9 @@ async fn converse(
             },
         }
     }
-    if live.saved {
+    if ctx.is_in_memory() {
+        say!("session not saved (--no-session): nothing was written");
+    } else if live.saved {
         say!(
             "session {} · resume with: hotl -r {}",
             live.session,
