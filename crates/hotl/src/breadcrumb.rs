@@ -13,7 +13,12 @@ use hotl_log::{SessionMeta, Store};
 /// The controlling terminal's device path (`/dev/pts/3`), from stdin or else stderr; `None`
 /// without one.
 pub fn terminal() -> Option<PathBuf> {
-    let device = |fd: u8| fs::read_link(format!("/proc/self/fd/{fd}")).ok();
+    // `/dev/tty` names whichever terminal opened it, not one in particular.
+    let device = |fd: u8| {
+        fs::read_link(format!("/proc/self/fd/{fd}"))
+            .ok()
+            .filter(|p| p != Path::new("/dev/tty"))
+    };
     if std::io::stdin().is_terminal()
         && let Some(path) = device(0)
     {

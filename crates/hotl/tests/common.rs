@@ -626,3 +626,68 @@ pub fn bad_arguments_sse(tool: &str, partial: &str) -> String {
     ]
     .concat()
 }
+
+/// A separate process holding an exclusive `flock` on a lock file, with its pid written in
+/// the file as hotl's own writers do. Released when its stdin closes; killed on drop.
+pub struct Holder {
+    child: std::process::Child,
+}
+
+impl Holder {
+    pub fn spawn(lock: &std::path::Path) -> TestResult<Holder> {
+        let child = std::process::Command::new("sh")
+            .arg("-c")
+            .arg(r#"echo $$ > "$1" && exec flock "$1" cat"#)
+            .arg("sh")
+            .arg(lock)
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::null())
+            .spawn()?;
+        let holder = Holder { child };
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+        // `flock -n` fails while someone else holds the lock.
+        while std::process::Command::new("flock")
+            .arg("-n")
+            .arg(lock)
+            .arg("true")
+            .status()?
+            .success()
+        {
+            if std::time::Instant::now() > deadline {
+                return Err("the holder never took the lock".into());
+            }
+            std::thread::sleep(std::time::Duration::from_millis(10));
+        }
+        Ok(holder)
+    }
+
+    pub fn pid(&self) -> u32 {
+        self.child.id()
+    }
+
+    /// Closes its stdin: `cat` ends, `flock` exits and the lock is released.
+    pub fn release(mut self) -> TestResult {
+        drop(self.child.stdin.take());
+        let status = self.child.wait()?;
+        assert!(status.success(), "holder: {status}");
+        Ok(())
+    }
+}
+
+impl Drop for Holder {
+    fn drop(&mut self) {
+        if let Ok(None) = self.child.try_wait() {
+            let _ = self.child.kill();
+            let _ = self.child.wait();
+        }
+    }
+}
+
+/// Whether flock(1) is here.
+pub fn has_flock() -> bool {
+    std::process::Command::new("flock")
+        .arg("--version")
+        .stdout(std::process::Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success())
+}

@@ -1,77 +1,12 @@
 //! Two processes: while another holds the session tree's lock, writes are refused with the
 //! owner named, and reads go on.
 
-use std::path::Path;
-use std::process::{Child, Command, Stdio};
+use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use hotl_testkit::{FIXED_ID, TestResult};
 
-use crate::common::Env;
-
-/// A separate process holding an exclusive `flock` on a lock file, with its pid written in
-/// the file as hotl's own writers do. Released when its stdin closes; killed on drop.
-struct Holder {
-    child: Child,
-}
-
-impl Holder {
-    fn spawn(lock: &Path) -> TestResult<Holder> {
-        let child = Command::new("sh")
-            .arg("-c")
-            .arg(r#"echo $$ > "$1" && exec flock "$1" cat"#)
-            .arg("sh")
-            .arg(lock)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::null())
-            .spawn()?;
-        let holder = Holder { child };
-        let deadline = Instant::now() + Duration::from_secs(10);
-        // `flock -n` fails while someone else holds the lock.
-        while Command::new("flock")
-            .arg("-n")
-            .arg(lock)
-            .arg("true")
-            .status()?
-            .success()
-        {
-            if Instant::now() > deadline {
-                return Err("the holder never took the lock".into());
-            }
-            std::thread::sleep(Duration::from_millis(10));
-        }
-        Ok(holder)
-    }
-
-    fn pid(&self) -> u32 {
-        self.child.id()
-    }
-
-    /// Closes its stdin: `cat` ends, `flock` exits and the lock is released.
-    fn release(mut self) -> TestResult {
-        drop(self.child.stdin.take());
-        let status = self.child.wait()?;
-        assert!(status.success(), "holder: {status}");
-        Ok(())
-    }
-}
-
-impl Drop for Holder {
-    fn drop(&mut self) {
-        if let Ok(None) = self.child.try_wait() {
-            let _ = self.child.kill();
-            let _ = self.child.wait();
-        }
-    }
-}
-
-fn has_flock() -> bool {
-    Command::new("flock")
-        .arg("--version")
-        .stdout(Stdio::null())
-        .status()
-        .is_ok_and(|s| s.success())
-}
+use crate::common::{Env, Holder, has_flock};
 
 #[test]
 fn a_held_lock_refuses_writes_and_allows_reads() -> TestResult {

@@ -10,6 +10,7 @@ mod agent_moves;
 mod agent_resume;
 mod agent_tools;
 mod check;
+mod console_sessions;
 mod console_slash;
 mod damage;
 mod debug_decode;

@@ -454,7 +454,9 @@ impl Worker {
                     .unwrap_or_default(),
                 context_window: self.cx.settings.context_window,
                 model: Some(self.cx.settings.model.clone()),
-                mode: Some(self.cx.settings.policy.mode.name().to_owned()),
+                // As a saved session's: a mode only once one other than the default is set.
+                mode: (self.cx.settings.policy.mode != Mode::Default)
+                    .then(|| self.cx.settings.policy.mode.name().to_owned()),
                 ..Status::default()
             },
         }

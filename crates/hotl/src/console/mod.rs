@@ -236,12 +236,12 @@ pub fn pick(ctx: &Ctx, headless: bool) -> Result<SessionMeta, CliError> {
     let now = ctx.now();
     for (i, m) in rows.iter().enumerate().take(30) {
         let mut line = format!(
-            "{:>3}  {}  {:<40}  {:>8}  {} turns",
+            "{:>3}  {}  {:<40}  {:>8}  {}",
             i + 1,
             &m.id[..10],
             m.display_title().chars().take(40).collect::<String>(),
             crate::render::relative_time(&m.updated, now),
-            m.turns
+            ops::turns_text(m.turns as usize)
         );
         if let Some(p) = &m.parent {
             line.push_str(&format!(

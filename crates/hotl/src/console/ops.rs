@@ -93,11 +93,12 @@ async fn tell(ctx: &Ctx, agent: &mut Agent, live: &mut Live, ended: Event) -> Re
                 }
                 hotl_agent::SwitchReason::Fork => {
                     say!(
-                        "· forked into {to}{title} · {turns} turns kept; the original is untouched"
+                        "· forked into {to}{title} · {} kept; the original is untouched",
+                        turns_text(turns)
                     );
                 }
                 hotl_agent::SwitchReason::Resume => {
-                    say!("· resumed {to}{title} · {turns} turns");
+                    say!("· resumed {to}{title} · {}", turns_text(turns));
                 }
             }
             if cwd != ctx.cwd {
@@ -145,6 +146,11 @@ async fn tell(ctx: &Ctx, agent: &mut Agent, live: &mut Live, ended: Event) -> Re
         _ => {}
     }
     Ok(())
+}
+
+/// `1 turn`, `3 turns`.
+pub(super) fn turns_text(turns: usize) -> String {
+    format!("{turns} turn{}", if turns == 1 { "" } else { "s" })
 }
 
 /// The session the console is in, for a line.
@@ -223,12 +229,12 @@ async fn pick_session(ctx: &Ctx, live: &mut Live) -> Result<Option<SessionMeta>,
     let now = ctx.now();
     for (i, m) in rows.iter().enumerate().take(30) {
         say!(
-            "{:>3}  {}  {:<40}  {:>8}  {} turns{}",
+            "{:>3}  {}  {:<40}  {:>8}  {}{}",
             i + 1,
             &m.id[..10],
             m.display_title().chars().take(40).collect::<String>(),
             crate::render::relative_time(&m.updated, now),
-            m.turns,
+            turns_text(m.turns as usize),
             if m.cwd == ctx.cwd {
                 String::new()
             } else {
