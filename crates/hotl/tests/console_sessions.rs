@@ -349,7 +349,7 @@ fn two_terminals_continue_their_own_sessions() -> TestResult {
         return Ok(());
     }
     let env = Env::new()?;
-    let fake = answers(5)?;
+    let fake = answers(6)?;
     let mut left = Terminal::open(&env, "left")?;
     let mut right = Terminal::open(&env, "right")?;
     left.hotl(&env, &fake, "-p 'the left work'")?;
@@ -378,9 +378,16 @@ fn two_terminals_continue_their_own_sessions() -> TestResult {
         let mode = entry?.metadata()?.permissions().mode() & 0o777;
         assert_eq!(mode, 0o600);
     }
+    // A damaged breadcrumb is ignored: -c takes this directory's latest session.
+    for entry in std::fs::read_dir(env.home.join("breadcrumbs"))? {
+        std::fs::write(entry?.path(), "not a session id\n")?;
+    }
+    left.hotl(&env, &fake, "-c -p 'after the damage'")?;
+    assert_eq!(users("the right work")?.len(), 3, "the latest one");
+    assert_eq!(users("the left work")?.len(), 2);
     // Without a terminal, -c takes this directory's latest session, as before.
     let plain = env.agent(&fake, &["-c", "-p", "no terminal"]).ok();
-    assert_eq!(users("the right work")?.len(), 3, "{plain}");
+    assert_eq!(users("the right work")?.len(), 4, "{plain}");
     Ok(())
 }
 
