@@ -164,6 +164,16 @@ pub enum Event {
         /// The clear's seq.
         seq: u64,
     },
+    /// A `revert` was recorded: user message `before` and every later turn left the visible
+    /// branch.
+    Reverted {
+        /// The user message reverted before.
+        before: u64,
+        /// The last stamp kept.
+        to: u64,
+        /// The message's text (a front end puts it back in the composer).
+        text: String,
+    },
     /// A `fresh` was recorded: the provider side starts clean.
     Fresh {
         /// The prompt-cache key requests carry from now on.

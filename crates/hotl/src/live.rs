@@ -75,6 +75,7 @@ impl Live {
                     | Event::Switch { .. }
                     | Event::Cleared { .. }
                     | Event::Fresh { .. }
+                    | Event::Reverted { .. }
             )
         })
         .await

@@ -20,7 +20,6 @@ mod memory_home;
 mod plain;
 mod reaper;
 mod render;
-mod slash;
 
 use std::io::Write;
 use std::process::ExitCode;

@@ -90,6 +90,12 @@ pub enum Command {
     /// Record a `fresh`: a new prompt-cache key, and this process's provider state dropped.
     /// Refused while work runs.
     Fresh,
+    /// Revert to just before user message `t<seq>`: it and every later turn leave the
+    /// visible branch (the log keeps them). Refused while work runs.
+    Revert {
+        /// The user message's seq.
+        before: u64,
+    },
     /// Drop the session as `hotl sessions drop` does (deleted, or hidden and kept for the
     /// sessions that descend from it) and switch to a new one. Refused while work runs.
     Drop,
@@ -111,6 +117,7 @@ impl Command {
             Command::Clear => "clear",
             Command::Fresh => "fresh",
             Command::Drop => "drop",
+            Command::Revert { .. } => "revert",
         }
     }
 
@@ -119,7 +126,11 @@ impl Command {
     fn needs_idle(&self) -> bool {
         matches!(
             self,
-            Command::Switch(_) | Command::Clear | Command::Fresh | Command::Drop
+            Command::Switch(_)
+                | Command::Clear
+                | Command::Fresh
+                | Command::Drop
+                | Command::Revert { .. }
         )
     }
 }
@@ -595,6 +606,18 @@ impl Worker {
                 }
                 Err(e) => self.fail("clear", &e),
             },
+            Command::Revert { before } => {
+                let reverted = self
+                    .saved("revert")
+                    .and_then(|session| session.revert_before(before));
+                match reverted {
+                    Ok((to, text)) => {
+                        self.send_status();
+                        self.events().send(Event::Reverted { before, to, text });
+                    }
+                    Err(e) => self.fail("revert", &e),
+                }
+            }
             Command::Fresh => {
                 if let Err(e) = self.fresh() {
                     self.fail("fresh", &e);

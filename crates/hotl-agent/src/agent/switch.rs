@@ -46,7 +46,7 @@ impl Worker {
     }
 
     /// The saved session, or what to tell a user who asked `what` of one never written.
-    fn saved(&mut self, what: &str) -> Result<&mut Session> {
+    pub(super) fn saved(&mut self, what: &str) -> Result<&mut Session> {
         self.session.as_mut().ok_or_else(|| {
             AgentError::Refused(format!(
                 "nothing to {what} yet: the session is written with its first message"

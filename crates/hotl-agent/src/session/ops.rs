@@ -32,6 +32,38 @@ impl Session {
         Ok(key)
     }
 
+    /// Records a `revert` to just before user message `t<seq>`: that message and every later
+    /// turn leave the visible branch (the log keeps them, and `sessions show` marks the
+    /// revert). Returns the last stamp kept and the message's text, so a front end can put it
+    /// back in the composer.
+    pub fn revert_before(&mut self, seq: u64) -> Result<(u64, String)> {
+        let mut text = None;
+        for item in &self.view.items {
+            item.for_each_user(&mut |s, content| {
+                if s == seq {
+                    text = Some(hotl_log::plain_text(content));
+                }
+            });
+        }
+        let Some(text) = text else {
+            return Err(AgentError::Refused(format!(
+                "t{seq} is not a user message of this session"
+            )));
+        };
+        let to = self
+            .view
+            .boundaries
+            .iter()
+            .rev()
+            .find(|b| b.seq < seq)
+            .map(|b| b.seq)
+            .ok_or_else(|| {
+                AgentError::Refused(format!("there is nothing before t{seq} to go back to"))
+            })?;
+        self.append(Body::Revert { to })?;
+        Ok((to, text))
+    }
+
     /// The prompt-cache key requests carry.
     pub fn cache_key(&self) -> &str {
         &self.cache_key

@@ -1,7 +1,7 @@
 //! The line console: `hotl` in a terminal, a front end on the agent's events. Reads a
 //! message, sends it, shows the turn live and then the status line (context gauge, todos,
 //! model, cost); asks before commands and writes. Lines that are slash commands are parsed by
-//! [`crate::slash`]: the moves (`/fold`, `/recall`, `/ask`, `/compact`) run in the agent, and
+//! [`hotl_tui::slash`]: the moves (`/fold`, `/recall`, `/ask`, `/compact`) run in the agent, and
 //! the session operations (`/new`, `/resume`, `/fork`, `/clear`, `/fresh`, `/drop`,
 //! `/rename`, `/mode`) are [`ops`].
 
@@ -16,7 +16,7 @@ use crate::ctx::Ctx;
 use crate::error::CliError;
 use crate::input::{Input, Prompt};
 use crate::live::Live;
-use crate::slash::{self, Slash};
+use hotl_tui::slash::{self, Slash};
 
 /// `println!` through [`Plain`](crate::plain::Plain): what the console prints of the session
 /// (notes, hits, answers, errors that quote it, titles) may hold control sequences.
@@ -124,6 +124,9 @@ async fn converse(
             Slash::Unknown(word) => say!("· unknown command {word}; /help lists them"),
             Slash::Usage(why) => say!("· {why}"),
             Slash::Session(op) => ops::run(ctx, agent, &mut live, op).await?,
+            Slash::Copy(_) | Slash::Cost => {
+                say!("· {text} is a command of the terminal UI (hotl without --no-tui)")
+            }
             command => match command.as_move() {
                 Some(_) if !live.saved => say!("· no session yet: send a message first"),
                 Some(step) => run_move(agent, &mut live, step).await?,

@@ -13,7 +13,7 @@ use hotl_view::{Item, View};
 use crate::ctx::Ctx;
 use crate::error::CliError;
 use crate::live::Live;
-use crate::slash::{ForkPoint, SessionOp};
+use hotl_tui::slash::{ForkPoint, SessionOp};
 
 /// Runs `op`, then says how it went.
 pub async fn run(
@@ -50,6 +50,11 @@ pub async fn run(
         }
         SessionOp::Rename(name) => Command::Rename { name },
         SessionOp::Mode(mode) => Command::SetMode { mode },
+        SessionOp::Revert(Some(before)) => Command::Revert { before },
+        SessionOp::Revert(None) => match pick_message(ctx, live).await? {
+            Some(before) => Command::Revert { before },
+            None => return Ok(()),
+        },
     };
     agent.send(command);
     // A drop is told as it happens (by the live view), then the switch that follows it.
@@ -113,6 +118,13 @@ async fn tell(ctx: &Ctx, agent: &mut Agent, live: &mut Live, ended: Event) -> Re
                     say!("\n· error: {error}");
                 }
             }
+            live.print_status();
+        }
+        Event::Reverted { before, to, text } => {
+            say!(
+                "· reverted to t{to}: t{before} and later turns are hidden (the log keeps them); the message was:"
+            );
+            say!("{text}");
             live.print_status();
         }
         Event::Cleared { seq } => {

@@ -1,4 +1,4 @@
-//! The console's slash commands: parsing a typed line into a [`Slash`], `/help`'s text, and the
+//! The slash commands of the terminal UI and the line console: parsing a typed line into a [`Slash`], `/help`'s text, and the
 //! move a command runs in the agent ([`Slash::as_move`]).
 //!
 //! Which lines are commands: a line whose first word is `/` followed by lowercase ASCII
@@ -52,10 +52,22 @@ const HELP: &[(&str, &str)] = &[
         "/drop",
         "drop this session, as hotl sessions drop does (asks first), and start a new one",
     ),
+    (
+        "/revert [t<seq>]",
+        "go back to just before a user message (no stamp: pick one; Esc Esc too); later turns stay in the log",
+    ),
     ("/rename NAME", "name this session"),
     (
         "/mode MODE",
         "permission mode: default, accept-edits, bypass or plan",
+    ),
+    (
+        "/copy [N]",
+        "copy the last answer (or the N-th from the end) as written, without gutters",
+    ),
+    (
+        "/cost",
+        "what this session spent: tokens by kind, dollars, cache hits",
     ),
     ("/help", "this list"),
     ("/exit, /quit", "leave the console (Ctrl-D too)"),
@@ -92,6 +104,10 @@ pub enum Slash {
     /// A session operation (`/new`, `/resume`, `/fork`, `/clear`, `/fresh`, `/drop`,
     /// `/rename`, `/mode`).
     Session(SessionOp),
+    /// `/copy [N]`: the N-th answer from the end (default the last).
+    Copy(Option<usize>),
+    /// `/cost`.
+    Cost,
     /// A `/word` that names no command.
     Unknown(String),
     /// A known command used wrongly: what to tell the user.
@@ -141,6 +157,30 @@ pub enum SessionOp {
     Rename(String),
     /// `/mode MODE`.
     Mode(hotl_agent::Mode),
+    /// `/revert [t<seq>]`: back to just before that user message (none: pick one).
+    Revert(Option<u64>),
+}
+
+impl SessionOp {
+    /// Whether it must wait for running work to end (it is refused while a turn runs).
+    pub fn needs_idle(&self) -> bool {
+        !matches!(self, SessionOp::Rename(_) | SessionOp::Mode(_))
+    }
+
+    /// The command's name, as typed.
+    pub fn name(&self) -> &'static str {
+        match self {
+            SessionOp::New => "/new",
+            SessionOp::Resume(_) => "/resume",
+            SessionOp::Fork(_) => "/fork",
+            SessionOp::Clear => "/clear",
+            SessionOp::Fresh => "/fresh",
+            SessionOp::Drop => "/drop",
+            SessionOp::Rename(_) => "/rename",
+            SessionOp::Mode(_) => "/mode",
+            SessionOp::Revert(_) => "/revert",
+        }
+    }
 }
 
 /// Where `/fork` cuts.
@@ -192,6 +232,23 @@ pub fn parse(line: &str) -> Slash {
             (!rest.is_empty()).then(|| rest.to_owned()),
         )),
         "/fork" => parse_fork(rest),
+        "/revert" if rest.is_empty() => Slash::Session(SessionOp::Revert(None)),
+        "/revert" => match hotl_agent::stamp_seq(rest) {
+            Some(seq) => Slash::Session(SessionOp::Revert(Some(seq))),
+            None => Slash::Usage(format!(
+                "{rest:?} is not a stamp; expected /revert t<seq> (a user message's), or /revert to pick"
+            )),
+        },
+        "/copy" if rest.is_empty() => Slash::Copy(None),
+        "/copy" => match rest.parse::<usize>() {
+            Ok(n) if n > 0 => Slash::Copy(Some(n)),
+            _ => Slash::Usage(
+                "/copy takes a count from the end: /copy 2 is the answer before the last"
+                    .to_owned(),
+            ),
+        },
+        "/cost" if rest.is_empty() => Slash::Cost,
+        "/cost" => Slash::Usage("/cost takes nothing".to_owned()),
         "/rename" if rest.is_empty() => {
             Slash::Usage("/rename needs a name: /rename NAME".to_owned())
         }
@@ -288,7 +345,17 @@ fn parse_ask(rest: &str) -> Slash {
     }
 }
 
-/// `/help`: every command with its usage, one a line.
+/// Each command's name (`/fold`) with what it does, in `/help`'s order: the slash popup's rows.
+pub fn commands() -> impl Iterator<Item = (&'static str, &'static str)> {
+    HELP.iter().flat_map(|(usage, what)| {
+        usage
+            .split(", ")
+            .filter(|u| u.starts_with('/') && !u.starts_with("//"))
+            .map(move |u| (u.split(' ').next().unwrap_or(u), *what))
+    })
+}
+
+/// `/help`'s text: every command with its usage, one a line.
 pub fn help() -> String {
     let width = HELP.iter().map(|(usage, _)| usage.len()).max().unwrap_or(0);
     HELP.iter()

@@ -1,0 +1,564 @@
+//! What the transcript holds and how each entry looks: user messages, answers, thinking, tool
+//! cards, folds and compactions, children, notices. An entry renders to rows at a width, either
+//! collapsed (what goes into the scrollback) or expanded (what the pager shows); answers carry
+//! no gutter, so a selection copies them as written.
+
+use ratatui::style::{Color, Modifier, Style, Stylize};
+use ratatui::text::{Line, Span};
+
+use crate::wrap::{truncate, wrap};
+
+/// Output rows a collapsed tool card shows from the start of the output.
+const HEAD: usize = 3;
+/// And from its end.
+const TAIL: usize = 2;
+/// The most rows an expanded entry shows (the log keeps everything).
+const EXPANDED_MAX: usize = 5_000;
+
+/// One entry of the transcript.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Entry {
+    /// A message the user sent.
+    User {
+        /// Its stamp, when known.
+        seq: Option<u64>,
+        /// The text.
+        text: String,
+    },
+    /// An answer (markdown).
+    Answer {
+        /// The text.
+        text: String,
+    },
+    /// The model's reasoning.
+    Thinking {
+        /// The text.
+        text: String,
+    },
+    /// A tool call and its result.
+    Tool(ToolCard),
+    /// A folded span.
+    Fold {
+        /// Its handle.
+        handle: String,
+        /// First and last stamps.
+        since: u64,
+        /// Last stamp.
+        until: u64,
+        /// Items it stands for.
+        items: usize,
+        /// The note.
+        note: String,
+        /// The archived entries, for the pager.
+        archived: Vec<Entry>,
+    },
+    /// A compaction.
+    Compaction {
+        /// Compacted through this stamp.
+        until: u64,
+        /// The summary.
+        summary: String,
+        /// The archived entries, for the pager.
+        archived: Vec<Entry>,
+    },
+    /// A delegated child's run.
+    Child {
+        /// Its handle.
+        handle: String,
+        /// What it was asked.
+        task: String,
+        /// Whether it finished its turn.
+        ok: bool,
+        /// Tool calls it made.
+        tools: usize,
+        /// Its entries, for the pager.
+        entries: Vec<Entry>,
+    },
+    /// Something said about the session (a notice, a switch, a result of a command).
+    Notice {
+        /// The text.
+        text: String,
+        /// How it looks.
+        tone: Tone,
+    },
+    /// The end of a turn: what it spent.
+    TurnEnd {
+        /// The line to show.
+        text: String,
+    },
+}
+
+/// How a notice looks.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Tone {
+    /// Plain information.
+    Info,
+    /// Something went wrong.
+    Error,
+    /// Output of a command the user ran (`/recall`, `/help`): shown as is.
+    Output,
+}
+
+/// A tool call with its result.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ToolCard {
+    /// The call id.
+    pub id: String,
+    /// The tool.
+    pub name: String,
+    /// Its arguments as JSON text.
+    pub input: String,
+    /// The result, once there is one.
+    pub output: Option<String>,
+    /// Whether it failed.
+    pub is_error: bool,
+}
+
+/// The palette.
+pub mod style {
+    use super::*;
+
+    /// A handle: something to recall or ask by.
+    pub fn handle() -> Style {
+        Style::new().fg(Color::Magenta).add_modifier(Modifier::BOLD)
+    }
+
+    /// Secondary text.
+    pub fn dim() -> Style {
+        Style::new().add_modifier(Modifier::DIM)
+    }
+
+    /// An error.
+    pub fn error() -> Style {
+        Style::new().fg(Color::Red)
+    }
+
+    /// The user's prompt mark.
+    pub fn prompt() -> Style {
+        Style::new().fg(Color::Cyan).add_modifier(Modifier::BOLD)
+    }
+}
+
+impl Entry {
+    /// Rows at `width`: collapsed for the scrollback, or expanded for the pager.
+    pub fn rows(&self, width: usize, expanded: bool) -> Vec<Line<'static>> {
+        let mut rows = match self {
+            Entry::User { text, .. } => user_rows(text, width),
+            Entry::Answer { text } => crate::markdown::render(text, width),
+            Entry::Thinking { text } => thinking_rows(text, width, expanded),
+            Entry::Tool(card) => card.rows(width, expanded),
+            Entry::Fold {
+                handle,
+                since,
+                until,
+                items,
+                note,
+                archived,
+            } => {
+                let head = Line::from(vec![
+                    Span::styled(if expanded { "▾ " } else { "▸ " }, style::dim()),
+                    "fold ".bold(),
+                    Span::raw(format!("t{since}..t{until} · ")),
+                    Span::styled(handle.clone(), style::handle()),
+                    Span::styled(format!(" · {items} items"), style::dim()),
+                ]);
+                let mut rows = wrap(&head, width, &[Span::raw("  ")]);
+                rows.extend(indented(note, width, style::dim()));
+                if expanded {
+                    rows.extend(archived_rows(archived, width));
+                }
+                rows
+            }
+            Entry::Compaction {
+                until,
+                summary,
+                archived,
+            } => {
+                let head = Line::from(vec![
+                    Span::styled(if expanded { "▾ " } else { "▸ " }, style::dim()),
+                    "compacted ".bold(),
+                    Span::raw(format!("through t{until} · ")),
+                    Span::styled(format!("compaction@t{until}"), style::handle()),
+                ]);
+                let mut rows = wrap(&head, width, &[Span::raw("  ")]);
+                rows.extend(indented(summary, width, style::dim()));
+                if expanded {
+                    rows.extend(archived_rows(archived, width));
+                }
+                rows
+            }
+            Entry::Child {
+                handle,
+                task,
+                ok,
+                tools,
+                entries,
+            } => {
+                let mark = if *ok {
+                    Span::styled("↳ ", Style::new().fg(Color::Green))
+                } else {
+                    Span::styled("↳ ", style::error())
+                };
+                let head = Line::from(vec![
+                    mark,
+                    "fork ".bold(),
+                    Span::styled(handle.clone(), style::handle()),
+                    Span::styled(
+                        format!(
+                            " · {} · {tools} tool call{}",
+                            if *ok { "done" } else { "failed" },
+                            if *tools == 1 { "" } else { "s" }
+                        ),
+                        style::dim(),
+                    ),
+                ]);
+                let mut rows = wrap(&head, width, &[Span::raw("  ")]);
+                rows.push(truncate(
+                    &Line::from(vec![
+                        Span::raw("  "),
+                        Span::styled(first_line(task), style::dim()),
+                    ]),
+                    width,
+                ));
+                if expanded {
+                    for entry in entries {
+                        for row in entry.rows(width.saturating_sub(2), true) {
+                            let mut spans = vec![Span::styled("│ ", style::dim())];
+                            spans.extend(row.spans);
+                            rows.push(Line::from(spans));
+                        }
+                    }
+                }
+                rows
+            }
+            Entry::Notice { text, tone } => {
+                let style = match tone {
+                    Tone::Info => style::dim(),
+                    Tone::Error => style::error(),
+                    Tone::Output => Style::new(),
+                };
+                let mark = match tone {
+                    Tone::Info => "· ",
+                    Tone::Error => "✗ ",
+                    Tone::Output => "",
+                };
+                text.split('\n')
+                    .enumerate()
+                    .flat_map(|(i, line)| {
+                        let lead = if i == 0 { mark } else { "  " };
+                        let lead = if *tone == Tone::Output { "" } else { lead };
+                        wrap(
+                            &Line::from(vec![
+                                Span::styled(lead, style),
+                                Span::styled(line.to_owned(), style),
+                            ]),
+                            width,
+                            &[Span::raw("  ")],
+                        )
+                    })
+                    .collect()
+            }
+            Entry::TurnEnd { text } => {
+                vec![truncate(
+                    &Line::from(Span::styled(text.clone(), style::dim())),
+                    width,
+                )]
+            }
+        };
+        if expanded && rows.len() > EXPANDED_MAX {
+            let more = rows.len() - EXPANDED_MAX;
+            rows.truncate(EXPANDED_MAX);
+            rows.push(Line::from(Span::styled(
+                format!("… {more} more rows (the log keeps them all)"),
+                style::dim(),
+            )));
+        }
+        rows
+    }
+
+    /// The text `/copy` takes: an answer as written.
+    pub fn answer_text(&self) -> Option<&str> {
+        match self {
+            Entry::Answer { text } => Some(text),
+            _ => None,
+        }
+    }
+}
+
+fn user_rows(text: &str, width: usize) -> Vec<Line<'static>> {
+    let mut rows = vec![Line::default()];
+    for (i, line) in text.split('\n').enumerate() {
+        let lead = if i == 0 {
+            Span::styled("› ", style::prompt())
+        } else {
+            Span::raw("  ")
+        };
+        rows.extend(wrap(
+            &Line::from(vec![
+                lead,
+                Span::styled(line.to_owned(), Style::new().bold()),
+            ]),
+            width,
+            &[Span::raw("  ")],
+        ));
+    }
+    rows
+}
+
+fn thinking_rows(text: &str, width: usize, expanded: bool) -> Vec<Line<'static>> {
+    let style = style::dim().add_modifier(Modifier::ITALIC);
+    let lines: Vec<&str> = text
+        .trim()
+        .lines()
+        .filter(|l| !l.trim().is_empty())
+        .collect();
+    if expanded {
+        return lines
+            .iter()
+            .flat_map(|l| {
+                wrap(
+                    &Line::from(Span::styled(format!("∴ {l}"), style)),
+                    width,
+                    &[Span::raw("  ")],
+                )
+            })
+            .collect();
+    }
+    let first = lines.first().copied().unwrap_or("");
+    let more = if lines.len() > 1 {
+        format!(" (+{} lines)", lines.len() - 1)
+    } else {
+        String::new()
+    };
+    vec![truncate(
+        &Line::from(vec![
+            Span::styled(format!("∴ {first}"), style),
+            Span::styled(more, style::dim()),
+        ]),
+        width,
+    )]
+}
+
+fn indented(text: &str, width: usize, style: Style) -> Vec<Line<'static>> {
+    text.trim_end()
+        .split('\n')
+        .flat_map(|line| {
+            wrap(
+                &Line::from(vec![Span::raw("  "), Span::styled(line.to_owned(), style)]),
+                width,
+                &[Span::raw("  ")],
+            )
+        })
+        .collect()
+}
+
+fn archived_rows(entries: &[Entry], width: usize) -> Vec<Line<'static>> {
+    let mut rows = Vec::new();
+    for entry in entries {
+        for row in entry.rows(width.saturating_sub(2), true) {
+            let mut spans = vec![Span::styled("┊ ", style::dim())];
+            spans.extend(row.spans);
+            rows.push(Line::from(spans));
+        }
+    }
+    rows
+}
+
+fn first_line(text: &str) -> String {
+    text.lines().next().unwrap_or("").to_owned()
+}
+
+impl ToolCard {
+    /// What the call does, in one line: `$ cargo test`, `read src/main.rs:10-40`.
+    pub fn summary(&self) -> String {
+        let args: serde_json::Value = serde_json::from_str(&self.input).unwrap_or_default();
+        let get = |key: &str| {
+            args.get(key)
+                .and_then(|v| v.as_str())
+                .unwrap_or("")
+                .to_owned()
+        };
+        let text = match self.name.as_str() {
+            "bash" => format!("$ {}", get("command")),
+            "read" => {
+                let path = get("path");
+                match (
+                    args.get("offset").and_then(|v| v.as_u64()),
+                    args.get("limit").and_then(|v| v.as_u64()),
+                ) {
+                    (Some(o), Some(l)) => format!("{path}:{o}-{}", o + l),
+                    (Some(o), None) => format!("{path}:{o}-"),
+                    _ => path,
+                }
+            }
+            "edit" | "write" | "ls" => get("path"),
+            "grep" => format!("{} {}", get("pattern"), get("path")),
+            "glob" => get("pattern"),
+            "todo" => get("text"),
+            "fold" => format!(
+                "since {}",
+                args.get("since").map(|v| v.to_string()).unwrap_or_default()
+            ),
+            "recall" => get("query"),
+            "ask" => format!("{} {}", get("handle"), get("question")),
+            "fork" => get("task"),
+            _ => self.input.clone(),
+        };
+        text.lines().next().unwrap_or("").to_owned()
+    }
+
+    /// The card's rows: a head line, then the output collapsed to its head and tail with a
+    /// count (or whole, expanded); an edit as a coloured diff.
+    pub fn rows(&self, width: usize, expanded: bool) -> Vec<Line<'static>> {
+        let mark = match (&self.output, self.is_error) {
+            (None, _) => Span::styled("○ ", style::dim()),
+            (Some(_), false) => Span::styled("● ", Style::new().fg(Color::Green)),
+            (Some(_), true) => Span::styled("● ", style::error()),
+        };
+        let head = Line::from(vec![
+            mark,
+            Span::styled(self.name.clone(), Style::new().bold()),
+            Span::raw(" "),
+            Span::raw(self.summary()),
+        ]);
+        let mut rows = if expanded {
+            wrap(&head, width, &[Span::raw("  ")])
+        } else {
+            vec![truncate(&head, width)]
+        };
+        if self.name == "edit" && !self.is_error {
+            rows.extend(self.diff_rows(width, expanded));
+        }
+        let Some(output) = &self.output else {
+            return rows;
+        };
+        let out_style = if self.is_error {
+            style::error()
+        } else {
+            style::dim()
+        };
+        let lines: Vec<&str> = output.trim_end().split('\n').collect();
+        let shown: Vec<(usize, &str)> = if expanded || lines.len() <= HEAD + TAIL + 1 {
+            lines.iter().copied().enumerate().collect()
+        } else {
+            let mut v: Vec<(usize, &str)> = lines[..HEAD].iter().copied().enumerate().collect();
+            v.push((usize::MAX, ""));
+            v.extend(
+                lines[lines.len() - TAIL..]
+                    .iter()
+                    .copied()
+                    .enumerate()
+                    .map(|(i, l)| (i + lines.len() - TAIL, l)),
+            );
+            v
+        };
+        for (n, (i, line)) in shown.into_iter().enumerate() {
+            let lead = if n == 0 { "  ⎿ " } else { "    " };
+            if i == usize::MAX {
+                let hidden = lines.len() - HEAD - TAIL;
+                rows.push(Line::from(Span::styled(
+                    format!("    … {hidden} more lines (Ctrl+T shows them)"),
+                    style::dim(),
+                )));
+                continue;
+            }
+            let line = Line::from(vec![
+                Span::styled(lead, style::dim()),
+                Span::styled(line.to_owned(), out_style),
+            ]);
+            if expanded {
+                rows.extend(wrap(&line, width, &[Span::raw("    ")]));
+            } else {
+                rows.push(truncate(&line, width));
+            }
+        }
+        rows
+    }
+
+    fn diff_rows(&self, width: usize, expanded: bool) -> Vec<Line<'static>> {
+        let args: serde_json::Value = serde_json::from_str(&self.input).unwrap_or_default();
+        let (Some(old), Some(new)) = (
+            args.get("old").and_then(|v| v.as_str()),
+            args.get("new").and_then(|v| v.as_str()),
+        ) else {
+            return Vec::new();
+        };
+        let mut rows = Vec::new();
+        let removed = Style::new().fg(Color::Red);
+        let added = Style::new().fg(Color::Green);
+        let old_lines: Vec<&str> = old.split('\n').collect();
+        let new_lines: Vec<&str> = new.split('\n').collect();
+        let limit = if expanded { usize::MAX } else { 12 };
+        let mut shown = 0;
+        for (mark, lines, style) in [("- ", &old_lines, removed), ("+ ", &new_lines, added)] {
+            for line in lines.iter() {
+                if shown == limit {
+                    break;
+                }
+                shown += 1;
+                rows.push(truncate(
+                    &Line::from(vec![
+                        Span::raw("    "),
+                        Span::styled(format!("{mark}{line}"), style),
+                    ]),
+                    width,
+                ));
+            }
+        }
+        let total = old_lines.len() + new_lines.len();
+        if total > shown {
+            rows.push(Line::from(Span::styled(
+                format!("    … {} more diff lines", total - shown),
+                style::dim(),
+            )));
+        }
+        rows
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn text(rows: &[Line<'static>]) -> Vec<String> {
+        rows.iter()
+            .map(|l| l.spans.iter().map(|s| s.content.as_ref()).collect())
+            .collect()
+    }
+
+    #[test]
+    fn a_long_tool_output_collapses_to_head_tail_and_a_count() {
+        let output: String = (1..=100).map(|i| format!("line {i}\n")).collect();
+        let card = ToolCard {
+            id: "c1".into(),
+            name: "bash".into(),
+            input: r#"{"command":"seq 100"}"#.into(),
+            output: Some(output),
+            is_error: false,
+        };
+        let rows = text(&card.rows(60, false));
+        assert_eq!(rows[0], "● bash $ seq 100");
+        assert_eq!(rows[1], "  ⎿ line 1");
+        assert!(rows.iter().any(|r| r.contains("95 more lines")), "{rows:?}");
+        assert_eq!(rows.last().map(String::as_str), Some("    line 100"));
+        assert_eq!(rows.len(), 1 + HEAD + 1 + TAIL);
+        assert_eq!(card.rows(60, true).len(), 101);
+    }
+
+    #[test]
+    fn a_fold_card_names_its_span_and_handle() {
+        let entry = Entry::Fold {
+            handle: "a1b2".into(),
+            since: 12,
+            until: 48,
+            items: 9,
+            note: "changed: x\nopen: y".into(),
+            archived: vec![Entry::Answer { text: "old".into() }],
+        };
+        let rows = text(&entry.rows(80, false));
+        assert_eq!(rows[0], "▸ fold t12..t48 · a1b2 · 9 items");
+        assert_eq!(rows[1], "  changed: x");
+        let expanded = text(&entry.rows(80, true));
+        assert_eq!(expanded.last().map(String::as_str), Some("┊ old"));
+    }
+}

@@ -1,0 +1,32 @@
+//! hotl's terminal UI: a front end on the agent's event protocol that renders and sends
+//! commands, with all the logic left in `hotl-agent`.
+//!
+//! The screen is inline: finished rows go into the terminal's own scrollback ([`screen`]
+//! inserts them above a viewport through a scroll region, never clearing anything), and the
+//! viewport at the bottom holds what is live: the tail of a streaming answer, calls and
+//! children running, a question, the composer and the status strip. [`App`] is the state,
+//! with no terminal: agent events and keys in, rows and commands out, so tests drive it
+//! directly. [`run`] wires it to a terminal and an [`Agent`](hotl_agent::Agent).
+//!
+//! How an answer reaches the scrollback: text deltas go into a [`stream::Stream`], which
+//! finishes markdown blocks at boundaries that depend only on the text (so any split of a
+//! stream commits the same rows); finished blocks are rendered once ([`markdown`],
+//! [`highlight`]) at the terminal's width and inserted; the unfinished tail is drawn in the
+//! viewport each frame it changes. Frames are drawn only when something changed, at most 60 a
+//! second, each one synchronized output.
+#![deny(missing_docs)]
+
+mod app;
+pub mod cells;
+pub mod composer;
+pub mod highlight;
+pub mod markdown;
+pub mod picker;
+pub mod probe;
+pub mod screen;
+pub mod slash;
+pub mod stream;
+pub mod ui;
+pub mod wrap;
+
+pub use app::{App, Busy, Effect, LiveChild, Modal, tokens};

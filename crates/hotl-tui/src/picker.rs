@@ -1,0 +1,231 @@
+//! A list to pick from, filtered as you type: sessions to resume (this directory first, Tab
+//! for all projects), user messages to fork or revert at.
+
+use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use ratatui::style::{Modifier, Style};
+use ratatui::text::{Line, Span};
+
+use crate::app::Effect;
+use crate::cells::style;
+use crate::slash::{ForkPoint, SessionOp};
+use crate::wrap::truncate;
+
+/// What choosing a row does.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Kind {
+    /// Resume the session (the row's value is its id).
+    Resume,
+    /// Fork after the turn of the user message (the value is its seq).
+    Fork,
+    /// Revert to just before the user message (the value is its seq).
+    Revert,
+}
+
+/// One row.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Row {
+    /// What is shown.
+    pub label: String,
+    /// Shown dimmed after the label.
+    pub detail: String,
+    /// What choosing it passes on.
+    pub value: String,
+    /// Whether it belongs to the narrow list (this directory); the wide list has all.
+    pub near: bool,
+}
+
+/// The picker's state.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Picker {
+    /// Its title.
+    pub title: String,
+    kind: Kind,
+    rows: Vec<Row>,
+    filter: String,
+    selected: usize,
+    all: bool,
+}
+
+/// What a key did.
+#[derive(Debug, PartialEq)]
+pub enum Outcome {
+    /// Still open.
+    Open,
+    /// Closed without a choice.
+    Cancelled,
+    /// Chosen.
+    Chosen(Effect),
+}
+
+impl Picker {
+    /// A picker over `rows`; the narrow list shows first when any row is near.
+    pub fn new(title: impl Into<String>, kind: Kind, rows: Vec<Row>) -> Picker {
+        let all = !rows.iter().any(|r| r.near);
+        Picker {
+            title: title.into(),
+            kind,
+            rows,
+            filter: String::new(),
+            selected: 0,
+            all,
+        }
+    }
+
+    /// The rows the filter keeps.
+    pub fn visible(&self) -> Vec<&Row> {
+        let words: Vec<String> = self
+            .filter
+            .to_lowercase()
+            .split_whitespace()
+            .map(str::to_owned)
+            .collect();
+        self.rows
+            .iter()
+            .filter(|r| self.all || r.near)
+            .filter(|r| {
+                let hay = format!("{} {} {}", r.label, r.detail, r.value).to_lowercase();
+                words.iter().all(|w| hay.contains(w.as_str()))
+            })
+            .collect()
+    }
+
+    /// Takes a key.
+    pub fn key(&mut self, key: KeyEvent) -> Outcome {
+        let count = self.visible().len();
+        match key.code {
+            KeyCode::Esc => return Outcome::Cancelled,
+            KeyCode::Char('c') if key.modifiers.contains(KeyModifiers::CONTROL) => {
+                return Outcome::Cancelled;
+            }
+            KeyCode::Up => self.selected = self.selected.saturating_sub(1),
+            KeyCode::Down => self.selected = (self.selected + 1).min(count.saturating_sub(1)),
+            KeyCode::PageUp => self.selected = self.selected.saturating_sub(10),
+            KeyCode::PageDown => self.selected = (self.selected + 10).min(count.saturating_sub(1)),
+            KeyCode::Tab if self.kind == Kind::Resume => {
+                self.all = !self.all;
+                self.selected = 0;
+            }
+            KeyCode::Backspace => {
+                self.filter.pop();
+                self.selected = 0;
+            }
+            KeyCode::Char(c) => {
+                self.filter.push(c);
+                self.selected = 0;
+            }
+            KeyCode::Enter => {
+                let Some(row) = self.visible().get(self.selected).copied() else {
+                    return Outcome::Open;
+                };
+                let value = row.value.clone();
+                let seq = || value.trim_start_matches('t').parse::<u64>().ok();
+                return Outcome::Chosen(match self.kind {
+                    Kind::Resume => Effect::Session(SessionOp::Resume(Some(value.clone()))),
+                    Kind::Fork => match seq() {
+                        Some(seq) => Effect::Session(SessionOp::Fork(ForkPoint::Message(seq))),
+                        None => return Outcome::Cancelled,
+                    },
+                    Kind::Revert => Effect::Session(SessionOp::Revert(seq())),
+                });
+            }
+            _ => {}
+        }
+        Outcome::Open
+    }
+
+    /// Its rows at `width`, at most `height` of them.
+    pub fn render(&self, width: usize, height: usize) -> Vec<Line<'static>> {
+        let visible = self.visible();
+        let mut out = vec![truncate(
+            &Line::from(vec![
+                Span::styled(
+                    self.title.clone(),
+                    Style::new().add_modifier(Modifier::BOLD),
+                ),
+                Span::styled(
+                    format!(
+                        "  {}{}  ↑↓ Enter · Esc{}",
+                        if self.filter.is_empty() {
+                            "type to filter"
+                        } else {
+                            "filter: "
+                        },
+                        self.filter,
+                        match (self.kind, self.all) {
+                            (Kind::Resume, false) => " · Tab: all projects",
+                            (Kind::Resume, true) => " · Tab: this directory",
+                            _ => "",
+                        }
+                    ),
+                    style::dim(),
+                ),
+            ]),
+            width,
+        )];
+        let room = height.saturating_sub(1).max(1);
+        let start = self.selected.saturating_sub(room.saturating_sub(1));
+        for (i, row) in visible.iter().enumerate().skip(start).take(room) {
+            let selected = i == self.selected;
+            let mark = if selected { "› " } else { "  " };
+            let label_style = if selected {
+                Style::new().add_modifier(Modifier::REVERSED)
+            } else {
+                Style::new()
+            };
+            out.push(truncate(
+                &Line::from(vec![
+                    Span::raw(mark),
+                    Span::styled(row.label.clone(), label_style),
+                    Span::styled(format!("  {}", row.detail), style::dim()),
+                ]),
+                width,
+            ));
+        }
+        if visible.is_empty() {
+            out.push(Line::from(Span::styled("  nothing matches", style::dim())));
+        }
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn key(code: KeyCode) -> KeyEvent {
+        KeyEvent::new(code, KeyModifiers::NONE)
+    }
+
+    fn rows() -> Vec<Row> {
+        vec![
+            Row {
+                label: "fix the parser".into(),
+                detail: "2h ago".into(),
+                value: "01AAA".into(),
+                near: true,
+            },
+            Row {
+                label: "write docs".into(),
+                detail: "1d ago".into(),
+                value: "01BBB".into(),
+                near: false,
+            },
+        ]
+    }
+
+    #[test]
+    fn filters_as_you_type_and_tab_widens_to_all_projects() {
+        let mut picker = Picker::new("resume", Kind::Resume, rows());
+        assert_eq!(picker.visible().len(), 1, "this directory first");
+        picker.key(key(KeyCode::Tab));
+        assert_eq!(picker.visible().len(), 2);
+        for c in "docs".chars() {
+            picker.key(key(KeyCode::Char(c)));
+        }
+        assert_eq!(picker.visible().len(), 1);
+        assert_eq!(
+            picker.key(key(KeyCode::Enter)),
+            Outcome::Chosen(Effect::Session(SessionOp::Resume(Some("01BBB".into()))))
+        );
+    }
+}

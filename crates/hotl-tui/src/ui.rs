@@ -1,0 +1,301 @@
+//! The viewport's rows, top to bottom: children and calls running, the live tail of the
+//! answer, what runs and what is queued, a question if one is open, the composer (or the
+//! read-only banner), the slash popup, and the status strip on the last row.
+
+use std::time::{Duration, Instant};
+
+use ratatui::style::{Color, Modifier, Style};
+use ratatui::text::{Line, Span};
+
+use crate::app::{App, Busy, Modal};
+use crate::cells::style;
+use crate::wrap::{truncate, wrap};
+
+/// The spinner's frames.
+const SPINNER: [&str; 10] = ["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"];
+/// How long a hint stays.
+const HINT_FOR: Duration = Duration::from_secs(3);
+/// Popup rows at most.
+const POPUP_ROWS: usize = 8;
+
+/// What the viewport shows: its rows and where the cursor goes.
+pub struct Frame {
+    /// The rows, top to bottom.
+    pub rows: Vec<Line<'static>>,
+    /// The cursor, as (column, row), when the composer has it.
+    pub cursor: Option<(u16, u16)>,
+}
+
+/// Lays out the viewport for `app`, at most `max_rows` tall.
+pub fn frame(app: &App, now: Instant, max_rows: usize, context: &Strip) -> Frame {
+    let width = usize::from(app.width());
+    let mut live: Vec<Line<'static>> = Vec::new();
+    let spin = SPINNER[(now.elapsed_since_epoch_ms() / 80) as usize % SPINNER.len()];
+    for child in &app.children {
+        live.push(truncate(
+            &Line::from(vec![
+                Span::styled(format!("{spin} "), Style::new().fg(Color::Cyan)),
+                Span::styled("fork ", Style::new().add_modifier(Modifier::BOLD)),
+                Span::styled(child.handle.clone(), style::handle()),
+                Span::styled(
+                    format!(" · {} tool calls · {}", child.tools, child.activity),
+                    style::dim(),
+                ),
+            ]),
+            width,
+        ));
+    }
+    live.extend(app.live_tail());
+    for card in &app.tools {
+        live.push(truncate(
+            &Line::from(vec![
+                Span::styled(format!("{spin} "), Style::new().fg(Color::Cyan)),
+                Span::styled(card.name.clone(), Style::new().add_modifier(Modifier::BOLD)),
+                Span::raw(" "),
+                Span::raw(card.summary()),
+            ]),
+            width,
+        ));
+    }
+    if let Some((busy, since)) = &app.busy {
+        let what = match busy {
+            Busy::Turn => "working".to_owned(),
+            Busy::Command(name) => (*name).to_owned(),
+        };
+        live.push(truncate(
+            &Line::from(vec![
+                Span::styled(format!("{spin} "), Style::new().fg(Color::Cyan)),
+                Span::styled(what, Style::new().add_modifier(Modifier::BOLD)),
+                Span::styled(
+                    format!(
+                        " · {}s · Esc to interrupt",
+                        now.duration_since(*since).as_secs()
+                    ),
+                    style::dim(),
+                ),
+            ]),
+            width,
+        ));
+    }
+    for queued in &app.queued {
+        live.push(truncate(
+            &Line::from(vec![
+                Span::styled("⏸ queued: ", style::dim()),
+                Span::raw(queued.lines().next().unwrap_or("").to_owned()),
+            ]),
+            width,
+        ));
+    }
+    if let Some((hint, at)) = &app.hint
+        && now.duration_since(*at) < HINT_FOR
+    {
+        live.push(truncate(
+            &Line::from(Span::styled(hint.clone(), Style::new().fg(Color::Yellow))),
+            width,
+        ));
+    }
+
+    let mut bottom: Vec<Line<'static>> = Vec::new();
+    let mut cursor = None;
+    match &app.modal {
+        Some(Modal::Approval { question, tool, .. }) => {
+            bottom.extend(wrap(
+                &Line::from(vec![
+                    Span::styled(
+                        "? ",
+                        Style::new().fg(Color::Yellow).add_modifier(Modifier::BOLD),
+                    ),
+                    Span::styled(question.clone(), Style::new().add_modifier(Modifier::BOLD)),
+                ]),
+                width,
+                &[Span::raw("  ")],
+            ));
+            bottom.push(truncate(
+                &Line::from(Span::styled(
+                    format!("  y yes · n no · a always allow {tool}"),
+                    Style::new().fg(Color::Yellow),
+                )),
+                width,
+            ));
+        }
+        Some(Modal::Confirm { question, .. }) => {
+            bottom.extend(wrap(
+                &Line::from(vec![
+                    Span::styled(
+                        "? ",
+                        Style::new().fg(Color::Yellow).add_modifier(Modifier::BOLD),
+                    ),
+                    Span::styled(question.clone(), Style::new().add_modifier(Modifier::BOLD)),
+                    Span::styled(" [y/N]", Style::new().fg(Color::Yellow)),
+                ]),
+                width,
+                &[Span::raw("  ")],
+            ));
+        }
+        Some(Modal::Pick(picker)) => {
+            bottom.extend(picker.render(width, max_rows.saturating_sub(2).clamp(3, 14)));
+        }
+        None => {}
+    }
+    if !matches!(app.modal, Some(Modal::Pick(_))) {
+        match &app.read_only {
+            Some(why) => bottom.extend(wrap(
+                &Line::from(vec![
+                    Span::styled(
+                        " read-only ",
+                        Style::new().fg(Color::Black).bg(Color::Yellow),
+                    ),
+                    Span::styled(format!(" {why}"), style::dim()),
+                ]),
+                width,
+                &[],
+            )),
+            None => {
+                let (rows, (x, y)) = app.composer.render(width);
+                if app.modal.is_none() {
+                    cursor = Some((x, (bottom.len() + usize::from(y)) as u16));
+                }
+                bottom.extend(rows);
+            }
+        }
+        let popup = app.popup_items();
+        let start = app.popup.saturating_sub(POPUP_ROWS - 1);
+        for (i, (name, help)) in popup.iter().enumerate().skip(start).take(POPUP_ROWS) {
+            let selected = i == app.popup;
+            bottom.push(truncate(
+                &Line::from(vec![
+                    Span::styled(
+                        format!("  {name:<16}"),
+                        if selected {
+                            Style::new().fg(Color::Cyan).add_modifier(Modifier::BOLD)
+                        } else {
+                            Style::new().fg(Color::Cyan)
+                        },
+                    ),
+                    Span::styled((*help).to_owned(), style::dim()),
+                ]),
+                width,
+            ));
+        }
+    }
+    bottom.push(strip(app, now, context, width));
+
+    // The live part gives way when the screen is short: its last rows stay.
+    let room = max_rows.saturating_sub(bottom.len());
+    if live.len() > room {
+        live.drain(..live.len() - room);
+    }
+    let offset = live.len() as u16;
+    let mut rows = live;
+    rows.extend(bottom);
+    if rows.len() > max_rows {
+        // Even the bottom does not fit: keep the composer's end and the strip.
+        let cut = rows.len() - max_rows;
+        rows.drain(..cut);
+        cursor = cursor.map(|(x, y)| (x, (y + offset).saturating_sub(cut as u16)));
+    } else {
+        cursor = cursor.map(|(x, y)| (x, y + offset));
+    }
+    Frame { rows, cursor }
+}
+
+/// What the strip needs beyond the app's status.
+#[derive(Clone, Debug, Default)]
+pub struct Strip {
+    /// How long the prompt cache lives.
+    pub ttl: Duration,
+    /// When the last request was made.
+    pub last_request: Option<Instant>,
+    /// The percentage at which a turn compacts.
+    pub compact_at: u64,
+}
+
+/// The status strip: `42% ctx ▰▰▰▰▱▱▱▱┊▱ · todos 1/3 · model · mode · $0.0123 · cache 87% · 58m`.
+pub fn strip(app: &App, now: Instant, context: &Strip, width: usize) -> Line<'static> {
+    let mut spans = Vec::new();
+    let sep = || Span::styled(" · ", style::dim());
+    match &app.status {
+        Some(status) => {
+            let pct = status.context_percent;
+            let color = match pct {
+                90.. => Color::Red,
+                70..90 => Color::Yellow,
+                _ => Color::Green,
+            };
+            spans.push(Span::styled(format!("{pct}% ctx "), Style::new().fg(color)));
+            // Ten cells, each 10%; the compaction threshold is a mark inside the bar.
+            let filled = (pct.min(100) as usize).div_ceil(10);
+            let mark = (context.compact_at as usize / 10).min(9);
+            let mut bar = String::new();
+            for i in 0..10 {
+                bar.push(if i == mark && i >= filled {
+                    '┊'
+                } else if i < filled {
+                    '▰'
+                } else {
+                    '▱'
+                });
+            }
+            spans.push(Span::styled(bar, Style::new().fg(color)));
+            if status.todos > 0 {
+                spans.push(sep());
+                spans.push(Span::raw(format!(
+                    "todos {}/{}",
+                    status.todos_done, status.todos
+                )));
+            }
+        }
+        None => spans.push(Span::styled("0% ctx", Style::new().fg(Color::Green))),
+    }
+    spans.push(sep());
+    spans.push(Span::raw(app.model.clone()));
+    spans.push(sep());
+    let mode_style = match app.mode.as_str() {
+        "default" => style::dim(),
+        "plan" => Style::new().fg(Color::Cyan),
+        _ => Style::new().fg(Color::Yellow),
+    };
+    spans.push(Span::styled(app.mode.clone(), mode_style));
+    if let Some(status) = &app.status {
+        spans.push(sep());
+        spans.push(Span::raw(format!("${:.4}", status.cost)));
+        if let Some(hit) = status.cache_hit {
+            spans.push(sep());
+            spans.push(Span::raw(format!("cache {:.0}%", hit * 100.0)));
+        }
+    }
+    if let Some(at) = context.last_request
+        && !context.ttl.is_zero()
+    {
+        let left = context.ttl.saturating_sub(now.duration_since(at));
+        spans.push(sep());
+        spans.push(Span::styled(
+            if left.is_zero() {
+                "cache cold".to_owned()
+            } else if left.as_secs() >= 60 {
+                format!("{}m left", left.as_secs().div_ceil(60))
+            } else {
+                format!("{}s left", left.as_secs())
+            },
+            style::dim(),
+        ));
+    }
+    if !app.saved && app.read_only.is_none() {
+        spans.push(sep());
+        spans.push(Span::styled("new session", style::dim()));
+    }
+    truncate(&Line::from(spans), width)
+}
+
+/// Milliseconds on a clock that only needs to move, for the spinner.
+trait Ticks {
+    fn elapsed_since_epoch_ms(&self) -> u128;
+}
+
+impl Ticks for Instant {
+    fn elapsed_since_epoch_ms(&self) -> u128 {
+        static START: std::sync::OnceLock<Instant> = std::sync::OnceLock::new();
+        let start = *START.get_or_init(Instant::now);
+        self.saturating_duration_since(start).as_millis()
+    }
+}
