@@ -226,15 +226,19 @@ impl App {
         });
     }
 
-    /// Shows the end of an earlier part of the session (on resume or after a switch).
-    pub fn replay(&mut self, entries: Vec<Entry>, hidden: usize) {
-        if hidden > 0 {
+    /// Shows a session's transcript on resume or after a switch: the entries from `start` on
+    /// go into the scrollback, the earlier ones only into the pager (Ctrl+T).
+    pub fn replay(&mut self, mut entries: Vec<Entry>, start: usize) {
+        let start = start.min(entries.len());
+        let tail = entries.split_off(start);
+        self.transcript = entries;
+        if start > 0 {
             self.say(
-                format!("{hidden} earlier entries are in the transcript (Ctrl+T)"),
+                format!("{start} earlier entries are in the transcript (Ctrl+T)"),
                 Tone::Info,
             );
         }
-        for entry in entries {
+        for entry in tail {
             self.commit(entry);
         }
     }
@@ -414,6 +418,16 @@ impl App {
                     ),
                 };
                 self.say(what, Tone::Info);
+                self.idle();
+            }
+            Event::Reverted { before, to, text } => {
+                self.say(
+                    format!(
+                        "reverted to t{to}: t{before} and later turns are hidden (the log keeps them); its text is back in the composer"
+                    ),
+                    Tone::Info,
+                );
+                self.composer.set_text(&text);
                 self.idle();
             }
             Event::Cleared { seq } => {

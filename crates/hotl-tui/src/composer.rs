@@ -47,6 +47,11 @@ impl Composer {
     /// Adds a sent message to the history Up and Ctrl+R recall.
     pub fn remember(&mut self, _text: &str) {}
 
+    /// The history, oldest first.
+    pub fn history(&self) -> &[String] {
+        &[]
+    }
+
     /// A bracketed paste: kept as one piece of the message.
     pub fn paste(&mut self, text: &str) {
         self.text.push_str(text);

@@ -21,12 +21,16 @@ pub mod cells;
 pub mod composer;
 pub mod highlight;
 pub mod markdown;
+mod pager;
 pub mod picker;
 pub mod probe;
+mod run;
 pub mod screen;
 pub mod slash;
 pub mod stream;
+pub mod transcript;
 pub mod ui;
 pub mod wrap;
 
 pub use app::{App, Busy, Effect, LiveChild, Modal, tokens};
+pub use run::{Ended, Host, Options, run};

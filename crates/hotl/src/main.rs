@@ -20,6 +20,7 @@ mod memory_home;
 mod plain;
 mod reaper;
 mod render;
+mod tui;
 
 use std::io::Write;
 use std::process::ExitCode;
@@ -36,6 +37,7 @@ fn main() -> ExitCode {
     if args.get(1).is_some_and(|a| a == reaper::FLAG) {
         return reaper::run(&args[2..]);
     }
+    tui::process_start();
     let code = run_cli();
     // A snapshot still being taken (a turn that only talked) ends with the process.
     hotl_agent::end_children();

@@ -3,6 +3,7 @@
 
 use std::io::IsTerminal;
 use std::process::ExitCode;
+use std::time::Duration;
 
 use clap::{Args, ValueEnum};
 use hotl_agent::{Agent, ForkAt, Mode, NewSession, Policy, Session, Settings, Start, ToolSet};
@@ -59,6 +60,10 @@ pub struct RunArgs {
     /// breadcrumb, no history), and it cannot be resumed or forked
     #[arg(long, conflicts_with_all = ["resume", "continue_last", "fork_from"])]
     pub no_session: bool,
+    /// Use the line console instead of the terminal UI (also when stdin or stdout is not a
+    /// terminal)
+    #[arg(long)]
+    pub no_tui: bool,
     /// A session id prefix to resume (like -r)
     #[arg(value_name = "SESSION")]
     pub session: Option<String>,
@@ -86,6 +91,7 @@ impl RunArgs {
             allow: self.allow.iter().chain(&outer.allow).cloned().collect(),
             session: pick(&self.session, &outer.session),
             no_session: self.no_session || outer.no_session,
+            no_tui: self.no_tui || outer.no_tui,
         }
     }
 }
@@ -211,18 +217,27 @@ async fn run_async(
     }
     let start = match open_session(ctx, args, target, &resolved, headless, mode, tools) {
         Err(CliError::Locked { session, message }) if !headless => {
-            // Another process writes it: the console shows a read-only snapshot.
+            // Another process writes it: a read-only snapshot.
+            if crate::tui::wanted(args.no_tui) {
+                let start = crate::tui::Start {
+                    first: None,
+                    resumed: Some(session),
+                    read_only: Some(message.lines().next().unwrap_or(&message).to_owned()),
+                    ttl: Duration::ZERO,
+                };
+                return crate::tui::run(ctx, None, start).await;
+            }
             return crate::console::snapshot(ctx, &session, &message);
         }
         other => other?,
     };
     let resumed = matches!(start, Start::Open(_));
+    let session_id = match &start {
+        Start::Open(session) => session.id().to_owned(),
+        Start::New(new) => new.id().to_owned(),
+    };
     if !ctx.is_in_memory() {
-        let id = match &start {
-            Start::Open(session) => session.id(),
-            Start::New(new) => new.id(),
-        };
-        crate::breadcrumb::remember(&ctx.store, id);
+        crate::breadcrumb::remember(&ctx.store, &session_id);
     }
     if let Start::Open(session) = &start
         && session.cwd() != std::path::Path::new(&ctx.cwd)
@@ -248,6 +263,10 @@ async fn run_async(
             );
         }
     }
+    let settings_ttl = match settings.ttl {
+        Ttl::FiveMinutes => Duration::from_secs(5 * 60),
+        Ttl::OneHour => Duration::from_secs(60 * 60),
+    };
     let agent = Agent::spawn(start, resolved.provider.clone(), settings);
     let canceller = agent.canceller();
     tokio::spawn(async move {
@@ -266,6 +285,15 @@ async fn run_async(
             Err(CliError::user(
                 "stdin is not a terminal: pass the task with -p \"...\"",
             ))
+        }
+        None if crate::tui::wanted(args.no_tui) => {
+            let start = crate::tui::Start {
+                first: first_message,
+                resumed: resumed.then(|| session_id.clone()),
+                read_only: None,
+                ttl: settings_ttl,
+            };
+            crate::tui::run(ctx, Some(agent), start).await
         }
         None => crate::console::run(ctx, agent, first_message).await,
     }

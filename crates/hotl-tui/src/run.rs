@@ -1,0 +1,639 @@
+//! The UI on a real terminal: raw mode and its restoration (also on panic), the startup probe,
+//! the loop that takes keys, pastes, resizes and agent events and draws frames (only when
+//! something changed, at most 60 a second), and what the app asks of the host: resolving a
+//! session reference, listing sessions, reading a session's transcript.
+
+use std::io::{self, Write};
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+use base64::Engine as _;
+use crossterm::event::{
+    DisableBracketedPaste, EnableBracketedPaste, Event as Input, EventStream, KeyEventKind,
+    KeyboardEnhancementFlags, PopKeyboardEnhancementFlags, PushKeyboardEnhancementFlags,
+};
+use crossterm::execute;
+use futures_util::{FutureExt as _, StreamExt as _};
+use hotl_agent::{Agent, Command, ForkAt, SwitchTo};
+use ratatui::text::Line;
+
+use crate::app::{App, Effect, Modal};
+use crate::cells::{Entry, Tone};
+use crate::pager::Pager;
+use crate::picker::{self, Picker};
+use crate::screen::Screen;
+use crate::slash::{ForkPoint, SessionOp};
+use crate::ui::{self, Strip};
+
+/// The shortest time between two frames (60 a second).
+const FRAME: Duration = Duration::from_micros(16_667);
+/// How often the spinner moves while something runs.
+const TICK: Duration = Duration::from_millis(100);
+/// Agent events taken before a frame is drawn, at most.
+const BATCH: usize = 4096;
+
+/// What the UI needs from the program that runs it: the session store's answers, phrased the
+/// way the shell phrases them.
+pub trait Host {
+    /// A reference (list number, id prefix, name or `@last`) as a session id, or the error the
+    /// shell would print.
+    fn resolve(&self, query: &str) -> Result<String, String>;
+    /// Sessions to resume, newest first; rows of this directory are `near`.
+    fn sessions(&self) -> Vec<picker::Row>;
+    /// A session's transcript.
+    fn entries(&self, id: &str) -> Vec<Entry>;
+}
+
+/// How the UI starts.
+pub struct Options {
+    /// Where the composer's history is kept (none: in memory only).
+    pub history: Option<PathBuf>,
+    /// `HOTL_TUI_METRICS`: a JSON line per frame goes here.
+    pub metrics: Option<PathBuf>,
+    /// How long the provider keeps the prompt cache.
+    pub ttl: Duration,
+    /// The context percentage at which a turn compacts.
+    pub compact_at: u64,
+    /// A first message to send.
+    pub first: Option<String>,
+    /// The session is on disk: show its tail and finish a turn a dead process left open.
+    pub resumed: Option<String>,
+    /// Another process owns the session: show it read-only, saying this.
+    pub read_only: Option<String>,
+    /// When the program started, for the first-paint metric.
+    pub started: Instant,
+    /// The session lives in memory only (`--no-session`): leaving says nothing was saved.
+    pub ephemeral: bool,
+}
+
+/// How the UI ended.
+#[derive(Debug)]
+pub struct Ended {
+    /// The session shown last.
+    pub session: String,
+    /// Whether it is on disk.
+    pub saved: bool,
+}
+
+/// Runs the UI until the user leaves. `agent` is `None` for a read-only snapshot.
+pub async fn run(agent: Option<Agent>, host: &dyn Host, options: Options) -> io::Result<Ended> {
+    let terminal = Terminal::enter()?;
+    let result = main_loop(agent, host, &options, &terminal).await;
+    drop(terminal);
+    result
+}
+
+/// The terminal's modes while the UI runs; restored when dropped, and by the panic hook.
+struct Terminal {
+    kitty: bool,
+    row: Option<u16>,
+}
+
+impl Terminal {
+    fn enter() -> io::Result<Terminal> {
+        crossterm::terminal::enable_raw_mode()?;
+        let answer = match crate::probe::ask() {
+            Ok(answer) => answer,
+            Err(e) => {
+                let _ = crossterm::terminal::disable_raw_mode();
+                return Err(e);
+            }
+        };
+        let mut out = io::stdout();
+        execute!(out, EnableBracketedPaste)?;
+        if answer.kitty_keys {
+            execute!(
+                out,
+                PushKeyboardEnhancementFlags(KeyboardEnhancementFlags::DISAMBIGUATE_ESCAPE_CODES)
+            )?;
+        }
+        let kitty = answer.kitty_keys;
+        let previous = std::panic::take_hook();
+        std::panic::set_hook(Box::new(move |info| {
+            restore(kitty);
+            previous(info);
+        }));
+        Ok(Terminal {
+            kitty,
+            row: answer.row,
+        })
+    }
+}
+
+impl Drop for Terminal {
+    fn drop(&mut self) {
+        restore(self.kitty);
+    }
+}
+
+fn restore(kitty: bool) {
+    let mut out = io::stdout();
+    if kitty {
+        let _ = execute!(out, PopKeyboardEnhancementFlags);
+    }
+    let _ = execute!(
+        out,
+        DisableBracketedPaste,
+        crossterm::terminal::EndSynchronizedUpdate,
+        crossterm::cursor::Show
+    );
+    let _ = crossterm::terminal::disable_raw_mode();
+}
+
+async fn main_loop(
+    mut agent: Option<Agent>,
+    host: &dyn Host,
+    options: &Options,
+    terminal: &Terminal,
+) -> io::Result<Ended> {
+    let (cols, rows) = crossterm::terminal::size()?;
+    let row = terminal.row.unwrap_or(rows.saturating_sub(1));
+    let mut screen = Screen::new(io::stdout(), (cols, rows), row);
+    let mut app = App::new(cols, load_history(options.history.as_deref()));
+    let mut metrics = Metrics::open(options.metrics.as_deref());
+    let mut strip = Strip {
+        ttl: options.ttl,
+        last_request: None,
+        compact_at: options.compact_at,
+    };
+    app.read_only.clone_from(&options.read_only);
+    let mut input = EventStream::new();
+    let mut pager: Option<Pager> = None;
+    let mut last_draw: Option<Instant> = None;
+    let mut requests = 0;
+    let mut events_since_frame = 0usize;
+
+    if let Some(id) = &options.resumed {
+        app.session.clone_from(id);
+        app.saved = true;
+        replay(&mut app, host, id);
+    }
+    // The first frame goes out before anything slow (the syntaxes load meanwhile).
+    draw(
+        &mut screen,
+        &mut app,
+        &strip,
+        &mut metrics,
+        &mut events_since_frame,
+    )?;
+    metrics.first_paint(options.started.elapsed());
+    last_draw = Some(Instant::now()).or(last_draw);
+    crate::highlight::warm_up();
+    if let Some(agent) = &agent {
+        if options.resumed.is_some() {
+            agent.send(Command::Status);
+            agent.send(Command::Recover);
+            app.busy = Some((crate::app::Busy::Command("recover"), Instant::now()));
+        }
+        if let Some(first) = &options.first {
+            app.submit(first.clone());
+        }
+    }
+
+    loop {
+        for effect in app.take_effects() {
+            match effect {
+                Effect::Exit => {
+                    return leave(&mut screen, &mut app, agent, host, options).await;
+                }
+                Effect::Pager => pager = Some(Pager::open(&app, cols_of(&screen))),
+                other => apply(other, &mut app, agent.as_ref(), host, &mut screen)?,
+            }
+        }
+        if pager.is_some()
+            && app
+                .modal
+                .as_ref()
+                .is_some_and(|m| matches!(m, Modal::Approval { .. }))
+        {
+            // A question needs the main screen.
+            if let Some(p) = pager.take() {
+                p.close()?;
+                screen.invalidate();
+            }
+        }
+        if let Some(status) = &app.status
+            && status.requests != requests
+        {
+            requests = status.requests;
+            strip.last_request = Some(Instant::now());
+        }
+        let now = Instant::now();
+        let mut wake: Option<Instant> = None;
+        if let Some(p) = &mut pager {
+            if p.dirty {
+                p.draw()?;
+            }
+        } else if app.dirty {
+            let due = last_draw.map_or(now, |t| t + FRAME);
+            if now >= due {
+                draw(
+                    &mut screen,
+                    &mut app,
+                    &strip,
+                    &mut metrics,
+                    &mut events_since_frame,
+                )?;
+                last_draw = Some(now);
+            } else {
+                wake = Some(due);
+            }
+        }
+        let animating = app.busy.is_some()
+            || !app.children.is_empty()
+            || !app.tools.is_empty()
+            || app.hint.is_some();
+        if animating && pager.is_none() {
+            let tick = last_draw.unwrap_or(now) + TICK;
+            wake = Some(wake.map_or(tick, |w| w.min(tick)));
+        }
+        let sleep = async {
+            match wake {
+                Some(at) => tokio::time::sleep_until(at.into()).await,
+                None => std::future::pending().await,
+            }
+        };
+        tokio::select! {
+            biased;
+            input_event = input.next() => match input_event {
+                Some(Ok(event)) => {
+                    if let Some(p) = &mut pager {
+                        match p.input(&event) {
+                            crate::pager::Outcome::Open => {}
+                            crate::pager::Outcome::Closed(prefill) => {
+                                if let Some(p) = pager.take() {
+                                    p.close()?;
+                                }
+                                screen.invalidate();
+                                if let Some(text) = prefill {
+                                    app.composer.set_text(&text);
+                                }
+                                app.dirty = true;
+                            }
+                            crate::pager::Outcome::Copy(text) => copy(&mut screen, &text)?,
+                        }
+                        continue;
+                    }
+                    handle_input(event, &mut app, &mut screen)?;
+                }
+                Some(Err(e)) => return Err(e),
+                None => return leave(&mut screen, &mut app, agent, host, options).await,
+            },
+            envelope = recv(&mut agent) => match envelope {
+                Some(envelope) => {
+                    take(&mut app, envelope, host);
+                    events_since_frame += 1;
+                    // Take what else is waiting before drawing: a fast stream is one frame.
+                    if let Some(agent) = agent.as_mut() {
+                        for _ in 0..BATCH {
+                            match agent.recv().now_or_never() {
+                                Some(Some(envelope)) => {
+                                    take(&mut app, envelope, host);
+                                    events_since_frame += 1;
+                                }
+                                Some(None) | None => break,
+                            }
+                        }
+                    }
+                }
+                None => {
+                    // The agent stopped: nothing more can happen.
+                    agent = None;
+                    app.say("the agent stopped", Tone::Error);
+                }
+            },
+            () = sleep => {
+                if animating {
+                    app.dirty = true;
+                }
+                if app.hint.as_ref().is_some_and(|(_, at)| at.elapsed() > Duration::from_secs(3)) {
+                    app.hint = None;
+                    app.dirty = true;
+                }
+            }
+        }
+    }
+}
+
+fn cols_of<W: Write>(screen: &Screen<W>) -> u16 {
+    screen.cols()
+}
+
+async fn recv(agent: &mut Option<Agent>) -> Option<hotl_agent::Envelope> {
+    match agent {
+        Some(agent) => agent.recv().await,
+        None => std::future::pending().await,
+    }
+}
+
+/// One agent event, and what it asks of the host (a switch shows the new session's tail).
+fn take(app: &mut App, envelope: hotl_agent::Envelope, host: &dyn Host) {
+    let switched = match &envelope.event {
+        hotl_agent::Event::Switch { reason, to, .. }
+            if envelope.child.is_none() && *reason != hotl_agent::SwitchReason::New =>
+        {
+            Some(to.clone())
+        }
+        _ => None,
+    };
+    app.event(envelope);
+    if let Some(id) = switched {
+        replay(app, host, &id);
+    }
+}
+
+fn replay(app: &mut App, host: &dyn Host, id: &str) {
+    let entries = host.entries(id);
+    let start = crate::transcript::tail_start(&entries);
+    app.replay(entries, start);
+}
+
+fn handle_input<W: Write>(event: Input, app: &mut App, screen: &mut Screen<W>) -> io::Result<()> {
+    match event {
+        Input::Key(key) if key.kind != KeyEventKind::Release => app.key(key, Instant::now()),
+        Input::Paste(text) => app.paste(&text),
+        Input::Resize(cols, rows) => {
+            screen.resize((cols, rows))?;
+            app.resize(cols);
+        }
+        _ => {}
+    }
+    Ok(())
+}
+
+/// Carries out what the app asked for.
+fn apply<W: Write>(
+    effect: Effect,
+    app: &mut App,
+    agent: Option<&Agent>,
+    host: &dyn Host,
+    screen: &mut Screen<W>,
+) -> io::Result<()> {
+    let Some(agent) = agent else {
+        if !matches!(effect, Effect::Copy(_)) {
+            app.say("read-only: nothing can be sent", Tone::Error);
+            return Ok(());
+        }
+        if let Effect::Copy(text) = effect {
+            copy(screen, &text)?;
+        }
+        return Ok(());
+    };
+    match effect {
+        Effect::Send(command) => {
+            agent.send(command);
+        }
+        Effect::Copy(text) => copy(screen, &text)?,
+        Effect::Editor => app.say(
+            "Ctrl+G: editing in $EDITOR is not available yet; Shift+Enter or Ctrl+J adds lines",
+            Tone::Info,
+        ),
+        Effect::Session(op) => session_op(op, app, agent, host),
+        Effect::Exit | Effect::Pager => {}
+    }
+    Ok(())
+}
+
+fn session_op(op: SessionOp, app: &mut App, agent: &Agent, host: &dyn Host) {
+    let send = |app: &mut App, command: Command, name: &'static str| {
+        app.run(command, name);
+        for effect in app.take_effects() {
+            if let Effect::Send(command) = effect {
+                agent.send(command);
+            }
+        }
+    };
+    match op {
+        SessionOp::New => send(app, Command::Switch(SwitchTo::New), "new"),
+        SessionOp::Resume(Some(query)) => match host.resolve(&query) {
+            Ok(id) if id == app.session => app.say(format!("already in {id}"), Tone::Info),
+            Ok(session) => send(
+                app,
+                Command::Switch(SwitchTo::Resume {
+                    session,
+                    reroot: None,
+                }),
+                "resume",
+            ),
+            Err(e) => app.say(e, Tone::Error),
+        },
+        SessionOp::Resume(None) => {
+            let rows = host.sessions();
+            if rows.is_empty() {
+                app.say("there are no sessions to resume", Tone::Error);
+            } else {
+                app.modal = Some(Modal::Pick(Picker::new(
+                    "resume a session",
+                    picker::Kind::Resume,
+                    rows,
+                )));
+            }
+        }
+        SessionOp::Fork(ForkPoint::Head) => send(
+            app,
+            Command::Switch(SwitchTo::Fork { at: ForkAt::Head }),
+            "fork",
+        ),
+        SessionOp::Fork(ForkPoint::Message(seq)) => send(
+            app,
+            Command::Switch(SwitchTo::Fork {
+                at: ForkAt::Message(seq),
+            }),
+            "fork",
+        ),
+        SessionOp::Fork(ForkPoint::Pick) => {
+            pick_message(app, host, "fork after the turn of", picker::Kind::Fork)
+        }
+        SessionOp::Revert(Some(before)) => send(app, Command::Revert { before }, "revert"),
+        SessionOp::Revert(None) => {
+            pick_message(app, host, "revert to before", picker::Kind::Revert)
+        }
+        SessionOp::Clear => send(app, Command::Clear, "clear"),
+        SessionOp::Fresh => send(app, Command::Fresh, "fresh"),
+        SessionOp::Drop => {
+            if !app.saved {
+                app.say(
+                    "nothing to drop yet: the session is written with its first message",
+                    Tone::Error,
+                );
+            } else {
+                app.modal = Some(Modal::Confirm {
+                    question: format!("drop session {}?", app.session),
+                    then: Box::new(Effect::Send(Command::Drop)),
+                });
+            }
+        }
+        SessionOp::Rename(name) => send(app, Command::Rename { name }, "rename"),
+        SessionOp::Mode(mode) => send(app, Command::SetMode { mode }, "mode"),
+    }
+}
+
+fn pick_message(app: &mut App, host: &dyn Host, title: &str, kind: picker::Kind) {
+    if !app.saved {
+        app.say("no messages yet", Tone::Error);
+        return;
+    }
+    let entries = host.entries(&app.session);
+    let rows: Vec<picker::Row> = crate::transcript::user_messages(&entries)
+        .into_iter()
+        .map(|(seq, text)| picker::Row {
+            label: format!("t{seq}"),
+            detail: text
+                .lines()
+                .next()
+                .unwrap_or("")
+                .chars()
+                .take(100)
+                .collect(),
+            value: format!("t{seq}"),
+            near: true,
+        })
+        .collect();
+    if rows.is_empty() {
+        app.say("no user messages to pick from", Tone::Error);
+        return;
+    }
+    app.modal = Some(Modal::Pick(Picker::new(title, kind, rows)));
+}
+
+/// OSC 52: the terminal (also through tmux and ssh) puts `text` on the clipboard.
+fn copy<W: Write>(screen: &mut Screen<W>, text: &str) -> io::Result<()> {
+    let encoded = base64::engine::general_purpose::STANDARD.encode(text);
+    let out = screen.writer();
+    write!(out, "\x1b]52;c;{encoded}\x07")?;
+    out.flush()
+}
+
+fn draw<W: Write>(
+    screen: &mut Screen<W>,
+    app: &mut App,
+    strip: &Strip,
+    metrics: &mut Metrics,
+    events: &mut usize,
+) -> io::Result<()> {
+    let start = Instant::now();
+    let history = app.take_history();
+    let frame = ui::frame(app, start, usize::from(screen.max_height()), strip);
+    let width = screen.cols();
+    let drawn = screen.draw(&history, frame.rows.len() as u16, frame.cursor, |buffer| {
+        for (y, row) in frame.rows.iter().enumerate() {
+            buffer.set_line(0, y as u16, row, width);
+        }
+    })?;
+    app.dirty = false;
+    metrics.frame(start.elapsed(), drawn, std::mem::take(events));
+    Ok(())
+}
+
+async fn leave<W: Write>(
+    screen: &mut Screen<W>,
+    app: &mut App,
+    agent: Option<Agent>,
+    _host: &dyn Host,
+    options: &Options,
+) -> io::Result<Ended> {
+    let mut rows = app.take_history();
+    let goodbye = if options.read_only.is_some() {
+        "read-only snapshot closed".to_owned()
+    } else if options.ephemeral {
+        "session not saved (--no-session): nothing was written".to_owned()
+    } else if app.saved {
+        format!(
+            "session {} · resume with: hotl -r {}",
+            app.session, app.session
+        )
+    } else {
+        "nothing was saved: the session is written with its first message".to_owned()
+    };
+    rows.push(Line::from(ratatui::text::Span::styled(
+        goodbye,
+        crate::cells::style::dim(),
+    )));
+    screen.leave(&rows)?;
+    save_history(options.history.as_deref(), app.composer.history());
+    if let Some(agent) = agent {
+        agent.shutdown().await;
+    }
+    Ok(Ended {
+        session: app.session.clone(),
+        saved: app.saved,
+    })
+}
+
+/// The composer's history file: one entry a line, newlines inside an entry escaped (the
+/// format the line console's editor reads and writes too).
+fn load_history(path: Option<&std::path::Path>) -> Vec<String> {
+    let Some(path) = path else {
+        return Vec::new();
+    };
+    let Ok(text) = std::fs::read_to_string(path) else {
+        return Vec::new();
+    };
+    text.lines()
+        .filter(|l| !l.starts_with("#V"))
+        .map(|l| l.replace("\\n", "\n"))
+        .filter(|l| !l.is_empty())
+        .collect()
+}
+
+fn save_history(path: Option<&std::path::Path>, entries: &[String]) {
+    let Some(path) = path else {
+        return;
+    };
+    let keep = entries.len().saturating_sub(1000);
+    let mut text = String::from("#V2\n");
+    for entry in &entries[keep..] {
+        text.push_str(&entry.replace('\n', "\\n"));
+        text.push('\n');
+    }
+    let written = std::fs::write(path, text).and_then(|()| {
+        use std::os::unix::fs::PermissionsExt as _;
+        std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o600))
+    });
+    if let Err(e) = written {
+        tracing::warn!("cannot save the composer history: {e}");
+    }
+}
+
+/// `HOTL_TUI_METRICS`: one JSON line per frame, for the benchmark.
+struct Metrics {
+    out: Option<std::fs::File>,
+    frames: u64,
+}
+
+impl Metrics {
+    fn open(path: Option<&std::path::Path>) -> Metrics {
+        Metrics {
+            out: path.and_then(|p| {
+                std::fs::OpenOptions::new()
+                    .create(true)
+                    .append(true)
+                    .open(p)
+                    .ok()
+            }),
+            frames: 0,
+        }
+    }
+
+    fn first_paint(&mut self, since_start: Duration) {
+        if let Some(out) = &mut self.out {
+            let _ = writeln!(out, r#"{{"first_paint_us":{}}}"#, since_start.as_micros());
+        }
+    }
+
+    fn frame(&mut self, took: Duration, drawn: crate::screen::Drawn, events: usize) {
+        self.frames += 1;
+        if let Some(out) = &mut self.out {
+            let _ = writeln!(
+                out,
+                r#"{{"frame":{},"render_us":{},"bytes":{},"cells":{},"history_rows":{},"events":{}}}"#,
+                self.frames,
+                took.as_micros(),
+                drawn.bytes,
+                drawn.cells,
+                drawn.history,
+                events
+            );
+        }
+    }
+}

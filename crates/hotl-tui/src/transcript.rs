@@ -1,0 +1,176 @@
+//! A session's view as transcript entries: what a resume shows of the session's past, and
+//! what the pager and the archive cards hold.
+
+use hotl_log::Block;
+use hotl_view::Item;
+
+use crate::cells::{Entry, ToolCard};
+
+/// User turns shown on resume when there is no fold or compaction closer to the end.
+pub const TAIL_TURNS: usize = 3;
+
+/// Every item of `items` as entries, tool calls paired with their results.
+pub fn entries(items: &[Item]) -> Vec<Entry> {
+    let mut out: Vec<Entry> = Vec::new();
+    for item in items {
+        push_item(item, &mut out);
+    }
+    out
+}
+
+fn push_item(item: &Item, out: &mut Vec<Entry>) {
+    match item {
+        Item::User { seq, content } => {
+            let text = hotl_log::plain_text(content);
+            // A user record that only carries tool results (older logs) has no text.
+            if !text.trim().is_empty() {
+                out.push(Entry::User {
+                    seq: Some(*seq),
+                    text,
+                });
+            }
+            for block in content {
+                if let Block::ToolResult {
+                    tool_use_id,
+                    content,
+                    is_error,
+                } = block
+                {
+                    answer_call(out, tool_use_id, &hotl_log::plain_text(content), *is_error);
+                }
+            }
+        }
+        Item::Assistant { content, .. } => {
+            for block in content {
+                match block {
+                    Block::Text { text } if !text.trim().is_empty() => {
+                        out.push(Entry::Answer { text: text.clone() })
+                    }
+                    Block::Thinking { thinking, .. } if !thinking.trim().is_empty() => {
+                        out.push(Entry::Thinking {
+                            text: thinking.clone(),
+                        })
+                    }
+                    Block::ToolUse { id, name, input } => out.push(Entry::Tool(ToolCard {
+                        id: id.clone(),
+                        name: name.clone(),
+                        input: input.get().to_owned(),
+                        output: None,
+                        is_error: false,
+                    })),
+                    _ => {}
+                }
+            }
+        }
+        Item::ToolResult {
+            call,
+            content,
+            is_error,
+            ..
+        } => answer_call(out, call, &hotl_log::plain_text(content), *is_error),
+        Item::Folded {
+            handle,
+            note,
+            since,
+            until,
+            items,
+        } => out.push(Entry::Fold {
+            handle: handle.clone(),
+            since: *since,
+            until: *until,
+            items: item.original_count(),
+            note: note.clone(),
+            archived: entries(items),
+        }),
+        Item::Compacted {
+            until,
+            summary,
+            items,
+        } => out.push(Entry::Compaction {
+            until: *until,
+            summary: summary.clone(),
+            archived: entries(items),
+        }),
+    }
+}
+
+fn answer_call(out: &mut [Entry], id: &str, text: &str, is_error: bool) {
+    for entry in out.iter_mut().rev() {
+        if let Entry::Tool(card) = entry
+            && card.id == id
+        {
+            card.output = Some(text.to_owned());
+            card.is_error = is_error;
+            return;
+        }
+    }
+}
+
+/// Where the part of `entries` a resume shows starts: after the last fold or compaction, or
+/// at the [`TAIL_TURNS`]-th user message from the end, whichever is later.
+pub fn tail_start(entries: &[Entry]) -> usize {
+    let archive = entries
+        .iter()
+        .rposition(|e| matches!(e, Entry::Fold { .. } | Entry::Compaction { .. }));
+    let users: Vec<usize> = entries
+        .iter()
+        .enumerate()
+        .filter(|(_, e)| matches!(e, Entry::User { .. }))
+        .map(|(i, _)| i)
+        .collect();
+    let turns = users.len().checked_sub(TAIL_TURNS).map_or(0, |k| users[k]);
+    archive.map_or(turns, |a| a.max(turns))
+}
+
+/// The user messages of `entries` that carry a stamp, newest first: what the revert and fork
+/// pickers list.
+pub fn user_messages(entries: &[Entry]) -> Vec<(u64, String)> {
+    let mut out = Vec::new();
+    for entry in entries.iter().rev() {
+        if let Entry::User {
+            seq: Some(seq),
+            text,
+        } = entry
+        {
+            out.push((*seq, text.clone()));
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn user(seq: u64) -> Entry {
+        Entry::User {
+            seq: Some(seq),
+            text: format!("m{seq}"),
+        }
+    }
+
+    #[test]
+    fn the_tail_starts_at_the_last_fold_or_the_third_last_message() {
+        let answer = || Entry::Answer { text: "a".into() };
+        let mut entries = vec![
+            user(1),
+            answer(),
+            user(2),
+            answer(),
+            user(3),
+            answer(),
+            user(4),
+        ];
+        assert_eq!(tail_start(&entries), 2);
+        entries.insert(
+            5,
+            Entry::Compaction {
+                until: 5,
+                summary: "s".into(),
+                archived: Vec::new(),
+            },
+        );
+        assert_eq!(tail_start(&entries), 5);
+        assert_eq!(tail_start(&[answer()]), 0);
+    }
+}

@@ -1,0 +1,123 @@
+//! The terminal UI's side in the binary: what [`hotl_tui`] asks of the session store (a
+//! reference resolved as the shell resolves it, the sessions to pick from, a transcript), and
+//! the options it starts with.
+
+use std::process::ExitCode;
+use std::time::{Duration, Instant};
+
+use hotl_agent::Agent;
+use hotl_tui::cells::Entry;
+use hotl_tui::picker::Row;
+use hotl_view::View;
+
+use crate::ctx::Ctx;
+use crate::error::CliError;
+
+/// The store, for the UI.
+struct StoreHost<'a> {
+    ctx: &'a Ctx,
+}
+
+impl hotl_tui::Host for StoreHost<'_> {
+    fn resolve(&self, query: &str) -> Result<String, String> {
+        self.ctx.resolve(query).map(|m| m.id).map_err(|e| {
+            let mut text = e.to_string();
+            for hint in e.hints() {
+                text.push_str(&format!("\n{hint}"));
+            }
+            text
+        })
+    }
+
+    fn sessions(&self) -> Vec<Row> {
+        let Ok(metas) = self.ctx.store.list() else {
+            return Vec::new();
+        };
+        let now = self.ctx.now();
+        hotl_log::listed(&metas, None)
+            .into_iter()
+            .map(|m| {
+                let mut detail = format!(
+                    "{} · {} · {} turn{}",
+                    &m.id[..m.id.len().min(10)],
+                    crate::render::relative_time(&m.updated, now),
+                    m.turns,
+                    if m.turns == 1 { "" } else { "s" }
+                );
+                if let Some(p) = &m.parent {
+                    detail.push_str(&format!(
+                        " · ↳ from {}",
+                        &p.session[..p.session.len().min(10)]
+                    ));
+                }
+                if m.cwd != self.ctx.cwd {
+                    detail.push_str(&format!(" · {}", self.ctx.tilde(&m.cwd)));
+                }
+                Row {
+                    label: m.display_title().chars().take(60).collect(),
+                    detail,
+                    value: m.id.clone(),
+                    near: m.cwd == self.ctx.cwd,
+                }
+            })
+            .collect()
+    }
+
+    fn entries(&self, id: &str) -> Vec<Entry> {
+        match self.ctx.store.lineage(id) {
+            Ok(lineage) => hotl_tui::transcript::entries(&View::from_lineage(lineage).items),
+            Err(e) => {
+                tracing::warn!("cannot read session {id} for the terminal UI: {e}");
+                Vec::new()
+            }
+        }
+    }
+}
+
+/// Whether `hotl` (no `-p`) gets the terminal UI: both ends a terminal, a terminal that can
+/// draw, and no `--no-tui`.
+pub fn wanted(no_tui: bool) -> bool {
+    use std::io::IsTerminal;
+    !no_tui
+        && std::io::stdin().is_terminal()
+        && std::io::stdout().is_terminal()
+        && std::env::var("TERM").map_or(true, |t| t != "dumb")
+}
+
+/// How the UI starts for a session.
+pub struct Start {
+    /// A first message (`hotl "fix the bug"`).
+    pub first: Option<String>,
+    /// The session is on disk (a resume or a fork): its id.
+    pub resumed: Option<String>,
+    /// Another process owns it: why (the UI is read-only).
+    pub read_only: Option<String>,
+    /// The prompt cache's lifetime.
+    pub ttl: Duration,
+}
+
+/// Runs the terminal UI on `agent` (none: read-only).
+pub async fn run(ctx: &Ctx, agent: Option<Agent>, start: Start) -> Result<ExitCode, CliError> {
+    let host = StoreHost { ctx };
+    let options = hotl_tui::Options {
+        history: (!ctx.is_in_memory()).then(|| ctx.store.home().join("console-history")),
+        metrics: std::env::var_os("HOTL_TUI_METRICS").map(Into::into),
+        ttl: start.ttl,
+        compact_at: hotl_agent::COMPACT_AT_PERCENT,
+        first: start.first,
+        resumed: start.resumed,
+        read_only: start.read_only,
+        started: process_start(),
+        ephemeral: ctx.is_in_memory(),
+    };
+    hotl_tui::run(agent, &host, options)
+        .await
+        .map_err(|e| CliError::Internal(format!("the terminal UI failed: {e}")))?;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// When this process started (for the first-paint metric): the time `main` first asked.
+pub fn process_start() -> Instant {
+    static START: std::sync::OnceLock<Instant> = std::sync::OnceLock::new();
+    *START.get_or_init(Instant::now)
+}
