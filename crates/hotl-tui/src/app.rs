@@ -210,6 +210,22 @@ impl App {
         rows
     }
 
+    /// The UI is closing: what streamed so far goes into the scrollback, and calls still
+    /// running are shown as left behind.
+    pub fn finish(&mut self) {
+        self.end_stream();
+        self.close_tools("left running when hotl closed; the turn is recorded cancelled");
+        for child in std::mem::take(&mut self.children) {
+            self.say(
+                format!(
+                    "fork {} was still running; it is recorded cancelled",
+                    child.handle
+                ),
+                Tone::Info,
+            );
+        }
+    }
+
     /// Puts an entry into the transcript and its rows into the scrollback.
     pub fn commit(&mut self, entry: Entry) {
         let rows = entry.rows(usize::from(self.width), false);

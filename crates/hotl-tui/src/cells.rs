@@ -143,7 +143,7 @@ impl Entry {
     /// Rows at `width`: collapsed for the scrollback, or expanded for the pager.
     pub fn rows(&self, width: usize, expanded: bool) -> Vec<Line<'static>> {
         let mut rows = match self {
-            Entry::User { text, .. } => user_rows(text, width),
+            Entry::User { text, .. } => user_rows(text, width, expanded),
             Entry::Answer { text } => crate::markdown::render(text, width),
             Entry::Thinking { text } => thinking_rows(text, width, expanded),
             Entry::Tool(card) => card.rows(width, expanded),
@@ -285,9 +285,18 @@ impl Entry {
     }
 }
 
-fn user_rows(text: &str, width: usize) -> Vec<Line<'static>> {
+/// Lines of a user message the scrollback shows; a long paste is counted, not repeated.
+const USER_LINES: usize = 12;
+
+fn user_rows(text: &str, width: usize, expanded: bool) -> Vec<Line<'static>> {
     let mut rows = vec![Line::default()];
-    for (i, line) in text.split('\n').enumerate() {
+    let total = text.split('\n').count();
+    let shown = if expanded || total <= USER_LINES + 1 {
+        total
+    } else {
+        USER_LINES
+    };
+    for (i, line) in text.split('\n').take(shown).enumerate() {
         let lead = if i == 0 {
             Span::styled("› ", style::prompt())
         } else {
@@ -301,6 +310,12 @@ fn user_rows(text: &str, width: usize) -> Vec<Line<'static>> {
             width,
             &[Span::raw("  ")],
         ));
+    }
+    if shown < total {
+        rows.push(Line::from(Span::styled(
+            format!("  … {} more lines (Ctrl+T shows them)", total - shown),
+            style::dim(),
+        )));
     }
     rows
 }

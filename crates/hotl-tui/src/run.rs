@@ -146,7 +146,11 @@ async fn main_loop(
     options: &Options,
     terminal: &Terminal,
 ) -> io::Result<Ended> {
-    let (cols, rows) = crossterm::terminal::size()?;
+    // A pseudo-terminal nobody sized says 0×0: draw for the classic size instead.
+    let (cols, rows) = match crossterm::terminal::size()? {
+        (0, _) | (_, 0) => (80, 24),
+        size => size,
+    };
     let row = terminal.row.unwrap_or(rows.saturating_sub(1));
     let mut screen = Screen::new(io::stdout(), (cols, rows), row);
     let mut app = App::new(cols, load_history(options.history.as_deref()));
@@ -532,6 +536,7 @@ async fn leave<W: Write>(
     _host: &dyn Host,
     options: &Options,
 ) -> io::Result<Ended> {
+    app.finish();
     let mut rows = app.take_history();
     let goodbye = if options.read_only.is_some() {
         "read-only snapshot closed".to_owned()

@@ -30,7 +30,12 @@ pub struct Frame {
 pub fn frame(app: &App, now: Instant, max_rows: usize, context: &Strip) -> Frame {
     let width = usize::from(app.width());
     let mut live: Vec<Line<'static>> = Vec::new();
-    let spin = SPINNER[(now.elapsed_since_epoch_ms() / 80) as usize % SPINNER.len()];
+    // The spinner turns with the time the work has run, so a frame is a function of its
+    // inputs (snapshot tests give `now`).
+    let ran = app.busy.as_ref().map_or(0, |(_, since)| {
+        now.saturating_duration_since(*since).as_millis()
+    });
+    let spin = SPINNER[(ran / 80) as usize % SPINNER.len()];
     for child in &app.children {
         live.push(truncate(
             &Line::from(vec![
@@ -285,17 +290,4 @@ pub fn strip(app: &App, now: Instant, context: &Strip, width: usize) -> Line<'st
         spans.push(Span::styled("new session", style::dim()));
     }
     truncate(&Line::from(spans), width)
-}
-
-/// Milliseconds on a clock that only needs to move, for the spinner.
-trait Ticks {
-    fn elapsed_since_epoch_ms(&self) -> u128;
-}
-
-impl Ticks for Instant {
-    fn elapsed_since_epoch_ms(&self) -> u128 {
-        static START: std::sync::OnceLock<Instant> = std::sync::OnceLock::new();
-        let start = *START.get_or_init(Instant::now);
-        self.saturating_duration_since(start).as_millis()
-    }
 }

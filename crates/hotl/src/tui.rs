@@ -75,10 +75,12 @@ impl hotl_tui::Host for StoreHost<'_> {
 }
 
 /// Whether `hotl` (no `-p`) gets the terminal UI: both ends a terminal, a terminal that can
-/// draw, and no `--no-tui`.
+/// draw, and neither `--no-tui` nor `HOTL_NO_TUI=1`.
 pub fn wanted(no_tui: bool) -> bool {
     use std::io::IsTerminal;
+    let refused = std::env::var("HOTL_NO_TUI").is_ok_and(|v| !v.is_empty() && v != "0");
     !no_tui
+        && !refused
         && std::io::stdin().is_terminal()
         && std::io::stdout().is_terminal()
         && std::env::var("TERM").map_or(true, |t| t != "dumb")

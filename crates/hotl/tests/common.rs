@@ -573,6 +573,8 @@ fn in_pty(
             None => cmd.env_remove(key),
         };
     }
+    // These tests type into the line console; the terminal UI has tests of its own.
+    cmd.env("HOTL_NO_TUI", "1");
     cmd.current_dir(&env.project)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())

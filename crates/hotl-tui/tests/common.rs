@@ -1,0 +1,49 @@
+//! Builders for agent events and keys.
+
+use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use hotl_agent::{Envelope, Event, TurnOutcome};
+use ratatui::text::Line;
+
+pub fn ev(event: Event) -> Envelope {
+    Envelope { child: None, event }
+}
+
+pub fn child(handle: &str, event: Event) -> Envelope {
+    Envelope {
+        child: Some(handle.to_owned()),
+        event,
+    }
+}
+
+pub fn delta(text: &str) -> Envelope {
+    ev(Event::Model {
+        event: hotl_wire::Event::TextDelta {
+            text: text.to_owned(),
+        },
+    })
+}
+
+pub fn ended() -> Envelope {
+    ev(Event::TurnEnded(TurnOutcome::default()))
+}
+
+pub fn key(code: KeyCode) -> KeyEvent {
+    KeyEvent::new(code, KeyModifiers::NONE)
+}
+
+pub fn ctrl(c: char) -> KeyEvent {
+    KeyEvent::new(KeyCode::Char(c), KeyModifiers::CONTROL)
+}
+
+pub fn typed(app: &mut hotl_tui::App, text: &str) {
+    let now = std::time::Instant::now();
+    for c in text.chars() {
+        app.key(key(KeyCode::Char(c)), now);
+    }
+}
+
+pub fn text(rows: &[Line<'static>]) -> Vec<String> {
+    rows.iter()
+        .map(|l| l.spans.iter().map(|s| s.content.as_ref()).collect())
+        .collect()
+}

@@ -1,0 +1,316 @@
+//! The app with no terminal: events in; scrollback rows, the viewport and commands out.
+
+use std::time::{Duration, Instant};
+
+use crossterm::event::KeyCode;
+use hotl_agent::{Answer, Command, Event, MoveResult, Status};
+use hotl_tui::cells::Entry;
+use hotl_tui::{App, Effect, Modal};
+
+use crate::common::*;
+
+fn sent(app: &mut App) -> Vec<Command> {
+    app.take_effects()
+        .into_iter()
+        .filter_map(|e| match e {
+            Effect::Send(c) => Some(c),
+            _ => None,
+        })
+        .collect()
+}
+
+#[test]
+fn a_message_is_sent_and_shown_once_and_the_answer_streams_into_the_scrollback() {
+    let mut app = App::new(60, Vec::new());
+    typed(&mut app, "fix the bug");
+    app.key(key(KeyCode::Enter), Instant::now());
+    assert_eq!(
+        sent(&mut app),
+        [Command::Submit {
+            text: "fix the bug".into()
+        }]
+    );
+    let rows = text(&app.take_history());
+    assert_eq!(rows.iter().filter(|r| r.contains("fix the bug")).count(), 1);
+
+    app.event(delta("First para"));
+    app.event(delta("graph.\nstill the same block\n"));
+    assert!(
+        app.take_history().is_empty(),
+        "a block is committed at its end"
+    );
+    assert_eq!(text(&app.live_tail())[0], "First paragraph.");
+    app.event(delta("\nSecond"));
+    let committed = text(&app.take_history());
+    assert!(
+        committed.contains(&"First paragraph.".to_owned()),
+        "{committed:?}"
+    );
+    assert!(committed.contains(&"still the same block".to_owned()));
+    app.event(ended());
+    let rest = text(&app.take_history());
+    assert!(rest.contains(&"Second".to_owned()), "{rest:?}");
+    assert!(app.busy.is_none());
+    assert!(matches!(app.transcript.last(), Some(Entry::Answer { .. })));
+}
+
+#[test]
+fn messages_typed_during_a_turn_are_queued_and_sent_in_order_after_it() {
+    let mut app = App::new(60, Vec::new());
+    app.submit("one".into());
+    app.submit("two".into());
+    app.submit("three".into());
+    assert_eq!(app.queued, ["two", "three"]);
+    assert_eq!(sent(&mut app).len(), 1);
+    app.event(ended());
+    assert_eq!(sent(&mut app), [Command::Submit { text: "two".into() }]);
+    assert_eq!(app.queued, ["three"]);
+}
+
+#[test]
+fn esc_and_ctrl_c_interrupt_a_turn_and_ctrl_c_twice_exits_when_idle() {
+    let mut app = App::new(60, Vec::new());
+    let now = Instant::now();
+    app.submit("go".into());
+    sent(&mut app);
+    app.key(key(KeyCode::Esc), now);
+    assert_eq!(sent(&mut app), [Command::Cancel]);
+    app.key(ctrl('c'), now);
+    assert_eq!(sent(&mut app), [Command::Cancel]);
+    app.event(ended());
+    typed(&mut app, "draft");
+    app.key(ctrl('c'), now);
+    assert!(app.composer.is_empty(), "the first Ctrl+C clears the input");
+    assert!(app.take_effects().is_empty());
+    app.key(ctrl('c'), now);
+    assert!(
+        app.take_effects().is_empty(),
+        "one Ctrl+C on an empty input only warns"
+    );
+    app.key(ctrl('c'), now + Duration::from_millis(300));
+    assert_eq!(app.take_effects(), [Effect::Exit]);
+}
+
+#[test]
+fn an_approval_is_a_modal_answered_by_y_n_or_a() {
+    for (k, answer) in [('y', Answer::Yes), ('n', Answer::No), ('a', Answer::Always)] {
+        let mut app = App::new(60, Vec::new());
+        app.event(ev(Event::Approval {
+            id: 7,
+            tool: "bash".into(),
+            question: "run rm?".into(),
+        }));
+        assert!(matches!(app.modal, Some(Modal::Approval { .. })));
+        app.key(key(KeyCode::Char('x')), Instant::now());
+        assert!(app.modal.is_some(), "other keys leave it open");
+        app.key(key(KeyCode::Char(k)), Instant::now());
+        assert!(app.modal.is_none());
+        assert_eq!(sent(&mut app), [Command::Approve { id: 7, answer }]);
+    }
+}
+
+#[test]
+fn tool_calls_run_live_and_land_as_cards() {
+    let mut app = App::new(60, Vec::new());
+    app.submit("go".into());
+    app.take_history();
+    app.event(ev(Event::ToolUse {
+        id: "c1".into(),
+        name: "bash".into(),
+        input: hotl_log::ToolInput::from_json(r#"{"command":"cargo test"}"#).expect("json"),
+    }));
+    assert_eq!(app.tools.len(), 1);
+    let output: String = (0..500).map(|i| format!("line {i}\n")).collect();
+    app.event(ev(Event::ToolResult {
+        id: "c1".into(),
+        name: "bash".into(),
+        is_error: false,
+        content: output,
+    }));
+    assert!(app.tools.is_empty());
+    let rows = text(&app.take_history());
+    assert_eq!(rows[0], "● bash $ cargo test");
+    assert!(
+        rows.iter().any(|r| r.contains("495 more lines")),
+        "{rows:?}"
+    );
+    assert!(rows.len() < 10);
+}
+
+#[test]
+fn a_fold_lands_as_a_card_with_its_handle() {
+    let mut app = App::new(60, Vec::new());
+    app.saved = true;
+    app.submit("/fold".into());
+    assert!(matches!(
+        sent(&mut app)[..],
+        [Command::Move(hotl_agent::Move::Fold { since: None, .. })]
+    ));
+    app.event(ev(Event::MoveEnded(MoveResult::Folded {
+        since: 3,
+        until: 9,
+        handle: "a1b2".into(),
+        note: "changed: x".into(),
+    })));
+    let rows = text(&app.take_history());
+    assert!(rows[0].starts_with("▸ fold t3..t9 · a1b2"), "{rows:?}");
+}
+
+#[test]
+fn children_update_their_own_cards_and_land_when_they_end() {
+    let mut app = App::new(80, Vec::new());
+    app.submit("go".into());
+    for h in ["aa11", "bb22"] {
+        app.event(ev(Event::ChildStarted {
+            handle: h.into(),
+            task: format!("task {h}"),
+        }));
+    }
+    app.event(child(
+        "bb22",
+        Event::ToolUse {
+            id: "x".into(),
+            name: "read".into(),
+            input: hotl_log::ToolInput::from_json(r#"{"path":"a.rs"}"#).expect("json"),
+        },
+    ));
+    app.event(child(
+        "aa11",
+        Event::Model {
+            event: hotl_wire::Event::TextDelta {
+                text: "looking at it".into(),
+            },
+        },
+    ));
+    assert_eq!(app.children[0].activity, "looking at it");
+    assert_eq!(app.children[1].activity, "read a.rs");
+    app.event(ev(Event::ChildEnded {
+        handle: "bb22".into(),
+        ok: true,
+    }));
+    assert_eq!(app.children.len(), 1);
+    let rows = text(&app.take_history());
+    assert!(
+        rows.iter()
+            .any(|r| r.starts_with("↳ fork bb22 · done · 1 tool call")),
+        "{rows:?}"
+    );
+}
+
+#[test]
+fn slash_commands_run_or_say_why_not_and_never_reach_the_model() {
+    let mut app = App::new(80, Vec::new());
+    app.submit("/fold".into());
+    assert!(sent(&mut app).is_empty(), "no session yet");
+    app.submit("/nonsense".into());
+    assert!(sent(&mut app).is_empty());
+    app.submit("/help".into());
+    let rows = text(&app.take_history());
+    assert!(rows.iter().any(|r| r.starts_with("/revert")), "{rows:?}");
+    app.submit("//etc".into());
+    assert_eq!(
+        sent(&mut app),
+        [Command::Submit {
+            text: "/etc".into()
+        }]
+    );
+    app.submit("/clear".into());
+    assert!(app.take_effects().is_empty(), "refused while a turn runs");
+}
+
+#[test]
+fn the_slash_popup_lists_matching_commands_and_tab_completes() {
+    let mut app = App::new(80, Vec::new());
+    typed(&mut app, "/fo");
+    let names: Vec<&str> = app.popup_items().iter().map(|(n, _)| *n).collect();
+    assert_eq!(names, ["/fold", "/fork"]);
+    app.key(key(KeyCode::Down), Instant::now());
+    app.key(key(KeyCode::Tab), Instant::now());
+    assert_eq!(app.composer.text(), "/fork ");
+    assert!(app.popup_items().is_empty());
+}
+
+#[test]
+fn shift_tab_cycles_the_permission_modes() {
+    let mut app = App::new(80, Vec::new());
+    app.key(key(KeyCode::BackTab), Instant::now());
+    assert_eq!(
+        sent(&mut app),
+        [Command::SetMode {
+            mode: hotl_agent::Mode::AcceptEdits
+        }]
+    );
+    app.event(ev(Event::ModeChanged {
+        mode: "accept-edits".into(),
+    }));
+    app.key(key(KeyCode::BackTab), Instant::now());
+    assert_eq!(
+        sent(&mut app),
+        [Command::SetMode {
+            mode: hotl_agent::Mode::Plan
+        }]
+    );
+}
+
+#[test]
+fn esc_esc_on_an_empty_composer_asks_for_a_revert_and_the_reverted_text_comes_back() {
+    let mut app = App::new(80, Vec::new());
+    let now = Instant::now();
+    app.key(key(KeyCode::Esc), now);
+    app.key(key(KeyCode::Esc), now + Duration::from_millis(200));
+    assert_eq!(
+        app.take_effects(),
+        [Effect::Session(hotl_tui::slash::SessionOp::Revert(None))]
+    );
+    app.event(ev(Event::Reverted {
+        before: 5,
+        to: 4,
+        text: "the old message".into(),
+    }));
+    assert_eq!(app.composer.text(), "the old message");
+}
+
+#[test]
+fn copy_takes_an_answer_as_written() {
+    let mut app = App::new(20, Vec::new());
+    app.submit("q".into());
+    app.event(delta("a **long** answer that wraps at twenty columns"));
+    app.event(ended());
+    app.take_effects();
+    app.submit("/copy".into());
+    assert_eq!(
+        app.take_effects(),
+        [Effect::Copy(
+            "a **long** answer that wraps at twenty columns".into()
+        )]
+    );
+}
+
+#[test]
+fn the_status_event_feeds_the_strip() {
+    let mut app = App::new(120, Vec::new());
+    app.model = "demo".into();
+    app.event(ev(Event::Status(Status {
+        context_percent: 75,
+        todos: 3,
+        todos_done: 1,
+        cost: 0.0123,
+        cache_hit: Some(0.87),
+        mode: Some("plan".into()),
+        ..Status::default()
+    })));
+    let strip = hotl_tui::ui::strip(
+        &app,
+        Instant::now(),
+        &hotl_tui::ui::Strip {
+            compact_at: 85,
+            ..Default::default()
+        },
+        120,
+    );
+    let text: String = strip.spans.iter().map(|s| s.content.as_ref()).collect();
+    assert_eq!(
+        text,
+        "75% ctx ▰▰▰▰▰▰▰▰┊▱ · todos 1/3 · demo · plan · $0.0123 · cache 87% · new session"
+    );
+}

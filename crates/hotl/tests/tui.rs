@@ -1,0 +1,448 @@
+//! The terminal UI: the real binary on a pseudo-terminal (script(1), sized with stty) against
+//! the fake provider, its bytes read back through a terminal emulator with scrollback (vt100),
+//! as a person would see them.
+
+use std::io::Write;
+use std::num::NonZeroU16;
+use std::process::{Command, Stdio};
+
+use hotl_fakellm::{Config, FakeLlm, Fault, Reply};
+use hotl_testkit::TestResult;
+
+use crate::common::{Env, Holder, MODEL, has_flock};
+
+const COLS: u16 = 100;
+const ROWS: u16 = 30;
+
+/// What the terminal showed, and how hotl ended.
+struct Shown {
+    /// Every row: the scrollback's, then the screen's.
+    rows: Vec<String>,
+    /// The raw bytes hotl wrote.
+    bytes: String,
+    code: i32,
+}
+
+impl Shown {
+    fn count(&self, line: &str) -> usize {
+        self.rows.iter().filter(|r| r.trim_end() == line).count()
+    }
+
+    fn has(&self, text: &str) -> bool {
+        self.rows.iter().any(|r| r.contains(text))
+    }
+}
+
+/// Runs `hotl <args>` in the terminal UI on a COLS×ROWS pseudo-terminal, typing each piece
+/// after waiting its milliseconds; `None` without script(1).
+fn tui(
+    env: &Env,
+    fake: &FakeLlm,
+    args: &[&str],
+    pieces: &[(&str, u64)],
+) -> TestResult<Option<Shown>> {
+    let has_script = Command::new("script")
+        .arg("--version")
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success());
+    if !hotl_testkit::require("script(1)", has_script)? {
+        return Ok(None);
+    }
+    let mut hotl = env.agent_command();
+    hotl.args(["--provider", "anthropic", "--base-url"])
+        .arg(fake.base_url())
+        .args(["--model", MODEL])
+        .args(args);
+    let quoted: Vec<String> = std::iter::once(hotl.get_program())
+        .chain(hotl.get_args())
+        .map(|a| format!("'{}'", a.to_string_lossy()))
+        .collect();
+    let mut cmd = Command::new("script");
+    cmd.args([
+        "-qec",
+        &format!("stty cols {COLS} rows {ROWS}; exec {}", quoted.join(" ")),
+        "/dev/null",
+    ]);
+    for (key, value) in hotl.get_envs() {
+        match value {
+            Some(v) => cmd.env(key, v),
+            None => cmd.env_remove(key),
+        };
+    }
+    cmd.env_remove("HOTL_NO_TUI")
+        .env("TERM", "xterm-256color")
+        .current_dir(&env.project)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    let mut child = cmd.spawn()?;
+    let mut stdin = child.stdin.take().ok_or("no stdin")?;
+    for (piece, wait_ms) in pieces {
+        std::thread::sleep(std::time::Duration::from_millis(*wait_ms));
+        stdin.write_all(piece.as_bytes())?;
+        stdin.flush()?;
+    }
+    let out = child.wait_with_output()?;
+    drop(stdin);
+    let mut parser = vt100::Parser::new(
+        NonZeroU16::new(ROWS).ok_or("rows")?,
+        NonZeroU16::new(COLS).ok_or("cols")?,
+        100_000,
+    );
+    parser.process(&out.stdout);
+    let len = parser.screen().scrollback_len();
+    let mut rows = Vec::new();
+    for offset in (1..=len).rev() {
+        parser.screen_mut().set_scrollback(offset);
+        rows.push(parser.screen().rows(0, COLS).next().unwrap_or_default());
+    }
+    parser.screen_mut().set_scrollback(0);
+    rows.extend(parser.screen().rows(0, COLS));
+    Ok(Some(Shown {
+        rows,
+        bytes: String::from_utf8_lossy(&out.stdout).into_owned(),
+        code: out.status.code().unwrap_or(-1),
+    }))
+}
+
+/// `/exit`, typed once what came before has had time to finish (a turn still running would
+/// be cancelled by it).
+fn exit() -> (&'static str, u64) {
+    ("/exit\r", 2000)
+}
+
+#[test]
+fn a_500_line_answer_lands_in_the_scrollback_once_and_exit_restores_the_terminal() -> TestResult {
+    let env = Env::new()?;
+    let answer: String = (1..=500).map(|i| format!("answer line {i}\n")).collect();
+    let fake = FakeLlm::start(Config::scripted([Reply::text(answer)]))?;
+    let Some(shown) = tui(&env, &fake, &[], &[("go\r", 400), exit(), ("", 1500)])? else {
+        return Ok(());
+    };
+    assert_eq!(shown.code, 0, "{}", shown.rows.join("\n"));
+    for i in 1..=500 {
+        assert_eq!(
+            shown.count(&format!("answer line {i}")),
+            1,
+            "line {i}: {}",
+            shown.rows.join("\n")
+        );
+    }
+    assert_eq!(shown.count("› go"), 1);
+    assert!(
+        shown.has("resume with: hotl -r"),
+        "{}",
+        shown.rows.join("\n")
+    );
+    assert!(!shown.bytes.contains("\x1b[2J") && !shown.bytes.contains("\x1b[3J"));
+    let last_paste_off = shown
+        .bytes
+        .rfind("\x1b[?2004l")
+        .ok_or("bracketed paste left on")?;
+    let last_paste_on = shown.bytes.rfind("\x1b[?2004h").ok_or("never turned on")?;
+    assert!(
+        last_paste_off > last_paste_on,
+        "bracketed paste is off at exit"
+    );
+    Ok(())
+}
+
+#[test]
+fn an_approval_asks_in_a_modal_and_y_runs_the_call_and_n_refuses_it() -> TestResult {
+    for (answer, ran) in [("y", true), ("n", false)] {
+        let env = Env::new()?;
+        let fake = FakeLlm::start(Config::scripted([
+            Reply::text("Running it.").with_tool(
+                "bash",
+                serde_json::json!({"command": "echo marker-$((40+2))"}),
+            ),
+            Reply::text("done"),
+        ]))?;
+        let Some(shown) = tui(
+            &env,
+            &fake,
+            &[],
+            &[("run it\r", 400), (answer, 1500), exit(), ("", 1500)],
+        )?
+        else {
+            return Ok(());
+        };
+        assert_eq!(shown.code, 0);
+        assert!(shown.has("Allow?"), "{}", shown.rows.join("\n"));
+        assert_eq!(shown.has("marker-42"), ran, "{}", shown.rows.join("\n"));
+    }
+    Ok(())
+}
+
+#[test]
+fn esc_mid_stream_cancels_the_turn_and_keeps_the_session() -> TestResult {
+    let env = Env::new()?;
+    let long: String = (1..=400).map(|i| format!("slow line {i}\n")).collect();
+    let fake = FakeLlm::start(Config::scripted([Reply::text(long), Reply::text("after")]))?;
+    fake.push_fault(Fault::split_seeded(7, 40).with_chunk_delay_ms(20));
+    let Some(shown) = tui(
+        &env,
+        &fake,
+        &[],
+        &[
+            ("go\r", 400),
+            ("\x1b", 1200),
+            ("again\r", 800),
+            exit(),
+            ("", 1500),
+        ],
+    )?
+    else {
+        return Ok(());
+    };
+    assert_eq!(shown.code, 0);
+    assert!(
+        shown.has("cancelled; the session is kept"),
+        "{}",
+        shown.rows.join("\n")
+    );
+    let at = |text: &str| shown.rows.iter().position(|r| r.contains(text));
+    let cancelled = at("cancelled; the session is kept").ok_or("not cancelled")?;
+    let again = at("› again").ok_or("the next message is not shown")?;
+    assert!(cancelled < again);
+    let first_turn = &shown.rows[..cancelled];
+    assert!(
+        !first_turn.iter().any(|r| r.contains("slow line 400")),
+        "the stream was cut: {}",
+        shown.rows.join("\n")
+    );
+    let ids = env.session_ids()?;
+    assert_eq!(ids.len(), 1);
+    let cancelled = env
+        .records(&ids[0])?
+        .iter()
+        .any(|r| r["type"] == "run" && r["state"] == "cancelled");
+    assert!(cancelled, "the run is recorded cancelled");
+    Ok(())
+}
+
+#[test]
+fn a_5000_line_paste_is_one_message() -> TestResult {
+    let env = Env::new()?;
+    let fake = FakeLlm::start(Config::scripted([Reply::text("got it")]))?;
+    let pasted: String = (1..=5000).map(|i| format!("pasted {i}\n")).collect();
+    let paste = format!("\x1b[200~{pasted}\x1b[201~");
+    let Some(shown) = tui(
+        &env,
+        &fake,
+        &[],
+        &[(&paste, 400), ("\r", 600), exit(), ("", 1500)],
+    )?
+    else {
+        return Ok(());
+    };
+    assert_eq!(shown.code, 0);
+    assert!(shown.has("got it"), "{}", shown.rows.join("\n"));
+    let ids = env.session_ids()?;
+    let users: Vec<String> = env
+        .records(&ids[0])?
+        .iter()
+        .filter(|r| r["type"] == "user")
+        .map(|r| r["content"].to_string())
+        .collect();
+    assert_eq!(users.len(), 1, "one message");
+    assert!(users[0].contains("pasted 1\\n") && users[0].contains("pasted 5000"));
+    Ok(())
+}
+
+#[test]
+fn help_lists_every_command_and_a_resume_shows_the_tail() -> TestResult {
+    let env = Env::new()?;
+    let fake = FakeLlm::start(Config::scripted([
+        Reply::text("first answer"),
+        Reply::text("second answer"),
+    ]))?;
+    let Some(shown) = tui(
+        &env,
+        &fake,
+        &[],
+        &[("hello\r", 400), ("/help\r", 600), exit(), ("", 1500)],
+    )?
+    else {
+        return Ok(());
+    };
+    for command in [
+        "/fold", "/recall", "/ask", "/compact", "/revert", "/copy", "/exit",
+    ] {
+        assert!(shown.has(command), "{command}");
+    }
+    let Some(resumed) = tui(&env, &fake, &["-c"], &[("more\r", 600), exit(), ("", 1500)])? else {
+        return Ok(());
+    };
+    assert_eq!(resumed.count("› hello"), 1, "{}", resumed.rows.join("\n"));
+    assert!(resumed.has("first answer"));
+    assert!(resumed.has("second answer"));
+    Ok(())
+}
+
+#[test]
+fn a_session_another_process_holds_opens_read_only() -> TestResult {
+    if !hotl_testkit::require("flock(1)", has_flock())? {
+        return Ok(());
+    }
+    let env = Env::new()?;
+    let fake = FakeLlm::start(Config::scripted([Reply::text("the answer")]))?;
+    let Some(_) = tui(&env, &fake, &[], &[("hello\r", 400), exit(), ("", 1500)])? else {
+        return Ok(());
+    };
+    let id = env.session_ids()?.pop().ok_or("no session")?;
+    let _holder = Holder::spawn(&env.home.join("sessions").join(format!("{id}.lock")))?;
+    let Some(shown) = tui(
+        &env,
+        &fake,
+        &["-r", &id],
+        &[("typed\r", 500), ("\x03\x03", 300), ("", 1000)],
+    )?
+    else {
+        return Ok(());
+    };
+    assert_eq!(shown.code, 0);
+    assert!(shown.has("read-only"), "{}", shown.rows.join("\n"));
+    assert!(shown.has("the answer"));
+    assert_eq!(
+        env.records(&id)?
+            .iter()
+            .filter(|r| r["type"] == "user")
+            .count(),
+        1,
+        "nothing was written"
+    );
+    Ok(())
+}
+
+/// tmux: the terminal a person would use. Every turn's marker is in the scrollback
+/// (`capture-pane -S -`) exactly once, also across a window split and resizes; the composer
+/// row stays at the bottom.
+#[test]
+fn in_tmux_each_turn_is_in_the_scrollback_once_across_splits_and_resizes() -> TestResult {
+    let has_tmux = Command::new("tmux")
+        .arg("-V")
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success());
+    if !hotl_testkit::require("tmux", has_tmux)? {
+        return Ok(());
+    }
+    let env = Env::new()?;
+    let replies = (1..=6).map(|i| {
+        let body: String = (1..=30).map(|j| format!("turn {i} row {j}\n")).collect();
+        Reply::text(format!("{body}MARKER-{i}"))
+    });
+    let fake = FakeLlm::start(Config::scripted(replies))?;
+    let socket = env.root().join("tmux.sock");
+    let tmux = |args: &[&str]| -> TestResult<String> {
+        let out = Command::new("tmux")
+            .arg("-S")
+            .arg(&socket)
+            .args(args)
+            .output()?;
+        if !out.status.success() {
+            return Err(format!("tmux {args:?}: {}", String::from_utf8_lossy(&out.stderr)).into());
+        }
+        Ok(String::from_utf8_lossy(&out.stdout).into_owned())
+    };
+    let hotl = env.agent_command();
+    // env takes its -u options before any assignment.
+    let mut line = String::from("env -u HOTL_NO_TUI");
+    for (key, value) in hotl.get_envs() {
+        if value.is_none() {
+            line.push_str(&format!(" -u '{}'", key.to_string_lossy()));
+        }
+    }
+    for (key, value) in hotl.get_envs() {
+        if let Some(v) = value {
+            line.push_str(&format!(
+                " '{}={}'",
+                key.to_string_lossy(),
+                v.to_string_lossy()
+            ));
+        }
+    }
+    line.push_str(&format!(" '{}'", hotl.get_program().to_string_lossy()));
+    for arg in hotl.get_args() {
+        line.push_str(&format!(" '{}'", arg.to_string_lossy()));
+    }
+    line.push_str(&format!(
+        " --provider anthropic --base-url '{}' --model {MODEL}",
+        fake.base_url()
+    ));
+    let project = env.project.to_string_lossy().into_owned();
+    let line = format!("{line}; echo exited $?; sleep 30");
+    tmux(&[
+        "new-session",
+        "-d",
+        "-x",
+        "100",
+        "-y",
+        "30",
+        "-s",
+        "T",
+        "-c",
+        &project,
+        &line,
+    ])?;
+    let wait_for = |text: &str| -> TestResult<String> {
+        for _ in 0..100 {
+            let screen = tmux(&["capture-pane", "-p", "-t", "T:0.0", "-S", "-"])?;
+            if screen.contains(text) {
+                return Ok(screen);
+            }
+            std::thread::sleep(std::time::Duration::from_millis(100));
+        }
+        Err(format!("never saw {text:?}").into())
+    };
+    let result = (|| -> TestResult {
+        wait_for("% ctx").map_err(|e| format!("{e}: {line}"))?;
+        for i in 1..=6 {
+            tmux(&["send-keys", "-t", "T:0.0", "-l", &format!("message {i}")])?;
+            tmux(&["send-keys", "-t", "T:0.0", "Enter"])?;
+            wait_for(&format!("MARKER-{i}"))?;
+            match i {
+                2 => {
+                    tmux(&["split-window", "-t", "T:0", "-v", "-d"])?;
+                }
+                3 => {
+                    tmux(&["kill-pane", "-t", "T:0.1"])?;
+                }
+                4 => {
+                    tmux(&["resize-window", "-t", "T", "-x", "70", "-y", "24"])?;
+                }
+                _ => {}
+            }
+            std::thread::sleep(std::time::Duration::from_millis(300));
+        }
+        let all = wait_for("MARKER-6")?;
+        for i in 1..=6 {
+            let marker = format!("MARKER-{i}");
+            let n = all.lines().filter(|l| l.trim_end() == marker).count();
+            assert_eq!(n, 1, "{marker} {n} times:\n{all}");
+            let sent = format!("› message {i}");
+            assert_eq!(
+                all.lines().filter(|l| l.trim_end() == sent).count(),
+                1,
+                "{sent}:\n{all}"
+            );
+        }
+        let screen = tmux(&["capture-pane", "-p", "-t", "T:0.0"])?;
+        let rows: Vec<&str> = screen.lines().collect();
+        let strip = rows
+            .iter()
+            .rposition(|r| r.contains("% ctx"))
+            .ok_or("no strip")?;
+        assert!(
+            rows[strip - 1].starts_with('›'),
+            "the composer sits above the strip:\n{screen}"
+        );
+        Ok(())
+    })();
+    let _ = tmux(&["kill-server"]);
+    result
+}
