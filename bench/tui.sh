@@ -1,0 +1,130 @@
+#!/usr/bin/env bash
+# Terminal UI benchmarks, in tmux against the fake provider, read from HOTL_TUI_METRICS (one
+# JSON line per frame, and the first paint):
+#   (a) first paint of a new session (process start to the first frame on the terminal);
+#   (b) resuming the 100,000-record session: first paint, and bytes written before the prompt,
+#       beside the time `hotl sessions show` takes to open the same session;
+#   (c) frame cost while an answer streams at 120x40 into a session with 10,000 cells;
+#   (d) CPU at an idle prompt over 10 s;
+#   (e) keystroke echo while an answer streams (send-keys to the glyph in capture-pane);
+#   (f) RSS with the 100,000-record session open, against a headless run on it.
+# Numbers, not assertions: docs/performance.md keeps them.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+cargo build --release -q -p hotl -p hotl-fakellm -p hotl-synth
+ROOT=$PWD
+BIN=$ROOT/target/release
+OUT=$(mktemp -d /tmp/hotl-tui-bench.XXXXXX)
+SOCK=$OUT/tmux.sock
+PORT=${PORT:-18779}
+RUNS=${RUNS:-20}
+tm() { tmux -S "$SOCK" "$@"; }
+cleanup() {
+  tm kill-server 2>/dev/null || true
+  kill "${FAKE:-0}" 2>/dev/null || true
+  rm -rf "$OUT"
+}
+trap cleanup EXIT
+
+# A reply of N numbered lines, served for every request.
+python3 - "$OUT/script.jsonl" <<'EOF'
+import json, sys
+body = "".join(f"streamed line {i} with a few more words to fill it\n" for i in range(1, 2001))
+with open(sys.argv[1], "w") as f:
+    for _ in range(200):
+        f.write(json.dumps({"text": body}) + "\n")
+EOF
+"$BIN/hotl-fakellm" serve --port "$PORT" --script "$OUT/script.jsonl" >"$OUT/fake.log" 2>&1 &
+FAKE=$!
+for _ in $(seq 1 50); do grep -q http "$OUT/fake.log" && break; sleep 0.1; done
+mkdir -p "$OUT/project"
+HOTL=("$BIN/hotl" --provider anthropic --base-url "http://127.0.0.1:$PORT" --model claude-sonnet-5)
+
+# Starts hotl in a fresh tmux session W×H with metrics to $OUT/m.jsonl; waits for the prompt.
+start() {
+  local w=$1 h=$2 home=$3
+  shift 3
+  rm -f "$OUT/m.jsonl"
+  tm kill-server 2>/dev/null || true
+  tm new-session -d -x "$w" -y "$h" -s B -c "$OUT/project" \
+    "env HOTL_TUI_METRICS=$OUT/m.jsonl ${HOTL[*]} --home $home $*; sleep 600"
+  for _ in $(seq 1 600); do
+    grep -q first_paint "$OUT/m.jsonl" 2>/dev/null && return 0
+    sleep 0.01
+  done
+  echo "no first paint" >&2
+  return 1
+}
+wait_for() {
+  for _ in $(seq 1 3000); do
+    tm capture-pane -p -t B | grep -q "$1" && return 0
+    sleep 0.01
+  done
+  echo "never saw $1" >&2
+  return 1
+}
+pct() { sort -n | awk -v p="$1" '{a[NR]=$1} END {i=int(NR*p/100); if (i<1) i=1; print a[i]}'; }
+hotl_pid() { pgrep -f -n "$BIN/hotl .*--home $1" ; }
+
+echo "(a) first paint, new session ($RUNS runs, 100x30):"
+for _ in $(seq 1 "$RUNS"); do
+  start 100 30 "$OUT/home-a" >/dev/null
+  grep -o '"first_paint_us":[0-9]*' "$OUT/m.jsonl" | cut -d: -f2
+done | awk '{print $1/1000}' | sort -n | awk '{a[NR]=$1} END {printf "  median %.1f ms, worst %.1f ms\n", a[int(NR/2)+1], a[NR]}'
+
+echo "(b) resume the 100,000-record session:"
+if [ ! -d "$ROOT/bench/out/big" ]; then
+  "$BIN/hotl-synth" --home "$ROOT/bench/out/big" --sessions 1 --records 100000 --seed 42 --cwd "$OUT/project" >/dev/null
+fi
+BIG=$ROOT/bench/out/big
+ID=$("$BIN/hotl" --home "$BIG" sessions list --all --json | python3 -c 'import json,sys; print(json.load(sys.stdin)[0]["id"])')
+open_ms=$( { /usr/bin/time -f %e "$BIN/hotl" --home "$BIG" sessions show "$ID" >/dev/null; } 2>&1 | awk '{print $1*1000}')
+echo "  hotl sessions show (open + project + print): ${open_ms} ms"
+for _ in 1 2 3; do
+  start 120 40 "$BIG" -r "$ID" >/dev/null
+  paint=$(grep -o '"first_paint_us":[0-9]*' "$OUT/m.jsonl" | cut -d: -f2)
+  bytes=$(grep -o '"bytes":[0-9]*' "$OUT/m.jsonl" | head -1 | cut -d: -f2)
+  echo "  first paint $((paint / 1000)) ms, ${bytes} bytes written before the prompt"
+done
+PID=$(hotl_pid "$BIG" || true)
+if [ -n "$PID" ]; then
+  rss_tui=$(awk '/VmHWM/ {print $2}' "/proc/$PID/status")
+fi
+tm kill-server 2>/dev/null || true
+rss_headless=$( { /usr/bin/time -f %M "${HOTL[@]}" --home "$BIG" -r "$ID" -p hi >/dev/null 2>/dev/null; } 2>&1 | tail -1)
+echo "(f) peak RSS with it open: terminal UI ${rss_tui:-?} KiB, headless -p ${rss_headless} KiB"
+
+echo "(c) frames while a 2,000-line answer streams at 120x40 into a session of 10,000 cells:"
+SMALL=$OUT/home-c
+"$BIN/hotl-synth" --home "$SMALL" --sessions 1 --records 10000 --seed 7 --cwd "$OUT/project" >/dev/null
+SID=$("$BIN/hotl" --home "$SMALL" sessions list --all --json | python3 -c 'import json,sys; print(json.load(sys.stdin)[0]["id"])')
+start 120 40 "$SMALL" -r "$SID" >/dev/null
+wait_for '% ctx'
+sleep 1
+: >"$OUT/m.jsonl"
+tm send-keys -t B -l "stream please"
+tm send-keys -t B Enter
+wait_for 'streamed line 2000'
+sleep 0.5
+frames=$(grep -c '"frame"' "$OUT/m.jsonl")
+echo "  $frames frames; render+diff+write µs: p50 $(grep -o '"render_us":[0-9]*' "$OUT/m.jsonl" | cut -d: -f2 | pct 50), p99 $(grep -o '"render_us":[0-9]*' "$OUT/m.jsonl" | cut -d: -f2 | pct 99), max $(grep -o '"render_us":[0-9]*' "$OUT/m.jsonl" | cut -d: -f2 | pct 100)"
+
+echo "(d) CPU at an idle prompt over 10 s:"
+PID=$(hotl_pid "$SMALL")
+tick=$(getconf CLK_TCK)
+t0=$(awk '{print $14+$15}' "/proc/$PID/stat"); sleep 10; t1=$(awk '{print $14+$15}' "/proc/$PID/stat")
+python3 -c "print(f'  {($t1-$t0)/$tick/10*100:.2f}% of a core')"
+
+echo "(e) keystroke echo while an answer streams (20 keys):"
+tm send-keys -t B -l "again"
+tm send-keys -t B Enter
+sleep 0.3
+for i in $(seq 1 20); do
+  c=$(printf "\\x$(printf %x $((97 + i % 26)))")
+  before=$(tm capture-pane -p -t B | grep '^›' | tail -1)
+  t0=$(date +%s%N)
+  tm send-keys -t B -l "$c"
+  while [ "$(tm capture-pane -p -t B | grep '^›' | tail -1)" = "$before" ]; do :; done
+  t1=$(date +%s%N)
+  echo $(((t1 - t0) / 1000))
+done | sort -n | awk '{a[NR]=$1/1000} END {printf "  p50 %.1f ms, p99 %.1f ms (includes tmux and capture-pane polling)\n", a[int(NR/2)+1], a[NR]}'
