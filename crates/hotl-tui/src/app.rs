@@ -351,8 +351,8 @@ impl App {
                 let input = u.input + u.cache_read + u.cache_write_5m + u.cache_write_1h;
                 if input + u.output > 0 {
                     parts.push(format!("{} in · {} out", tokens(input), tokens(u.output)));
-                    if input > 0 {
-                        parts.push(format!("{}% cached", u.cache_read * 100 / input));
+                    if let Some(share) = (u.cache_read * 100).checked_div(input) {
+                        parts.push(format!("{share}% cached"));
                     }
                 }
                 if let Some(cost) = outcome.cost {
@@ -675,6 +675,13 @@ impl App {
             return;
         }
         let ctrl = key.modifiers.contains(KeyModifiers::CONTROL);
+        if self.composer.is_searching() {
+            // Esc and Ctrl+G end a history search, not a turn.
+            if let composer::Action::Submit(text) = self.composer.key(key) {
+                self.submit(text);
+            }
+            return;
+        }
         match key.code {
             KeyCode::Char('c') if ctrl => {
                 if self.busy.is_some() {
@@ -758,7 +765,11 @@ impl App {
                     self.popup = 0;
                     return;
                 }
-                KeyCode::Enter if !popup.iter().any(|(c, _)| *c == self.composer.text().trim()) => {
+                KeyCode::Enter
+                    if !popup
+                        .iter()
+                        .any(|(c, _)| *c == self.composer.shown().trim()) =>
+                {
                     let chosen = popup[self.popup.min(popup.len() - 1)].0;
                     self.composer.set_text(chosen);
                     self.popup = 0;
@@ -920,12 +931,12 @@ impl App {
 
     /// The slash commands the typed `/word` could be, with their help.
     pub fn popup_items(&self) -> Vec<(&'static str, &'static str)> {
-        let text = self.composer.text();
+        let text = self.composer.shown();
         if !text.starts_with('/') || text.starts_with("//") || text.contains(char::is_whitespace) {
             return Vec::new();
         }
         slash::commands()
-            .filter(|(name, _)| name.starts_with(text.as_str()))
+            .filter(|(name, _)| name.starts_with(text))
             .collect()
     }
 }

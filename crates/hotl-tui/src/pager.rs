@@ -132,37 +132,33 @@ impl Pager {
             KeyCode::Char('/') => self.search = Some(String::new()),
             KeyCode::Char('n') => self.find_next(true),
             KeyCode::Char('N') => self.find_next(false),
-            KeyCode::Tab | KeyCode::BackTab => {
-                if !self.handles.is_empty() {
-                    let n = self.handles.len();
-                    let next = match (self.focus, key.code == KeyCode::BackTab) {
-                        (None, false) => self
-                            .handles
-                            .iter()
-                            .position(|(row, _)| *row >= self.top)
-                            .unwrap_or(0),
-                        (None, true) => n - 1,
-                        (Some(i), false) => (i + 1) % n,
-                        (Some(i), true) => (i + n - 1) % n,
-                    };
-                    self.focus = Some(next);
-                    let row = self.handles[next].0;
-                    if row < self.top || row >= self.top + page {
-                        self.top = row.saturating_sub(page / 2).min(self.max_top());
-                    }
+            KeyCode::Tab | KeyCode::BackTab if !self.handles.is_empty() => {
+                let n = self.handles.len();
+                let next = match (self.focus, key.code == KeyCode::BackTab) {
+                    (None, false) => self
+                        .handles
+                        .iter()
+                        .position(|(row, _)| *row >= self.top)
+                        .unwrap_or(0),
+                    (None, true) => n - 1,
+                    (Some(i), false) => (i + 1) % n,
+                    (Some(i), true) => (i + n - 1) % n,
+                };
+                self.focus = Some(next);
+                let row = self.handles[next].0;
+                if row < self.top || row >= self.top + page {
+                    self.top = row.saturating_sub(page / 2).min(self.max_top());
                 }
             }
-            KeyCode::Enter => {
+            KeyCode::Enter if self.focus.is_some() => {
                 if let Some(handle) = self.focused() {
                     return Outcome::Closed(Some(format!("/ask {handle} ")));
                 }
             }
-            KeyCode::Char('r') => {
-                if self.focused().is_some() {
-                    return Outcome::Closed(Some("/recall ".to_owned()));
-                }
+            KeyCode::Char('r') if self.focus.is_some() => {
+                return Outcome::Closed(Some("/recall ".to_owned()));
             }
-            KeyCode::Char('y') => {
+            KeyCode::Char('y') if self.focus.is_some() => {
                 if let Some(handle) = self.focused() {
                     return Outcome::Copy(handle);
                 }
