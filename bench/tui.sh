@@ -40,13 +40,16 @@ for _ in $(seq 1 50); do grep -q http "$OUT/fake.log" && break; sleep 0.1; done
 mkdir -p "$OUT/project"
 HOTL=("$BIN/hotl" --provider anthropic --base-url "http://127.0.0.1:$PORT" --model claude-sonnet-5)
 
-# Starts hotl in a fresh tmux session W×H with metrics to $OUT/m.jsonl; waits for the prompt.
+# Starts hotl in a fresh tmux session W×H in $CWD with metrics to $OUT/m.jsonl; waits for the
+# first paint.
+CWD=$OUT/project
 start() {
   local w=$1 h=$2 home=$3
   shift 3
   rm -f "$OUT/m.jsonl"
   tm kill-server 2>/dev/null || true
-  tm new-session -d -x "$w" -y "$h" -s B -c "$OUT/project" \
+  sleep 0.2
+  tm new-session -d -x "$w" -y "$h" -s B -c "$CWD" \
     "env HOTL_TUI_METRICS=$OUT/m.jsonl ${HOTL[*]} --home $home $*; sleep 600"
   for _ in $(seq 1 600); do
     grep -q first_paint "$OUT/m.jsonl" 2>/dev/null && return 0
@@ -68,20 +71,24 @@ hotl_pid() { pgrep -f -n "$BIN/hotl .*--home $1" ; }
 
 echo "(a) first paint, new session ($RUNS runs, 100x30):"
 for _ in $(seq 1 "$RUNS"); do
-  start 100 30 "$OUT/home-a" >/dev/null
+  start 100 30 "$OUT/home-a" >/dev/null || continue
   grep -o '"first_paint_us":[0-9]*' "$OUT/m.jsonl" | cut -d: -f2
 done | awk '{print $1/1000}' | sort -n | awk '{a[NR]=$1} END {printf "  median %.1f ms, worst %.1f ms\n", a[int(NR/2)+1], a[NR]}'
 
 echo "(b) resume the 100,000-record session:"
-if [ ! -d "$ROOT/bench/out/big" ]; then
-  "$BIN/hotl-synth" --home "$ROOT/bench/out/big" --sessions 1 --records 100000 --seed 42 --cwd "$OUT/project" >/dev/null
+# The session lives in bench/out/tui-big, recorded in bench/out/tui-big-project (kept between
+# runs: writing 100,000 records takes a while).
+BIG=$ROOT/bench/out/tui-big
+CWD=$ROOT/bench/out/tui-big-project
+mkdir -p "$CWD"
+if [ ! -d "$BIG" ]; then
+  "$BIN/hotl-synth" --home "$BIG" --sessions 1 --records 100000 --seed 42 --cwd "$CWD" >/dev/null
 fi
-BIG=$ROOT/bench/out/big
 ID=$("$BIN/hotl" --home "$BIG" sessions list --all --json | python3 -c 'import json,sys; print(json.load(sys.stdin)[0]["id"])')
 open_ms=$( { /usr/bin/time -f %e "$BIN/hotl" --home "$BIG" sessions show "$ID" >/dev/null; } 2>&1 | awk '{print $1*1000}')
 echo "  hotl sessions show (open + project + print): ${open_ms} ms"
 for _ in 1 2 3; do
-  start 120 40 "$BIG" -r "$ID" >/dev/null
+  start 120 40 "$BIG" -r "$ID" >/dev/null || continue
   paint=$(grep -o '"first_paint_us":[0-9]*' "$OUT/m.jsonl" | cut -d: -f2)
   bytes=$(grep -o '"bytes":[0-9]*' "$OUT/m.jsonl" | head -1 | cut -d: -f2)
   echo "  first paint $((paint / 1000)) ms, ${bytes} bytes written before the prompt"
@@ -91,7 +98,8 @@ if [ -n "$PID" ]; then
   rss_tui=$(awk '/VmHWM/ {print $2}' "/proc/$PID/status")
 fi
 tm kill-server 2>/dev/null || true
-rss_headless=$( { /usr/bin/time -f %M "${HOTL[@]}" --home "$BIG" -r "$ID" -p hi >/dev/null 2>/dev/null; } 2>&1 | tail -1)
+rss_headless=$(cd "$CWD" && { /usr/bin/time -f %M "${HOTL[@]}" --home "$BIG" -r "$ID" -p hi >/dev/null 2>/dev/null || true; } 2>&1 | tail -1)
+CWD=$OUT/project
 echo "(f) peak RSS with it open: terminal UI ${rss_tui:-?} KiB, headless -p ${rss_headless} KiB"
 
 echo "(c) frames while a 2,000-line answer streams at 120x40 into a session of 10,000 cells:"

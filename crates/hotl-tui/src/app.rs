@@ -242,19 +242,12 @@ impl App {
         });
     }
 
-    /// Shows a session's transcript on resume or after a switch: the entries from `start` on
-    /// go into the scrollback, the earlier ones only into the pager (Ctrl+T).
-    pub fn replay(&mut self, mut entries: Vec<Entry>, start: usize) {
-        let start = start.min(entries.len());
-        let tail = entries.split_off(start);
-        self.transcript = entries;
-        if start > 0 {
-            self.say(
-                format!("{start} earlier entries are in the transcript (Ctrl+T)"),
-                Tone::Info,
-            );
-        }
-        for entry in tail {
+    /// Shows the end of a session's transcript (on resume or after a switch): the entries go
+    /// into the scrollback, after those from `start` on are dropped from the pager's copy
+    /// (the pager reads a saved session from its log).
+    pub fn replay(&mut self, entries: Vec<Entry>, start: usize) {
+        self.transcript.clear();
+        for entry in entries.into_iter().skip(start) {
             self.commit(entry);
         }
     }

@@ -15,7 +15,7 @@ use ratatui::backend::CrosstermBackend;
 use ratatui::style::{Color, Modifier, Style};
 use ratatui::text::{Line, Span};
 
-use crate::app::App;
+use crate::cells::Entry;
 use crate::cells::style;
 
 /// What a key did.
@@ -43,10 +43,10 @@ pub struct Pager {
 }
 
 impl Pager {
-    /// Opens the pager over `app`'s transcript at `width`.
-    pub fn open(app: &App, width: u16) -> Pager {
+    /// Opens the pager over `entries` at `width`.
+    pub fn open(entries: &[Entry], width: u16) -> Pager {
         let width = usize::from(width.max(10));
-        let rows = transcript_rows(app, width);
+        let rows = transcript_rows(entries, width);
         let handles = rows
             .iter()
             .enumerate()
@@ -243,10 +243,10 @@ impl Pager {
     }
 }
 
-/// Every entry of the transcript, expanded.
-pub fn transcript_rows(app: &App, width: usize) -> Vec<Line<'static>> {
+/// Every entry, expanded.
+pub fn transcript_rows(entries: &[Entry], width: usize) -> Vec<Line<'static>> {
     let mut rows = Vec::new();
-    for entry in &app.transcript {
+    for entry in entries {
         rows.extend(entry.rows(width, true));
     }
     rows

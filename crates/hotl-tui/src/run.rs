@@ -56,8 +56,10 @@ pub struct Options {
     pub compact_at: u64,
     /// A first message to send.
     pub first: Option<String>,
-    /// The session is on disk: show its tail and finish a turn a dead process left open.
-    pub resumed: Option<String>,
+    /// The session is on disk: its id, and the tail of its transcript to show (with how
+    /// many items come before it, which the pager reads when it opens). A turn a dead process
+    /// left open is finished.
+    pub resumed: Option<(String, Vec<Entry>, usize)>,
     /// Another process owns the session: show it read-only, saying this.
     pub read_only: Option<String>,
     /// When the program started, for the first-paint metric.
@@ -167,10 +169,16 @@ async fn main_loop(
     let mut requests = 0;
     let mut events_since_frame = 0usize;
 
-    if let Some(id) = &options.resumed {
+    if let Some((id, tail, hidden)) = &options.resumed {
         app.session.clone_from(id);
         app.saved = true;
-        replay(&mut app, host, id);
+        app.replay(tail.clone(), 0);
+        if *hidden > 0 {
+            app.say(
+                format!("{hidden} earlier items are in the transcript (Ctrl+T)"),
+                Tone::Info,
+            );
+        }
     }
     // The first frame goes out before anything slow (the syntaxes load meanwhile).
     draw(
@@ -200,7 +208,16 @@ async fn main_loop(
                 Effect::Exit => {
                     return leave(&mut screen, &mut app, agent, host, options).await;
                 }
-                Effect::Pager => pager = Some(Pager::open(&app, cols_of(&screen))),
+                Effect::Pager => {
+                    // The log holds everything (archived items included); what this run
+                    // shows is only the end of it.
+                    let entries = if app.saved {
+                        host.entries(&app.session)
+                    } else {
+                        app.transcript.clone()
+                    };
+                    pager = Some(Pager::open(&entries, cols_of(&screen)));
+                }
                 other => apply(other, &mut app, agent.as_ref(), host, &mut screen)?,
             }
         }
@@ -347,9 +364,16 @@ fn take(app: &mut App, envelope: hotl_agent::Envelope, host: &dyn Host) {
 }
 
 fn replay(app: &mut App, host: &dyn Host, id: &str) {
-    let entries = host.entries(id);
+    let mut entries = host.entries(id);
     let start = crate::transcript::tail_start(&entries);
-    app.replay(entries, start);
+    let tail = entries.split_off(start);
+    app.replay(tail, 0);
+    if start > 0 {
+        app.say(
+            format!("{start} earlier entries are in the transcript (Ctrl+T)"),
+            Tone::Info,
+        );
+    }
 }
 
 fn handle_input<W: Write>(event: Input, app: &mut App, screen: &mut Screen<W>) -> io::Result<()> {

@@ -122,6 +122,25 @@ pub fn tail_start(entries: &[Entry]) -> usize {
     archive.map_or(turns, |a| a.max(turns))
 }
 
+/// What a resume shows of a session whose transcript is `items`: the entries of the items
+/// from the last fold or compaction, or from the [`TAIL_TURNS`]-th user message from the end
+/// (whichever is later), and how many items come before them. Only those items are turned
+/// into entries, so resuming a long session costs what its tail costs.
+pub fn tail(items: &[Item]) -> (Vec<Entry>, usize) {
+    let archive = items
+        .iter()
+        .rposition(|i| matches!(i, Item::Folded { .. } | Item::Compacted { .. }));
+    let mut users = items
+        .iter()
+        .enumerate()
+        .rev()
+        .filter(|(_, i)| matches!(i, Item::User { content, .. } if !hotl_log::plain_text(content).trim().is_empty()))
+        .map(|(n, _)| n);
+    let turns = users.nth(TAIL_TURNS - 1).unwrap_or(0);
+    let start = archive.map_or(turns, |a| a.max(turns));
+    (entries(&items[start..]), start)
+}
+
 /// The user messages of `entries` that carry a stamp, newest first: what the revert and fork
 /// pickers list.
 pub fn user_messages(entries: &[Entry]) -> Vec<(u64, String)> {
@@ -147,6 +166,22 @@ mod tests {
             seq: Some(seq),
             text: format!("m{seq}"),
         }
+    }
+
+    #[test]
+    fn a_resume_turns_only_the_tail_of_the_items_into_entries() {
+        let user = |seq| Item::User {
+            seq,
+            content: vec![Block::Text {
+                text: format!("m{seq}"),
+            }],
+        };
+        let items: Vec<Item> = (1..=10).map(user).collect();
+        let (tail, hidden) = tail(&items);
+        assert_eq!(hidden, 7);
+        assert_eq!(tail.len(), 3);
+        let (all, hidden) = super::tail(&items[..2]);
+        assert_eq!((all.len(), hidden), (2, 0));
     }
 
     #[test]

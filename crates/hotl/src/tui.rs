@@ -90,8 +90,9 @@ pub fn wanted(no_tui: bool) -> bool {
 pub struct Start {
     /// A first message (`hotl "fix the bug"`).
     pub first: Option<String>,
-    /// The session is on disk (a resume or a fork): its id.
-    pub resumed: Option<String>,
+    /// The session is on disk (a resume or a fork): its id, the tail of its transcript and
+    /// how many items come before it.
+    pub resumed: Option<(String, Vec<Entry>, usize)>,
     /// Another process owns it: why (the UI is read-only).
     pub read_only: Option<String>,
     /// The prompt cache's lifetime.
@@ -116,6 +117,13 @@ pub async fn run(ctx: &Ctx, agent: Option<Agent>, start: Start) -> Result<ExitCo
         .await
         .map_err(|e| CliError::Internal(format!("the terminal UI failed: {e}")))?;
     Ok(ExitCode::SUCCESS)
+}
+
+/// The tail of session `id`'s transcript, read from its log (a session another process
+/// holds).
+pub fn tail_of(ctx: &Ctx, id: &str) -> Result<(Vec<Entry>, usize), CliError> {
+    let view = View::from_lineage(ctx.store.lineage(id)?);
+    Ok(hotl_tui::transcript::tail(&view.items))
 }
 
 /// When this process started (for the first-paint metric): the time `main` first asked.

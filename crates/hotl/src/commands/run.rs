@@ -219,9 +219,10 @@ async fn run_async(
         Err(CliError::Locked { session, message }) if !headless => {
             // Another process writes it: a read-only snapshot.
             if crate::tui::wanted(args.no_tui) {
+                let (tail, hidden) = crate::tui::tail_of(ctx, &session)?;
                 let start = crate::tui::Start {
                     first: None,
-                    resumed: Some(session),
+                    resumed: Some((session, tail, hidden)),
                     read_only: Some(message.lines().next().unwrap_or(&message).to_owned()),
                     ttl: Duration::ZERO,
                 };
@@ -263,6 +264,14 @@ async fn run_async(
             );
         }
     }
+    // What the terminal UI shows of a resumed session: only its tail is turned into cells,
+    // from the view the session was opened with (the log is not read twice).
+    let tui_tail = match &start {
+        Start::Open(session) if prompt.is_none() && crate::tui::wanted(args.no_tui) => {
+            Some(hotl_tui::transcript::tail(&session.view().items))
+        }
+        _ => None,
+    };
     let settings_ttl = match settings.ttl {
         Ttl::FiveMinutes => Duration::from_secs(5 * 60),
         Ttl::OneHour => Duration::from_secs(60 * 60),
@@ -289,7 +298,7 @@ async fn run_async(
         None if crate::tui::wanted(args.no_tui) => {
             let start = crate::tui::Start {
                 first: first_message,
-                resumed: resumed.then(|| session_id.clone()),
+                resumed: tui_tail.map(|(tail, hidden)| (session_id.clone(), tail, hidden)),
                 read_only: None,
                 ttl: settings_ttl,
             };
