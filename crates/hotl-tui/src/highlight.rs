@@ -38,21 +38,46 @@ static THEME: LazyLock<Theme> = LazyLock::new(|| {
         .unwrap_or_default()
 });
 
-/// Loads the syntax set and theme on a background thread, so that the first highlighted block
-/// does not wait for them. Calling it again does nothing; a block highlighted while the
-/// loading runs waits for it rather than loading a second copy.
+/// Loads the syntax set and theme on a background thread (and readies the grammars of the
+/// commonest languages), so that the first highlighted block does not wait for them. Calling
+/// it again does nothing; a block highlighted while the loading runs waits for it rather than
+/// loading a second copy.
 pub fn warm_up() {
     static STARTED: Once = Once::new();
     STARTED.call_once(|| {
         let spawned = std::thread::Builder::new()
             .name("hotl-highlight-warm-up".into())
-            .spawn(|| {
-                LazyLock::force(&SYNTAXES);
-                LazyLock::force(&THEME);
-            });
+            .spawn(prime);
         // Without the thread, the first block loads them instead: slower, not wrong.
         drop(spawned);
     });
+}
+
+/// Loads the syntax set and theme, then highlights a line or two in the languages answers
+/// use most: a grammar's contexts are unpacked and its regexes compiled on first use, which
+/// costs more than the loading itself.
+fn prime() {
+    const SAMPLES: &[(&str, &str)] = &[
+        (
+            "rs",
+            "/// Doc.\n#[derive(Debug)]\npub fn f<'a>(x: &'a str) -> Option<u32> { let n = x.len() as u32; Some(n + 1) } // c\n",
+        ),
+        ("py", "def f(x: int) -> str:\n    return f\"{x}\" # c\n"),
+        (
+            "sh",
+            "for f in *.rs; do echo \"$f\" | grep -v x > /dev/null; done # c\n",
+        ),
+        (
+            "js",
+            "const f = async (x) => { return `${x}` + 1; }; // c\n",
+        ),
+        ("json", "{\"a\": [1, true, null, \"s\"]}\n"),
+    ];
+    LazyLock::force(&SYNTAXES);
+    LazyLock::force(&THEME);
+    for (lang, code) in SAMPLES {
+        code_rows(lang, code, 80);
+    }
 }
 
 /// Rows of one code block in `lang` (a fence's info string, maybe empty or unknown),
@@ -423,11 +448,7 @@ mod tests {
         let took = started.elapsed();
         let long_rows = long.len().div_ceil(100);
         assert_eq!(rows.len(), long_rows + 1);
-        assert!(
-            rows[..long_rows]
-                .iter()
-                .all(|r| colours(&[r.clone()]).is_empty())
-        );
+        assert!(colours(&rows[..long_rows]).is_empty());
         assert!(
             colours(&rows[long_rows..]).len() > 1,
             "{:?}",
@@ -439,9 +460,11 @@ mod tests {
 
     #[test]
     fn a_block_over_the_cap_is_plain_with_a_row_a_line() {
-        let line = "let value = compute(argument, another_argument); // 60 bytes\n";
+        let line = "let value = compute(argument, another_argument, yet_another_one); // a line of about a hundred bytes\n";
         let code = line.repeat(600 * 1024 / line.len() + 1);
         assert!(code.len() > MAX_BLOCK_BYTES);
+        // The byte cap alone, not the line cap.
+        assert!(code.lines().count() <= MAX_BLOCK_LINES);
         let lines = code.lines().count();
         let rows = code_rows("rust", &code, 200);
         assert_eq!(rows.len(), lines);
@@ -474,7 +497,21 @@ mod tests {
             .collect()
     }
 
-    /// `cargo test [--release] -p hotl-tui --lib highlight -- --ignored --nocapture`
+    /// `cargo test [--release] -p hotl-tui --lib highlight::tests::cold -- --ignored --nocapture`,
+    /// alone: the first block without [`warm_up`].
+    #[test]
+    #[ignore = "prints a timing; run alone"]
+    fn cold_timing() {
+        let started = Instant::now();
+        code_rows("rust", &rust_file(), 100);
+        eprintln!(
+            "the first 200-line Rust block, cold: {:?}",
+            started.elapsed()
+        );
+    }
+
+    /// `cargo test [--release] -p hotl-tui --lib highlight::tests::timings -- --ignored
+    /// --nocapture`
     #[test]
     #[ignore = "prints timings"]
     fn timings() {
@@ -495,9 +532,18 @@ mod tests {
         LazyLock::force(&SYNTAXES);
         LazyLock::force(&THEME);
         eprintln!("loading syntaxes and theme: {:?}", started.elapsed());
+        let started = Instant::now();
+        prime();
+        eprintln!("priming the common grammars: {:?}", started.elapsed());
+        let file = rust_file();
+        let started = Instant::now();
+        code_rows("rust", &file, 100);
+        eprintln!(
+            "the first 200-line Rust block, primed: {:?}",
+            started.elapsed()
+        );
         let long = format!("echo {}", "word ".repeat(999));
         time("one 5,000-byte line", "sh", &long);
-        let file = rust_file();
         assert_eq!(file.lines().count(), 200);
         time("a 200-line Rust file", "rust", &file);
         let mib = "let value = compute(argument, another_argument); // 60 bytes\n"
@@ -505,20 +551,5 @@ mod tests {
         time("1 MiB of Rust (over the cap)", "rust", &mib);
         let just_under = mib[..MAX_BLOCK_BYTES - 100].to_owned();
         time("512 KiB of Rust (under the cap)", "rust", &just_under);
-    }
-}
-#[cfg(test)]
-mod scratch {
-    #[test]
-    fn list() {
-        for s in super::SYNTAXES.syntaxes() {
-            eprintln!("{} {:?}", s.name, s.file_extensions);
-        }
-        eprintln!(
-            "toml: {:?}",
-            super::SYNTAXES
-                .find_syntax_by_token("toml")
-                .map(|s| &s.name)
-        );
     }
 }

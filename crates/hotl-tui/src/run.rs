@@ -42,7 +42,15 @@ pub trait Host {
     fn sessions(&self) -> Vec<picker::Row>;
     /// A session's transcript.
     fn entries(&self, id: &str) -> Vec<Entry>;
+    /// How long session `id`'s log is (a read-only view follows it as it grows).
+    fn log_size(&self, id: &str) -> Option<u64>;
+    /// Opens session `id` for writing, once no other process holds it: the agent, or `None`
+    /// while it is still held.
+    fn open(&self, id: &str) -> Option<Agent>;
 }
+
+/// How often a read-only view looks at the log.
+const FOLLOW: Duration = Duration::from_millis(500);
 
 /// How the UI starts.
 pub struct Options {
@@ -62,6 +70,8 @@ pub struct Options {
     pub resumed: Option<(String, Vec<Entry>, usize)>,
     /// Another process owns the session: show it read-only, saying this.
     pub read_only: Option<String>,
+    /// Open the resume picker first (`hotl -r` without a reference).
+    pub pick: bool,
     /// When the program started, for the first-paint metric.
     pub started: Instant,
     /// The session lives in memory only (`--no-session`): leaving says nothing was saved.
@@ -168,6 +178,15 @@ async fn main_loop(
     let mut last_draw: Option<Instant> = None;
     let mut requests = 0;
     let mut events_since_frame = 0usize;
+    // A read-only view: how much of the log and of its transcript is shown.
+    let mut followed = match (&options.read_only, &options.resumed) {
+        (Some(_), Some((id, _, _))) => Some(Follow {
+            size: host.log_size(id).unwrap_or(0),
+            entries: host.entries(id).len(),
+            next: Instant::now() + FOLLOW,
+        }),
+        _ => None,
+    };
 
     if let Some((id, tail, hidden)) = &options.resumed {
         app.session.clone_from(id);
@@ -199,6 +218,9 @@ async fn main_loop(
         }
         if let Some(first) = &options.first {
             app.submit(first.clone());
+        }
+        if options.pick {
+            session_op(SessionOp::Resume(None), &mut app, agent, host);
         }
     }
 
@@ -259,6 +281,9 @@ async fn main_loop(
             } else {
                 wake = Some(due);
             }
+        }
+        if let Some(follow) = &followed {
+            wake = Some(wake.map_or(follow.next, |w| w.min(follow.next)));
         }
         let animating = app.busy.is_some()
             || !app.children.is_empty()
@@ -327,12 +352,54 @@ async fn main_loop(
                 if animating {
                     app.dirty = true;
                 }
+                if let Some(follow) = &mut followed
+                    && Instant::now() >= follow.next
+                {
+                    follow.next = Instant::now() + FOLLOW;
+                    if follow.poll(&mut app, host) {
+                        // The owner is gone: this process takes the session over.
+                        if let Some(opened) = host.open(&app.session) {
+                            agent = Some(opened);
+                            followed = None;
+                            app.read_only = None;
+                            app.say("the other process let the session go: it is yours now", Tone::Info);
+                            if let Some(agent) = &agent {
+                                agent.send(Command::Status);
+                            }
+                        }
+                    }
+                }
                 if app.hint.as_ref().is_some_and(|(_, at)| at.elapsed() > Duration::from_secs(3)) {
                     app.hint = None;
                     app.dirty = true;
                 }
             }
         }
+    }
+}
+
+/// A read-only view following a log another process writes.
+struct Follow {
+    size: u64,
+    entries: usize,
+    next: Instant,
+}
+
+impl Follow {
+    /// Shows what the log gained since the last look; says whether it may be free now (it
+    /// stopped growing, so the owner may have exited).
+    fn poll(&mut self, app: &mut App, host: &dyn Host) -> bool {
+        let size = host.log_size(&app.session).unwrap_or(self.size);
+        if size == self.size {
+            return true;
+        }
+        self.size = size;
+        let entries = host.entries(&app.session);
+        for entry in entries.iter().skip(self.entries) {
+            app.commit(entry.clone());
+        }
+        self.entries = entries.len();
+        false
     }
 }
 

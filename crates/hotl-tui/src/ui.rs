@@ -43,7 +43,12 @@ pub fn frame(app: &App, now: Instant, max_rows: usize, context: &Strip) -> Frame
                 Span::styled("fork ", Style::new().add_modifier(Modifier::BOLD)),
                 Span::styled(child.handle.clone(), style::handle()),
                 Span::styled(
-                    format!(" · {} tool calls · {}", child.tools, child.activity),
+                    format!(
+                        " · {} tool call{} · {}",
+                        child.tools,
+                        if child.tools == 1 { "" } else { "s" },
+                        child.activity
+                    ),
                     style::dim(),
                 ),
             ]),

@@ -117,7 +117,7 @@ fn a_streaming_answer_mid_line_with_a_tool_running() {
     }));
     app.event(delta("enizes"));
     app.queued.push_back("and then run the tests".into());
-    insta::assert_snapshot!(at_sizes(app, start + Duration::from_secs(3)));
+    insta::assert_snapshot!(at_sizes(app, start + Duration::from_millis(3500)));
 }
 
 #[test]

@@ -16,6 +16,16 @@ use crate::error::CliError;
 /// The store, for the UI.
 struct StoreHost<'a> {
     ctx: &'a Ctx,
+    /// How to start an agent on a session that was held by another process.
+    opener: Option<Opener>,
+}
+
+/// What opening a session for writing needs: the provider and the settings this run made.
+pub struct Opener {
+    /// The provider.
+    pub provider: hotl_agent::Provider,
+    /// The settings.
+    pub settings: hotl_agent::Settings,
 }
 
 impl hotl_tui::Host for StoreHost<'_> {
@@ -63,6 +73,21 @@ impl hotl_tui::Host for StoreHost<'_> {
             .collect()
     }
 
+    fn log_size(&self, id: &str) -> Option<u64> {
+        self.ctx.store.log_size(id).ok()
+    }
+
+    fn open(&self, id: &str) -> Option<Agent> {
+        let opener = self.opener.as_ref()?;
+        let session =
+            hotl_agent::Session::open(&self.ctx.store, id, hotl_agent::ToolSet::standard()).ok()?;
+        Some(Agent::spawn(
+            hotl_agent::Start::Open(Box::new(session)),
+            opener.provider.clone(),
+            opener.settings.clone(),
+        ))
+    }
+
     fn entries(&self, id: &str) -> Vec<Entry> {
         match self.ctx.store.lineage(id) {
             Ok(lineage) => hotl_tui::transcript::entries(&View::from_lineage(lineage).items),
@@ -97,11 +122,18 @@ pub struct Start {
     pub read_only: Option<String>,
     /// The prompt cache's lifetime.
     pub ttl: Duration,
+    /// A read-only view takes the session over with these once its owner exits.
+    pub opener: Option<Opener>,
+    /// Open the resume picker first (`hotl -r` without a reference).
+    pub pick: bool,
 }
 
 /// Runs the terminal UI on `agent` (none: read-only).
 pub async fn run(ctx: &Ctx, agent: Option<Agent>, start: Start) -> Result<ExitCode, CliError> {
-    let host = StoreHost { ctx };
+    let host = StoreHost {
+        ctx,
+        opener: start.opener,
+    };
     let options = hotl_tui::Options {
         history: (!ctx.is_in_memory()).then(|| ctx.store.home().join("console-history")),
         metrics: std::env::var_os("HOTL_TUI_METRICS").map(Into::into),
@@ -110,6 +142,7 @@ pub async fn run(ctx: &Ctx, agent: Option<Agent>, start: Start) -> Result<ExitCo
         first: start.first,
         resumed: start.resumed,
         read_only: start.read_only,
+        pick: start.pick,
         started: process_start(),
         ephemeral: ctx.is_in_memory(),
     };

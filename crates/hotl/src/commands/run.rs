@@ -215,6 +215,14 @@ async fn run_async(
             Positional::Task => first_message = Some(word.clone()),
         }
     }
+    // `hotl -r` without a reference in the terminal UI: its picker, over a new session.
+    let tui_pick = target.as_deref() == Some("")
+        && !headless
+        && args.fork_from.is_none()
+        && crate::tui::wanted(args.no_tui);
+    if tui_pick {
+        target = None;
+    }
     let start = match open_session(ctx, args, target, &resolved, headless, mode, tools) {
         Err(CliError::Locked { session, message }) if !headless => {
             // Another process writes it: a read-only snapshot.
@@ -225,6 +233,11 @@ async fn run_async(
                     resumed: Some((session, tail, hidden)),
                     read_only: Some(message.lines().next().unwrap_or(&message).to_owned()),
                     ttl: Duration::ZERO,
+                    opener: Some(crate::tui::Opener {
+                        provider: resolved.provider.clone(),
+                        settings: settings.clone(),
+                    }),
+                    pick: false,
                 };
                 return crate::tui::run(ctx, None, start).await;
             }
@@ -301,6 +314,8 @@ async fn run_async(
                 resumed: tui_tail.map(|(tail, hidden)| (session_id.clone(), tail, hidden)),
                 read_only: None,
                 ttl: settings_ttl,
+                opener: None,
+                pick: tui_pick,
             };
             crate::tui::run(ctx, Some(agent), start).await
         }
