@@ -74,6 +74,8 @@ pub struct Options {
     pub pick: bool,
     /// When the program started, for the first-paint metric.
     pub started: Instant,
+    /// How long the program took to open the session (start to open), for the metrics.
+    pub opened: Option<Duration>,
     /// The session lives in memory only (`--no-session`): leaving says nothing was saved.
     pub ephemeral: bool,
 }
@@ -207,7 +209,7 @@ async fn main_loop(
         &mut metrics,
         &mut events_since_frame,
     )?;
-    metrics.first_paint(options.started.elapsed());
+    metrics.first_paint(options.started.elapsed(), options.opened);
     last_draw = Some(Instant::now()).or(last_draw);
     crate::highlight::warm_up();
     if let Some(agent) = &agent {
@@ -711,9 +713,14 @@ impl Metrics {
         }
     }
 
-    fn first_paint(&mut self, since_start: Duration) {
+    fn first_paint(&mut self, since_start: Duration, opened: Option<Duration>) {
         if let Some(out) = &mut self.out {
-            let _ = writeln!(out, r#"{{"first_paint_us":{}}}"#, since_start.as_micros());
+            let _ = writeln!(
+                out,
+                r#"{{"first_paint_us":{},"opened_us":{}}}"#,
+                since_start.as_micros(),
+                opened.map_or(0, |d| d.as_micros())
+            );
         }
     }
 

@@ -126,6 +126,8 @@ pub struct Start {
     pub opener: Option<Opener>,
     /// Open the resume picker first (`hotl -r` without a reference).
     pub pick: bool,
+    /// How long opening the session took from the start of the process.
+    pub opened: Option<Duration>,
 }
 
 /// Runs the terminal UI on `agent` (none: read-only).
@@ -144,6 +146,7 @@ pub async fn run(ctx: &Ctx, agent: Option<Agent>, start: Start) -> Result<ExitCo
         read_only: start.read_only,
         pick: start.pick,
         started: process_start(),
+        opened: start.opened,
         ephemeral: ctx.is_in_memory(),
     };
     hotl_tui::run(agent, &host, options)

@@ -283,37 +283,54 @@ fn help_lists_every_command_and_a_resume_shows_the_tail() -> TestResult {
 }
 
 #[test]
-fn a_session_another_process_holds_opens_read_only() -> TestResult {
+fn a_session_another_process_holds_opens_read_only_and_is_taken_over_when_it_exits() -> TestResult {
     if !hotl_testkit::require("flock(1)", has_flock())? {
         return Ok(());
     }
     let env = Env::new()?;
-    let fake = FakeLlm::start(Config::scripted([Reply::text("the answer")]))?;
+    let fake = FakeLlm::start(Config::scripted([
+        Reply::text("the answer"),
+        Reply::text("the second answer"),
+    ]))?;
     let Some(_) = tui(&env, &fake, &[], &[("hello\r", 400), exit(), ("", 1500)])? else {
         return Ok(());
     };
     let id = env.session_ids()?.pop().ok_or("no session")?;
-    let _holder = Holder::spawn(&env.home.join("sessions").join(format!("{id}.lock")))?;
+    let holder = Holder::spawn(&env.home.join("sessions").join(format!("{id}.lock")))?;
+    // The other process lets go after a while; until then typing is refused.
+    let release = std::thread::spawn(move || {
+        std::thread::sleep(std::time::Duration::from_millis(2500));
+        drop(holder);
+    });
     let Some(shown) = tui(
         &env,
         &fake,
         &["-r", &id],
-        &[("typed\r", 500), ("\x03\x03", 300), ("", 1000)],
+        &[
+            ("typed while read-only\r", 800),
+            ("after the takeover\r", 3500),
+            exit(),
+            ("", 1500),
+        ],
     )?
     else {
         return Ok(());
     };
+    release.join().map_err(|_| "the release thread panicked")?;
     assert_eq!(shown.code, 0);
     assert!(shown.has("read-only"), "{}", shown.rows.join("\n"));
     assert!(shown.has("the answer"));
-    assert_eq!(
-        env.records(&id)?
-            .iter()
-            .filter(|r| r["type"] == "user")
-            .count(),
-        1,
-        "nothing was written"
-    );
+    assert!(shown.has("it is yours now"), "{}", shown.rows.join("\n"));
+    assert!(shown.has("the second answer"), "{}", shown.rows.join("\n"));
+    let users: Vec<String> = env
+        .records(&id)?
+        .iter()
+        .filter(|r| r["type"] == "user")
+        .map(|r| r["content"].to_string())
+        .collect();
+    assert_eq!(users.len(), 2, "{users:?}");
+    assert!(!users.iter().any(|u| u.contains("typed while read-only")));
+    assert!(users[1].contains("after the takeover"));
     Ok(())
 }
 

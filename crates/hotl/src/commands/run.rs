@@ -238,6 +238,7 @@ async fn run_async(
                         settings: settings.clone(),
                     }),
                     pick: false,
+                    opened: None,
                 };
                 return crate::tui::run(ctx, None, start).await;
             }
@@ -245,6 +246,7 @@ async fn run_async(
         }
         other => other?,
     };
+    let opened = crate::tui::process_start().elapsed();
     let resumed = matches!(start, Start::Open(_));
     let session_id = match &start {
         Start::Open(session) => session.id().to_owned(),
@@ -316,6 +318,7 @@ async fn run_async(
                 ttl: settings_ttl,
                 opener: None,
                 pick: tui_pick,
+                opened: resumed.then_some(opened),
             };
             crate::tui::run(ctx, Some(agent), start).await
         }
