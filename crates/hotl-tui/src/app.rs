@@ -116,8 +116,14 @@ pub struct App {
     pub modal: Option<Modal>,
     /// What runs, and since when.
     pub busy: Option<(Busy, Instant)>,
-    /// The slash popup's selected row.
+    /// The popup's selected row.
     pub popup: usize,
+    /// The popup's rows (a name and what it is): the slash commands a `/word` could be, or
+    /// the files an `@word` could name.
+    pub popup_rows: Vec<(String, String)>,
+    /// Whether the popup lists files.
+    pub popup_files: bool,
+    files: crate::files::Files,
     /// Another process owns the session: nothing can be sent (the banner says who).
     pub read_only: Option<String>,
     /// A hint shown above the composer for a while (`Ctrl+C again to exit`).
@@ -150,6 +156,9 @@ impl App {
             modal: None,
             busy: None,
             popup: 0,
+            popup_rows: Vec::new(),
+            popup_files: false,
+            files: crate::files::Files::default(),
             read_only: None,
             hint: None,
             ctrl_c: None,
@@ -264,8 +273,10 @@ impl App {
                 session_id,
                 saved,
                 model,
+                cwd,
                 ..
             } => {
+                self.files = crate::files::Files::new(cwd.into());
                 self.session = session_id;
                 self.saved = saved;
                 self.model = model;
@@ -437,6 +448,7 @@ impl App {
                     Tone::Info,
                 );
                 self.composer.set_text(&text);
+                self.refresh_popup();
                 self.idle();
             }
             Event::Cleared { seq } => {
@@ -657,6 +669,7 @@ impl App {
             return;
         }
         self.composer.paste(text);
+        self.refresh_popup();
         self.dirty = true;
     }
 
@@ -741,43 +754,68 @@ impl App {
             ));
             return;
         }
-        let popup = self.popup_items();
-        if !popup.is_empty() {
+        if !self.popup_rows.is_empty() {
+            let n = self.popup_rows.len();
+            let chosen = self.popup_rows[self.popup.min(n - 1)].0.clone();
             match key.code {
                 KeyCode::Up => {
-                    self.popup = self.popup.checked_sub(1).unwrap_or(popup.len() - 1);
+                    self.popup = self.popup.checked_sub(1).unwrap_or(n - 1);
                     return;
                 }
                 KeyCode::Down => {
-                    self.popup = (self.popup + 1) % popup.len();
+                    self.popup = (self.popup + 1) % n;
+                    return;
+                }
+                KeyCode::Tab | KeyCode::Enter if self.popup_files => {
+                    self.composer
+                        .replace_word_before_cursor(&format!("@{chosen} "));
+                    self.refresh_popup();
                     return;
                 }
                 KeyCode::Tab => {
-                    let chosen = popup[self.popup.min(popup.len() - 1)].0;
                     self.composer.set_text(&format!("{chosen} "));
-                    self.popup = 0;
+                    self.refresh_popup();
                     return;
                 }
-                KeyCode::Enter
-                    if !popup
-                        .iter()
-                        .any(|(c, _)| *c == self.composer.shown().trim()) =>
-                {
-                    let chosen = popup[self.popup.min(popup.len() - 1)].0;
-                    self.composer.set_text(chosen);
-                    self.popup = 0;
+                KeyCode::Enter if chosen != self.composer.shown().trim() => {
+                    self.composer.set_text(&chosen);
                 }
                 _ => {}
             }
         }
         match self.composer.key(key) {
             composer::Action::Submit(text) => {
-                self.popup = 0;
+                self.refresh_popup();
                 self.submit(text);
             }
-            composer::Action::Changed => self.popup = 0,
+            composer::Action::Changed => {
+                self.popup = 0;
+                self.refresh_popup();
+            }
             _ => {}
         }
+    }
+
+    /// Works out the popup for what the composer holds now.
+    fn refresh_popup(&mut self) {
+        let word = self.composer.word_before_cursor().to_owned();
+        if let Some(query) = word.strip_prefix('@') {
+            self.popup_files = true;
+            self.popup_rows = self
+                .files
+                .matching(query)
+                .into_iter()
+                .map(|p| (p, String::new()))
+                .collect();
+        } else {
+            self.popup_files = false;
+            self.popup_rows = self
+                .popup_items()
+                .into_iter()
+                .map(|(name, help)| (name.to_owned(), help.to_owned()))
+                .collect();
+        }
+        self.popup = self.popup.min(self.popup_rows.len().saturating_sub(1));
     }
 
     fn modal_key(&mut self, modal: Modal, key: KeyEvent) {

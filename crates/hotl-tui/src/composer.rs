@@ -112,6 +112,34 @@ impl Composer {
         }
     }
 
+    /// The word the cursor ends: from the last whitespace before the cursor (an `@path`
+    /// being typed, say). Empty inside or right after a placeholder.
+    pub fn word_before_cursor(&self) -> &str {
+        let before = &self.buf.text[..self.buf.cursor];
+        let start = before
+            .char_indices()
+            .rev()
+            .find(|(_, c)| c.is_whitespace())
+            .map_or(0, |(i, c)| i + c.len_utf8());
+        if self
+            .buf
+            .atoms
+            .iter()
+            .any(|a| a.end > start && a.start < self.buf.cursor)
+        {
+            return "";
+        }
+        &before[start..]
+    }
+
+    /// Replaces [`Composer::word_before_cursor`] with `text`.
+    pub fn replace_word_before_cursor(&mut self, text: &str) {
+        let end = self.buf.cursor;
+        let start = end - self.word_before_cursor().len();
+        self.delete(Some(start..end));
+        self.insert_str(text);
+    }
+
     /// Handles one key.
     pub fn key(&mut self, key: KeyEvent) -> Action {
         if key.kind == KeyEventKind::Release {

@@ -19,6 +19,7 @@
 mod app;
 pub mod cells;
 pub mod composer;
+pub mod files;
 pub mod highlight;
 pub mod markdown;
 mod pager;

@@ -176,6 +176,7 @@ async fn main_loop(
     };
     app.read_only.clone_from(&options.read_only);
     let mut input = EventStream::new();
+    let terminal_kitty = terminal.kitty;
     let mut pager: Option<Pager> = None;
     let mut last_draw: Option<Instant> = None;
     let mut requests = 0;
@@ -241,6 +242,19 @@ async fn main_loop(
                         app.transcript.clone()
                     };
                     pager = Some(Pager::open(&entries, cols_of(&screen)));
+                }
+                Effect::Editor => {
+                    // The editor owns the terminal until it exits: no reader may take its
+                    // keys, and the modes it expects are the shell's.
+                    drop(input);
+                    let edited = edit_externally(&app.composer.text(), terminal_kitty).await;
+                    input = EventStream::new();
+                    screen.invalidate();
+                    match edited {
+                        Ok(text) => app.composer.set_text(&text),
+                        Err(e) => app.say(format!("the editor failed: {e}"), Tone::Error),
+                    }
+                    app.dirty = true;
                 }
                 other => apply(other, &mut app, agent.as_ref(), host, &mut screen)?,
             }
@@ -481,10 +495,7 @@ fn apply<W: Write>(
             agent.send(command);
         }
         Effect::Copy(text) => copy(screen, &text)?,
-        Effect::Editor => app.say(
-            "Ctrl+G: editing in $EDITOR is not available yet; Shift+Enter or Ctrl+J adds lines",
-            Tone::Info,
-        ),
+        Effect::Editor => {}
         Effect::Session(op) => session_op(op, app, agent, host),
         Effect::Exit | Effect::Pager => {}
     }
@@ -591,6 +602,73 @@ fn pick_message(app: &mut App, host: &dyn Host, title: &str, kind: picker::Kind)
         return;
     }
     app.modal = Some(Modal::Pick(Picker::new(title, kind, rows)));
+}
+
+/// Edits `text` in `$VISUAL`, `$EDITOR` or `vi`, with the terminal handed over in the
+/// shell's modes, and gives back what was saved (its last newline dropped).
+async fn edit_externally(text: &str, kitty: bool) -> io::Result<String> {
+    let path = std::env::temp_dir().join(format!(
+        "hotl-message-{}-{}.md",
+        std::process::id(),
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_nanos())
+    ));
+    {
+        use std::os::unix::fs::OpenOptionsExt as _;
+        let mut file = std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .mode(0o600)
+            .open(&path)?;
+        file.write_all(text.as_bytes())?;
+    }
+    restore(kitty);
+    let editor = std::env::var("VISUAL")
+        .or_else(|_| std::env::var("EDITOR"))
+        .unwrap_or_else(|_| "vi".to_owned());
+    let run = {
+        let path = path.clone();
+        tokio::task::spawn_blocking(move || {
+            std::process::Command::new("sh")
+                .arg("-c")
+                .arg(format!("{editor} \"$1\""))
+                .arg("sh")
+                .arg(&path)
+                .status()
+        })
+        .await
+        .map_err(io::Error::other)
+    };
+    let back = reenter(kitty);
+    let read = std::fs::read_to_string(&path);
+    let _ = std::fs::remove_file(&path);
+    back?;
+    let status = run??;
+    if !status.success() {
+        return Err(io::Error::other(format!(
+            "it exited with {status}; the message is as it was"
+        )));
+    }
+    let mut text = read?;
+    if text.ends_with('\n') {
+        text.pop();
+    }
+    Ok(text)
+}
+
+/// The UI's terminal modes again, after a program that had the terminal.
+fn reenter(kitty: bool) -> io::Result<()> {
+    crossterm::terminal::enable_raw_mode()?;
+    let mut out = io::stdout();
+    execute!(out, EnableBracketedPaste)?;
+    if kitty {
+        execute!(
+            out,
+            PushKeyboardEnhancementFlags(KeyboardEnhancementFlags::DISAMBIGUATE_ESCAPE_CODES)
+        )?;
+    }
+    Ok(())
 }
 
 /// OSC 52: the terminal (also through tmux and ssh) puts `text` on the clipboard.

@@ -168,7 +168,7 @@ pub fn frame(app: &App, now: Instant, max_rows: usize, context: &Strip) -> Frame
                 bottom.extend(rows);
             }
         }
-        let popup = app.popup_items();
+        let popup = &app.popup_rows;
         let start = app.popup.saturating_sub(POPUP_ROWS - 1);
         for (i, (name, help)) in popup.iter().enumerate().skip(start).take(POPUP_ROWS) {
             let selected = i == app.popup;
@@ -182,7 +182,7 @@ pub fn frame(app: &App, now: Instant, max_rows: usize, context: &Strip) -> Frame
                             Style::new().fg(Color::Cyan)
                         },
                     ),
-                    Span::styled((*help).to_owned(), style::dim()),
+                    Span::styled(help.clone(), style::dim()),
                 ]),
                 width,
             ));

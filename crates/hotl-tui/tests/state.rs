@@ -314,3 +314,27 @@ fn the_status_event_feeds_the_strip() {
         "75% ctx ▰▰▰▰▰▰▰▰┊▱ · todos 1/3 · demo · plan · $0.0123 · cache 87% · new session"
     );
 }
+
+#[test]
+fn at_opens_a_file_popup_and_tab_puts_the_path_in() {
+    let dir = std::env::temp_dir().join(format!("hotl-tui-at-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(dir.join("src")).expect("dirs");
+    std::fs::write(dir.join("src/parser.rs"), "x").expect("file");
+    std::fs::write(dir.join("README.md"), "x").expect("file");
+    let mut app = App::new(80, Vec::new());
+    app.event(ev(Event::Init {
+        session_id: "s".into(),
+        saved: false,
+        cwd: dir.to_string_lossy().into_owned(),
+        model: "m".into(),
+        tools: Vec::new(),
+    }));
+    typed(&mut app, "look at @pars");
+    assert!(app.popup_files);
+    assert_eq!(app.popup_rows[0].0, "src/parser.rs");
+    app.key(key(KeyCode::Tab), Instant::now());
+    assert_eq!(app.composer.text(), "look at @src/parser.rs ");
+    assert!(app.popup_rows.is_empty());
+    let _ = std::fs::remove_dir_all(&dir);
+}
