@@ -19,6 +19,8 @@ pub enum Kind {
     Fork,
     /// Revert to just before the user message (the value is its seq).
     Revert,
+    /// Switch to a session of the tree (the value is its id).
+    Tree,
 }
 
 /// One row.
@@ -120,7 +122,9 @@ impl Picker {
                 let value = row.value.clone();
                 let seq = || value.trim_start_matches('t').parse::<u64>().ok();
                 return Outcome::Chosen(match self.kind {
-                    Kind::Resume => Effect::Session(SessionOp::Resume(Some(value.clone()))),
+                    Kind::Resume | Kind::Tree => {
+                        Effect::Session(SessionOp::Resume(Some(value.clone())))
+                    }
                     Kind::Fork => match seq() {
                         Some(seq) => Effect::Session(SessionOp::Fork(ForkPoint::Message(seq))),
                         None => return Outcome::Cancelled,

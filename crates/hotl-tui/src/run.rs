@@ -42,6 +42,9 @@ pub trait Host {
     fn sessions(&self) -> Vec<picker::Row>;
     /// A session's transcript.
     fn entries(&self, id: &str) -> Vec<Entry>;
+    /// Session `id`'s lineage as a tree: its root and everything forked or delegated from it,
+    /// one row each (the label drawn with the tree's branches).
+    fn tree(&self, id: &str) -> Vec<picker::Row>;
     /// How long session `id`'s log is (a read-only view follows it as it grows).
     fn log_size(&self, id: &str) -> Option<u64>;
     /// Opens session `id` for writing, once no other process holds it: the agent, or `None`
@@ -555,6 +558,21 @@ fn session_op(op: SessionOp, app: &mut App, agent: &Agent, host: &dyn Host) {
         SessionOp::Revert(Some(before)) => send(app, Command::Revert { before }, "revert"),
         SessionOp::Revert(None) => {
             pick_message(app, host, "revert to before", picker::Kind::Revert)
+        }
+        SessionOp::Tree => {
+            if !app.saved {
+                app.say(
+                    "no tree yet: the session is written with its first message",
+                    Tone::Error,
+                );
+                return;
+            }
+            let rows = host.tree(&app.session);
+            app.modal = Some(Modal::Pick(Picker::new(
+                "this session's tree (Enter switches to a session)",
+                picker::Kind::Tree,
+                rows,
+            )));
         }
         SessionOp::Clear => send(app, Command::Clear, "clear"),
         SessionOp::Fresh => send(app, Command::Fresh, "fresh"),

@@ -58,6 +58,10 @@ const HELP: &[(&str, &str)] = &[
     ),
     ("/rename NAME", "name this session"),
     (
+        "/tree",
+        "this session's lineage: its root, forks and delegated children (Enter switches)",
+    ),
+    (
         "/mode MODE",
         "permission mode: default, accept-edits, bypass or plan",
     ),
@@ -159,12 +163,17 @@ pub enum SessionOp {
     Mode(hotl_agent::Mode),
     /// `/revert [t<seq>]`: back to just before that user message (none: pick one).
     Revert(Option<u64>),
+    /// `/tree`: the session's lineage, forks and delegated children (pick one to switch).
+    Tree,
 }
 
 impl SessionOp {
     /// Whether it must wait for running work to end (it is refused while a turn runs).
     pub fn needs_idle(&self) -> bool {
-        !matches!(self, SessionOp::Rename(_) | SessionOp::Mode(_))
+        !matches!(
+            self,
+            SessionOp::Rename(_) | SessionOp::Mode(_) | SessionOp::Tree
+        )
     }
 
     /// The command's name, as typed.
@@ -179,6 +188,7 @@ impl SessionOp {
             SessionOp::Rename(_) => "/rename",
             SessionOp::Mode(_) => "/mode",
             SessionOp::Revert(_) => "/revert",
+            SessionOp::Tree => "/tree",
         }
     }
 }
@@ -239,6 +249,8 @@ pub fn parse(line: &str) -> Slash {
                 "{rest:?} is not a stamp; expected /revert t<seq> (a user message's), or /revert to pick"
             )),
         },
+        "/tree" if rest.is_empty() => Slash::Session(SessionOp::Tree),
+        "/tree" => Slash::Usage("/tree takes nothing".to_owned()),
         "/copy" if rest.is_empty() => Slash::Copy(None),
         "/copy" => match rest.parse::<usize>() {
             Ok(n) if n > 0 => Slash::Copy(Some(n)),

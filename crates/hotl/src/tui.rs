@@ -73,6 +73,25 @@ impl hotl_tui::Host for StoreHost<'_> {
             .collect()
     }
 
+    fn tree(&self, id: &str) -> Vec<Row> {
+        let Ok(metas) = self.ctx.store.list() else {
+            return Vec::new();
+        };
+        let by_id: std::collections::HashMap<&str, &hotl_log::SessionMeta> =
+            metas.iter().map(|m| (m.id.as_str(), m)).collect();
+        // Up to the root through the parents, then everything forked from it, depth first.
+        let mut root = id;
+        while let Some(parent) = by_id.get(root).and_then(|m| m.parent.as_ref()) {
+            if !by_id.contains_key(parent.session.as_str()) {
+                break;
+            }
+            root = &parent.session;
+        }
+        let mut rows = Vec::new();
+        self.tree_rows(root, id, &metas, "", true, &mut rows);
+        rows
+    }
+
     fn log_size(&self, id: &str) -> Option<u64> {
         self.ctx.store.log_size(id).ok()
     }
@@ -95,6 +114,94 @@ impl hotl_tui::Host for StoreHost<'_> {
                 tracing::warn!("cannot read session {id} for the terminal UI: {e}");
                 Vec::new()
             }
+        }
+    }
+}
+
+impl StoreHost<'_> {
+    /// Rows for `node` and what descends from it: its forks (by their parent links) and the
+    /// children it delegated, drawn as a tree.
+    fn tree_rows(
+        &self,
+        node: &str,
+        current: &str,
+        metas: &[hotl_log::SessionMeta],
+        prefix: &str,
+        last: bool,
+        rows: &mut Vec<Row>,
+    ) {
+        let Some(meta) = metas.iter().find(|m| m.id == node) else {
+            return;
+        };
+        let branch = if prefix.is_empty() && rows.is_empty() {
+            String::new()
+        } else if last {
+            format!("{prefix}└─ ")
+        } else {
+            format!("{prefix}├─ ")
+        };
+        let mark = if node == current { "● " } else { "" };
+        let mut detail = format!(
+            "{} · {} turn{}",
+            &meta.id[..meta.id.len().min(10)],
+            meta.turns,
+            if meta.turns == 1 { "" } else { "s" }
+        );
+        if let Some(p) = &meta.parent {
+            detail.push_str(&format!(" · from t{}", p.seq));
+        }
+        if meta.dropped {
+            detail.push_str(" · dropped");
+        }
+        rows.push(Row {
+            label: format!("{branch}{mark}{}", meta.display_title()),
+            detail,
+            value: meta.id.clone(),
+            near: true,
+        });
+        let child_prefix = if rows.len() == 1 {
+            String::new()
+        } else if last {
+            format!("{prefix}   ")
+        } else {
+            format!("{prefix}│  ")
+        };
+        let delegated: Vec<(String, String)> = self
+            .ctx
+            .store
+            .visible_delegated(node)
+            .unwrap_or_default()
+            .into_iter()
+            .filter(|d| d.delegation.by == node)
+            .map(|d| {
+                let handle = d.delegation.handle.clone().unwrap_or_default();
+                (
+                    d.id,
+                    format!("↳ fork {handle} · {}", d.delegation.description),
+                )
+            })
+            .collect();
+        let forks: Vec<&hotl_log::SessionMeta> = metas
+            .iter()
+            .filter(|m| m.parent.as_ref().is_some_and(|p| p.session == node) && !m.delegated)
+            .collect();
+        let total = delegated.len() + forks.len();
+        for (i, (child, label)) in delegated.iter().enumerate() {
+            let last = i + 1 == total;
+            rows.push(Row {
+                label: format!(
+                    "{child_prefix}{}{}",
+                    if last { "└─ " } else { "├─ " },
+                    label.lines().next().unwrap_or("")
+                ),
+                detail: child[..child.len().min(10)].to_owned(),
+                value: child.clone(),
+                near: true,
+            });
+        }
+        for (i, fork) in forks.iter().enumerate() {
+            let last = delegated.len() + i + 1 == total;
+            self.tree_rows(&fork.id, current, metas, &child_prefix, last, rows);
         }
     }
 }

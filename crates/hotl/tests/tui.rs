@@ -463,3 +463,39 @@ fn in_tmux_each_turn_is_in_the_scrollback_once_across_splits_and_resizes() -> Te
     let _ = tmux(&["kill-server"]);
     result
 }
+
+#[test]
+fn fork_then_tree_shows_the_lineage_and_enter_switches_back() -> TestResult {
+    let env = Env::new()?;
+    let fake = FakeLlm::start(Config::scripted([
+        Reply::text("root answer"),
+        Reply::text("fork answer"),
+    ]))?;
+    let Some(shown) = tui(
+        &env,
+        &fake,
+        &[],
+        &[
+            ("in the root\r", 400),
+            ("/fork\r", 1500),
+            ("in the fork\r", 800),
+            ("/tree\r", 1500),
+            ("\x1b[A", 500),
+            ("\r", 300),
+            exit(),
+            ("", 1500),
+        ],
+    )?
+    else {
+        return Ok(());
+    };
+    assert_eq!(shown.code, 0);
+    assert!(shown.has("forked into"), "{}", shown.rows.join("\n"));
+    assert!(
+        shown.has("resumed"),
+        "Enter on the root switches to it: {}",
+        shown.rows.join("\n")
+    );
+    assert_eq!(env.session_ids()?.len(), 2);
+    Ok(())
+}

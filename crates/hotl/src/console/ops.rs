@@ -51,6 +51,12 @@ pub async fn run(
         SessionOp::Rename(name) => Command::Rename { name },
         SessionOp::Mode(mode) => Command::SetMode { mode },
         SessionOp::Revert(Some(before)) => Command::Revert { before },
+        SessionOp::Tree => {
+            say!(
+                "· /tree is a command of the terminal UI (hotl without --no-tui); hotl sessions list shows forks with ↳"
+            );
+            return Ok(());
+        }
         SessionOp::Revert(None) => match pick_message(ctx, live).await? {
             Some(before) => Command::Revert { before },
             None => return Ok(()),
