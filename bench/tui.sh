@@ -26,17 +26,19 @@ cleanup() {
 }
 trap cleanup EXIT
 
-# Replies of 2,000 numbered lines: four fast ones, then ones streamed at about the pace of a
-# fast model (a chunk of at most 64 bytes every 2 ms, some 200 tokens a second and more).
+# Four fast replies of 2,000 numbered lines, then replies of 400 lines streamed at the pace
+# of a fast model (a chunk of at most 256 bytes every 2 ms).
 python3 - "$OUT/script.jsonl" <<'EOF'
 import json, sys
-body = "".join(f"streamed line {i} with a few more words to fill it\n" for i in range(1, 2001))
-slow = {"split_seed": 7, "split_max": 64, "chunk_delay_ms": 2}
+line = lambda i: f"streamed line {i} with a few more words to fill it\n"
+fast = "".join(line(i) for i in range(1, 2001))
+short = "".join(line(i) for i in range(1, 401))
+slow = {"split_seed": 7, "split_max": 256, "chunk_delay_ms": 2}
 with open(sys.argv[1], "w") as f:
     for n in range(200):
-        entry = {"text": body}
+        entry = {"text": fast}
         if n >= 4:
-            entry["fault"] = slow
+            entry = {"text": short, "fault": slow}
         f.write(json.dumps(entry) + "\n")
 EOF
 "$BIN/hotl-fakellm" serve --port "$PORT" --script "$OUT/script.jsonl" >"$OUT/fake.log" 2>&1 &
@@ -109,7 +111,7 @@ rss_headless=$(tail -1 "$OUT/rss")
 CWD=$OUT/project
 echo "(f) peak RSS with it open: terminal UI ${rss_tui:-?} KiB, headless -p ${rss_headless} KiB"
 
-echo "(c) frames while the fifth 2,000-line answer streams at 120x40 (10,000 rows above it):"
+echo "(c) frames while a 400-line answer streams at 120x40 after four of 2,000 lines:"
 start 120 40 "$OUT/home-c" >/dev/null
 idle() {
   for _ in $(seq 1 6000); do
@@ -129,7 +131,8 @@ frames=$(grep -c '"frame"' "$OUT/m.jsonl")
 us() { grep -o '"render_us":[0-9]*' "$OUT/m.jsonl" | cut -d: -f2 | pct "$1"; }
 echo "  $frames frames; render+diff+write: p50 $(us 50) µs, p99 $(us 99) µs, max $(us 100) µs; bytes a frame p50 $(grep -o '"bytes":[0-9]*' "$OUT/m.jsonl" | cut -d: -f2 | pct 50)"
 
-echo "(d) CPU at an idle prompt over 10 s:"
+sleep 3
+echo "(d) CPU at an idle prompt over 10 s (3 s after the answer):"
 PID=$(hotl_pid "$OUT/home-c")
 tick=$(getconf CLK_TCK)
 t0=$(awk '{print $14+$15}' "/proc/$PID/stat"); sleep 10; t1=$(awk '{print $14+$15}' "/proc/$PID/stat")

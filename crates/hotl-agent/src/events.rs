@@ -174,6 +174,8 @@ pub enum Event {
         /// The message's text (a front end puts it back in the composer).
         text: String,
     },
+    /// What the context is made of (answers [`Command::Context`](crate::Command)).
+    Context(crate::ContextParts),
     /// A `fresh` was recorded: the provider side starts clean.
     Fresh {
         /// The prompt-cache key requests carry from now on.

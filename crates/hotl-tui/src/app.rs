@@ -451,6 +451,11 @@ impl App {
                 self.refresh_popup();
                 self.idle();
             }
+            Event::Context(parts) => {
+                let text = context_text(&parts, self.status.as_ref());
+                self.say(text, Tone::Output);
+                self.idle();
+            }
             Event::Cleared { seq } => {
                 self.say(
                     format!("cleared: the model sees nothing before t{seq} (the log keeps it)"),
@@ -898,6 +903,10 @@ impl App {
             }
             Slash::Copy(n) => self.copy(n),
             Slash::Cost => self.say(self.cost_text(), Tone::Output),
+            Slash::Context if !self.saved => {
+                self.say("no context yet: send a message first", Tone::Error)
+            }
+            Slash::Context => self.run(Command::Context, "context"),
             command => match command.as_move() {
                 Some(_) if !self.saved => {
                     self.say("no session yet: send a message first", Tone::Error)
@@ -970,6 +979,43 @@ impl App {
             .filter(|(name, _)| name.starts_with(text))
             .collect()
     }
+}
+
+/// `/context`'s report: the parts, the window, and what the provider measured last.
+pub fn context_text(parts: &hotl_agent::ContextParts, status: Option<&Status>) -> String {
+    let total = parts.system + parts.tools + parts.notes + parts.messages;
+    let mut out = match status.filter(|s| s.context_window > 0) {
+        Some(s) => format!(
+            "context: about {} of {} tokens ({}%); a turn compacts at {}%",
+            tokens(total),
+            tokens(s.context_window),
+            total * 100 / s.context_window,
+            hotl_agent::COMPACT_AT_PERCENT
+        ),
+        None => format!("context: about {} tokens", tokens(total)),
+    };
+    let row = |name: &str, n: u64| format!("\n  {name:<16}{:>8}", tokens(n));
+    out.push_str(&row("system prompt", parts.system));
+    out.push_str(&row("tools", parts.tools));
+    out.push_str(&row("fold notes", parts.notes));
+    if parts.folds + parts.compactions > 0 {
+        out.push_str(&format!(
+            "   ({} fold{}, {} compaction{})",
+            parts.folds,
+            if parts.folds == 1 { "" } else { "s" },
+            parts.compactions,
+            if parts.compactions == 1 { "" } else { "s" }
+        ));
+    }
+    out.push_str(&row("live messages", parts.messages));
+    out.push_str(&row("saved by folds", parts.saved));
+    if let Some(s) = status.filter(|s| s.context_used > 0) {
+        out.push_str(&format!(
+            "\n  (estimated at 4 bytes a token; the provider counted {} for the last request)",
+            tokens(s.context_used)
+        ));
+    }
+    out
 }
 
 /// `12.3k`, `1.2M`.

@@ -33,5 +33,5 @@ pub mod transcript;
 pub mod ui;
 pub mod wrap;
 
-pub use app::{App, Busy, Effect, LiveChild, Modal, tokens};
+pub use app::{App, Busy, Effect, LiveChild, Modal, context_text, tokens};
 pub use run::{Ended, Host, Options, run};

@@ -112,6 +112,8 @@ pub enum Slash {
     Copy(Option<usize>),
     /// `/cost`.
     Cost,
+    /// `/context`.
+    Context,
     /// A `/word` that names no command.
     Unknown(String),
     /// A known command used wrongly: what to tell the user.
@@ -259,6 +261,8 @@ pub fn parse(line: &str) -> Slash {
                     .to_owned(),
             ),
         },
+        "/context" if rest.is_empty() => Slash::Context,
+        "/context" => Slash::Usage("/context takes nothing".to_owned()),
         "/cost" if rest.is_empty() => Slash::Cost,
         "/cost" => Slash::Usage("/cost takes nothing".to_owned()),
         "/rename" if rest.is_empty() => {

@@ -338,3 +338,35 @@ fn at_opens_a_file_popup_and_tab_puts_the_path_in() {
     assert!(app.popup_rows.is_empty());
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn context_asks_the_agent_and_shows_the_parts() {
+    let mut app = App::new(80, Vec::new());
+    app.saved = true;
+    app.submit("/context".into());
+    assert_eq!(sent(&mut app), [Command::Context]);
+    app.event(ev(Event::Context(hotl_agent::ContextParts {
+        system: 1200,
+        tools: 3400,
+        notes: 500,
+        messages: 7000,
+        saved: 48_000,
+        folds: 2,
+        compactions: 1,
+    })));
+    let rows = text(&app.take_history());
+    assert!(
+        rows[0].starts_with("context: about 12.1k tokens"),
+        "{rows:?}"
+    );
+    assert!(
+        rows.iter()
+            .any(|r| r.contains("saved by folds") && r.contains("48.0k")),
+        "{rows:?}"
+    );
+    assert!(
+        rows.iter().any(|r| r.contains("(2 folds, 1 compaction)")),
+        "{rows:?}"
+    );
+    assert!(app.busy.is_none());
+}

@@ -82,6 +82,8 @@ pub enum Command {
     },
     /// Send a [`Event::Status`].
     Status,
+    /// Send an [`Event::Context`]: what the context is made of.
+    Context,
     /// Switch to another session: all or nothing (anything that fails leaves the agent on
     /// the session it was on), cancellable by a `before_switch` hook. Refused while work runs.
     Switch(SwitchTo),
@@ -113,6 +115,7 @@ impl Command {
             Command::Rename { .. } => "rename",
             Command::SetMode { .. } => "mode",
             Command::Status => "status",
+            Command::Context => "context",
             Command::Switch(_) => "switch",
             Command::Clear => "clear",
             Command::Fresh => "fresh",
@@ -605,6 +608,13 @@ impl Worker {
                     self.events().send(Event::Cleared { seq });
                 }
                 Err(e) => self.fail("clear", &e),
+            },
+            Command::Context => match self.saved("measure") {
+                Ok(session) => {
+                    let parts = session.context_parts();
+                    self.events().send(Event::Context(parts));
+                }
+                Err(e) => self.fail("context", &e),
             },
             Command::Revert { before } => {
                 let reverted = self

@@ -16,6 +16,7 @@
 mod ask;
 mod calls;
 mod compact;
+mod context;
 mod fold;
 mod fork;
 mod ops;
@@ -40,6 +41,7 @@ use crate::snapshot::Snapshots;
 use crate::toolset::ToolSet;
 
 pub use self::compact::{COMPACT_AT_PERCENT, default_context_window, known_context_window};
+pub use self::context::ContextParts;
 use self::fold::note_files;
 use self::fork::note_delegated_files;
 pub use self::outcome::{Totals, TurnOutcome};

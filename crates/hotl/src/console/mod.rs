@@ -124,6 +124,22 @@ async fn converse(
             Slash::Unknown(word) => say!("· unknown command {word}; /help lists them"),
             Slash::Usage(why) => say!("· {why}"),
             Slash::Session(op) => ops::run(ctx, agent, &mut live, op).await?,
+            Slash::Context if !live.saved => say!("· no session yet: send a message first"),
+            Slash::Context => {
+                agent.send(Command::Context);
+                match live
+                    .until(agent, |e| {
+                        matches!(e, Event::Context(_) | Event::Failed { .. })
+                    })
+                    .await?
+                {
+                    Event::Context(parts) => {
+                        say!("{}", hotl_tui::context_text(&parts, live.status.as_ref()))
+                    }
+                    Event::Failed { error, .. } => say!("· error: {error}"),
+                    _ => {}
+                }
+            }
             Slash::Copy(_) | Slash::Cost => {
                 say!("· {text} is a command of the terminal UI (hotl without --no-tui)")
             }
