@@ -869,7 +869,16 @@ impl App {
             return;
         }
         self.composer.remember(&text);
-        match slash::parse(&text) {
+        let parsed = slash::parse(&text);
+        if !matches!(parsed, Slash::Message(_)) {
+            // What was typed stays in the scrollback above what it did.
+            self.end_stream();
+            self.commit(Entry::User {
+                seq: None,
+                text: text.clone(),
+            });
+        }
+        match parsed {
             Slash::Message(message) => {
                 if self.busy.is_some() {
                     self.queued.push_back(message);

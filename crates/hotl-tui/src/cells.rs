@@ -160,7 +160,14 @@ impl Entry {
                     "fold ".bold(),
                     Span::raw(format!("t{since}..t{until} · ")),
                     Span::styled(handle.clone(), style::handle()),
-                    Span::styled(format!(" · {items} items"), style::dim()),
+                    Span::styled(
+                        if *items > 0 {
+                            format!(" · {items} items")
+                        } else {
+                            String::new()
+                        },
+                        style::dim(),
+                    ),
                 ]);
                 let mut rows = wrap(&head, width, &[Span::raw("  ")]);
                 rows.extend(indented(note, width, style::dim()));

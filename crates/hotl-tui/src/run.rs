@@ -602,17 +602,25 @@ fn pick_message(app: &mut App, host: &dyn Host, title: &str, kind: picker::Kind)
     let entries = host.entries(&app.session);
     let rows: Vec<picker::Row> = crate::transcript::user_messages(&entries)
         .into_iter()
-        .map(|(seq, text)| picker::Row {
-            label: format!("t{seq}"),
-            detail: text
-                .lines()
-                .next()
-                .unwrap_or("")
-                .chars()
-                .take(100)
-                .collect(),
-            value: format!("t{seq}"),
-            near: true,
+        .enumerate()
+        .map(|(newer, (seq, text))| {
+            let preview: String = text.lines().next().unwrap_or("").chars().take(80).collect();
+            // A revert hides the message's turn and every later one; a fork keeps them.
+            let detail = if kind == picker::Kind::Revert {
+                let hidden = newer + 1;
+                format!(
+                    "{preview}  · hides {hidden} turn{}",
+                    if hidden == 1 { "" } else { "s" }
+                )
+            } else {
+                preview
+            };
+            picker::Row {
+                label: format!("t{seq}"),
+                detail,
+                value: format!("t{seq}"),
+                near: true,
+            }
         })
         .collect();
     if rows.is_empty() {

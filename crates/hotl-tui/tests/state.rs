@@ -146,6 +146,11 @@ fn a_fold_lands_as_a_card_with_its_handle() {
         sent(&mut app)[..],
         [Command::Move(hotl_agent::Move::Fold { since: None, .. })]
     ));
+    assert_eq!(
+        text(&app.take_history())[1],
+        "› /fold",
+        "the command is echoed"
+    );
     app.event(ev(Event::MoveEnded(MoveResult::Folded {
         since: 3,
         until: 9,
@@ -345,6 +350,7 @@ fn context_asks_the_agent_and_shows_the_parts() {
     app.saved = true;
     app.submit("/context".into());
     assert_eq!(sent(&mut app), [Command::Context]);
+    app.take_history();
     app.event(ev(Event::Context(hotl_agent::ContextParts {
         system: 1200,
         tools: 3400,

@@ -499,3 +499,143 @@ fn fork_then_tree_shows_the_lineage_and_enter_switches_back() -> TestResult {
     assert_eq!(env.session_ids()?.len(), 2);
     Ok(())
 }
+
+const NOTE: &str = "changed: set up the cache\nlearned: the cache dir must be local (NFS is not supported)\ndecided and rejected: kept static linking\nopen: run the integration tests\nwhere: build.rs";
+
+#[test]
+fn fold_lands_as_a_card_and_the_pager_puts_its_handle_into_ask() -> TestResult {
+    let env = Env::new()?;
+    let fake = FakeLlm::start(Config::scripted([
+        Reply::text("the cache is set up"),
+        Reply::text(NOTE),
+        Reply::text("NFS broke the cache."),
+    ]))?;
+    let Some(shown) = tui(
+        &env,
+        &fake,
+        &[],
+        &[
+            ("set up the cache\r", 400),
+            ("/fold\r", 1500),
+            // Ctrl+T opens the pager, Tab focuses the first handle, Enter takes it to /ask.
+            ("\x14", 1500),
+            ("\t", 500),
+            ("\r", 500),
+            ("what broke?\r", 500),
+            exit(),
+            ("", 1500),
+        ],
+    )?
+    else {
+        return Ok(());
+    };
+    assert_eq!(shown.code, 0);
+    let card = shown
+        .rows
+        .iter()
+        .find(|r| r.starts_with("▸ fold t"))
+        .ok_or_else(|| format!("no fold card: {}", shown.rows.join("\n")))?;
+    let handle = card
+        .split(" · ")
+        .nth(1)
+        .ok_or("a handle")?
+        .trim()
+        .to_owned();
+    assert!(shown.has("changed: set up the cache"));
+    // The pager ran in the alternate screen and left it.
+    assert!(shown.bytes.contains("\x1b[?1049h") && shown.bytes.contains("\x1b[?1049l"));
+    assert_eq!(
+        shown.count(&format!("› /ask {handle} what broke?")),
+        1,
+        "{}",
+        shown.rows.join("\n")
+    );
+    assert!(
+        shown.has("NFS broke the cache."),
+        "{}",
+        shown.rows.join("\n")
+    );
+    let ids = env.session_ids()?;
+    let records = env.records(&ids[0])?;
+    assert!(
+        records.iter().any(|r| r["type"] == "fold"),
+        "the log has the fold"
+    );
+    assert!(
+        records.iter().any(|r| r["type"] == "ask"),
+        "the log has the ask"
+    );
+    Ok(())
+}
+
+#[test]
+fn a_fork_child_runs_as_a_live_card_and_lands_with_its_handle() -> TestResult {
+    let env = Env::new()?;
+    let fake = FakeLlm::start(Config::scripted([
+        Reply::text("").with_tool("fork", serde_json::json!({ "task": "count the tests" })),
+        Reply::text("There are 12 tests."),
+        Reply::text("The fork counted 12 tests."),
+    ]))?;
+    let Some(shown) = tui(
+        &env,
+        &fake,
+        &[],
+        &[("how many tests?\r", 400), exit(), ("", 1500)],
+    )?
+    else {
+        return Ok(());
+    };
+    assert_eq!(shown.code, 0);
+    assert!(
+        shown
+            .rows
+            .iter()
+            .any(|r| r.starts_with("↳ fork ") && r.contains("done")),
+        "{}",
+        shown.rows.join("\n")
+    );
+    assert!(shown.has("count the tests"));
+    assert!(shown.has("The fork counted 12 tests."));
+    Ok(())
+}
+
+#[test]
+fn esc_esc_reverts_to_a_picked_message_and_puts_it_back_in_the_composer() -> TestResult {
+    let env = Env::new()?;
+    let fake = FakeLlm::start(Config::scripted([
+        Reply::text("first answer"),
+        Reply::text("second answer"),
+    ]))?;
+    let Some(shown) = tui(
+        &env,
+        &fake,
+        &[],
+        &[
+            ("first message\r", 400),
+            ("second message\r", 1500),
+            ("\x1b", 1500),
+            ("\x1b", 150),
+            // The picker lists the newest first: Enter takes the second message.
+            ("\r", 800),
+            ("\x03", 300),
+            exit(),
+            ("", 1500),
+        ],
+    )?
+    else {
+        return Ok(());
+    };
+    assert_eq!(shown.code, 0);
+    assert!(
+        shown.bytes.contains("revert to before"),
+        "the picker was shown"
+    );
+    assert!(shown.has("reverted to t"), "{}", shown.rows.join("\n"));
+    let ids = env.session_ids()?;
+    let records = env.records(&ids[0])?;
+    assert!(
+        records.iter().any(|r| r["type"] == "revert"),
+        "the log has the revert"
+    );
+    Ok(())
+}
