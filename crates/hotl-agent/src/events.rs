@@ -174,6 +174,21 @@ pub enum Event {
         /// The message's text (a front end puts it back in the composer).
         text: String,
     },
+    /// The models the provider lists (answers [`Command::Models`](crate::Command)).
+    Models {
+        /// Their ids, as the provider gives them.
+        models: Vec<String>,
+        /// The model asked now.
+        current: String,
+    },
+    /// The model changed (answers [`Command::SetModel`](crate::Command)): the prompt cache
+    /// starts cold for it.
+    ModelChanged {
+        /// The model before.
+        from: String,
+        /// The model from now on.
+        to: String,
+    },
     /// What the context is made of (answers [`Command::Context`](crate::Command)).
     Context(crate::ContextParts),
     /// A `fresh` was recorded: the provider side starts clean.

@@ -73,6 +73,14 @@ impl Provider {
         )
     }
 
+    /// The models the provider lists (the demo lists itself).
+    pub async fn models(&self) -> Result<Vec<String>, WireError> {
+        match self {
+            Provider::Http(p) => p.models().await,
+            Provider::Demo => Ok(vec!["demo".to_owned()]),
+        }
+    }
+
     /// Whether this is the offline demo.
     pub fn is_demo(&self) -> bool {
         matches!(self, Provider::Demo)

@@ -451,6 +451,42 @@ impl App {
                 self.refresh_popup();
                 self.idle();
             }
+            Event::Models { models, current } => {
+                self.idle();
+                if models.is_empty() {
+                    self.say(
+                        "the provider lists no models; /model NAME switches by name",
+                        Tone::Error,
+                    );
+                } else {
+                    let rows = models
+                        .into_iter()
+                        .map(|m| crate::picker::Row {
+                            detail: if m == current {
+                                "current".to_owned()
+                            } else {
+                                String::new()
+                            },
+                            label: m.clone(),
+                            value: m,
+                            near: true,
+                        })
+                        .collect();
+                    self.modal = Some(Modal::Pick(crate::picker::Picker::new(
+                        "answer with",
+                        crate::picker::Kind::Model,
+                        rows,
+                    )));
+                }
+            }
+            Event::ModelChanged { from, to } => {
+                self.model.clone_from(&to);
+                self.say(
+                    format!("model: {to} from the next request on (was {from}); its prompt cache starts cold"),
+                    Tone::Info,
+                );
+                self.idle();
+            }
             Event::Context(parts) => {
                 let text = context_text(&parts, self.status.as_ref());
                 self.say(text, Tone::Output);
@@ -911,7 +947,22 @@ impl App {
                 self.effects.push(Effect::Session(op));
             }
             Slash::Copy(n) => self.copy(n),
+            Slash::Raw(n) => {
+                let answer = self
+                    .transcript
+                    .iter()
+                    .rev()
+                    .filter_map(Entry::answer_text)
+                    .nth(n.unwrap_or(1).max(1) - 1)
+                    .map(str::to_owned);
+                match answer {
+                    Some(text) => self.say(text, Tone::Output),
+                    None => self.say("no answer to show yet", Tone::Error),
+                }
+            }
             Slash::Cost => self.say(self.cost_text(), Tone::Output),
+            Slash::Model(Some(model)) => self.run(Command::SetModel { model }, "model"),
+            Slash::Model(None) => self.run(Command::Models, "models"),
             Slash::Context if !self.saved => {
                 self.say("no context yet: send a message first", Tone::Error)
             }

@@ -21,6 +21,8 @@ pub enum Kind {
     Revert,
     /// Switch to a session of the tree (the value is its id).
     Tree,
+    /// Answer with a model (the value is its id).
+    Model,
 }
 
 /// One row.
@@ -130,6 +132,7 @@ impl Picker {
                         None => return Outcome::Cancelled,
                     },
                     Kind::Revert => Effect::Session(SessionOp::Revert(seq())),
+                    Kind::Model => Effect::Send(hotl_agent::Command::SetModel { model: value }),
                 });
             }
             _ => {}

@@ -114,6 +114,10 @@ pub enum Slash {
     Cost,
     /// `/context`.
     Context,
+    /// `/raw [N]`: the N-th answer from the end as written, without styling.
+    Raw(Option<usize>),
+    /// `/model [NAME]`: switch to NAME, or pick from the provider's list.
+    Model(Option<String>),
     /// A `/word` that names no command.
     Unknown(String),
     /// A known command used wrongly: what to tell the user.
@@ -259,6 +263,17 @@ pub fn parse(line: &str) -> Slash {
             _ => Slash::Usage(
                 "/copy takes a count from the end: /copy 2 is the answer before the last"
                     .to_owned(),
+            ),
+        },
+        "/model" if rest.contains(char::is_whitespace) => Slash::Usage(
+            "/model takes one model name (none: pick from the provider's list)".to_owned(),
+        ),
+        "/model" => Slash::Model((!rest.is_empty()).then(|| rest.to_owned())),
+        "/raw" if rest.is_empty() => Slash::Raw(None),
+        "/raw" => match rest.parse::<usize>() {
+            Ok(n) if n > 0 => Slash::Raw(Some(n)),
+            _ => Slash::Usage(
+                "/raw takes a count from the end: /raw 2 is the answer before the last".to_owned(),
             ),
         },
         "/context" if rest.is_empty() => Slash::Context,

@@ -71,6 +71,41 @@ impl HttpProvider {
             .clear()
     }
 
+    /// The models the server lists (`GET /v1/models`; Anthropic's and OpenAI's lists both
+    /// carry `data[].id`), in the order given.
+    pub async fn models(&self) -> Result<Vec<String>> {
+        let url = format!("{}/models", self.base);
+        let response = self
+            .client
+            .get(&url)
+            .headers(self.auth_headers())
+            .timeout(Duration::from_secs(15))
+            .send()
+            .await
+            .map_err(|e| WireError::Config(format!("cannot list the models at {url}: {e}")))?;
+        let status = response.status().as_u16();
+        let headers = response.headers().clone();
+        let text = response
+            .text()
+            .await
+            .map_err(|e| WireError::Config(format!("cannot list the models at {url}: {e}")))?;
+        if !(200..300).contains(&status) {
+            return Err(api_error(status, &headers, &text));
+        }
+        let list: serde_json::Value = serde_json::from_str(&text)
+            .map_err(|e| WireError::Config(format!("the model list at {url} is not JSON: {e}")))?;
+        Ok(list
+            .get("data")
+            .and_then(|d| d.as_array())
+            .map(|models| {
+                models
+                    .iter()
+                    .filter_map(|m| m.get("id").and_then(|i| i.as_str()).map(str::to_owned))
+                    .collect()
+            })
+            .unwrap_or_default())
+    }
+
     /// The URL requests go to.
     pub fn url(&self) -> String {
         format!("{}/{}", self.base, self.dialect.path())

@@ -639,3 +639,46 @@ fn esc_esc_reverts_to_a_picked_message_and_puts_it_back_in_the_composer() -> Tes
     );
     Ok(())
 }
+
+#[test]
+fn model_picks_from_the_providers_list_and_the_next_request_uses_it() -> TestResult {
+    let env = Env::new()?;
+    let fake = FakeLlm::start(Config::scripted([
+        Reply::text("first answer"),
+        Reply::text("second answer"),
+    ]))?;
+    let Some(shown) = tui(
+        &env,
+        &fake,
+        &[],
+        &[
+            ("hello\r", 400),
+            ("/model\r", 1500),
+            // The picker filters as you type: the one haiku model is left.
+            ("haiku", 600),
+            ("\r", 400),
+            ("again\r", 800),
+            exit(),
+            ("", 1500),
+        ],
+    )?
+    else {
+        return Ok(());
+    };
+    assert_eq!(shown.code, 0);
+    assert!(
+        shown.has("model: claude-haiku-4-5 from the next request on"),
+        "{}",
+        shown.rows.join("\n")
+    );
+    let models: Vec<String> = crate::common::requests(&fake)?
+        .iter()
+        .filter_map(|r| r["model"].as_str().map(str::to_owned))
+        .collect();
+    assert_eq!(
+        models,
+        [MODEL, "claude-haiku-4-5"],
+        "the second request uses the new model"
+    );
+    Ok(())
+}

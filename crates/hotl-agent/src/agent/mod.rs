@@ -84,6 +84,14 @@ pub enum Command {
     Status,
     /// Send an [`Event::Context`]: what the context is made of.
     Context,
+    /// Send an [`Event::Models`]: the models the provider lists.
+    Models,
+    /// Answer with `model` from the next request on (the session's records name the model of
+    /// each answer, so a resume says when it changes).
+    SetModel {
+        /// The model.
+        model: String,
+    },
     /// Switch to another session: all or nothing (anything that fails leaves the agent on
     /// the session it was on), cancellable by a `before_switch` hook. Refused while work runs.
     Switch(SwitchTo),
@@ -116,6 +124,8 @@ impl Command {
             Command::SetMode { .. } => "mode",
             Command::Status => "status",
             Command::Context => "context",
+            Command::Models => "models",
+            Command::SetModel { .. } => "model",
             Command::Switch(_) => "switch",
             Command::Clear => "clear",
             Command::Fresh => "fresh",
@@ -609,6 +619,27 @@ impl Worker {
                 }
                 Err(e) => self.fail("clear", &e),
             },
+            Command::Models => match self.cx.provider.models().await {
+                Ok(models) => self.events().send(Event::Models {
+                    models,
+                    current: self.cx.settings.model.clone(),
+                }),
+                Err(e) => self.fail("models", &e.into()),
+            },
+            Command::SetModel { model } => {
+                let model = model.trim().to_owned();
+                if model.is_empty() {
+                    self.fail("model", &AgentError::Refused("which model?".to_owned()));
+                } else {
+                    let settings = Arc::make_mut(&mut self.cx.settings);
+                    let from = std::mem::replace(&mut settings.model, model.clone());
+                    if let Some(window) = crate::known_context_window(&model) {
+                        settings.context_window = window;
+                    }
+                    self.events().send(Event::ModelChanged { from, to: model });
+                    self.send_status();
+                }
+            }
             Command::Context => match self.saved("measure") {
                 Ok(session) => {
                     let parts = session.context_parts();

@@ -140,7 +140,38 @@ async fn converse(
                     _ => {}
                 }
             }
-            Slash::Copy(_) | Slash::Cost => {
+            Slash::Model(Some(model)) => {
+                agent.send(Command::SetModel { model });
+                if let Event::ModelChanged { from, to } = live
+                    .until(agent, |e| {
+                        matches!(e, Event::ModelChanged { .. } | Event::Failed { .. })
+                    })
+                    .await?
+                {
+                    say!(
+                        "· model: {to} from the next request on (was {from}); its prompt cache starts cold"
+                    );
+                }
+            }
+            Slash::Model(None) => {
+                agent.send(Command::Models);
+                match live
+                    .until(agent, |e| {
+                        matches!(e, Event::Models { .. } | Event::Failed { .. })
+                    })
+                    .await?
+                {
+                    Event::Models { models, current } => {
+                        for m in models {
+                            say!("{} {m}", if m == current { "*" } else { " " });
+                        }
+                        say!("· /model NAME switches");
+                    }
+                    Event::Failed { error, .. } => say!("· error: {error}"),
+                    _ => {}
+                }
+            }
+            Slash::Copy(_) | Slash::Cost | Slash::Raw(_) => {
                 say!("· {text} is a command of the terminal UI (hotl without --no-tui)")
             }
             command => match command.as_move() {
