@@ -189,6 +189,11 @@ pub enum Event {
         /// The model from now on.
         to: String,
     },
+    /// The reasoning effort changed (answers [`Command::SetEffort`](crate::Command)).
+    EffortChanged {
+        /// `low`, `medium` or `high`.
+        effort: String,
+    },
     /// What the context is made of (answers [`Command::Context`](crate::Command)).
     Context(crate::ContextParts),
     /// A `fresh` was recorded: the provider side starts clean.
@@ -308,6 +313,8 @@ pub struct Status {
     pub model: Option<String>,
     /// The permission mode recorded last.
     pub mode: Option<String>,
+    /// The reasoning effort asked, when one is set.
+    pub effort: Option<String>,
     /// Tokens this process spent on the session.
     pub usage: hotl_wire::Usage,
     /// Dollars this process spent (known prices only).

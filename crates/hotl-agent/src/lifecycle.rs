@@ -23,6 +23,7 @@ pub struct NewSession {
     model: String,
     tools: ToolSet,
     mode: Mode,
+    effort: Option<String>,
     name: Option<String>,
 }
 
@@ -45,6 +46,7 @@ impl NewSession {
             model: model.into(),
             tools,
             mode: Mode::Default,
+            effort: None,
             name: None,
         })
     }
@@ -52,6 +54,12 @@ impl NewSession {
     /// Starts in permission mode `mode` (recorded when it is not the default).
     pub fn with_mode(mut self, mode: Mode) -> NewSession {
         self.mode = mode;
+        self
+    }
+
+    /// Asks with reasoning effort `effort` (recorded with the session).
+    pub fn with_effort(mut self, effort: Option<String>) -> NewSession {
+        self.effort = effort;
         self
     }
 
@@ -105,6 +113,13 @@ impl NewSession {
         let mut state = Vec::new();
         if self.mode != Mode::Default {
             state.push(mode_record(self.mode));
+        }
+        if let Some(effort) = &self.effort {
+            state.push(Body::Mode {
+                permission: None,
+                plan: None,
+                effort: Some(effort.clone()),
+            });
         }
         if let Some(name) = &self.name {
             self.store.check_name(name, None)?;

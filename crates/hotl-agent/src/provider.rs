@@ -81,6 +81,22 @@ impl Provider {
         }
     }
 
+    /// What a level of reasoning effort (`low`, `medium`, `high`) asks of this provider:
+    /// OpenAI's dialects take the level as it is; Anthropic's a thinking budget (the request
+    /// raises its output limit above it).
+    pub fn reasoning_for(&self, effort: &str) -> hotl_wire::Reasoning {
+        match self {
+            Provider::Http(p) if p.dialect() == hotl_wire::Dialect::Anthropic => {
+                hotl_wire::Reasoning::Budget(match effort {
+                    "low" => 2_048,
+                    "medium" => 8_192,
+                    _ => 24_576,
+                })
+            }
+            _ => hotl_wire::Reasoning::Effort(effort.to_owned()),
+        }
+    }
+
     /// Whether this is the offline demo.
     pub fn is_demo(&self) -> bool {
         matches!(self, Provider::Demo)

@@ -34,6 +34,9 @@ pub struct Modes {
     pub permission: Option<String>,
     /// Plan mode.
     pub plan: bool,
+    /// Reasoning effort, when one was set (`low`, `medium`, `high`).
+    #[serde(default)]
+    pub effort: Option<String>,
 }
 
 /// Counts of what the last read skipped.
@@ -144,12 +147,19 @@ impl SessionMeta {
             Body::Name { name } => self.name.clone_from(name),
             Body::Title { title } => self.title = Some(title.clone()),
             Body::Todos { items } => self.todos.clone_from(items),
-            Body::Mode { permission, plan } => {
+            Body::Mode {
+                permission,
+                plan,
+                effort,
+            } => {
                 if let Some(p) = permission {
                     self.modes.permission = Some(p.clone());
                 }
                 if let Some(plan) = plan {
                     self.modes.plan = *plan;
+                }
+                if let Some(e) = effort {
+                    self.modes.effort = Some(e.clone());
                 }
             }
             Body::Drop => self.dropped = true,
@@ -302,6 +312,7 @@ mod tests {
                 Body::Mode {
                     permission: None,
                     plan: Some(true),
+                    effort: None,
                 },
             ),
             Record::new(

@@ -371,12 +371,14 @@ pub enum Body {
         /// The list.
         items: Vec<Todo>,
     },
-    /// `mode`: permission and plan mode (absent fields are unchanged).
+    /// `mode`: permission mode, plan mode and reasoning effort (absent fields are unchanged).
     Mode {
         /// `default`, `accept-edits`, `bypass`, ...
         permission: Option<String>,
         /// Plan (read-only) mode.
         plan: Option<bool>,
+        /// Reasoning effort: `low`, `medium` or `high`.
+        effort: Option<String>,
     },
     /// `drop`: the session was dropped but is kept for its descendants.
     Drop,
@@ -545,6 +547,8 @@ struct RecordWire<'a> {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     plan: Option<bool>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    effort: Option<Cow<'a, str>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     error: Option<Cow<'a, str>>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     message: Option<Cow<'a, str>>,
@@ -597,6 +601,7 @@ impl<'a> RecordWire<'a> {
             items: None,
             permission: None,
             plan: None,
+            effort: None,
             tree: None,
             error: None,
             message: None,
@@ -670,9 +675,14 @@ impl<'a> RecordWire<'a> {
             Body::Name { name } => w.name = ob(name),
             Body::Title { title } => w.title = b(title),
             Body::Todos { items } => w.items = Some(Cow::Borrowed(items)),
-            Body::Mode { permission, plan } => {
+            Body::Mode {
+                permission,
+                plan,
+                effort,
+            } => {
                 w.permission = ob(permission);
                 w.plan = *plan;
+                w.effort = ob(effort);
             }
             Body::Ask {
                 handle,
@@ -800,6 +810,7 @@ impl<'a> RecordWire<'a> {
             "mode" => Body::Mode {
                 permission: own(self.permission),
                 plan: self.plan,
+                effort: own(self.effort),
             },
             "drop" => Body::Drop,
             "fresh" => Body::Fresh {
@@ -963,6 +974,7 @@ mod tests {
         rt(Body::Mode {
             permission: Some("plan".into()),
             plan: Some(true),
+            effort: None,
         });
         rt(Body::Drop);
         rt(Body::Snapshot {

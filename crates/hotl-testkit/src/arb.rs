@@ -382,6 +382,7 @@ impl Script {
                     self.other(Body::Mode {
                         permission: b.is_multiple_of(2).then(|| "accept-edits".to_owned()),
                         plan: (!b.is_multiple_of(3)).then_some(b.is_multiple_of(5)),
+                        effort: b.is_multiple_of(7).then(|| "high".to_owned()),
                     })
                 }
                 28 => self.other(Body::Title {

@@ -479,6 +479,13 @@ impl App {
                     )));
                 }
             }
+            Event::EffortChanged { effort } => {
+                self.say(
+                    format!("effort: {effort} from the next request on (recorded: resumes and forks keep it)"),
+                    Tone::Info,
+                );
+                self.idle();
+            }
             Event::ModelChanged { from, to } => {
                 self.model.clone_from(&to);
                 self.say(
@@ -962,6 +969,17 @@ impl App {
             }
             Slash::Cost => self.say(self.cost_text(), Tone::Output),
             Slash::Model(Some(model)) => self.run(Command::SetModel { model }, "model"),
+            Slash::Effort(Some(effort)) => self.run(Command::SetEffort { effort }, "effort"),
+            Slash::Effort(None) => {
+                let level = self.status.as_ref().and_then(|s| s.effort.clone());
+                self.say(
+                    match level {
+                        Some(level) => format!("effort: {level} (recorded in this session; /effort low|medium|high changes it)"),
+                        None => "effort: the model's default (/effort low|medium|high sets one)".to_owned(),
+                    },
+                    Tone::Info,
+                );
+            }
             Slash::Model(None) => self.run(Command::Models, "models"),
             Slash::Context if !self.saved => {
                 self.say("no context yet: send a message first", Tone::Error)

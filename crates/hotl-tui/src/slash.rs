@@ -118,6 +118,8 @@ pub enum Slash {
     Raw(Option<usize>),
     /// `/model [NAME]`: switch to NAME, or pick from the provider's list.
     Model(Option<String>),
+    /// `/effort [low|medium|high]`: set the reasoning effort, or say the one in force.
+    Effort(Option<String>),
     /// A `/word` that names no command.
     Unknown(String),
     /// A known command used wrongly: what to tell the user.
@@ -269,6 +271,13 @@ pub fn parse(line: &str) -> Slash {
             "/model takes one model name (none: pick from the provider's list)".to_owned(),
         ),
         "/model" => Slash::Model((!rest.is_empty()).then(|| rest.to_owned())),
+        "/effort" => match rest {
+            "" => Slash::Effort(None),
+            "low" | "medium" | "high" => Slash::Effort(Some(rest.to_owned())),
+            _ => Slash::Usage(
+                "/effort takes low, medium or high (none: says the level in force)".to_owned(),
+            ),
+        },
         "/raw" if rest.is_empty() => Slash::Raw(None),
         "/raw" => match rest.parse::<usize>() {
             Ok(n) if n > 0 => Slash::Raw(Some(n)),

@@ -259,6 +259,10 @@ pub fn strip(app: &App, now: Instant, context: &Strip, width: usize) -> Line<'st
     }
     spans.push(sep());
     spans.push(Span::raw(app.model.clone()));
+    if let Some(effort) = app.status.as_ref().and_then(|s| s.effort.as_ref()) {
+        spans.push(sep());
+        spans.push(Span::styled(format!("effort {effort}"), style::dim()));
+    }
     spans.push(sep());
     let mode_style = match app.mode.as_str() {
         "default" => style::dim(),

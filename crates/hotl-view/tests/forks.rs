@@ -22,6 +22,7 @@ fn parent_meta() -> SessionMeta {
         modes: Modes {
             permission: Some("accept-edits".into()),
             plan: true,
+            effort: None,
         },
         todos: vec![todo("a")],
         ..SessionMeta::default()
@@ -34,6 +35,7 @@ fn fork_state_gives_modes_always_todos_at_the_head_and_a_fork_title() {
     let mode = Body::Mode {
         permission: Some("accept-edits".into()),
         plan: Some(true),
+        effort: None,
     };
     let title = Body::Title {
         title: "Fix the parser (fork)".into(),
@@ -101,6 +103,7 @@ fn parent() -> TestResult<(TestHome, String)> {
     log.record(Body::Mode {
         permission: Some("accept-edits".into()),
         plan: None,
+        effort: None,
     });
     log.turn("one");
     log.todos(&[("ship it", "pending")]);

@@ -682,3 +682,53 @@ fn model_picks_from_the_providers_list_and_the_next_request_uses_it() -> TestRes
     );
     Ok(())
 }
+
+#[test]
+fn effort_is_recorded_asked_for_and_kept_by_a_resume() -> TestResult {
+    let env = Env::new()?;
+    let fake = FakeLlm::start(Config::scripted([
+        Reply::text("first answer"),
+        Reply::text("second answer"),
+    ]))?;
+    let Some(shown) = tui(
+        &env,
+        &fake,
+        &[],
+        &[
+            ("/effort high\r", 400),
+            ("think hard\r", 600),
+            exit(),
+            ("", 1500),
+        ],
+    )?
+    else {
+        return Ok(());
+    };
+    assert!(
+        shown.has("effort: high from the next request on"),
+        "{}",
+        shown.rows.join("\n")
+    );
+    let Some(_) = tui(
+        &env,
+        &fake,
+        &["-c"],
+        &[("/effort\r", 400), ("again\r", 600), exit(), ("", 1500)],
+    )?
+    else {
+        return Ok(());
+    };
+    let requests = crate::common::requests(&fake)?;
+    assert_eq!(requests.len(), 2);
+    for request in &requests {
+        assert_eq!(request["thinking"]["budget_tokens"], 24576, "{request}");
+        assert!(request["max_tokens"].as_u64().unwrap_or(0) > 24576);
+    }
+    let ids = env.session_ids()?;
+    let recorded = env
+        .records(&ids[0])?
+        .iter()
+        .any(|r| r["type"] == "mode" && r["effort"] == "high");
+    assert!(recorded, "the effort is recorded");
+    Ok(())
+}

@@ -86,6 +86,12 @@ pub enum Command {
     Context,
     /// Send an [`Event::Models`]: the models the provider lists.
     Models,
+    /// Ask with reasoning effort `low`, `medium` or `high` from now on (recorded, so resumes
+    /// and forks keep it).
+    SetEffort {
+        /// The level.
+        effort: String,
+    },
     /// Answer with `model` from the next request on (the session's records name the model of
     /// each answer, so a resume says when it changes).
     SetModel {
@@ -125,6 +131,7 @@ impl Command {
             Command::Status => "status",
             Command::Context => "context",
             Command::Models => "models",
+            Command::SetEffort { .. } => "effort",
             Command::SetModel { .. } => "model",
             Command::Switch(_) => "switch",
             Command::Clear => "clear",
@@ -478,6 +485,7 @@ impl Worker {
                     .unwrap_or_default(),
                 context_window: self.cx.settings.context_window,
                 model: Some(self.cx.settings.model.clone()),
+                effort: self.cx.settings.effort.clone(),
                 // As a saved session's: a mode only once one other than the default is set.
                 mode: (self.cx.settings.policy.mode != Mode::Default)
                     .then(|| self.cx.settings.policy.mode.name().to_owned()),
@@ -619,6 +627,33 @@ impl Worker {
                 }
                 Err(e) => self.fail("clear", &e),
             },
+            Command::SetEffort { effort } => {
+                let effort = effort.trim().to_ascii_lowercase();
+                let done = if !matches!(effort.as_str(), "low" | "medium" | "high") {
+                    Err(AgentError::Refused(format!(
+                        "unknown effort {effort:?}; use low, medium or high"
+                    )))
+                } else {
+                    match (self.session.as_mut(), self.pending.take()) {
+                        (Some(session), _) => session.set_effort(&effort),
+                        (None, pending) => {
+                            self.pending = pending.map(|new| new.with_effort(Some(effort.clone())));
+                            Ok(())
+                        }
+                    }
+                };
+                match done {
+                    Ok(()) => {
+                        let reasoning = self.cx.provider.reasoning_for(&effort);
+                        let settings = Arc::make_mut(&mut self.cx.settings);
+                        settings.reasoning = Some(reasoning);
+                        settings.effort = Some(effort.clone());
+                        self.events().send(Event::EffortChanged { effort });
+                        self.send_status();
+                    }
+                    Err(e) => self.fail("effort", &e),
+                }
+            }
             Command::Models => match self.cx.provider.models().await {
                 Ok(models) => self.events().send(Event::Models {
                     models,

@@ -298,6 +298,7 @@ impl Session {
             todos: state.todos.len(),
             model: self.last_model(),
             mode: state.modes.permission.clone(),
+            effort: settings.effort.clone(),
             usage: self.totals.usage,
             cost: self.totals.cost,
             requests: self.totals.requests,
@@ -314,6 +315,20 @@ impl Session {
             return Some(Mode::Plan);
         }
         modes.permission.as_deref().and_then(Mode::from_name)
+    }
+
+    /// The reasoning effort the session recorded last, if any.
+    pub fn recorded_effort(&self) -> Option<&str> {
+        self.view.state.modes.effort.as_deref()
+    }
+
+    /// Records a reasoning effort (`low`, `medium`, `high`): resumes and forks keep it.
+    pub fn set_effort(&mut self, effort: &str) -> Result<()> {
+        self.append(Body::Mode {
+            permission: None,
+            plan: None,
+            effort: Some(effort.to_owned()),
+        })
     }
 
     /// Appends a record and brings the view up to date.
@@ -379,6 +394,7 @@ pub(crate) fn mode_record(mode: Mode) -> Body {
     Body::Mode {
         permission: Some(mode.name().to_owned()),
         plan: Some(mode == Mode::Plan),
+        effort: None,
     }
 }
 

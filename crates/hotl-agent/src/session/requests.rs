@@ -45,6 +45,12 @@ impl Session {
         request.tools = self.tool_defs.clone();
         request.max_tokens = settings.max_tokens;
         request.reasoning = settings.reasoning.clone();
+        if let Some(hotl_wire::Reasoning::Budget(budget)) = &request.reasoning
+            && request.max_tokens <= *budget
+        {
+            // A thinking budget counts against the output limit: the answer keeps its room.
+            request.max_tokens = budget + settings.max_tokens;
+        }
         request.cache.ttl = settings.ttl;
         request.cache.key = Some(self.cache_key.clone());
         request.cache.explicit_breakpoints = settings.explicit_breakpoints;

@@ -21,6 +21,9 @@ pub struct Settings {
     pub max_steps: usize,
     /// Reasoning settings.
     pub reasoning: Option<Reasoning>,
+    /// The level of reasoning effort `reasoning` was made from (`low`, `medium`, `high`),
+    /// when one was asked.
+    pub effort: Option<String>,
     /// OpenAI explicit prompt-cache breakpoints (GPT-5.6 and later).
     pub explicit_breakpoints: bool,
     /// The model's context window in tokens: a turn compacts before a request that would
@@ -56,6 +59,7 @@ impl Settings {
             policy: Policy::default(),
             max_steps: 200,
             reasoning: None,
+            effort: None,
             explicit_breakpoints: false,
             hidden_env: PROVIDER_KEY_VARS.iter().map(|v| (*v).to_owned()).collect(),
             reaper: None,

@@ -279,6 +279,13 @@ async fn run_async(
             );
         }
     }
+    if let Start::Open(session) = &start
+        && let Some(effort) = session.recorded_effort()
+    {
+        // Effort is the session's, as modes are: a resume or a fork asks as it did.
+        settings.reasoning = Some(resolved.provider.reasoning_for(effort));
+        settings.effort = Some(effort.to_owned());
+    }
     // What the terminal UI shows of a resumed session: only its tail is turned into cells,
     // from the view the session was opened with (the log is not read twice).
     let tui_tail = match &start {

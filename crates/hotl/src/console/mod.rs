@@ -153,6 +153,27 @@ async fn converse(
                     );
                 }
             }
+            Slash::Effort(Some(effort)) => {
+                agent.send(Command::SetEffort { effort });
+                match live
+                    .until(agent, |e| {
+                        matches!(e, Event::EffortChanged { .. } | Event::Failed { .. })
+                    })
+                    .await?
+                {
+                    Event::EffortChanged { effort } => {
+                        say!(
+                            "· effort: {effort} from the next request on (recorded: resumes and forks keep it)"
+                        )
+                    }
+                    Event::Failed { error, .. } => say!("· error: {error}"),
+                    _ => {}
+                }
+            }
+            Slash::Effort(None) => match live.status.as_ref().and_then(|s| s.effort.clone()) {
+                Some(level) => say!("· effort: {level} (recorded in this session)"),
+                None => say!("· effort: the model's default (/effort low|medium|high sets one)"),
+            },
             Slash::Model(None) => {
                 agent.send(Command::Models);
                 match live
