@@ -30,6 +30,15 @@ pub enum Effect {
     Pager,
     /// Copy this text to the clipboard.
     Copy(String),
+    /// Search the archive here (a read-only view has no agent to ask).
+    Recall {
+        /// What to look for.
+        query: String,
+        /// `ranked`, `exact` or `regex`.
+        mode: Option<String>,
+        /// At most this many hits.
+        limit: usize,
+    },
     /// Edit the composer's text in `$EDITOR`.
     Editor,
     /// Leave.
@@ -795,13 +804,6 @@ impl App {
             }
             _ => {}
         }
-        if self.read_only.is_some() {
-            self.hint = Some((
-                "read-only: another process owns this session".to_owned(),
-                now,
-            ));
-            return;
-        }
         if !self.popup_rows.is_empty() {
             let n = self.popup_rows.len();
             let chosen = self.popup_rows[self.popup.min(n - 1)].0.clone();
@@ -922,6 +924,13 @@ impl App {
             });
         }
         match parsed {
+            Slash::Message(_) if self.read_only.is_some() => {
+                self.hint = Some((
+                    "read-only: another process owns this session; /recall, /copy, /raw and Ctrl+T work".to_owned(),
+                    Instant::now(),
+                ));
+                self.composer.set_text(&text);
+            }
             Slash::Message(message) => {
                 if self.busy.is_some() {
                     self.queued.push_back(message);
@@ -986,6 +995,14 @@ impl App {
             }
             Slash::Context => self.run(Command::Context, "context"),
             command => match command.as_move() {
+                Some(hotl_agent::Move::Recall { query, mode, limit }) if self.read_only.is_some() => {
+                    // No agent here: the archive is searched directly (no model call).
+                    self.effects.push(Effect::Recall { query, mode, limit });
+                }
+                Some(_) if self.read_only.is_some() => self.say(
+                    "read-only: another process owns this session; /recall, /copy, /raw and Ctrl+T work",
+                    Tone::Error,
+                ),
                 Some(_) if !self.saved => {
                     self.say("no session yet: send a message first", Tone::Error)
                 }

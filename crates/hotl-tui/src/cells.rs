@@ -474,6 +474,8 @@ impl ToolCard {
             );
             v
         };
+        // A spilled output names the blob holding all of it: the collapsed card keeps that line.
+        let spilled = lines.iter().find(|l| l.contains("full output in blob"));
         for (n, (i, line)) in shown.into_iter().enumerate() {
             let lead = if n == 0 { "  ⎿ " } else { "    " };
             if i == usize::MAX {
@@ -482,6 +484,15 @@ impl ToolCard {
                     format!("    … {hidden} more lines (Ctrl+T shows them)"),
                     style::dim(),
                 )));
+                if let Some(spilled) = spilled {
+                    rows.push(truncate(
+                        &Line::from(Span::styled(
+                            format!("    {}", spilled.trim()),
+                            style::dim(),
+                        )),
+                        width,
+                    ));
+                }
                 continue;
             }
             let line = Line::from(vec![

@@ -45,6 +45,15 @@ pub trait Host {
     /// Session `id`'s lineage as a tree: its root and everything forked or delegated from it,
     /// one row each (the label drawn with the tree's branches).
     fn tree(&self, id: &str) -> Vec<picker::Row>;
+    /// Searches session `id`'s archive as `/recall` does (no model call), rendered as the
+    /// recall tool renders hits, or the error to say.
+    fn recall(
+        &self,
+        id: &str,
+        query: &str,
+        mode: Option<&str>,
+        limit: usize,
+    ) -> Result<String, String>;
     /// How long session `id`'s log is (a read-only view follows it as it grows).
     fn log_size(&self, id: &str) -> Option<u64>;
     /// Opens session `id` for writing, once no other process holds it: the agent, or `None`
@@ -226,7 +235,7 @@ async fn main_loop(
             app.submit(first.clone());
         }
         if options.pick {
-            session_op(SessionOp::Resume(None), &mut app, agent, host);
+            session_op(SessionOp::Resume(None), &mut app, Some(agent), host);
         }
     }
 
@@ -483,13 +492,18 @@ fn apply<W: Write>(
     host: &dyn Host,
     screen: &mut Screen<W>,
 ) -> io::Result<()> {
-    let Some(agent) = agent else {
-        if !matches!(effect, Effect::Copy(_)) {
-            app.say("read-only: nothing can be sent", Tone::Error);
-            return Ok(());
+    if let Effect::Recall { query, mode, limit } = &effect {
+        match host.recall(&app.session, query, mode.as_deref(), *limit) {
+            Ok(text) => app.say(text.trim_end().to_owned(), Tone::Output),
+            Err(e) => app.say(e, Tone::Error),
         }
-        if let Effect::Copy(text) = effect {
-            copy(screen, &text)?;
+        return Ok(());
+    }
+    let Some(agent) = agent else {
+        match effect {
+            Effect::Copy(text) => copy(screen, &text)?,
+            Effect::Session(SessionOp::Tree) => session_op(SessionOp::Tree, app, None, host),
+            _ => app.say("read-only: nothing can be sent", Tone::Error),
         }
         return Ok(());
     };
@@ -499,14 +513,18 @@ fn apply<W: Write>(
         }
         Effect::Copy(text) => copy(screen, &text)?,
         Effect::Editor => {}
-        Effect::Session(op) => session_op(op, app, agent, host),
-        Effect::Exit | Effect::Pager => {}
+        Effect::Session(op) => session_op(op, app, Some(agent), host),
+        Effect::Exit | Effect::Pager | Effect::Recall { .. } => {}
     }
     Ok(())
 }
 
-fn session_op(op: SessionOp, app: &mut App, agent: &Agent, host: &dyn Host) {
+fn session_op(op: SessionOp, app: &mut App, agent: Option<&Agent>, host: &dyn Host) {
     let send = |app: &mut App, command: Command, name: &'static str| {
+        let Some(agent) = agent else {
+            app.say("read-only: nothing can be sent", Tone::Error);
+            return;
+        };
         app.run(command, name);
         for effect in app.take_effects() {
             if let Effect::Send(command) = effect {

@@ -148,8 +148,9 @@ pub fn frame(app: &App, now: Instant, max_rows: usize, context: &Strip) -> Frame
         None => {}
     }
     if !matches!(app.modal, Some(Modal::Pick(_))) {
-        match &app.read_only {
-            Some(why) => bottom.extend(wrap(
+        if let Some(why) = &app.read_only {
+            // The composer stays for what reads: /recall, /copy, /raw, /tree.
+            bottom.extend(wrap(
                 &Line::from(vec![
                     Span::styled(
                         " read-only ",
@@ -159,15 +160,13 @@ pub fn frame(app: &App, now: Instant, max_rows: usize, context: &Strip) -> Frame
                 ]),
                 width,
                 &[],
-            )),
-            None => {
-                let (rows, (x, y)) = app.composer.render(width);
-                if app.modal.is_none() {
-                    cursor = Some((x, (bottom.len() + usize::from(y)) as u16));
-                }
-                bottom.extend(rows);
-            }
+            ));
         }
+        let (rows, (x, y)) = app.composer.render(width);
+        if app.modal.is_none() {
+            cursor = Some((x, (bottom.len() + usize::from(y)) as u16));
+        }
+        bottom.extend(rows);
         let popup = &app.popup_rows;
         let start = app.popup.saturating_sub(POPUP_ROWS - 1);
         for (i, (name, help)) in popup.iter().enumerate().skip(start).take(POPUP_ROWS) {

@@ -376,3 +376,30 @@ fn context_asks_the_agent_and_shows_the_parts() {
     );
     assert!(app.busy.is_none());
 }
+
+#[test]
+fn a_read_only_view_keeps_messages_back_and_recalls_without_an_agent() {
+    let mut app = App::new(80, Vec::new());
+    app.saved = true;
+    app.read_only = Some("another process owns it".into());
+    typed(&mut app, "hello");
+    app.key(key(KeyCode::Enter), Instant::now());
+    assert!(app.take_effects().is_empty(), "nothing is sent");
+    assert_eq!(
+        app.composer.text(),
+        "hello",
+        "the message stays in the composer"
+    );
+    app.composer.set_text("");
+    app.submit("/recall parser".into());
+    assert_eq!(
+        app.take_effects(),
+        [Effect::Recall {
+            query: "parser".into(),
+            mode: Some("ranked".into()),
+            limit: hotl_tui::slash::RECALL_LIMIT
+        }]
+    );
+    app.submit("/fold".into());
+    assert!(app.take_effects().is_empty());
+}

@@ -92,6 +92,19 @@ impl hotl_tui::Host for StoreHost<'_> {
         rows
     }
 
+    fn recall(
+        &self,
+        id: &str,
+        query: &str,
+        mode: Option<&str>,
+        limit: usize,
+    ) -> Result<String, String> {
+        let mode = hotl_agent::recall_mode(mode)?;
+        let (archive, hits) = hotl_recall::search_archive(&self.ctx.store, id, query, mode, limit)
+            .map_err(|e| e.to_string())?;
+        Ok(hotl_recall::render_search(&archive, &hits))
+    }
+
     fn log_size(&self, id: &str) -> Option<u64> {
         self.ctx.store.log_size(id).ok()
     }

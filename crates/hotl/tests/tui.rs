@@ -308,6 +308,9 @@ fn a_session_another_process_holds_opens_read_only_and_is_taken_over_when_it_exi
         &["-r", &id],
         &[
             ("typed while read-only\r", 800),
+            // The message stays in the composer; Ctrl+C clears it.
+            ("\x03", 300),
+            ("/recall answer\r", 300),
             ("after the takeover\r", 3500),
             exit(),
             ("", 1500),
@@ -321,6 +324,16 @@ fn a_session_another_process_holds_opens_read_only_and_is_taken_over_when_it_exi
     assert!(shown.has("read-only"), "{}", shown.rows.join("\n"));
     assert!(shown.has("the answer"));
     assert!(shown.has("it is yours now"), "{}", shown.rows.join("\n"));
+    assert!(
+        shown.has("› /recall answer"),
+        "recall runs read-only: {}",
+        shown.rows.join("\n")
+    );
+    assert!(
+        !shown.has("nothing can be sent"),
+        "{}",
+        shown.rows.join("\n")
+    );
     assert!(shown.has("the second answer"), "{}", shown.rows.join("\n"));
     let users: Vec<String> = env
         .records(&id)?
@@ -730,5 +743,51 @@ fn effort_is_recorded_asked_for_and_kept_by_a_resume() -> TestResult {
         .iter()
         .any(|r| r["type"] == "mode" && r["effort"] == "high");
     assert!(recorded, "the effort is recorded");
+    Ok(())
+}
+
+#[test]
+fn a_10000_line_tool_output_is_a_collapsed_card_naming_its_blob() -> TestResult {
+    let env = Env::new()?;
+    let fake = FakeLlm::start(Config::scripted([
+        Reply::text("Counting.").with_tool("bash", serde_json::json!({"command": "seq 1 10000"})),
+        Reply::text("counted"),
+    ]))?;
+    let Some(shown) = tui(
+        &env,
+        &fake,
+        &["--allow", "bash"],
+        &[
+            ("count\r", 400),
+            ("\x14", 2500),
+            ("G", 300),
+            ("q", 300),
+            exit(),
+            ("", 1500),
+        ],
+    )?
+    else {
+        return Ok(());
+    };
+    assert_eq!(shown.code, 0);
+    assert!(
+        shown.has("● bash $ seq 1 10000"),
+        "{}",
+        shown.rows.join("\n")
+    );
+    assert!(shown.has("more lines (Ctrl+T shows them)"));
+    assert!(
+        shown.has("full output in blob"),
+        "{}",
+        shown.rows.join("\n")
+    );
+    assert!(shown.has("counted"));
+    let card_rows = shown
+        .rows
+        .iter()
+        .skip_while(|r| !r.starts_with("● bash"))
+        .take_while(|r| !r.starts_with("counted"))
+        .count();
+    assert!(card_rows < 12, "collapsed: {card_rows} rows");
     Ok(())
 }
