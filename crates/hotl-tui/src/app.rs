@@ -110,6 +110,8 @@ pub struct App {
     /// Everything shown so far, for the pager and `/copy`.
     pub transcript: Vec<Entry>,
     history: Vec<Line<'static>>,
+    /// The transcript entry each row of `history` belongs to (none: an answer streaming).
+    history_tags: Vec<Option<usize>>,
     stream: Option<stream::Stream>,
     /// Rows of the answer already committed (to keep a gap between its blocks).
     thinking: String,
@@ -156,6 +158,7 @@ impl App {
             mode: "default".to_owned(),
             transcript: Vec::new(),
             history: Vec::new(),
+            history_tags: Vec::new(),
             stream: None,
             thinking: String::new(),
             tools: Vec::new(),
@@ -191,7 +194,29 @@ impl App {
 
     /// Rows to put into the scrollback before the next frame.
     pub fn take_history(&mut self) -> Vec<Line<'static>> {
+        self.history_tags.clear();
         std::mem::take(&mut self.history)
+    }
+
+    /// [`App::take_history`], each row with the transcript entry it belongs to (none for an
+    /// answer still streaming): the fullscreen transcript expands entries in place.
+    pub fn take_history_tagged(&mut self) -> Vec<(Line<'static>, Option<usize>)> {
+        let tags = std::mem::take(&mut self.history_tags);
+        std::mem::take(&mut self.history)
+            .into_iter()
+            .zip(tags)
+            .collect()
+    }
+
+    /// The rows of the answer streaming now that are already committed, at the current
+    /// width (the fullscreen transcript lays them out again after a resize).
+    pub fn streamed_rows(&self) -> Vec<Line<'static>> {
+        match &self.stream {
+            Some(stream) if !stream.committed_text().is_empty() => {
+                crate::markdown::render(stream.committed_text(), usize::from(self.width))
+            }
+            _ => Vec::new(),
+        }
     }
 
     /// What the run loop must do.
@@ -247,6 +272,9 @@ impl App {
     /// Puts an entry into the transcript and its rows into the scrollback.
     pub fn commit(&mut self, entry: Entry) {
         let rows = entry.rows(usize::from(self.width), false);
+        let index = self.transcript.len();
+        self.history_tags
+            .extend(std::iter::repeat_n(Some(index), rows.len()));
         self.history.extend(rows);
         self.transcript.push(entry);
         self.dirty = true;
@@ -594,6 +622,8 @@ impl App {
             return;
         }
         let rows = stream::render(pieces, usize::from(self.width));
+        self.history_tags
+            .extend(std::iter::repeat_n(None, rows.len()));
         self.history.extend(rows);
     }
 

@@ -20,6 +20,7 @@ mod app;
 pub mod cells;
 pub mod composer;
 pub mod files;
+pub mod fullscreen;
 pub mod highlight;
 pub mod markdown;
 mod pager;

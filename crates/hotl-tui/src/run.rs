@@ -9,8 +9,9 @@ use std::time::{Duration, Instant};
 
 use base64::Engine as _;
 use crossterm::event::{
-    DisableBracketedPaste, EnableBracketedPaste, Event as Input, EventStream, KeyEventKind,
-    KeyboardEnhancementFlags, PopKeyboardEnhancementFlags, PushKeyboardEnhancementFlags,
+    DisableBracketedPaste, EnableBracketedPaste, Event as Input, EventStream, KeyCode,
+    KeyEventKind, KeyboardEnhancementFlags, MouseButton, MouseEventKind,
+    PopKeyboardEnhancementFlags, PushKeyboardEnhancementFlags,
 };
 use crossterm::execute;
 use futures_util::{FutureExt as _, StreamExt as _};
@@ -19,6 +20,7 @@ use ratatui::text::Line;
 
 use crate::app::{App, Effect, Modal};
 use crate::cells::{Entry, Tone};
+use crate::fullscreen::{Click, FullScreen};
 use crate::pager::Pager;
 use crate::picker::{self, Picker};
 use crate::screen::Screen;
@@ -84,6 +86,8 @@ pub struct Options {
     pub read_only: Option<String>,
     /// Open the resume picker first (`hotl -r` without a reference).
     pub pick: bool,
+    /// The transcript in the alternate screen, with the mouse (`--fullscreen`).
+    pub fullscreen: bool,
     /// When the program started, for the first-paint metric.
     pub started: Instant,
     /// How long the program took to open the session (start to open), for the metrics.
@@ -160,6 +164,7 @@ fn restore(kitty: bool) {
     let _ = execute!(
         out,
         DisableBracketedPaste,
+        crossterm::event::DisableMouseCapture,
         crossterm::terminal::EndSynchronizedUpdate,
         crossterm::cursor::Show
     );
@@ -179,6 +184,11 @@ async fn main_loop(
     };
     let row = terminal.row.unwrap_or(rows.saturating_sub(1));
     let mut screen = Screen::new(io::stdout(), (cols, rows), row);
+    let mut full = if options.fullscreen {
+        Some(FullScreen::enter()?)
+    } else {
+        None
+    };
     let mut app = App::new(cols, load_history(options.history.as_deref()));
     let mut metrics = Metrics::open(options.metrics.as_deref());
     let mut strip = Strip {
@@ -217,6 +227,7 @@ async fn main_loop(
     // The first frame goes out before anything slow (the syntaxes load meanwhile).
     draw(
         &mut screen,
+        full.as_mut(),
         &mut app,
         &strip,
         &mut metrics,
@@ -243,7 +254,7 @@ async fn main_loop(
         for effect in app.take_effects() {
             match effect {
                 Effect::Exit => {
-                    return leave(&mut screen, &mut app, agent, host, options).await;
+                    return leave(&mut screen, full.as_mut(), &mut app, agent, host, options).await;
                 }
                 Effect::Pager => {
                     // The log holds everything (archived items included); what this run
@@ -262,6 +273,9 @@ async fn main_loop(
                     let edited = edit_externally(&app.composer.text(), terminal_kitty).await;
                     input = EventStream::new();
                     screen.invalidate();
+                    if let Some(full) = full.as_mut() {
+                        full.reenter()?;
+                    }
                     match edited {
                         Ok(text) => app.composer.set_text(&text),
                         Err(e) => app.say(format!("the editor failed: {e}"), Tone::Error),
@@ -281,6 +295,9 @@ async fn main_loop(
             if let Some(p) = pager.take() {
                 p.close()?;
                 screen.invalidate();
+                if let Some(full) = full.as_mut() {
+                    full.reenter()?;
+                }
             }
         }
         if let Some(status) = &app.status
@@ -300,6 +317,7 @@ async fn main_loop(
             if now >= due {
                 draw(
                     &mut screen,
+                    full.as_mut(),
                     &mut app,
                     &strip,
                     &mut metrics,
@@ -339,6 +357,9 @@ async fn main_loop(
                                     p.close()?;
                                 }
                                 screen.invalidate();
+                    if let Some(full) = full.as_mut() {
+                        full.reenter()?;
+                    }
                                 if let Some(text) = prefill {
                                     app.composer.set_text(&text);
                                 }
@@ -348,21 +369,29 @@ async fn main_loop(
                         }
                         continue;
                     }
-                    handle_input(event, &mut app, &mut screen)?;
+                    handle_input(event, &mut app, &mut screen, full.as_mut())?;
                 }
                 Some(Err(e)) => return Err(e),
-                None => return leave(&mut screen, &mut app, agent, host, options).await,
+                None => return leave(&mut screen, full.as_mut(), &mut app, agent, host, options).await,
             },
             envelope = recv(&mut agent) => match envelope {
                 Some(envelope) => {
-                    take(&mut app, envelope, host);
+                    if take(&mut app, envelope, host)
+                        && let Some(full) = full.as_mut()
+                    {
+                        full.reflow(&mut app);
+                    }
                     events_since_frame += 1;
                     // Take what else is waiting before drawing: a fast stream is one frame.
                     if let Some(agent) = agent.as_mut() {
                         for _ in 0..BATCH {
                             match agent.recv().now_or_never() {
                                 Some(Some(envelope)) => {
-                                    take(&mut app, envelope, host);
+                                    if take(&mut app, envelope, host)
+                                        && let Some(full) = full.as_mut()
+                                    {
+                                        full.reflow(&mut app);
+                                    }
                                     events_since_frame += 1;
                                 }
                                 Some(None) | None => break,
@@ -442,8 +471,9 @@ async fn recv(agent: &mut Option<Agent>) -> Option<hotl_agent::Envelope> {
     }
 }
 
-/// One agent event, and what it asks of the host (a switch shows the new session's tail).
-fn take(app: &mut App, envelope: hotl_agent::Envelope, host: &dyn Host) {
+/// One agent event, and what it asks of the host (a switch shows the new session's tail);
+/// says whether the session shown changed.
+fn take(app: &mut App, envelope: hotl_agent::Envelope, host: &dyn Host) -> bool {
     let switched = match &envelope.event {
         hotl_agent::Event::Switch { reason, to, .. }
             if envelope.child.is_none() && *reason != hotl_agent::SwitchReason::New =>
@@ -453,9 +483,11 @@ fn take(app: &mut App, envelope: hotl_agent::Envelope, host: &dyn Host) {
         _ => None,
     };
     app.event(envelope);
+    let changed = switched.is_some();
     if let Some(id) = switched {
         replay(app, host, &id);
     }
+    changed
 }
 
 fn replay(app: &mut App, host: &dyn Host, id: &str) {
@@ -471,7 +503,49 @@ fn replay(app: &mut App, host: &dyn Host, id: &str) {
     }
 }
 
-fn handle_input<W: Write>(event: Input, app: &mut App, screen: &mut Screen<W>) -> io::Result<()> {
+fn handle_input<W: Write>(
+    event: Input,
+    app: &mut App,
+    screen: &mut Screen<W>,
+    full: Option<&mut FullScreen>,
+) -> io::Result<()> {
+    if let Some(full) = full {
+        // The fullscreen transcript scrolls and takes clicks; the rest is the app's.
+        app.dirty = true;
+        match &event {
+            Input::Mouse(mouse) => {
+                match mouse.kind {
+                    MouseEventKind::ScrollUp => full.view.scroll(-full.view.wheel()),
+                    MouseEventKind::ScrollDown => full.view.scroll(full.view.wheel()),
+                    MouseEventKind::Down(MouseButton::Left) => {
+                        if let Click::Handle(handle) = full.view.click(mouse.column, mouse.row, app)
+                        {
+                            app.composer.set_text(&format!("/ask {handle} "));
+                        }
+                    }
+                    _ => {}
+                }
+                return Ok(());
+            }
+            Input::Key(key) if key.kind != KeyEventKind::Release => match key.code {
+                KeyCode::PageUp => {
+                    full.view.scroll(-full.view.page());
+                    return Ok(());
+                }
+                KeyCode::PageDown => {
+                    full.view.scroll(full.view.page());
+                    return Ok(());
+                }
+                _ => {}
+            },
+            Input::Resize(cols, _) => {
+                app.resize(*cols);
+                full.reflow(app);
+                return Ok(());
+            }
+            _ => {}
+        }
+    }
     match event {
         Input::Key(key) if key.kind != KeyEventKind::Release => app.key(key, Instant::now()),
         Input::Paste(text) => app.paste(&text),
@@ -764,12 +838,22 @@ fn copy_locally(text: &str) {
 
 fn draw<W: Write>(
     screen: &mut Screen<W>,
+    full: Option<&mut FullScreen>,
     app: &mut App,
     strip: &Strip,
     metrics: &mut Metrics,
     events: &mut usize,
 ) -> io::Result<()> {
     let start = Instant::now();
+    if let Some(full) = full {
+        full.push(app.take_history_tagged());
+        let (_, height) = full.size();
+        let frame = ui::frame(app, start, usize::from(height / 2).max(6), strip);
+        let drawn = full.draw(&frame)?;
+        app.dirty = false;
+        metrics.frame(start.elapsed(), drawn, std::mem::take(events));
+        return Ok(());
+    }
     let history = app.take_history();
     let frame = ui::frame(app, start, usize::from(screen.max_height()), strip);
     let width = screen.cols();
@@ -785,12 +869,18 @@ fn draw<W: Write>(
 
 async fn leave<W: Write>(
     screen: &mut Screen<W>,
+    full: Option<&mut FullScreen>,
     app: &mut App,
     agent: Option<Agent>,
     _host: &dyn Host,
     options: &Options,
 ) -> io::Result<Ended> {
     app.finish();
+    if let Some(full) = full {
+        full.leave()?;
+        // The transcript was the fullscreen's: the shell's screen gets only the goodbye.
+        app.take_history();
+    }
     let mut rows = app.take_history();
     let goodbye = if options.read_only.is_some() {
         "read-only snapshot closed".to_owned()

@@ -93,6 +93,11 @@ impl Stream {
         (tail, self.fence.as_ref().map(|_| self.fence_open.as_str()))
     }
 
+    /// The part of the answer already committed (finished blocks).
+    pub fn committed_text(&self) -> &str {
+        &self.text[..self.committed]
+    }
+
     /// The whole answer so far.
     pub fn text(&self) -> &str {
         &self.text

@@ -17,6 +17,9 @@
 //! [cache]
 //! cold_headless = "5m"        # when hotl warns that a forked parent's cache has expired
 //! cold_console = "1h"
+//!
+//! [tui]
+//! fullscreen = true           # the transcript in the alternate screen, with the mouse
 //! ```
 
 use std::path::PathBuf;
@@ -36,6 +39,15 @@ pub struct FileConfig {
     pub pricing: Option<Pricing>,
     pub cache: CacheConfig,
     pub hooks: Vec<HookConfig>,
+    pub tui: TuiConfig,
+}
+
+/// `[tui]`: how the terminal UI draws.
+#[derive(Debug, Default, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct TuiConfig {
+    /// The transcript in the alternate screen, scrolled and clicked in (`--fullscreen`).
+    pub fullscreen: Option<bool>,
 }
 
 /// One `[[hooks]]` entry: a command run at a point of a session's life.
@@ -89,6 +101,8 @@ pub struct Resolved {
     pub demo_notice: Option<&'static str>,
     /// The configured hooks.
     pub hooks: Vec<hotl_agent::Hook>,
+    /// `[tui] fullscreen`.
+    pub fullscreen: bool,
 }
 
 /// Where the config file lives: `$XDG_CONFIG_HOME/hotl/config.toml`, else
@@ -194,6 +208,7 @@ pub fn resolve(file: FileConfig, flags: &Overrides) -> Result<Resolved, CliError
         }
     };
     let hooks = hooks(file.hooks)?;
+    let fullscreen = file.tui.fullscreen.unwrap_or(false);
     let cold_headless = duration(file.cache.cold_headless, 300)?;
     let cold_console = duration(file.cache.cold_console, 3600)?;
     let explicit_breakpoints = file.provider.cache_breakpoints.unwrap_or(false);
@@ -219,6 +234,7 @@ pub fn resolve(file: FileConfig, flags: &Overrides) -> Result<Resolved, CliError
                 "no provider is configured: using hotl's offline demo model (set ANTHROPIC_API_KEY or OPENAI_API_KEY, or --base-url, to use a real one)",
             ),
             hooks,
+            fullscreen,
         });
     };
     let (default_url, default_model, key, key_var) = match dialect {
@@ -255,6 +271,7 @@ pub fn resolve(file: FileConfig, flags: &Overrides) -> Result<Resolved, CliError
         cold_console,
         demo_notice: None,
         hooks,
+        fullscreen,
     })
 }
 

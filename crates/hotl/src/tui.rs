@@ -248,6 +248,8 @@ pub struct Start {
     pub pick: bool,
     /// How long opening the session took from the start of the process.
     pub opened: Option<Duration>,
+    /// The transcript in the alternate screen (`--fullscreen`, `[tui] fullscreen`).
+    pub fullscreen: bool,
 }
 
 /// Runs the terminal UI on `agent` (none: read-only).
@@ -265,6 +267,7 @@ pub async fn run(ctx: &Ctx, agent: Option<Agent>, start: Start) -> Result<ExitCo
         resumed: start.resumed,
         read_only: start.read_only,
         pick: start.pick,
+        fullscreen: start.fullscreen,
         started: process_start(),
         opened: start.opened,
         ephemeral: ctx.is_in_memory(),

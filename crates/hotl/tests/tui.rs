@@ -791,3 +791,38 @@ fn a_10000_line_tool_output_is_a_collapsed_card_naming_its_blob() -> TestResult 
     assert!(card_rows < 12, "collapsed: {card_rows} rows");
     Ok(())
 }
+
+#[test]
+fn fullscreen_draws_in_the_alternate_screen_and_gives_the_screen_back() -> TestResult {
+    let env = Env::new()?;
+    let fake = FakeLlm::start(Config::scripted([Reply::text("an answer")]))?;
+    let Some(shown) = tui(
+        &env,
+        &fake,
+        &["--fullscreen"],
+        &[("hello\r", 400), ("\x1b[5~", 600), exit(), ("", 1500)],
+    )?
+    else {
+        return Ok(());
+    };
+    assert_eq!(shown.code, 0);
+    assert!(shown.bytes.contains("\x1b[?1049h"), "the alternate screen");
+    assert!(shown.bytes.contains("\x1b[?1000h"), "the mouse is reported");
+    let leave = shown
+        .bytes
+        .rfind("\x1b[?1049l")
+        .ok_or("never left the alternate screen")?;
+    assert!(
+        shown
+            .bytes
+            .rfind("\x1b[?1000l")
+            .is_some_and(|off| off > shown.bytes.rfind("\x1b[?1000h").unwrap_or(0))
+    );
+    assert!(
+        shown.bytes[leave..].contains("resume with: hotl -r"),
+        "the goodbye goes to the shell's screen"
+    );
+    // The answer was drawn in the alternate screen, so the shell's screen does not keep it.
+    assert!(!shown.has("an answer"), "{}", shown.rows.join("\n"));
+    Ok(())
+}

@@ -64,6 +64,11 @@ pub struct RunArgs {
     /// terminal)
     #[arg(long)]
     pub no_tui: bool,
+    /// The terminal UI in the alternate screen: the transcript scrolls with the wheel and
+    /// PageUp/PageDown, a click expands a card in place or takes a handle to /ask (also
+    /// `[tui] fullscreen = true`)
+    #[arg(long)]
+    pub fullscreen: bool,
     /// A session id prefix to resume (like -r)
     #[arg(value_name = "SESSION")]
     pub session: Option<String>,
@@ -92,6 +97,7 @@ impl RunArgs {
             session: pick(&self.session, &outer.session),
             no_session: self.no_session || outer.no_session,
             no_tui: self.no_tui || outer.no_tui,
+            fullscreen: self.fullscreen || outer.fullscreen,
         }
     }
 }
@@ -239,6 +245,7 @@ async fn run_async(
                     }),
                     pick: false,
                     opened: None,
+                    fullscreen: args.fullscreen || resolved.fullscreen,
                 };
                 return crate::tui::run(ctx, None, start).await;
             }
@@ -326,6 +333,7 @@ async fn run_async(
                 opener: None,
                 pick: tui_pick,
                 opened: resumed.then_some(opened),
+                fullscreen: args.fullscreen || resolved.fullscreen,
             };
             crate::tui::run(ctx, Some(agent), start).await
         }
