@@ -137,6 +137,8 @@ pub struct App {
     files: crate::files::Files,
     /// Another process owns the session: nothing can be sent (the banner says who).
     pub read_only: Option<String>,
+    /// What the last `/recall` looked for, for its list's title.
+    last_recall: Option<String>,
     /// A hint shown above the composer for a while (`Ctrl+C again to exit`).
     pub hint: Option<(String, Instant)>,
     ctrl_c: Option<Instant>,
@@ -172,6 +174,7 @@ impl App {
             popup_files: false,
             files: crate::files::Files::default(),
             read_only: None,
+            last_recall: None,
             hint: None,
             ctrl_c: None,
             esc: None,
@@ -251,6 +254,46 @@ impl App {
             }
         }
         rows
+    }
+
+    /// Shows what a recall for `query` found (`text`, as the recall tool renders hits): a
+    /// ranked list of hits, or what the tool said when there are none.
+    pub fn recalled(&mut self, query: &str, text: &str) {
+        let hits = crate::cells::RecallHit::parse(text);
+        if hits.is_empty() {
+            self.say(text.trim_end().to_owned(), Tone::Output);
+            return;
+        }
+        let spans = self.spans_of(&hits);
+        self.commit(Entry::Recall {
+            query: query.to_owned(),
+            hits,
+            spans,
+        });
+    }
+
+    /// The archived entries of the hits' spans that this transcript holds (folds and
+    /// compactions it shows), once per handle.
+    fn spans_of(&self, hits: &[crate::cells::RecallHit]) -> Vec<(String, Vec<Entry>)> {
+        let mut spans: Vec<(String, Vec<Entry>)> = Vec::new();
+        for hit in hits {
+            if spans.iter().any(|(h, _)| *h == hit.handle) {
+                continue;
+            }
+            let archived = self.transcript.iter().find_map(|entry| match entry {
+                Entry::Fold {
+                    handle, archived, ..
+                } if *handle == hit.handle => Some(archived.clone()),
+                Entry::Compaction {
+                    until, archived, ..
+                } if hit.handle == format!("compaction@t{until}") => Some(archived.clone()),
+                _ => None,
+            });
+            if let Some(archived) = archived.filter(|a| !a.is_empty()) {
+                spans.push((hit.handle.clone(), archived));
+            }
+        }
+        spans
     }
 
     /// The UI is closing: what streamed so far goes into the scrollback, and calls still
@@ -435,7 +478,11 @@ impl App {
                             .to_owned(),
                         archived: Vec::new(),
                     }),
-                    MoveResult::Recalled { text } | MoveResult::Answered { text } => {
+                    MoveResult::Recalled { text } => {
+                        let query = self.last_recall.take().unwrap_or_default();
+                        self.recalled(&query, &text);
+                    }
+                    MoveResult::Answered { text } => {
                         self.say(text.trim_end().to_owned(), Tone::Output)
                     }
                 }
@@ -1041,6 +1088,9 @@ impl App {
                     Tone::Error,
                 ),
                 Some(step) => {
+                    if let hotl_agent::Move::Recall { query, .. } = &step {
+                        self.last_recall = Some(query.clone());
+                    }
                     let name = step.name();
                     self.run(Command::Move(step), name);
                 }

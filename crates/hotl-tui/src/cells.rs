@@ -74,6 +74,16 @@ pub enum Entry {
         /// Its entries, for the pager.
         entries: Vec<Entry>,
     },
+    /// `/recall`'s hits: a ranked list whose handles can be asked, expanding to the spans
+    /// this transcript holds.
+    Recall {
+        /// What was looked for.
+        query: String,
+        /// The hits, best first.
+        hits: Vec<RecallHit>,
+        /// The archived entries of the hits' spans that this transcript has, by handle.
+        spans: Vec<(String, Vec<Entry>)>,
+    },
     /// Something said about the session (a notice, a switch, a result of a command).
     Notice {
         /// The text.
@@ -97,6 +107,59 @@ pub enum Tone {
     Error,
     /// Output of a command the user ran (`/recall`, `/help`): shown as is.
     Output,
+}
+
+/// One recall hit, as the recall tool renders it: `[<handle> t<seq> <kind>] <line>`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RecallHit {
+    /// The thread's handle.
+    pub handle: String,
+    /// The stamp of the item that matched.
+    pub seq: u64,
+    /// What kind of item it is (`user`, `answer`, `tool`, `note`, ...).
+    pub kind: String,
+    /// The matching line.
+    pub line: String,
+    /// Files the thread touched that changed since, as the tool says it.
+    pub stale: Option<String>,
+}
+
+impl RecallHit {
+    /// The hits in the recall tool's text; none when it says there are none.
+    pub fn parse(text: &str) -> Vec<RecallHit> {
+        let mut hits: Vec<RecallHit> = Vec::new();
+        for line in text.lines() {
+            if let Some(stale) = line.strip_prefix("  stale: ") {
+                if let Some(last) = hits.last_mut() {
+                    last.stale = Some(stale.to_owned());
+                }
+                continue;
+            }
+            let Some(rest) = line.strip_prefix('[') else {
+                continue;
+            };
+            let Some((head, found)) = rest.split_once("] ") else {
+                continue;
+            };
+            let mut words = head.split(' ');
+            let (Some(handle), Some(stamp), Some(kind)) =
+                (words.next(), words.next(), words.next())
+            else {
+                continue;
+            };
+            let Some(seq) = stamp.strip_prefix('t').and_then(|s| s.parse().ok()) else {
+                continue;
+            };
+            hits.push(RecallHit {
+                handle: handle.to_owned(),
+                seq,
+                kind: kind.to_owned(),
+                line: found.to_owned(),
+                stale: None,
+            });
+        }
+        hits
+    }
 }
 
 /// A tool call with its result.
@@ -234,6 +297,60 @@ impl Entry {
                             spans.extend(row.spans);
                             rows.push(Line::from(spans));
                         }
+                    }
+                }
+                rows
+            }
+            Entry::Recall { query, hits, spans } => {
+                let mut rows = vec![truncate(
+                    &Line::from(vec![
+                        Span::styled(if expanded { "▾ " } else { "▸ " }, style::dim()),
+                        "recall ".bold(),
+                        Span::raw(format!("{query:?}")),
+                        Span::styled(
+                            format!(
+                                " · {} hit{}{}",
+                                hits.len(),
+                                if hits.len() == 1 { "" } else { "s" },
+                                if expanded || spans.is_empty() {
+                                    ""
+                                } else {
+                                    " · Ctrl+T shows the spans"
+                                }
+                            ),
+                            style::dim(),
+                        ),
+                    ]),
+                    width,
+                )];
+                for (i, hit) in hits.iter().enumerate() {
+                    rows.extend(wrap(
+                        &Line::from(vec![
+                            Span::styled(format!("{:>3}. ", i + 1), style::dim()),
+                            Span::styled(hit.handle.clone(), style::handle()),
+                            Span::styled(format!(" t{} {} ", hit.seq, hit.kind), style::dim()),
+                            Span::raw(hit.line.clone()),
+                        ]),
+                        width,
+                        &[Span::raw("       ")],
+                    ));
+                    if let Some(stale) = &hit.stale {
+                        rows.push(truncate(
+                            &Line::from(Span::styled(
+                                format!("       stale: {stale}"),
+                                Style::new().fg(Color::Yellow),
+                            )),
+                            width,
+                        ));
+                    }
+                }
+                if expanded {
+                    for (handle, entries) in spans {
+                        rows.push(Line::from(vec![
+                            Span::styled("  ┊ span ", style::dim()),
+                            Span::styled(handle.clone(), style::handle()),
+                        ]));
+                        rows.extend(archived_rows(entries, width));
                     }
                 }
                 rows

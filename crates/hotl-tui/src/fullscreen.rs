@@ -153,6 +153,7 @@ impl Transcript {
                     | Entry::Thinking { .. }
                     | Entry::Child { .. }
                     | Entry::User { .. }
+                    | Entry::Recall { .. }
             )
         ) {
             return Click::Nothing;

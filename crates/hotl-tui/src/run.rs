@@ -568,7 +568,7 @@ fn apply<W: Write>(
 ) -> io::Result<()> {
     if let Effect::Recall { query, mode, limit } = &effect {
         match host.recall(&app.session, query, mode.as_deref(), *limit) {
-            Ok(text) => app.say(text.trim_end().to_owned(), Tone::Output),
+            Ok(text) => app.recalled(query, &text),
             Err(e) => app.say(e, Tone::Error),
         }
         return Ok(());

@@ -403,3 +403,47 @@ fn a_read_only_view_keeps_messages_back_and_recalls_without_an_agent() {
     app.submit("/fold".into());
     assert!(app.take_effects().is_empty());
 }
+
+#[test]
+fn recall_hits_are_a_list_whose_spans_the_transcript_holds() {
+    let mut app = App::new(80, Vec::new());
+    app.saved = true;
+    app.event(ev(Event::MoveEnded(MoveResult::Folded {
+        since: 3,
+        until: 9,
+        handle: "ab12".into(),
+        note: "changed: x".into(),
+    })));
+    if let Some(Entry::Fold { archived, .. }) = app.transcript.last_mut() {
+        archived.push(Entry::Answer {
+            text: "the cache dir must be local".into(),
+        });
+    }
+    app.submit("/recall cache".into());
+    app.take_effects();
+    app.take_history();
+    app.event(ev(Event::MoveEnded(MoveResult::Recalled {
+        text: "[ab12 t5 answer] the cache dir must be local\n  stale: build.rs changed since\n[cd34 t20 note] open: caching\n".into(),
+    })));
+    let rows = text(&app.take_history());
+    assert_eq!(
+        rows[0],
+        "▸ recall \"cache\" · 2 hits · Ctrl+T shows the spans"
+    );
+    assert_eq!(rows[1], "  1. ab12 t5 answer the cache dir must be local");
+    assert_eq!(rows[2], "       stale: build.rs changed since");
+    assert_eq!(rows[3], "  2. cd34 t20 note open: caching");
+    let Some(entry @ Entry::Recall { spans, .. }) = app.transcript.last() else {
+        panic!("a recall entry");
+    };
+    assert_eq!(spans.len(), 1, "only ab12's span is in this transcript");
+    let expanded = text(&entry.rows(80, true));
+    assert!(
+        expanded.contains(&"┊ the cache dir must be local".to_owned()),
+        "{expanded:?}"
+    );
+    app.event(ev(Event::MoveEnded(MoveResult::Recalled {
+        text: "no matches\n".into(),
+    })));
+    assert_eq!(text(&app.take_history()), ["no matches"]);
+}

@@ -258,3 +258,20 @@ fn cells_of_every_kind() {
     }
     insta::assert_snapshot!(out);
 }
+
+#[test]
+fn a_recall_list() {
+    let entry = Entry::Recall {
+        query: "linker".into(),
+        hits: hotl_tui::cells::RecallHit::parse(
+            "[c0de t14 tool] error: linker cannot find libfoo\n  stale: build.rs changed since\n[9f2a t31 note] learned: link statically against libfoo\n",
+        ),
+        spans: vec![(
+            "c0de".into(),
+            vec![Entry::Answer {
+                text: "the loop tried three builds".into(),
+            }],
+        )],
+    };
+    insta::assert_snapshot!(format!("{}\n{}", cells(&entry, false), cells(&entry, true)));
+}
