@@ -400,6 +400,77 @@ impl Entry {
         rows
     }
 
+    /// The handle this entry can be recalled or asked by, if any.
+    pub fn handle(&self) -> Option<String> {
+        match self {
+            Entry::Fold { handle, .. } | Entry::Child { handle, .. } => Some(handle.clone()),
+            Entry::Compaction { until, .. } => Some(format!("compaction@t{until}")),
+            Entry::Recall { hits, .. } => hits.first().map(|h| h.handle.clone()),
+            _ => None,
+        }
+    }
+
+    /// The entry's text for a search, without rendering it: what it says, its note, its
+    /// output, and what it archives.
+    pub fn search_text(&self) -> String {
+        match self {
+            Entry::User { text, .. }
+            | Entry::Answer { text }
+            | Entry::Thinking { text }
+            | Entry::Notice { text, .. }
+            | Entry::TurnEnd { text } => text.clone(),
+            Entry::Tool(card) => format!(
+                "{} {} {}",
+                card.name,
+                card.input,
+                card.output.as_deref().unwrap_or("")
+            ),
+            Entry::Fold {
+                handle,
+                note,
+                archived,
+                ..
+            } => {
+                let mut text = format!("{handle} {note}");
+                for entry in archived {
+                    text.push('\n');
+                    text.push_str(&entry.search_text());
+                }
+                text
+            }
+            Entry::Compaction {
+                summary, archived, ..
+            } => {
+                let mut text = summary.clone();
+                for entry in archived {
+                    text.push('\n');
+                    text.push_str(&entry.search_text());
+                }
+                text
+            }
+            Entry::Child {
+                handle,
+                task,
+                entries,
+                ..
+            } => {
+                let mut text = format!("{handle} {task}");
+                for entry in entries {
+                    text.push('\n');
+                    text.push_str(&entry.search_text());
+                }
+                text
+            }
+            Entry::Recall { query, hits, .. } => {
+                let mut text = query.clone();
+                for hit in hits {
+                    text.push_str(&format!("\n{} {}", hit.handle, hit.line));
+                }
+                text
+            }
+        }
+    }
+
     /// The text `/copy` takes: an answer as written.
     pub fn answer_text(&self) -> Option<&str> {
         match self {

@@ -264,7 +264,7 @@ async fn main_loop(
                     } else {
                         app.transcript.clone()
                     };
-                    pager = Some(Pager::open(&entries, cols_of(&screen)));
+                    pager = Some(Pager::open(entries, cols_of(&screen)));
                 }
                 Effect::Editor => {
                     // The editor owns the terminal until it exits: no reader may take its
