@@ -232,7 +232,9 @@ impl App {
         let width = usize::from(self.width);
         let mut rows = Vec::new();
         if !self.thinking.trim().is_empty() {
-            let last = self.thinking.trim_end().lines().last().unwrap_or("");
+            let last =
+                crate::highlight::visible(self.thinking.trim_end().lines().last().unwrap_or(""))
+                    .into_owned();
             rows.push(crate::wrap::truncate(
                 &Line::from(ratatui::text::Span::styled(
                     format!("∴ {last}"),

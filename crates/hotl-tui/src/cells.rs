@@ -356,6 +356,7 @@ impl Entry {
                 rows
             }
             Entry::Notice { text, tone } => {
+                let text = &*crate::highlight::visible(text);
                 let style = match tone {
                     Tone::Info => style::dim(),
                     Tone::Error => style::error(),
@@ -484,6 +485,7 @@ impl Entry {
 const USER_LINES: usize = 12;
 
 fn user_rows(text: &str, width: usize, expanded: bool) -> Vec<Line<'static>> {
+    let text = &*crate::highlight::visible(text);
     let mut rows = vec![Line::default()];
     let total = text.split('\n').count();
     let shown = if expanded || total <= USER_LINES + 1 {
@@ -516,6 +518,7 @@ fn user_rows(text: &str, width: usize, expanded: bool) -> Vec<Line<'static>> {
 }
 
 fn thinking_rows(text: &str, width: usize, expanded: bool) -> Vec<Line<'static>> {
+    let text = &*crate::highlight::visible(text);
     let style = style::dim().add_modifier(Modifier::ITALIC);
     let lines: Vec<&str> = text
         .trim()
@@ -550,6 +553,7 @@ fn thinking_rows(text: &str, width: usize, expanded: bool) -> Vec<Line<'static>>
 }
 
 fn indented(text: &str, width: usize, style: Style) -> Vec<Line<'static>> {
+    let text = &*crate::highlight::visible(text);
     text.trim_end()
         .split('\n')
         .flat_map(|line| {
@@ -614,7 +618,7 @@ impl ToolCard {
             "fork" => get("task"),
             _ => self.input.clone(),
         };
-        text.lines().next().unwrap_or("").to_owned()
+        crate::highlight::visible(text.lines().next().unwrap_or("")).into_owned()
     }
 
     /// The card's rows: a head line, then the output collapsed to its head and tail with a
@@ -647,6 +651,9 @@ impl ToolCard {
         } else {
             style::dim()
         };
+        // Tool output is anything a program printed: tabs and control characters are drawn,
+        // never sent.
+        let output = crate::highlight::visible(output);
         let lines: Vec<&str> = output.trim_end().split('\n').collect();
         let shown: Vec<(usize, &str)> = if expanded || lines.len() <= HEAD + TAIL + 1 {
             lines.iter().copied().enumerate().collect()
@@ -707,6 +714,10 @@ impl ToolCard {
         let mut rows = Vec::new();
         let removed = Style::new().fg(Color::Red);
         let added = Style::new().fg(Color::Green);
+        let (old, new) = (
+            crate::highlight::visible(old),
+            crate::highlight::visible(new),
+        );
         let old_lines: Vec<&str> = old.split('\n').collect();
         let new_lines: Vec<&str> = new.split('\n').collect();
         let limit = if expanded { usize::MAX } else { 12 };

@@ -182,8 +182,15 @@ impl Picker {
             out.push(truncate(
                 &Line::from(vec![
                     Span::raw(mark),
-                    Span::styled(row.label.clone(), label_style),
-                    Span::styled(format!("  {}", row.detail), style::dim()),
+                    // Titles and messages come from logs: drawn, never sent.
+                    Span::styled(
+                        crate::highlight::visible(&row.label).into_owned(),
+                        label_style,
+                    ),
+                    Span::styled(
+                        format!("  {}", crate::highlight::visible(&row.detail)),
+                        style::dim(),
+                    ),
                 ]),
                 width,
             ));

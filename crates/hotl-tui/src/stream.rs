@@ -40,8 +40,10 @@ pub enum Piece {
         /// The line, without its newline.
         line: String,
     },
-    /// A fence's opening or closing line: nothing to show but a gap.
+    /// A fence's opening or closing line: nothing to show.
     Fence,
+    /// A blank row between blocks (after a code block).
+    Gap,
 }
 
 impl Stream {
@@ -109,6 +111,8 @@ impl Stream {
             if is_fence_close(line, marker) {
                 self.fence = None;
                 pieces.push(Piece::Fence);
+                // A code block keeps a blank row after it, as a paragraph does.
+                pieces.push(Piece::Gap);
             } else {
                 pieces.push(Piece::Code {
                     lang: info(&self.fence_open),
@@ -206,6 +210,10 @@ pub fn render(pieces: &[Piece], width: usize) -> Vec<Line<'static>> {
                 }
             },
             Piece::Fence => flush_code(&mut code, &mut rows),
+            Piece::Gap => {
+                flush_code(&mut code, &mut rows);
+                rows.push(Line::default());
+            }
         }
     }
     flush_code(&mut code, &mut rows);
@@ -252,7 +260,7 @@ mod tests {
             ]
         );
         assert_eq!(stream.tail(), ("", Some("```rust")));
-        assert_eq!(stream.push("```\ndone"), vec![Piece::Fence]);
+        assert_eq!(stream.push("```\ndone"), vec![Piece::Fence, Piece::Gap]);
         assert_eq!(stream.finish(), vec![Piece::Markdown("done".into())]);
     }
 

@@ -47,7 +47,7 @@ pub fn frame(app: &App, now: Instant, max_rows: usize, context: &Strip) -> Frame
                         " · {} tool call{} · {}",
                         child.tools,
                         if child.tools == 1 { "" } else { "s" },
-                        child.activity
+                        crate::highlight::visible(&child.activity)
                     ),
                     style::dim(),
                 ),

@@ -447,3 +447,28 @@ fn recall_hits_are_a_list_whose_spans_the_transcript_holds() {
     })));
     assert_eq!(text(&app.take_history()), ["no matches"]);
 }
+
+#[test]
+fn control_sequences_from_tools_and_logs_are_drawn_not_sent() {
+    let mut app = App::new(80, Vec::new());
+    app.submit("go".into());
+    app.take_history();
+    app.event(ev(Event::ToolUse {
+        id: "c1".into(),
+        name: "bash".into(),
+        input: hotl_log::ToolInput::from_json(r#"{"command":"printf '\u001b[2J'"}"#).expect("json"),
+    }));
+    app.event(ev(Event::ToolResult {
+        id: "c1".into(),
+        name: "bash".into(),
+        is_error: false,
+        content: "\u{1b}[2J\u{1b}]52;c;ZXZpbA==\u{7}cleared\tthe screen".into(),
+    }));
+    let rows = text(&app.take_history());
+    let all = rows.concat();
+    assert!(
+        !all.contains('\u{1b}') && !all.contains('\u{7}') && !all.contains('\t'),
+        "{rows:?}"
+    );
+    assert!(all.contains("␛[2J"), "{rows:?}");
+}
