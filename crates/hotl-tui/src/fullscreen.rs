@@ -254,6 +254,9 @@ impl FullScreen {
             for (y, row) in bottom.rows.iter().rev().take(below).rev().enumerate() {
                 buffer.set_line(0, (shown + y) as u16, row, width);
             }
+            if crate::ui::is_monochrome() {
+                crate::ui::monochrome(buffer);
+            }
             cells = usize::from(width) * usize::from(height);
             if let Some((x, y)) = bottom.cursor {
                 let offset = bottom.rows.len() - below;

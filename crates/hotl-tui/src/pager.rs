@@ -358,6 +358,9 @@ impl Pager {
                 Style::new().fg(Color::Black).bg(Color::Gray),
             ));
             buffer.set_line(0, area.height.saturating_sub(1), &footer, area.width);
+            if crate::ui::is_monochrome() {
+                crate::ui::monochrome(buffer);
+            }
         })?;
         execute!(io::stdout(), EndSynchronizedUpdate)?;
         io::stdout().flush()

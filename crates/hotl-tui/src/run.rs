@@ -94,6 +94,8 @@ pub struct Options {
     pub opened: Option<Duration>,
     /// The session lives in memory only (`--no-session`): leaving says nothing was saved.
     pub ephemeral: bool,
+    /// Draw without colours (`NO_COLOR`): bold, dim and reverse still mark what they mark.
+    pub monochrome: bool,
 }
 
 /// How the UI ended.
@@ -107,6 +109,7 @@ pub struct Ended {
 
 /// Runs the UI until the user leaves. `agent` is `None` for a read-only snapshot.
 pub async fn run(agent: Option<Agent>, host: &dyn Host, options: Options) -> io::Result<Ended> {
+    crate::ui::set_monochrome(options.monochrome);
     let terminal = Terminal::enter()?;
     let result = main_loop(agent, host, &options, &terminal).await;
     drop(terminal);

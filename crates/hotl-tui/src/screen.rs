@@ -141,6 +141,9 @@ impl<W: Write> Screen<W> {
         let area = Rect::new(0, 0, self.cols, self.height);
         let mut next = Buffer::empty(area);
         paint(&mut next);
+        if crate::ui::is_monochrome() {
+            crate::ui::monochrome(&mut next);
+        }
         let top = self.top;
         let cells = if self.stale || self.shown.area != area {
             self.erase_viewport()?;
@@ -304,6 +307,9 @@ impl<W: Write> Screen<W> {
         let area = Rect::new(0, 0, self.cols, 1);
         let mut buffer = Buffer::empty(area);
         line.render(area, &mut buffer);
+        if crate::ui::is_monochrome() {
+            crate::ui::monochrome(&mut buffer);
+        }
         let blank = Buffer::empty(area);
         let updates = blank.diff(&buffer);
         self.backend

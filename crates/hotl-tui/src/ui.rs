@@ -299,3 +299,25 @@ pub fn strip(app: &App, now: Instant, context: &Strip, width: usize) -> Line<'st
     }
     truncate(&Line::from(spans), width)
 }
+
+/// Takes the colours out of `buffer`, keeping bold, dim, italic, underline and reverse:
+/// what `NO_COLOR` asks for.
+pub fn monochrome(buffer: &mut ratatui::buffer::Buffer) {
+    for cell in &mut buffer.content {
+        cell.fg = Color::Reset;
+        cell.bg = Color::Reset;
+    }
+}
+
+/// Whether colour is off (`NO_COLOR`), for every surface the UI draws on. Set once at start.
+static NO_COLOR: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// Turns colour off (or on) for everything drawn from now on.
+pub fn set_monochrome(on: bool) {
+    NO_COLOR.store(on, std::sync::atomic::Ordering::Relaxed);
+}
+
+/// Whether colour is off.
+pub fn is_monochrome() -> bool {
+    NO_COLOR.load(std::sync::atomic::Ordering::Relaxed)
+}

@@ -271,6 +271,8 @@ pub async fn run(ctx: &Ctx, agent: Option<Agent>, start: Start) -> Result<ExitCo
         started: process_start(),
         opened: start.opened,
         ephemeral: ctx.is_in_memory(),
+        // https://no-color.org: present and not empty turns colour off.
+        monochrome: std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty()),
     };
     hotl_tui::run(agent, &host, options)
         .await

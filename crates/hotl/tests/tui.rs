@@ -137,6 +137,11 @@ fn a_500_line_answer_lands_in_the_scrollback_once_and_exit_restores_the_terminal
         shown.rows.join("\n")
     );
     assert!(!shown.bytes.contains("\x1b[2J") && !shown.bytes.contains("\x1b[3J"));
+    // The tests run with NO_COLOR=1: no colour is set, ever.
+    assert!(
+        !shown.bytes.contains("\x1b[38;") && !shown.bytes.contains("\x1b[48;"),
+        "NO_COLOR is honoured"
+    );
     let last_paste_off = shown
         .bytes
         .rfind("\x1b[?2004l")
