@@ -21,6 +21,14 @@ use crate::cells::{Entry, style};
 use crate::screen::Drawn;
 use crate::ui::Frame;
 
+/// The first handle a row shows.
+fn handle_in(row: &Line<'static>) -> Option<String> {
+    row.spans
+        .iter()
+        .find(|s| s.style == style::handle())
+        .map(|s| s.content.trim().to_owned())
+}
+
 /// Rows one wheel step scrolls.
 const WHEEL: usize = 3;
 
@@ -56,6 +64,8 @@ pub struct Transcript {
     width: u16,
     /// Rows the transcript had on screen at the last frame.
     shown: usize,
+    /// The row whose handle has the focus (Tab), with the handle.
+    focus: Option<(usize, String)>,
 }
 
 impl Transcript {
@@ -73,6 +83,45 @@ impl Transcript {
         &self.rows
     }
 
+    /// The handle that has the focus, if any.
+    pub fn focused(&self) -> Option<&str> {
+        self.focus.as_ref().map(|(_, h)| h.as_str())
+    }
+
+    /// Drops the focus.
+    pub fn unfocus(&mut self) {
+        self.focus = None;
+    }
+
+    /// Moves the focus to the next handle (the previous one, going back), from the focused
+    /// row or the screen's edge, and scrolls it into view; false when there is none.
+    pub fn focus_next(&mut self, forward: bool) -> bool {
+        let first = self.first_shown();
+        let found = if forward {
+            let from = self.focus.as_ref().map_or(first, |(r, _)| r + 1);
+            (from..self.rows.len()).find_map(|r| handle_in(&self.rows[r]).map(|h| (r, h)))
+        } else {
+            let from = self
+                .focus
+                .as_ref()
+                .map_or(first + self.shown, |(r, _)| *r)
+                .min(self.rows.len());
+            (0..from)
+                .rev()
+                .find_map(|r| handle_in(&self.rows[r]).map(|h| (r, h)))
+        };
+        let Some((row, handle)) = found else {
+            return false;
+        };
+        if row < first || row >= first + self.shown {
+            let max = self.rows.len().saturating_sub(self.shown);
+            self.top = row.saturating_sub(self.shown / 2).min(max);
+            self.follow = self.top >= max;
+        }
+        self.focus = Some((row, handle));
+        true
+    }
+
     /// Adds rows at the end (what the inline screen would put into the scrollback).
     pub fn push(&mut self, tagged: Vec<(Line<'static>, Option<usize>)>) {
         for (row, tag) in tagged {
@@ -86,6 +135,7 @@ impl Transcript {
     pub fn reflow(&mut self, app: &mut App) {
         // Rows waiting for the next frame are laid out again below, from the transcript.
         app.take_history_tagged();
+        self.focus = None;
         self.rows.clear();
         self.tags.clear();
         let width = usize::from(self.width);
@@ -172,6 +222,7 @@ impl Transcript {
                 .iter()
                 .take_while(|t| **t == Some(entry))
                 .count();
+        self.focus = None;
         let expanded = !self.expanded.remove(&entry);
         if expanded {
             self.expanded.insert(entry);
@@ -244,12 +295,21 @@ impl FullScreen {
         let first = self.view.first_shown();
         let shown = self.view.shown;
         let rows = &self.view.rows;
+        let focus = self.view.focus.as_ref().map(|(r, _)| *r);
         let mut cells = 0;
         execute!(io::stdout(), BeginSynchronizedUpdate)?;
         self.terminal.draw(|frame| {
             let buffer = frame.buffer_mut();
             for (y, row) in rows.iter().skip(first).take(shown).enumerate() {
-                buffer.set_line(0, y as u16, row, width);
+                if Some(first + y) == focus {
+                    let row = row.clone().style(
+                        ratatui::style::Style::new()
+                            .add_modifier(ratatui::style::Modifier::REVERSED),
+                    );
+                    buffer.set_line(0, y as u16, &row, width);
+                } else {
+                    buffer.set_line(0, y as u16, row, width);
+                }
             }
             for (y, row) in bottom.rows.iter().rev().take(below).rev().enumerate() {
                 buffer.set_line(0, (shown + y) as u16, row, width);
@@ -393,5 +453,44 @@ mod tests {
             rows.contains(&"┊ archived answer".to_owned()),
             "still expanded: {rows:?}"
         );
+    }
+
+    #[test]
+    fn tab_walks_the_handles_and_scrolls_them_into_view() {
+        let mut app = App::new(60, Vec::new());
+        for i in 0..30 {
+            app.commit(Entry::Answer {
+                text: format!("row {i}"),
+            });
+        }
+        app.commit(Entry::Fold {
+            handle: "ab12".into(),
+            since: 1,
+            until: 2,
+            items: 1,
+            note: "changed: x".into(),
+            archived: Vec::new(),
+        });
+        for i in 0..30 {
+            app.commit(Entry::Answer {
+                text: format!("later {i}"),
+            });
+        }
+        let mut view = Transcript::new(60);
+        view.push(app.take_history_tagged());
+        view.shown = 10;
+        assert!(
+            view.focus_next(false),
+            "going back from the end finds the fold"
+        );
+        assert_eq!(view.focused(), Some("ab12"));
+        let first = view.first_shown();
+        assert!(
+            (first..first + 10).contains(&30),
+            "the fold's row is on screen"
+        );
+        assert!(!view.focus_next(true) || view.focused() == Some("ab12"));
+        view.unfocus();
+        assert_eq!(view.focused(), None);
     }
 }

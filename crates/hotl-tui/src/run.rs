@@ -530,6 +530,48 @@ fn handle_input<W: Write>(
                 }
                 return Ok(());
             }
+            Input::Key(key)
+                if key.kind != KeyEventKind::Release && full.view.focused().is_some() =>
+            {
+                // A handle has the focus: Enter asks it, r recalls, y copies, Tab moves on.
+                let handle = full.view.focused().unwrap_or_default().to_owned();
+                match key.code {
+                    KeyCode::Tab => {
+                        full.view.focus_next(true);
+                    }
+                    KeyCode::BackTab => {
+                        full.view.focus_next(false);
+                    }
+                    KeyCode::Enter => {
+                        full.view.unfocus();
+                        app.composer.set_text(&format!("/ask {handle} "));
+                    }
+                    KeyCode::Char('r') => {
+                        full.view.unfocus();
+                        app.composer.set_text("/recall ");
+                    }
+                    KeyCode::Char('y') => {
+                        full.view.unfocus();
+                        copy(screen, &handle)?;
+                        app.say(format!("copied {handle}"), Tone::Info);
+                    }
+                    _ => {
+                        full.view.unfocus();
+                        app.key(*key, Instant::now());
+                    }
+                }
+                return Ok(());
+            }
+            Input::Key(key)
+                if key.kind != KeyEventKind::Release
+                    && matches!(key.code, KeyCode::Tab | KeyCode::BackTab)
+                    && app.composer.is_empty()
+                    && app.popup_rows.is_empty()
+                    && app.modal.is_none() =>
+            {
+                full.view.focus_next(key.code == KeyCode::Tab);
+                return Ok(());
+            }
             Input::Key(key) if key.kind != KeyEventKind::Release => match key.code {
                 KeyCode::PageUp => {
                     full.view.scroll(-full.view.page());
