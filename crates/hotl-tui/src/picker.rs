@@ -202,6 +202,52 @@ impl Picker {
     }
 }
 
+/// A picker drawn in the alternate screen, where the list gets the whole screen; leaving it
+/// gives the inline screen back as it was.
+pub struct PickScreen {
+    terminal: ratatui::Terminal<ratatui::backend::CrosstermBackend<std::io::Stdout>>,
+}
+
+impl PickScreen {
+    /// Enters the alternate screen.
+    pub fn open() -> std::io::Result<PickScreen> {
+        crossterm::execute!(std::io::stdout(), crossterm::terminal::EnterAlternateScreen)?;
+        let terminal =
+            ratatui::Terminal::new(ratatui::backend::CrosstermBackend::new(std::io::stdout()))?;
+        Ok(PickScreen { terminal })
+    }
+
+    /// Draws `picker` over the whole screen, as one synchronized update.
+    pub fn draw(&mut self, picker: &Picker) -> std::io::Result<()> {
+        use std::io::Write as _;
+        crossterm::execute!(
+            std::io::stdout(),
+            crossterm::terminal::BeginSynchronizedUpdate
+        )?;
+        self.terminal.draw(|frame| {
+            let area = frame.area();
+            let rows = picker.render(usize::from(area.width), usize::from(area.height));
+            let buffer = frame.buffer_mut();
+            for (y, row) in rows.iter().enumerate() {
+                buffer.set_line(0, y as u16, row, area.width);
+            }
+            if crate::ui::is_monochrome() {
+                crate::ui::monochrome(buffer);
+            }
+        })?;
+        crossterm::execute!(
+            std::io::stdout(),
+            crossterm::terminal::EndSynchronizedUpdate
+        )?;
+        std::io::stdout().flush()
+    }
+
+    /// Leaves the alternate screen.
+    pub fn close(self) -> std::io::Result<()> {
+        crossterm::execute!(std::io::stdout(), crossterm::terminal::LeaveAlternateScreen)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

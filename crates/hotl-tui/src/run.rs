@@ -22,7 +22,7 @@ use crate::app::{App, Effect, Modal};
 use crate::cells::{Entry, Tone};
 use crate::fullscreen::{Click, FullScreen};
 use crate::pager::Pager;
-use crate::picker::{self, Picker};
+use crate::picker::{self, PickScreen, Picker};
 use crate::screen::Screen;
 use crate::slash::{ForkPoint, SessionOp};
 use crate::ui::{self, Strip};
@@ -203,6 +203,7 @@ async fn main_loop(
     let mut input = EventStream::new();
     let terminal_kitty = terminal.kitty;
     let mut pager: Option<Pager> = None;
+    let mut pick_screen: Option<PickScreen> = None;
     let mut last_draw: Option<Instant> = None;
     let mut requests = 0;
     let mut events_since_frame = 0usize;
@@ -257,6 +258,9 @@ async fn main_loop(
         for effect in app.take_effects() {
             match effect {
                 Effect::Exit => {
+                    if let Some(alt) = pick_screen.take() {
+                        alt.close()?;
+                    }
                     return leave(&mut screen, full.as_mut(), &mut app, agent, host, options).await;
                 }
                 Effect::Pager => {
@@ -311,9 +315,23 @@ async fn main_loop(
         }
         let now = Instant::now();
         let mut wake: Option<Instant> = None;
+        // A picker takes the alternate screen (in fullscreen it stays above the strip).
+        let picking = full.is_none() && matches!(app.modal, Some(Modal::Pick(_)));
+        if picking && pick_screen.is_none() {
+            pick_screen = Some(PickScreen::open()?);
+        } else if !picking && let Some(closed) = pick_screen.take() {
+            closed.close()?;
+            screen.invalidate();
+            app.dirty = true;
+        }
         if let Some(p) = &mut pager {
             if p.dirty {
                 p.draw()?;
+            }
+        } else if let (Some(alt), Some(Modal::Pick(picker))) = (pick_screen.as_mut(), &app.modal) {
+            if app.dirty {
+                alt.draw(picker)?;
+                app.dirty = false;
             }
         } else if app.dirty {
             let due = last_draw.map_or(now, |t| t + FRAME);
@@ -375,7 +393,12 @@ async fn main_loop(
                     handle_input(event, &mut app, &mut screen, full.as_mut())?;
                 }
                 Some(Err(e)) => return Err(e),
-                None => return leave(&mut screen, full.as_mut(), &mut app, agent, host, options).await,
+                None => {
+                    if let Some(alt) = pick_screen.take() {
+                        alt.close()?;
+                    }
+                    return leave(&mut screen, full.as_mut(), &mut app, agent, host, options).await;
+                }
             },
             envelope = recv(&mut agent) => match envelope {
                 Some(envelope) => {
