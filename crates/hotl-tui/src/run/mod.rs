@@ -7,25 +7,37 @@ use std::io::{self, Write};
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
-use base64::Engine as _;
 use crossterm::event::{
-    DisableBracketedPaste, EnableBracketedPaste, Event as Input, EventStream, KeyCode,
-    KeyEventKind, KeyboardEnhancementFlags, MouseButton, MouseEventKind,
-    PopKeyboardEnhancementFlags, PushKeyboardEnhancementFlags,
+    Event as Input, EventStream, KeyCode, KeyEventKind, MouseButton, MouseEventKind,
 };
-use crossterm::execute;
 use futures_util::{FutureExt as _, StreamExt as _};
-use hotl_agent::{Agent, Command, ForkAt, SwitchTo};
+use hotl_agent::{Agent, Command};
 use ratatui::text::Line;
 
 use crate::app::{App, Effect, Modal};
 use crate::cells::{Entry, Tone};
 use crate::fullscreen::{Click, FullScreen};
 use crate::pager::Pager;
-use crate::picker::{self, PickScreen, Picker};
+use crate::picker::{self, PickScreen};
 use crate::screen::Screen;
-use crate::slash::{ForkPoint, SessionOp};
+use crate::slash::SessionOp;
 use crate::ui::{self, Strip};
+
+mod clipboard;
+mod editor;
+mod follow;
+mod history;
+mod metrics;
+mod session_ops;
+mod terminal;
+
+use self::clipboard::copy;
+use self::editor::edit_externally;
+use self::follow::{FOLLOW, Follow};
+use self::history::{load_history, save_history};
+use self::metrics::Metrics;
+use self::session_ops::session_op;
+use self::terminal::Terminal;
 
 /// The shortest time between two frames (60 a second).
 const FRAME: Duration = Duration::from_micros(16_667);
@@ -62,9 +74,6 @@ pub trait Host {
     /// while it is still held.
     fn open(&self, id: &str) -> Option<Agent>;
 }
-
-/// How often a read-only view looks at the log.
-const FOLLOW: Duration = Duration::from_millis(500);
 
 /// How the UI starts.
 pub struct Options {
@@ -114,64 +123,6 @@ pub async fn run(agent: Option<Agent>, host: &dyn Host, options: Options) -> io:
     let result = main_loop(agent, host, &options, &terminal).await;
     drop(terminal);
     result
-}
-
-/// The terminal's modes while the UI runs; restored when dropped, and by the panic hook.
-struct Terminal {
-    kitty: bool,
-    row: Option<u16>,
-}
-
-impl Terminal {
-    fn enter() -> io::Result<Terminal> {
-        crossterm::terminal::enable_raw_mode()?;
-        let answer = match crate::probe::ask() {
-            Ok(answer) => answer,
-            Err(e) => {
-                let _ = crossterm::terminal::disable_raw_mode();
-                return Err(e);
-            }
-        };
-        let mut out = io::stdout();
-        execute!(out, EnableBracketedPaste)?;
-        if answer.kitty_keys {
-            execute!(
-                out,
-                PushKeyboardEnhancementFlags(KeyboardEnhancementFlags::DISAMBIGUATE_ESCAPE_CODES)
-            )?;
-        }
-        let kitty = answer.kitty_keys;
-        let previous = std::panic::take_hook();
-        std::panic::set_hook(Box::new(move |info| {
-            restore(kitty);
-            previous(info);
-        }));
-        Ok(Terminal {
-            kitty,
-            row: answer.row,
-        })
-    }
-}
-
-impl Drop for Terminal {
-    fn drop(&mut self) {
-        restore(self.kitty);
-    }
-}
-
-fn restore(kitty: bool) {
-    let mut out = io::stdout();
-    if kitty {
-        let _ = execute!(out, PopKeyboardEnhancementFlags);
-    }
-    let _ = execute!(
-        out,
-        DisableBracketedPaste,
-        crossterm::event::DisableMouseCapture,
-        crossterm::terminal::EndSynchronizedUpdate,
-        crossterm::cursor::Show
-    );
-    let _ = crossterm::terminal::disable_raw_mode();
 }
 
 async fn main_loop(
@@ -461,31 +412,6 @@ async fn main_loop(
     }
 }
 
-/// A read-only view following a log another process writes.
-struct Follow {
-    size: u64,
-    entries: usize,
-    next: Instant,
-}
-
-impl Follow {
-    /// Shows what the log gained since the last look; says whether it may be free now (it
-    /// stopped growing, so the owner may have exited).
-    fn poll(&mut self, app: &mut App, host: &dyn Host) -> bool {
-        let size = host.log_size(&app.session).unwrap_or(self.size);
-        if size == self.size {
-            return true;
-        }
-        self.size = size;
-        let entries = host.entries(&app.session);
-        for entry in entries.iter().skip(self.entries) {
-            app.commit(entry.clone());
-        }
-        self.entries = entries.len();
-        false
-    }
-}
-
 fn cols_of<W: Write>(screen: &Screen<W>) -> u16 {
     screen.cols()
 }
@@ -661,249 +587,6 @@ fn apply<W: Write>(
     Ok(())
 }
 
-fn session_op(op: SessionOp, app: &mut App, agent: Option<&Agent>, host: &dyn Host) {
-    let send = |app: &mut App, command: Command, name: &'static str| {
-        let Some(agent) = agent else {
-            app.say("read-only: nothing can be sent", Tone::Error);
-            return;
-        };
-        app.run(command, name);
-        for effect in app.take_effects() {
-            if let Effect::Send(command) = effect {
-                agent.send(command);
-            }
-        }
-    };
-    match op {
-        SessionOp::New => send(app, Command::Switch(SwitchTo::New), "new"),
-        SessionOp::Resume(Some(query)) => match host.resolve(&query) {
-            Ok(id) if id == app.session => app.say(format!("already in {id}"), Tone::Info),
-            Ok(session) => send(
-                app,
-                Command::Switch(SwitchTo::Resume {
-                    session,
-                    reroot: None,
-                }),
-                "resume",
-            ),
-            Err(e) => app.say(e, Tone::Error),
-        },
-        SessionOp::Resume(None) => {
-            let rows = host.sessions();
-            if rows.is_empty() {
-                app.say("there are no sessions to resume", Tone::Error);
-            } else {
-                app.modal = Some(Modal::Pick(Picker::new(
-                    "resume a session",
-                    picker::Kind::Resume,
-                    rows,
-                )));
-            }
-        }
-        SessionOp::Fork(ForkPoint::Head) => send(
-            app,
-            Command::Switch(SwitchTo::Fork { at: ForkAt::Head }),
-            "fork",
-        ),
-        SessionOp::Fork(ForkPoint::Message(seq)) => send(
-            app,
-            Command::Switch(SwitchTo::Fork {
-                at: ForkAt::Message(seq),
-            }),
-            "fork",
-        ),
-        SessionOp::Fork(ForkPoint::Pick) => {
-            pick_message(app, host, "fork after the turn of", picker::Kind::Fork)
-        }
-        SessionOp::Revert(Some(before)) => send(app, Command::Revert { before }, "revert"),
-        SessionOp::Revert(None) => {
-            pick_message(app, host, "revert to before", picker::Kind::Revert)
-        }
-        SessionOp::Tree => {
-            if !app.saved {
-                app.say(
-                    "no tree yet: the session is written with its first message",
-                    Tone::Error,
-                );
-                return;
-            }
-            let rows = host.tree(&app.session);
-            app.modal = Some(Modal::Pick(Picker::new(
-                "this session's tree (Enter switches to a session)",
-                picker::Kind::Tree,
-                rows,
-            )));
-        }
-        SessionOp::Clear => send(app, Command::Clear, "clear"),
-        SessionOp::Fresh => send(app, Command::Fresh, "fresh"),
-        SessionOp::Drop => {
-            if !app.saved {
-                app.say(
-                    "nothing to drop yet: the session is written with its first message",
-                    Tone::Error,
-                );
-            } else {
-                app.modal = Some(Modal::Confirm {
-                    question: format!("drop session {}?", app.session),
-                    then: Box::new(Effect::Send(Command::Drop)),
-                });
-            }
-        }
-        SessionOp::Rename(name) => send(app, Command::Rename { name }, "rename"),
-        SessionOp::Mode(mode) => send(app, Command::SetMode { mode }, "mode"),
-    }
-}
-
-fn pick_message(app: &mut App, host: &dyn Host, title: &str, kind: picker::Kind) {
-    if !app.saved {
-        app.say("no messages yet", Tone::Error);
-        return;
-    }
-    let entries = host.entries(&app.session);
-    let rows: Vec<picker::Row> = crate::transcript::user_messages(&entries)
-        .into_iter()
-        .enumerate()
-        .map(|(newer, (seq, text))| {
-            let preview: String = text.lines().next().unwrap_or("").chars().take(80).collect();
-            // A revert hides the message's turn and every later one; a fork keeps them.
-            let detail = if kind == picker::Kind::Revert {
-                let hidden = newer + 1;
-                format!(
-                    "{preview}  · hides {hidden} turn{}",
-                    if hidden == 1 { "" } else { "s" }
-                )
-            } else {
-                preview
-            };
-            picker::Row {
-                label: format!("t{seq}"),
-                detail,
-                value: format!("t{seq}"),
-                near: true,
-            }
-        })
-        .collect();
-    if rows.is_empty() {
-        app.say("no user messages to pick from", Tone::Error);
-        return;
-    }
-    app.modal = Some(Modal::Pick(Picker::new(title, kind, rows)));
-}
-
-/// Edits `text` in `$VISUAL`, `$EDITOR` or `vi`, with the terminal handed over in the
-/// shell's modes, and gives back what was saved (its last newline dropped).
-async fn edit_externally(text: &str, kitty: bool) -> io::Result<String> {
-    let path = std::env::temp_dir().join(format!(
-        "hotl-message-{}-{}.md",
-        std::process::id(),
-        std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map_or(0, |d| d.as_nanos())
-    ));
-    {
-        use std::os::unix::fs::OpenOptionsExt as _;
-        let mut file = std::fs::OpenOptions::new()
-            .write(true)
-            .create_new(true)
-            .mode(0o600)
-            .open(&path)?;
-        file.write_all(text.as_bytes())?;
-    }
-    restore(kitty);
-    let editor = std::env::var("VISUAL")
-        .or_else(|_| std::env::var("EDITOR"))
-        .unwrap_or_else(|_| "vi".to_owned());
-    let run = {
-        let path = path.clone();
-        tokio::task::spawn_blocking(move || {
-            std::process::Command::new("sh")
-                .arg("-c")
-                .arg(format!("{editor} \"$1\""))
-                .arg("sh")
-                .arg(&path)
-                .status()
-        })
-        .await
-        .map_err(io::Error::other)
-    };
-    let back = reenter(kitty);
-    let read = std::fs::read_to_string(&path);
-    let _ = std::fs::remove_file(&path);
-    back?;
-    let status = run??;
-    if !status.success() {
-        return Err(io::Error::other(format!(
-            "it exited with {status}; the message is as it was"
-        )));
-    }
-    let mut text = read?;
-    if text.ends_with('\n') {
-        text.pop();
-    }
-    Ok(text)
-}
-
-/// The UI's terminal modes again, after a program that had the terminal.
-fn reenter(kitty: bool) -> io::Result<()> {
-    crossterm::terminal::enable_raw_mode()?;
-    let mut out = io::stdout();
-    execute!(out, EnableBracketedPaste)?;
-    if kitty {
-        execute!(
-            out,
-            PushKeyboardEnhancementFlags(KeyboardEnhancementFlags::DISAMBIGUATE_ESCAPE_CODES)
-        )?;
-    }
-    Ok(())
-}
-
-/// OSC 52: the terminal (also through tmux and ssh) puts `text` on the clipboard; where a
-/// local clipboard program is found, it gets the text too (terminals that ignore OSC 52).
-fn copy<W: Write>(screen: &mut Screen<W>, text: &str) -> io::Result<()> {
-    let encoded = base64::engine::general_purpose::STANDARD.encode(text);
-    let out = screen.writer();
-    write!(out, "\x1b]52;c;{encoded}\x07")?;
-    out.flush()?;
-    copy_locally(text);
-    Ok(())
-}
-
-/// Hands `text` to the first clipboard program this machine has, if any, without waiting.
-fn copy_locally(text: &str) {
-    const PROGRAMS: &[(&str, &[&str])] = &[
-        ("pbcopy", &[]),
-        ("wl-copy", &[]),
-        ("xclip", &["-selection", "clipboard"]),
-        ("xsel", &["--clipboard", "--input"]),
-    ];
-    let wayland = std::env::var_os("WAYLAND_DISPLAY").is_some();
-    let x11 = std::env::var_os("DISPLAY").is_some();
-    for (program, args) in PROGRAMS {
-        let usable = match *program {
-            "pbcopy" => cfg!(target_os = "macos"),
-            "wl-copy" => wayland,
-            _ => x11,
-        };
-        if !usable {
-            continue;
-        }
-        let child = std::process::Command::new(program)
-            .args(*args)
-            .stdin(std::process::Stdio::piped())
-            .stdout(std::process::Stdio::null())
-            .stderr(std::process::Stdio::null())
-            .spawn();
-        if let Ok(mut child) = child {
-            if let Some(mut stdin) = child.stdin.take() {
-                let _ = stdin.write_all(text.as_bytes());
-            }
-            // Reaped on a thread: xclip stays to serve the selection.
-            std::thread::spawn(move || child.wait());
-            return;
-        }
-    }
-}
-
 fn draw<W: Write>(
     screen: &mut Screen<W>,
     full: Option<&mut FullScreen>,
@@ -975,87 +658,4 @@ async fn leave<W: Write>(
         session: app.session.clone(),
         saved: app.saved,
     })
-}
-
-/// The composer's history file: one entry a line, newlines inside an entry escaped (the
-/// format the line console's editor reads and writes too).
-fn load_history(path: Option<&std::path::Path>) -> Vec<String> {
-    let Some(path) = path else {
-        return Vec::new();
-    };
-    let Ok(text) = std::fs::read_to_string(path) else {
-        return Vec::new();
-    };
-    text.lines()
-        .filter(|l| !l.starts_with("#V"))
-        .map(|l| l.replace("\\n", "\n"))
-        .filter(|l| !l.is_empty())
-        .collect()
-}
-
-fn save_history(path: Option<&std::path::Path>, entries: &[String]) {
-    let Some(path) = path else {
-        return;
-    };
-    let keep = entries.len().saturating_sub(1000);
-    let mut text = String::from("#V2\n");
-    for entry in &entries[keep..] {
-        text.push_str(&entry.replace('\n', "\\n"));
-        text.push('\n');
-    }
-    let written = std::fs::write(path, text).and_then(|()| {
-        use std::os::unix::fs::PermissionsExt as _;
-        std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o600))
-    });
-    if let Err(e) = written {
-        tracing::warn!("cannot save the composer history: {e}");
-    }
-}
-
-/// `HOTL_TUI_METRICS`: one JSON line per frame, for the benchmark.
-struct Metrics {
-    out: Option<std::fs::File>,
-    frames: u64,
-}
-
-impl Metrics {
-    fn open(path: Option<&std::path::Path>) -> Metrics {
-        Metrics {
-            out: path.and_then(|p| {
-                std::fs::OpenOptions::new()
-                    .create(true)
-                    .append(true)
-                    .open(p)
-                    .ok()
-            }),
-            frames: 0,
-        }
-    }
-
-    fn first_paint(&mut self, since_start: Duration, opened: Option<Duration>) {
-        if let Some(out) = &mut self.out {
-            let _ = writeln!(
-                out,
-                r#"{{"first_paint_us":{},"opened_us":{}}}"#,
-                since_start.as_micros(),
-                opened.map_or(0, |d| d.as_micros())
-            );
-        }
-    }
-
-    fn frame(&mut self, took: Duration, drawn: crate::screen::Drawn, events: usize) {
-        self.frames += 1;
-        if let Some(out) = &mut self.out {
-            let _ = writeln!(
-                out,
-                r#"{{"frame":{},"render_us":{},"bytes":{},"cells":{},"history_rows":{},"events":{}}}"#,
-                self.frames,
-                took.as_micros(),
-                drawn.bytes,
-                drawn.cells,
-                drawn.history,
-                events
-            );
-        }
-    }
 }
