@@ -831,3 +831,22 @@ fn fullscreen_draws_in_the_alternate_screen_and_gives_the_screen_back() -> TestR
     assert!(!shown.has("an answer"), "{}", shown.rows.join("\n"));
     Ok(())
 }
+
+#[test]
+fn keys_typed_while_hotl_starts_are_kept() -> TestResult {
+    let env = Env::new()?;
+    let fake = FakeLlm::start(Config::scripted([Reply::text("answered early")]))?;
+    let Some(shown) = tui(
+        &env,
+        &fake,
+        &[],
+        &[("typed early\r", 0), exit(), ("", 1500)],
+    )?
+    else {
+        return Ok(());
+    };
+    assert_eq!(shown.code, 0);
+    assert!(shown.has("answered early"), "{}", shown.rows.join("\n"));
+    assert_eq!(shown.count("› typed early"), 1, "{}", shown.rows.join("\n"));
+    Ok(())
+}

@@ -203,6 +203,18 @@ async fn main_loop(
         if options.pick {
             session_op(SessionOp::Resume(None), &mut app, Some(agent), host);
         }
+        // Keys typed while hotl started: text and Enter, as if typed now.
+        for c in terminal.typed.chars() {
+            let code = match c {
+                '\r' | '\n' => KeyCode::Enter,
+                c if !c.is_control() => KeyCode::Char(c),
+                _ => continue,
+            };
+            app.key(
+                crossterm::event::KeyEvent::new(code, crossterm::event::KeyModifiers::NONE),
+                Instant::now(),
+            );
+        }
     }
 
     loop {

@@ -15,6 +15,8 @@ pub(super) struct Terminal {
     pub(super) kitty: bool,
     /// The cursor's row when the UI started, when the terminal said.
     pub(super) row: Option<u16>,
+    /// What was typed while hotl started.
+    pub(super) typed: String,
 }
 
 impl Terminal {
@@ -46,6 +48,7 @@ impl Terminal {
         Ok(Terminal {
             kitty,
             row: answer.row,
+            typed: answer.typed,
         })
     }
 }
