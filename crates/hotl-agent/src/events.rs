@@ -274,6 +274,8 @@ pub enum MoveResult {
         handle: String,
         /// The note that replaces it.
         note: String,
+        /// The files the span touched.
+        files: Vec<String>,
     },
     /// Everything the model sees was compacted.
     Compacted {

@@ -466,12 +466,14 @@ impl App {
                         until,
                         handle,
                         note,
+                        files,
                     } => self.commit(Entry::Fold {
                         handle,
                         since,
                         until,
                         items: 0,
                         note,
+                        files,
                         archived: Vec::new(),
                     }),
                     MoveResult::Compacted { until, handle: _ } => self.commit(Entry::Compaction {

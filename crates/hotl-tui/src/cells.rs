@@ -49,6 +49,8 @@ pub enum Entry {
         items: usize,
         /// The note.
         note: String,
+        /// The files the span touched.
+        files: Vec<String>,
         /// The archived entries, for the pager.
         archived: Vec<Entry>,
     },
@@ -216,6 +218,7 @@ impl Entry {
                 until,
                 items,
                 note,
+                files,
                 archived,
             } => {
                 let head = Line::from(vec![
@@ -231,6 +234,7 @@ impl Entry {
                         },
                         style::dim(),
                     ),
+                    Span::styled(files_text(files), style::dim()),
                 ]);
                 let mut rows = wrap(&head, width, &[Span::raw("  ")]);
                 rows.extend(indented(note, width, style::dim()));
@@ -578,6 +582,22 @@ fn archived_rows(entries: &[Entry], width: usize) -> Vec<Line<'static>> {
     rows
 }
 
+/// ` · a.rs, b.rs +3`: the files a fold touched, the first few by name.
+fn files_text(files: &[String]) -> String {
+    const NAMED: usize = 3;
+    if files.is_empty() {
+        return String::new();
+    }
+    let named: Vec<&str> = files.iter().take(NAMED).map(String::as_str).collect();
+    let more = files.len().saturating_sub(NAMED);
+    let text = crate::highlight::visible(&named.join(", ")).into_owned();
+    if more > 0 {
+        format!(" · {text} +{more}")
+    } else {
+        format!(" · {text}")
+    }
+}
+
 fn first_line(text: &str) -> String {
     text.lines().next().unwrap_or("").to_owned()
 }
@@ -785,6 +805,7 @@ mod tests {
             until: 48,
             items: 9,
             note: "changed: x\nopen: y".into(),
+            files: Vec::new(),
             archived: vec![Entry::Answer { text: "old".into() }],
         };
         let rows = text(&entry.rows(80, false));

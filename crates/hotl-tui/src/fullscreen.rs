@@ -360,6 +360,7 @@ mod tests {
             until: 9,
             items: 2,
             note: "changed: x".into(),
+            files: Vec::new(),
             archived: vec![Entry::Answer {
                 text: "archived answer".into(),
             }],
@@ -469,6 +470,7 @@ mod tests {
             until: 2,
             items: 1,
             note: "changed: x".into(),
+            files: Vec::new(),
             archived: Vec::new(),
         });
         for i in 0..30 {

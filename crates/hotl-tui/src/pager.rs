@@ -425,6 +425,7 @@ mod tests {
                 until: 2,
                 items: 1,
                 note: "changed: the needle".into(),
+                files: Vec::new(),
                 archived: Vec::new(),
             },
         );

@@ -80,6 +80,9 @@ fn push_item(item: &Item, out: &mut Vec<Entry>) {
             until: *until,
             items: item.original_count(),
             note: note.clone(),
+            // The view's folded item does not carry them; a host that has the records adds
+            // them (`with_fold_files`).
+            files: Vec::new(),
             archived: entries(items),
         }),
         Item::Compacted {
@@ -102,6 +105,30 @@ fn answer_call(out: &mut [Entry], id: &str, text: &str, is_error: bool) {
             card.output = Some(text.to_owned());
             card.is_error = is_error;
             return;
+        }
+    }
+}
+
+/// Gives each fold of `entries` (archived ones too) the files `files` names for its handle.
+pub fn with_fold_files(
+    entries: &mut [Entry],
+    files: &std::collections::HashMap<String, Vec<String>>,
+) {
+    for entry in entries {
+        match entry {
+            Entry::Fold {
+                handle,
+                files: mine,
+                archived,
+                ..
+            } => {
+                if let Some(found) = files.get(handle.as_str()) {
+                    mine.clone_from(found);
+                }
+                with_fold_files(archived, files);
+            }
+            Entry::Compaction { archived, .. } => with_fold_files(archived, files),
+            _ => {}
         }
     }
 }

@@ -156,9 +156,13 @@ fn a_fold_lands_as_a_card_with_its_handle() {
         until: 9,
         handle: "a1b2".into(),
         note: "changed: x".into(),
+        files: vec!["src/a.rs".into(), "src/b.rs".into()],
     })));
     let rows = text(&app.take_history());
-    assert!(rows[0].starts_with("▸ fold t3..t9 · a1b2"), "{rows:?}");
+    assert_eq!(
+        rows[0], "▸ fold t3..t9 · a1b2 · src/a.rs, src/b.rs",
+        "{rows:?}"
+    );
 }
 
 #[test]
@@ -413,6 +417,7 @@ fn recall_hits_are_a_list_whose_spans_the_transcript_holds() {
         until: 9,
         handle: "ab12".into(),
         note: "changed: x".into(),
+        files: Vec::new(),
     })));
     if let Some(Entry::Fold { archived, .. }) = app.transcript.last_mut() {
         archived.push(Entry::Answer {

@@ -214,6 +214,12 @@ fn cells_of_every_kind() {
         items: 17,
         note: "changed: the parser keeps spans\nlearned: tokens are bytes\nopen: error recovery"
             .into(),
+        files: vec![
+            "src/parse.rs".into(),
+            "src/span.rs".into(),
+            "src/lex.rs".into(),
+            "tests/parse.rs".into(),
+        ],
         archived: vec![
             Entry::User {
                 seq: Some(12),

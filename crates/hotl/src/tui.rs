@@ -122,7 +122,23 @@ impl hotl_tui::Host for StoreHost<'_> {
 
     fn entries(&self, id: &str) -> Vec<Entry> {
         match self.ctx.store.lineage(id) {
-            Ok(lineage) => hotl_tui::transcript::entries(&View::from_lineage(lineage).items),
+            Ok(lineage) => {
+                // The view's folds do not carry their files; the fold records do.
+                let files: std::collections::HashMap<String, Vec<String>> = lineage
+                    .records
+                    .iter()
+                    .filter_map(|r| match &r.body {
+                        hotl_log::Body::Fold(fold) => Some((
+                            fold.handle.clone(),
+                            fold.files.iter().map(|f| f.path.clone()).collect(),
+                        )),
+                        _ => None,
+                    })
+                    .collect();
+                let mut entries = hotl_tui::transcript::entries(&View::from_lineage(lineage).items);
+                hotl_tui::transcript::with_fold_files(&mut entries, &files);
+                entries
+            }
             Err(e) => {
                 tracing::warn!("cannot read session {id} for the terminal UI: {e}");
                 Vec::new()

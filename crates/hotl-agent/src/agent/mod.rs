@@ -735,6 +735,7 @@ impl Worker {
                     until: fold.until,
                     handle: fold.handle,
                     note: fold.note,
+                    files: fold.files.into_iter().map(|f| f.path).collect(),
                 })
             }
             Move::Compact { note } => {

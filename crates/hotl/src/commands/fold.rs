@@ -61,6 +61,7 @@ pub fn run(ctx: &Ctx, args: &FoldArgs) -> Result<ExitCode, CliError> {
         until,
         handle,
         note,
+        ..
     } = oneshot::run_move(
         session,
         Move::Fold {

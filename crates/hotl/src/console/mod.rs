@@ -247,6 +247,7 @@ async fn run_move(
                     until,
                     handle,
                     note,
+                    ..
                 } => {
                     say!("· folded t{since}..t{until} into handle {handle}");
                     say!("{}", note.trim_end());
