@@ -1,8 +1,11 @@
-//! The composer's history file: one entry a line, newlines inside an entry escaped (the format
-//! the line console's editor reads and writes too), private to the user.
+//! The composer's history file, in the format the line console's editor (rustyline) reads and
+//! writes: a `#V2` header, then one entry a line with its line feeds written `\n` and its
+//! backslashes `\\`; private to the user.
 
-/// The composer's history file: one entry a line, newlines inside an entry escaped (the
-/// format the line console's editor reads and writes too).
+/// The most entries kept.
+const KEPT: usize = 1000;
+
+/// The entries of the history file at `path`, oldest first (none when there is none).
 pub(super) fn load_history(path: Option<&std::path::Path>) -> Vec<String> {
     let Some(path) = path else {
         return Vec::new();
@@ -12,19 +15,20 @@ pub(super) fn load_history(path: Option<&std::path::Path>) -> Vec<String> {
     };
     text.lines()
         .filter(|l| !l.starts_with("#V"))
-        .map(|l| l.replace("\\n", "\n"))
+        .map(unescape)
         .filter(|l| !l.is_empty())
         .collect()
 }
 
+/// Writes the last entries of `entries` to the history file at `path`.
 pub(super) fn save_history(path: Option<&std::path::Path>, entries: &[String]) {
     let Some(path) = path else {
         return;
     };
-    let keep = entries.len().saturating_sub(1000);
+    let keep = entries.len().saturating_sub(KEPT);
     let mut text = String::from("#V2\n");
     for entry in &entries[keep..] {
-        text.push_str(&entry.replace('\n', "\\n"));
+        text.push_str(&escape(entry));
         text.push('\n');
     }
     let written = std::fs::write(path, text).and_then(|()| {
@@ -33,5 +37,39 @@ pub(super) fn save_history(path: Option<&std::path::Path>, entries: &[String]) {
     });
     if let Err(e) = written {
         tracing::warn!("cannot save the composer history: {e}");
+    }
+}
+
+fn escape(entry: &str) -> String {
+    entry.replace('\\', "\\\\").replace('\n', "\\n")
+}
+
+fn unescape(line: &str) -> String {
+    let mut out = String::with_capacity(line.len());
+    let mut chars = line.chars();
+    while let Some(c) = chars.next() {
+        if c != '\\' {
+            out.push(c);
+            continue;
+        }
+        match chars.next() {
+            Some('n') => out.push('\n'),
+            Some(other) => out.push(other),
+            None => out.push('\\'),
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn entries_with_line_feeds_and_backslashes_come_back_as_written() {
+        for entry in ["two\nlines", r"a literal \n stays", r"C:\path\", "plain"] {
+            assert_eq!(unescape(&escape(entry)), entry, "{entry:?}");
+        }
+        assert_eq!(escape("a\\nb\nc"), r"a\\nb\nc", "rustyline's own escaping");
     }
 }
