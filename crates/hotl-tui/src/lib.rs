@@ -35,4 +35,4 @@ pub mod ui;
 pub mod wrap;
 
 pub use app::{App, Busy, Effect, LiveChild, Modal, context_text, tokens};
-pub use run::{Ended, Host, Options, run};
+pub use run::{Ended, Host, Options, ReadOnly, Resumed, run};

@@ -3,7 +3,7 @@
 //! the options it starts with.
 
 use std::process::ExitCode;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use hotl_agent::Agent;
 use hotl_tui::cells::Entry;
@@ -121,29 +121,10 @@ impl hotl_tui::Host for StoreHost<'_> {
     }
 
     fn entries(&self, id: &str) -> Vec<Entry> {
-        match self.ctx.store.lineage(id) {
-            Ok(lineage) => {
-                // The view's folds do not carry their files; the fold records do.
-                let files: std::collections::HashMap<String, Vec<String>> = lineage
-                    .records
-                    .iter()
-                    .filter_map(|r| match &r.body {
-                        hotl_log::Body::Fold(fold) => Some((
-                            fold.handle.clone(),
-                            fold.files.iter().map(|f| f.path.clone()).collect(),
-                        )),
-                        _ => None,
-                    })
-                    .collect();
-                let mut entries = hotl_tui::transcript::entries(&View::from_lineage(lineage).items);
-                hotl_tui::transcript::with_fold_files(&mut entries, &files);
-                entries
-            }
-            Err(e) => {
-                tracing::warn!("cannot read session {id} for the terminal UI: {e}");
-                Vec::new()
-            }
-        }
+        entries_of(self.ctx, id).unwrap_or_else(|e| {
+            tracing::warn!("cannot read session {id} for the terminal UI: {e}");
+            Vec::new()
+        })
     }
 }
 
@@ -235,6 +216,26 @@ impl StoreHost<'_> {
     }
 }
 
+/// Session `id`'s transcript as the UI shows it, its folds with the files their records name.
+fn entries_of(ctx: &Ctx, id: &str) -> Result<Vec<Entry>, CliError> {
+    let lineage = ctx.store.lineage(id)?;
+    // The view's folds do not carry their files; the fold records do.
+    let files: std::collections::HashMap<String, Vec<String>> = lineage
+        .records
+        .iter()
+        .filter_map(|r| match &r.body {
+            hotl_log::Body::Fold(fold) => Some((
+                fold.handle.clone(),
+                fold.files.iter().map(|f| f.path.clone()).collect(),
+            )),
+            _ => None,
+        })
+        .collect();
+    let mut entries = hotl_tui::transcript::entries(&View::from_lineage(lineage).items);
+    hotl_tui::transcript::with_fold_files(&mut entries, &files);
+    Ok(entries)
+}
+
 /// Whether `hotl` (no `-p`) gets the terminal UI: both ends a terminal, a terminal that can
 /// draw, and neither `--no-tui` nor `HOTL_NO_TUI=1`.
 pub fn wanted(no_tui: bool) -> bool {
@@ -247,60 +248,57 @@ pub fn wanted(no_tui: bool) -> bool {
         && std::env::var("TERM").map_or(true, |t| t != "dumb")
 }
 
-/// How the UI starts for a session.
-pub struct Start {
-    /// A first message (`hotl "fix the bug"`).
-    pub first: Option<String>,
-    /// The session is on disk (a resume or a fork): its id, the tail of its transcript and
-    /// how many items come before it.
-    pub resumed: Option<(String, Vec<Entry>, usize)>,
-    /// Another process owns it: why (the UI is read-only).
-    pub read_only: Option<String>,
-    /// The prompt cache's lifetime.
-    pub ttl: Duration,
-    /// A read-only view takes the session over with these once its owner exits.
-    pub opener: Option<Opener>,
-    /// Open the resume picker first (`hotl -r` without a reference).
-    pub pick: bool,
-    /// How long opening the session took from the start of the process.
-    pub opened: Option<Duration>,
-    /// The transcript in the alternate screen (`--fullscreen`, `[tui] fullscreen`).
-    pub fullscreen: bool,
-}
-
-/// Runs the terminal UI on `agent` (none: read-only).
-pub async fn run(ctx: &Ctx, agent: Option<Agent>, start: Start) -> Result<ExitCode, CliError> {
-    let host = StoreHost {
-        ctx,
-        opener: start.opener,
-    };
-    let options = hotl_tui::Options {
+/// What every start of the UI takes from this run: the history file, the metrics file, the
+/// home's kind, colour, when the process started. The caller adds what is particular.
+pub fn options(ctx: &Ctx) -> hotl_tui::Options {
+    hotl_tui::Options {
         history: (!ctx.is_in_memory()).then(|| ctx.store.home().join("console-history")),
         metrics: std::env::var_os("HOTL_TUI_METRICS").map(Into::into),
-        ttl: start.ttl,
-        compact_at: hotl_agent::COMPACT_AT_PERCENT,
-        first: start.first,
-        resumed: start.resumed,
-        read_only: start.read_only,
-        pick: start.pick,
-        fullscreen: start.fullscreen,
         started: process_start(),
-        opened: start.opened,
         ephemeral: ctx.is_in_memory(),
         // https://no-color.org: present and not empty turns colour off.
         monochrome: std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty()),
-    };
+        ..hotl_tui::Options::default()
+    }
+}
+
+/// Runs the terminal UI on `agent` (none: read-only, taken over with `opener` once the
+/// process that owns the session exits).
+pub async fn run(
+    ctx: &Ctx,
+    agent: Option<Agent>,
+    options: hotl_tui::Options,
+    opener: Option<Opener>,
+) -> Result<ExitCode, CliError> {
+    let host = StoreHost { ctx, opener };
     hotl_tui::run(agent, &host, options)
         .await
         .map_err(|e| CliError::Internal(format!("the terminal UI failed: {e}")))?;
     Ok(ExitCode::SUCCESS)
 }
 
-/// The tail of session `id`'s transcript, read from its log (a session another process
-/// holds).
-pub fn tail_of(ctx: &Ctx, id: &str) -> Result<(Vec<Entry>, usize), CliError> {
-    let view = View::from_lineage(ctx.store.lineage(id)?);
-    Ok(hotl_tui::transcript::tail(&view.items))
+/// Session `id` for a read-only view, read once: the tail to show, how many entries come
+/// before it, and what it holds in all (the view follows what comes after).
+pub fn read_only(
+    ctx: &Ctx,
+    id: &str,
+    why: String,
+) -> Result<(hotl_tui::Resumed, hotl_tui::ReadOnly), CliError> {
+    let mut entries = entries_of(ctx, id)?;
+    let total = entries.len();
+    let start = hotl_tui::transcript::tail_start(&entries);
+    let tail = entries.split_off(start);
+    Ok((
+        hotl_tui::Resumed {
+            id: id.to_owned(),
+            tail,
+            hidden: start,
+        },
+        hotl_tui::ReadOnly {
+            why,
+            entries: total,
+        },
+    ))
 }
 
 /// When this process started (for the first-paint metric): the time `main` first asked.

@@ -87,12 +87,11 @@ pub struct Options {
     pub compact_at: u64,
     /// A first message to send.
     pub first: Option<String>,
-    /// The session is on disk: its id, and the tail of its transcript to show (with how
-    /// many items come before it, which the pager reads when it opens). A turn a dead process
-    /// left open is finished.
-    pub resumed: Option<(String, Vec<Entry>, usize)>,
-    /// Another process owns the session: show it read-only, saying this.
-    pub read_only: Option<String>,
+    /// The session is on disk: what to show of it. A turn a dead process left open is
+    /// finished.
+    pub resumed: Option<Resumed>,
+    /// Another process owns the session: show it read-only.
+    pub read_only: Option<ReadOnly>,
     /// Open the resume picker first (`hotl -r` without a reference).
     pub pick: bool,
     /// The transcript in the alternate screen, with the mouse (`--fullscreen`).
@@ -105,6 +104,49 @@ pub struct Options {
     pub ephemeral: bool,
     /// Draw without colours (`NO_COLOR`): bold, dim and reverse still mark what they mark.
     pub monochrome: bool,
+}
+
+impl Default for Options {
+    /// A new session in memory terms: no history file, no metrics, no cache lifetime known,
+    /// started now.
+    fn default() -> Options {
+        Options {
+            history: None,
+            metrics: None,
+            ttl: Duration::ZERO,
+            compact_at: hotl_agent::COMPACT_AT_PERCENT,
+            first: None,
+            resumed: None,
+            read_only: None,
+            pick: false,
+            fullscreen: false,
+            started: Instant::now(),
+            opened: None,
+            ephemeral: false,
+            monochrome: false,
+        }
+    }
+}
+
+/// A session on disk, as the UI starts on it.
+#[derive(Clone, Debug)]
+pub struct Resumed {
+    /// Its id.
+    pub id: String,
+    /// The end of its transcript, for the scrollback.
+    pub tail: Vec<Entry>,
+    /// How many items come before the tail (the pager reads them when it opens).
+    pub hidden: usize,
+}
+
+/// A session another process owns, shown read-only.
+#[derive(Clone, Debug)]
+pub struct ReadOnly {
+    /// Why (which process owns it), for the banner.
+    pub why: String,
+    /// How many transcript entries the log held when it was read: the view follows what
+    /// comes after them.
+    pub entries: usize,
 }
 
 /// How the UI ended.
@@ -150,7 +192,7 @@ async fn main_loop(
         last_request: None,
         compact_at: options.compact_at,
     };
-    app.read_only.clone_from(&options.read_only);
+    app.read_only = options.read_only.as_ref().map(|r| r.why.clone());
     let mut input = EventStream::new();
     let terminal_kitty = terminal.kitty;
     let mut pager: Option<Pager> = None;
@@ -160,15 +202,15 @@ async fn main_loop(
     let mut events_since_frame = 0usize;
     // A read-only view: how much of the log and of its transcript is shown.
     let mut followed = match (&options.read_only, &options.resumed) {
-        (Some(_), Some((id, _, _))) => Some(Follow {
-            size: host.log_size(id).unwrap_or(0),
-            entries: host.entries(id).len(),
+        (Some(read_only), Some(resumed)) => Some(Follow {
+            size: host.log_size(&resumed.id).unwrap_or(0),
+            entries: read_only.entries,
             next: Instant::now() + FOLLOW,
         }),
         _ => None,
     };
 
-    if let Some((id, tail, hidden)) = &options.resumed {
+    if let Some(Resumed { id, tail, hidden }) = &options.resumed {
         app.session.clone_from(id);
         app.saved = true;
         app.replay(tail.clone(), 0);

@@ -233,21 +233,19 @@ async fn run_async(
         Err(CliError::Locked { session, message }) if !headless => {
             // Another process writes it: a read-only snapshot.
             if crate::tui::wanted(args.no_tui) {
-                let (tail, hidden) = crate::tui::tail_of(ctx, &session)?;
-                let start = crate::tui::Start {
-                    first: None,
-                    resumed: Some((session, tail, hidden)),
-                    read_only: Some(message.lines().next().unwrap_or(&message).to_owned()),
-                    ttl: Duration::ZERO,
-                    opener: Some(crate::tui::Opener {
-                        provider: resolved.provider.clone(),
-                        settings: settings.clone(),
-                    }),
-                    pick: false,
-                    opened: None,
+                let why = message.lines().next().unwrap_or(&message).to_owned();
+                let (resumed, read_only) = crate::tui::read_only(ctx, &session, why)?;
+                let options = hotl_tui::Options {
+                    resumed: Some(resumed),
+                    read_only: Some(read_only),
                     fullscreen: args.fullscreen || resolved.fullscreen,
+                    ..crate::tui::options(ctx)
                 };
-                return crate::tui::run(ctx, None, start).await;
+                let opener = crate::tui::Opener {
+                    provider: resolved.provider.clone(),
+                    settings: settings.clone(),
+                };
+                return crate::tui::run(ctx, None, options, Some(opener)).await;
             }
             return crate::console::snapshot(ctx, &session, &message);
         }
@@ -325,17 +323,20 @@ async fn run_async(
             ))
         }
         None if crate::tui::wanted(args.no_tui) => {
-            let start = crate::tui::Start {
+            let options = hotl_tui::Options {
                 first: first_message,
-                resumed: tui_tail.map(|(tail, hidden)| (session_id.clone(), tail, hidden)),
-                read_only: None,
+                resumed: tui_tail.map(|(tail, hidden)| hotl_tui::Resumed {
+                    id: session_id.clone(),
+                    tail,
+                    hidden,
+                }),
                 ttl: settings_ttl,
-                opener: None,
                 pick: tui_pick,
                 opened: resumed.then_some(opened),
                 fullscreen: args.fullscreen || resolved.fullscreen,
+                ..crate::tui::options(ctx)
             };
-            crate::tui::run(ctx, Some(agent), start).await
+            crate::tui::run(ctx, Some(agent), options, None).await
         }
         None => crate::console::run(ctx, agent, first_message).await,
     }
