@@ -94,6 +94,20 @@ pub struct LiveChild {
     pub text: String,
 }
 
+impl LiveChild {
+    /// A child that has just started on `task`.
+    pub fn new(handle: String, task: String) -> LiveChild {
+        LiveChild {
+            handle,
+            task,
+            activity: "starting".to_owned(),
+            tools: 0,
+            entries: Vec::new(),
+            text: String::new(),
+        }
+    }
+}
+
 /// The UI's state.
 pub struct App {
     width: u16,
@@ -232,9 +246,8 @@ impl App {
         let width = usize::from(self.width);
         let mut rows = Vec::new();
         if !self.thinking.trim().is_empty() {
-            let last =
-                crate::highlight::visible(self.thinking.trim_end().lines().last().unwrap_or(""))
-                    .into_owned();
+            let last = crate::wrap::visible(self.thinking.trim_end().lines().last().unwrap_or(""))
+                .into_owned();
             rows.push(crate::wrap::truncate(
                 &Line::from(ratatui::text::Span::styled(
                     format!("∴ {last}"),
@@ -416,14 +429,7 @@ impl App {
             }
             Event::ChildStarted { handle, task } => {
                 self.end_stream();
-                self.children.push(LiveChild {
-                    handle,
-                    activity: "starting".to_owned(),
-                    task,
-                    tools: 0,
-                    entries: Vec::new(),
-                    text: String::new(),
-                });
+                self.children.push(LiveChild::new(handle, task));
             }
             Event::ChildEnded { handle, ok } => self.child_ended(&handle, ok),
             Event::TurnEnded(outcome) => {
@@ -761,14 +767,9 @@ impl App {
                 });
             }
             Event::ChildEnded { handle, ok } => self.child_ended(&handle, ok),
-            Event::ChildStarted { handle, task } => self.children.push(LiveChild {
-                handle,
-                activity: "starting".to_owned(),
-                task,
-                tools: 0,
-                entries: Vec::new(),
-                text: String::new(),
-            }),
+            Event::ChildStarted { handle, task } => {
+                self.children.push(LiveChild::new(handle, task))
+            }
             _ => {}
         }
     }

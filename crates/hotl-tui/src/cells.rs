@@ -360,7 +360,7 @@ impl Entry {
                 rows
             }
             Entry::Notice { text, tone } => {
-                let text = &*crate::highlight::visible(text);
+                let text = &*crate::wrap::visible(text);
                 let style = match tone {
                     Tone::Info => style::dim(),
                     Tone::Error => style::error(),
@@ -489,7 +489,7 @@ impl Entry {
 const USER_LINES: usize = 12;
 
 fn user_rows(text: &str, width: usize, expanded: bool) -> Vec<Line<'static>> {
-    let text = &*crate::highlight::visible(text);
+    let text = &*crate::wrap::visible(text);
     let mut rows = vec![Line::default()];
     let total = text.split('\n').count();
     let shown = if expanded || total <= USER_LINES + 1 {
@@ -522,7 +522,7 @@ fn user_rows(text: &str, width: usize, expanded: bool) -> Vec<Line<'static>> {
 }
 
 fn thinking_rows(text: &str, width: usize, expanded: bool) -> Vec<Line<'static>> {
-    let text = &*crate::highlight::visible(text);
+    let text = &*crate::wrap::visible(text);
     let style = style::dim().add_modifier(Modifier::ITALIC);
     let lines: Vec<&str> = text
         .trim()
@@ -557,7 +557,7 @@ fn thinking_rows(text: &str, width: usize, expanded: bool) -> Vec<Line<'static>>
 }
 
 fn indented(text: &str, width: usize, style: Style) -> Vec<Line<'static>> {
-    let text = &*crate::highlight::visible(text);
+    let text = &*crate::wrap::visible(text);
     text.trim_end()
         .split('\n')
         .flat_map(|line| {
@@ -590,7 +590,7 @@ fn files_text(files: &[String]) -> String {
     }
     let named: Vec<&str> = files.iter().take(NAMED).map(String::as_str).collect();
     let more = files.len().saturating_sub(NAMED);
-    let text = crate::highlight::visible(&named.join(", ")).into_owned();
+    let text = crate::wrap::visible(&named.join(", ")).into_owned();
     if more > 0 {
         format!(" · {text} +{more}")
     } else {
@@ -638,7 +638,7 @@ impl ToolCard {
             "fork" => get("task"),
             _ => self.input.clone(),
         };
-        crate::highlight::visible(text.lines().next().unwrap_or("")).into_owned()
+        crate::wrap::visible(text.lines().next().unwrap_or("")).into_owned()
     }
 
     /// The card's rows: a head line, then the output collapsed to its head and tail with a
@@ -673,7 +673,7 @@ impl ToolCard {
         };
         // Tool output is anything a program printed: tabs and control characters are drawn,
         // never sent.
-        let output = crate::highlight::visible(output);
+        let output = crate::wrap::visible(output);
         let lines: Vec<&str> = output.trim_end().split('\n').collect();
         let shown: Vec<(usize, &str)> = if expanded || lines.len() <= HEAD + TAIL + 1 {
             lines.iter().copied().enumerate().collect()
@@ -734,10 +734,7 @@ impl ToolCard {
         let mut rows = Vec::new();
         let removed = Style::new().fg(Color::Red);
         let added = Style::new().fg(Color::Green);
-        let (old, new) = (
-            crate::highlight::visible(old),
-            crate::highlight::visible(new),
-        );
+        let (old, new) = (crate::wrap::visible(old), crate::wrap::visible(new));
         let old_lines: Vec<&str> = old.split('\n').collect();
         let new_lines: Vec<&str> = new.split('\n').collect();
         let limit = if expanded { usize::MAX } else { 12 };
@@ -773,9 +770,7 @@ mod tests {
     use super::*;
 
     fn text(rows: &[Line<'static>]) -> Vec<String> {
-        rows.iter()
-            .map(|l| l.spans.iter().map(|s| s.content.as_ref()).collect())
-            .collect()
+        rows.iter().map(crate::wrap::plain).collect()
     }
 
     #[test]

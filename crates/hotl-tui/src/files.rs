@@ -12,7 +12,8 @@ pub const SHOWN: usize = 8;
 #[derive(Debug, Default)]
 pub struct Files {
     root: Option<PathBuf>,
-    paths: Vec<String>,
+    /// Each path, with its lowercase form (made once, not on every key).
+    paths: Vec<(String, String)>,
 }
 
 impl Files {
@@ -34,7 +35,7 @@ impl Files {
         let mut hits: Vec<(usize, &String)> = self
             .paths
             .iter()
-            .filter_map(|p| score(p, &query).map(|s| (s, p)))
+            .filter_map(|(path, lower)| score(lower, &query).map(|s| (s, path)))
             .collect();
         hits.sort_by(|a, b| {
             a.0.cmp(&b.0)
@@ -48,7 +49,7 @@ impl Files {
     }
 }
 
-fn walk(root: &Path) -> Vec<String> {
+fn walk(root: &Path) -> Vec<(String, String)> {
     let mut paths = Vec::new();
     for entry in ignore::WalkBuilder::new(root).build().flatten() {
         if paths.len() >= MAX_FILES {
@@ -57,15 +58,16 @@ fn walk(root: &Path) -> Vec<String> {
         if entry.file_type().is_some_and(|t| t.is_file())
             && let Ok(relative) = entry.path().strip_prefix(root)
         {
-            paths.push(relative.to_string_lossy().into_owned());
+            let path = relative.to_string_lossy().into_owned();
+            let lower = path.to_lowercase();
+            paths.push((path, lower));
         }
     }
     paths
 }
 
-/// Lower is better; `None` when `query` is not a subsequence of `path`.
-fn score(path: &str, query: &str) -> Option<usize> {
-    let lower = path.to_lowercase();
+/// Lower is better; `None` when `query` is not a subsequence of `lower` (both lowercase).
+fn score(lower: &str, query: &str) -> Option<usize> {
     let name_start = lower.rfind('/').map_or(0, |i| i + 1);
     if lower[name_start..].contains(query) {
         return Some(0);

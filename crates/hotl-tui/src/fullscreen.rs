@@ -344,9 +344,7 @@ mod tests {
     use crate::cells::Entry;
 
     fn text(rows: &[Line<'static>]) -> Vec<String> {
-        rows.iter()
-            .map(|l| l.spans.iter().map(|s| s.content.as_ref()).collect())
-            .collect()
+        rows.iter().map(crate::wrap::plain).collect()
     }
 
     fn app_with_a_fold() -> App {

@@ -1,10 +1,8 @@
 //! Code blocks to terminal rows: syntect highlighting with foreground colours only, the
 //! language found from a fence's info string, diffs coloured by their line marks, and the
 //! guards that keep a hostile or huge block from stalling the screen. Also owns the one
-//! syntax set and theme (loaded at most once, ahead of time by [`warm_up`]) and [`visible`],
-//! which makes control characters harmless for the markdown renderer too.
+//! syntax set and theme (loaded at most once, ahead of time by [`warm_up`]).
 
-use std::borrow::Cow;
 use std::sync::{LazyLock, Once};
 use std::time::{Duration, Instant};
 
@@ -105,29 +103,6 @@ pub fn code_rows(lang: &str, code: &str, width: usize) -> Vec<Line<'static>> {
         .flat_map(|line| wrap::wrap(line, width, &[]))
         .map(|row| fit(row, width))
         .collect()
-}
-
-/// `text` with every control character but newline made visible, so that nothing from a
-/// model or a tool can drive the terminal: C0 controls become their control pictures
-/// (U+2400 + code, ESC as `␛`), DEL `␡`, C1 controls `�`; a tab becomes four spaces.
-pub fn visible(text: &str) -> Cow<'_, str> {
-    if !text.chars().any(|c| c != '\n' && c.is_control()) {
-        return Cow::Borrowed(text);
-    }
-    let mut out = String::with_capacity(text.len() + 8);
-    for c in text.chars() {
-        match c {
-            '\n' => out.push('\n'),
-            '\t' => out.push_str("    "),
-            '\u{0}'..='\u{1f}' => {
-                out.push(char::from_u32(0x2400 + u32::from(c)).unwrap_or('\u{FFFD}'));
-            }
-            '\u{7f}' => out.push('\u{2421}'),
-            '\u{80}'..='\u{9f}' => out.push('\u{FFFD}'),
-            c => out.push(c),
-        }
-    }
-    Cow::Owned(out)
 }
 
 /// `row` cut to `width` if it is wider: [`wrap::wrap`] lets a wide character overflow a row
@@ -250,7 +225,7 @@ fn styled_line(
                 return None;
             }
             Some(Span::styled(
-                visible(text).into_owned(),
+                crate::wrap::visible(text).into_owned(),
                 ratatui_style(*style, plain_fg),
             ))
         })
@@ -290,7 +265,7 @@ fn diff_line(line: &str) -> Line<'static> {
     } else {
         Style::new()
     };
-    Line::from(Span::styled(visible(line).into_owned(), style))
+    Line::from(Span::styled(crate::wrap::visible(line).into_owned(), style))
 }
 
 fn plain_lines(lines: &[&str]) -> Vec<Line<'static>> {
@@ -298,7 +273,7 @@ fn plain_lines(lines: &[&str]) -> Vec<Line<'static>> {
 }
 
 fn plain_line(line: &str) -> Line<'static> {
-    Line::from(visible(line).into_owned())
+    Line::from(crate::wrap::visible(line).into_owned())
 }
 
 #[cfg(test)]
@@ -307,9 +282,7 @@ mod tests {
     use std::collections::HashSet;
 
     fn text(rows: &[Line<'static>]) -> Vec<String> {
-        rows.iter()
-            .map(|l| l.spans.iter().map(|s| s.content.as_ref()).collect())
-            .collect()
+        rows.iter().map(crate::wrap::plain).collect()
     }
 
     fn colours(rows: &[Line<'static>]) -> HashSet<Color> {

@@ -6,7 +6,7 @@
 //! As in Codex and Claude Code, a single newline stays a line break: a model writes its
 //! answer to be read as it is laid out. Nothing from the text can reach the terminal as a
 //! control sequence: raw HTML is shown as the literal text it is, and control characters as
-//! visible symbols ([`crate::highlight::visible`]).
+//! visible symbols ([`crate::wrap::visible`]).
 
 use std::mem;
 
@@ -16,8 +16,9 @@ use pulldown_cmark::{
 use ratatui::style::{Color, Modifier, Style};
 use ratatui::text::{Line, Span};
 
-use crate::highlight::{self, visible};
+use crate::highlight;
 use crate::wrap;
+use crate::wrap::visible;
 
 /// A horizontal rule is this wide, or the width when that is narrower.
 const RULE_WIDTH: usize = 40;
@@ -698,9 +699,7 @@ mod tests {
     use proptest::prelude::*;
 
     fn text(rows: &[Line<'static>]) -> Vec<String> {
-        rows.iter()
-            .map(|l| l.spans.iter().map(|s| s.content.as_ref()).collect())
-            .collect()
+        rows.iter().map(crate::wrap::plain).collect()
     }
 
     fn rows(source: &str) -> Vec<String> {

@@ -183,12 +183,9 @@ impl Picker {
                 &Line::from(vec![
                     Span::raw(mark),
                     // Titles and messages come from logs: drawn, never sent.
+                    Span::styled(crate::wrap::visible(&row.label).into_owned(), label_style),
                     Span::styled(
-                        crate::highlight::visible(&row.label).into_owned(),
-                        label_style,
-                    ),
-                    Span::styled(
-                        format!("  {}", crate::highlight::visible(&row.detail)),
+                        format!("  {}", crate::wrap::visible(&row.detail)),
                         style::dim(),
                     ),
                 ]),

@@ -246,13 +246,7 @@ impl<W: Write> Screen<W> {
         let below = usize::from(self.rows - (self.top + self.height));
         let (into_free, rest) = lines.split_at(below.min(lines.len()));
         for line in into_free {
-            let row = self.top;
-            queue!(
-                self.backend.writer_mut(),
-                MoveTo(0, row),
-                Clear(ClearType::CurrentLine)
-            )?;
-            self.put_row(line, row)?;
+            self.put_row(line, self.top)?;
             self.top += 1;
             self.stale = true;
         }
@@ -263,13 +257,7 @@ impl<W: Write> Screen<W> {
             // No two rows above to scroll: scroll the whole screen and draw the viewport again.
             for line in rest {
                 self.scroll_screen(1)?;
-                let row = self.top.saturating_sub(1);
-                queue!(
-                    self.backend.writer_mut(),
-                    MoveTo(0, row),
-                    Clear(ClearType::CurrentLine)
-                )?;
-                self.put_row(line, row)?;
+                self.put_row(line, self.top.saturating_sub(1))?;
             }
             self.stale = true;
             return Ok(());
@@ -282,11 +270,7 @@ impl<W: Write> Screen<W> {
             MoveTo(0, region_end - 1)
         )?;
         for line in rest {
-            queue!(
-                self.backend.writer_mut(),
-                Print("\n"),
-                Clear(ClearType::CurrentLine)
-            )?;
+            queue!(self.backend.writer_mut(), Print("\n"))?;
             self.put_row(line, region_end - 1)?;
             queue!(self.backend.writer_mut(), MoveTo(0, region_end - 1))?;
         }
@@ -302,8 +286,13 @@ impl<W: Write> Screen<W> {
         queue!(self.backend.writer_mut(), MoveTo(0, last), Print(feeds))
     }
 
-    /// Draws one history row at `row`, on a cleared line.
+    /// Draws one history row at `row`, clearing what the line held first.
     fn put_row(&mut self, line: &Line<'static>, row: u16) -> io::Result<()> {
+        queue!(
+            self.backend.writer_mut(),
+            MoveTo(0, row),
+            Clear(ClearType::CurrentLine)
+        )?;
         let area = Rect::new(0, 0, self.cols, 1);
         let mut buffer = Buffer::empty(area);
         line.render(area, &mut buffer);

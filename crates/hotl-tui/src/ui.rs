@@ -47,7 +47,7 @@ pub fn frame(app: &App, now: Instant, max_rows: usize, context: &Strip) -> Frame
                         " · {} tool call{} · {}",
                         child.tools,
                         if child.tools == 1 { "" } else { "s" },
-                        crate::highlight::visible(&child.activity)
+                        crate::wrap::visible(&child.activity)
                     ),
                     style::dim(),
                 ),
@@ -109,17 +109,7 @@ pub fn frame(app: &App, now: Instant, max_rows: usize, context: &Strip) -> Frame
     let mut cursor = None;
     match &app.modal {
         Some(Modal::Approval { question, tool, .. }) => {
-            bottom.extend(wrap(
-                &Line::from(vec![
-                    Span::styled(
-                        "? ",
-                        Style::new().fg(Color::Yellow).add_modifier(Modifier::BOLD),
-                    ),
-                    Span::styled(question.clone(), Style::new().add_modifier(Modifier::BOLD)),
-                ]),
-                width,
-                &[Span::raw("  ")],
-            ));
+            bottom.extend(asking(question, None, width));
             bottom.push(truncate(
                 &Line::from(Span::styled(
                     format!("  y yes · n no · a always allow {tool}"),
@@ -129,18 +119,7 @@ pub fn frame(app: &App, now: Instant, max_rows: usize, context: &Strip) -> Frame
             ));
         }
         Some(Modal::Confirm { question, .. }) => {
-            bottom.extend(wrap(
-                &Line::from(vec![
-                    Span::styled(
-                        "? ",
-                        Style::new().fg(Color::Yellow).add_modifier(Modifier::BOLD),
-                    ),
-                    Span::styled(question.clone(), Style::new().add_modifier(Modifier::BOLD)),
-                    Span::styled(" [y/N]", Style::new().fg(Color::Yellow)),
-                ]),
-                width,
-                &[Span::raw("  ")],
-            ));
+            bottom.extend(asking(question, Some(" [y/N]"), width));
         }
         Some(Modal::Pick(picker)) => {
             bottom.extend(picker.render(width, max_rows.saturating_sub(2).clamp(3, 14)));
@@ -206,6 +185,28 @@ pub fn frame(app: &App, now: Instant, max_rows: usize, context: &Strip) -> Frame
         cursor = cursor.map(|(x, y)| (x, y + offset));
     }
     Frame { rows, cursor }
+}
+
+/// A question's rows: `? ` and the question in bold, then what the keys are, if given on
+/// the same line.
+fn asking(question: &str, keys: Option<&str>, width: usize) -> Vec<Line<'static>> {
+    let mut spans = vec![
+        Span::styled(
+            "? ",
+            Style::new().fg(Color::Yellow).add_modifier(Modifier::BOLD),
+        ),
+        Span::styled(
+            crate::wrap::visible(question).into_owned(),
+            Style::new().add_modifier(Modifier::BOLD),
+        ),
+    ];
+    if let Some(keys) = keys {
+        spans.push(Span::styled(
+            keys.to_owned(),
+            Style::new().fg(Color::Yellow),
+        ));
+    }
+    wrap(&Line::from(spans), width, &[Span::raw("  ")])
 }
 
 /// What the strip needs beyond the app's status.

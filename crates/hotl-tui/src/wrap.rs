@@ -1,7 +1,10 @@
 //! Wrapping styled lines to a width: at spaces where it can, inside a word only when the word
 //! is wider than the line, by grapheme so that a wide character (CJK, emoji) never splits or
 //! overflows. Every row a terminal shows comes out of here, so a cell's height is known before
-//! it is drawn and history rows never rely on the terminal's own wrapping.
+//! it is drawn and history rows never rely on the terminal's own wrapping; [`visible`] makes
+//! the text that goes into them harmless first.
+
+use std::borrow::Cow;
 
 use ratatui::text::{Line, Span};
 use unicode_segmentation::UnicodeSegmentation;
@@ -105,6 +108,34 @@ pub fn truncate(line: &Line<'static>, width: usize) -> Line<'static> {
     out
 }
 
+/// `text` with every control character but newline made visible, so that nothing from a
+/// model or a tool can drive the terminal: C0 controls become their control pictures
+/// (U+2400 + code, ESC as `␛`), DEL `␡`, C1 controls `�`; a tab becomes four spaces.
+pub fn visible(text: &str) -> Cow<'_, str> {
+    if !text.chars().any(|c| c != '\n' && c.is_control()) {
+        return Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len() + 8);
+    for c in text.chars() {
+        match c {
+            '\n' => out.push('\n'),
+            '\t' => out.push_str("    "),
+            '\u{0}'..='\u{1f}' => {
+                out.push(char::from_u32(0x2400 + u32::from(c)).unwrap_or('\u{FFFD}'));
+            }
+            '\u{7f}' => out.push('\u{2421}'),
+            '\u{80}'..='\u{9f}' => out.push('\u{FFFD}'),
+            c => out.push(c),
+        }
+    }
+    Cow::Owned(out)
+}
+
+/// The text a row shows, without its styles.
+pub fn plain(line: &Line<'_>) -> String {
+    line.spans.iter().map(|s| s.content.as_ref()).collect()
+}
+
 /// Wraps every line of `lines`, with no indent.
 pub fn wrap_all(lines: &[Line<'static>], width: usize) -> Vec<Line<'static>> {
     lines.iter().flat_map(|l| wrap(l, width, &[])).collect()
@@ -176,10 +207,7 @@ mod tests {
     use ratatui::style::{Style, Stylize};
 
     fn text(lines: &[Line<'static>]) -> Vec<String> {
-        lines
-            .iter()
-            .map(|l| l.spans.iter().map(|s| s.content.as_ref()).collect())
-            .collect()
+        lines.iter().map(plain).collect()
     }
 
     #[test]

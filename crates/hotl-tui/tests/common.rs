@@ -43,7 +43,5 @@ pub fn typed(app: &mut hotl_tui::App, text: &str) {
 }
 
 pub fn text(rows: &[Line<'static>]) -> Vec<String> {
-    rows.iter()
-        .map(|l| l.spans.iter().map(|s| s.content.as_ref()).collect())
-        .collect()
+    rows.iter().map(hotl_tui::wrap::plain).collect()
 }
