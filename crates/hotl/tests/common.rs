@@ -547,7 +547,27 @@ fn in_pty(
     hotl: &std::process::Command,
     pieces: &[(&str, u64)],
 ) -> TestResult<Option<Run>> {
-    use std::io::Write;
+    let Some(mut cmd) = in_script(env, hotl, "")? else {
+        return Ok(None);
+    };
+    // These tests type into the line console; the terminal UI has tests of its own.
+    cmd.env("HOTL_NO_TUI", "1");
+    let out = typing(cmd, pieces)?;
+    Ok(Some(Run {
+        stdout: String::from_utf8_lossy(&out.stdout).replace("\r\n", "\n"),
+        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+        code: out.status.code().unwrap_or(-1),
+    }))
+}
+
+/// `hotl` to run on a new pseudo-terminal made by `script(1)`, whose shell runs `setup` first
+/// (`stty cols 100 rows 30; `, say): hotl's arguments and environment, the project as its
+/// directory, its ends piped; `None` when there is no `script`.
+pub fn in_script(
+    env: &Env,
+    hotl: &std::process::Command,
+    setup: &str,
+) -> TestResult<Option<std::process::Command>> {
     use std::process::{Command, Stdio};
     let has_script = Command::new("script")
         .arg("--version")
@@ -566,19 +586,31 @@ fn in_pty(
     // Ctrl-C typed into the terminal may also end the shell, which then reports status 130
     // although hotl went on and exited 0.
     let mut cmd = Command::new("script");
-    cmd.args(["-qec", &format!("exec {}", quoted.join(" ")), "/dev/null"]);
+    cmd.args([
+        "-qec",
+        &format!("{setup}exec {}", quoted.join(" ")),
+        "/dev/null",
+    ]);
     for (key, value) in hotl.get_envs() {
         match value {
             Some(v) => cmd.env(key, v),
             None => cmd.env_remove(key),
         };
     }
-    // These tests type into the line console; the terminal UI has tests of its own.
-    cmd.env("HOTL_NO_TUI", "1");
     cmd.current_dir(&env.project)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
+    Ok(Some(cmd))
+}
+
+/// Runs `cmd`, typing each piece into its stdin after waiting its milliseconds, then closing
+/// it; what it printed.
+pub fn typing(
+    mut cmd: std::process::Command,
+    pieces: &[(&str, u64)],
+) -> TestResult<std::process::Output> {
+    use std::io::Write;
     let mut child = cmd.spawn()?;
     let mut stdin = child.stdin.take().ok_or("no stdin")?;
     for (piece, wait_ms) in pieces {
@@ -587,12 +619,7 @@ fn in_pty(
         stdin.flush()?;
     }
     drop(stdin);
-    let out = child.wait_with_output()?;
-    Ok(Some(Run {
-        stdout: String::from_utf8_lossy(&out.stdout).replace("\r\n", "\n"),
-        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
-        code: out.status.code().unwrap_or(-1),
-    }))
+    Ok(child.wait_with_output()?)
 }
 
 /// An Anthropic stream whose only block is a call of `tool` whose arguments, `partial`, are

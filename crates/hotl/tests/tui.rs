@@ -2,14 +2,13 @@
 //! the fake provider, its bytes read back through a terminal emulator with scrollback (vt100),
 //! as a person would see them.
 
-use std::io::Write;
 use std::num::NonZeroU16;
 use std::process::{Command, Stdio};
 
 use hotl_fakellm::{Config, FakeLlm, Fault, Reply};
 use hotl_testkit::TestResult;
 
-use crate::common::{Env, Holder, MODEL, has_flock};
+use crate::common::{Env, Holder, MODEL, has_flock, in_script, typing};
 
 const COLS: u16 = 100;
 const ROWS: u16 = 30;
@@ -31,6 +30,11 @@ impl Shown {
     fn has(&self, text: &str) -> bool {
         self.rows.iter().any(|r| r.contains(text))
     }
+
+    /// Every row, for a failure's message.
+    fn screen(&self) -> String {
+        self.rows.join("\n")
+    }
 }
 
 /// Runs `hotl <args>` in the terminal UI on a COLS×ROWS pseudo-terminal, typing each piece
@@ -41,51 +45,17 @@ fn tui(
     args: &[&str],
     pieces: &[(&str, u64)],
 ) -> TestResult<Option<Shown>> {
-    let has_script = Command::new("script")
-        .arg("--version")
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .status()
-        .is_ok_and(|s| s.success());
-    if !hotl_testkit::require("script(1)", has_script)? {
-        return Ok(None);
-    }
     let mut hotl = env.agent_command();
     hotl.args(["--provider", "anthropic", "--base-url"])
         .arg(fake.base_url())
         .args(["--model", MODEL])
         .args(args);
-    let quoted: Vec<String> = std::iter::once(hotl.get_program())
-        .chain(hotl.get_args())
-        .map(|a| format!("'{}'", a.to_string_lossy()))
-        .collect();
-    let mut cmd = Command::new("script");
-    cmd.args([
-        "-qec",
-        &format!("stty cols {COLS} rows {ROWS}; exec {}", quoted.join(" ")),
-        "/dev/null",
-    ]);
-    for (key, value) in hotl.get_envs() {
-        match value {
-            Some(v) => cmd.env(key, v),
-            None => cmd.env_remove(key),
-        };
-    }
-    cmd.env_remove("HOTL_NO_TUI")
-        .env("TERM", "xterm-256color")
-        .current_dir(&env.project)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped());
-    let mut child = cmd.spawn()?;
-    let mut stdin = child.stdin.take().ok_or("no stdin")?;
-    for (piece, wait_ms) in pieces {
-        std::thread::sleep(std::time::Duration::from_millis(*wait_ms));
-        stdin.write_all(piece.as_bytes())?;
-        stdin.flush()?;
-    }
-    let out = child.wait_with_output()?;
-    drop(stdin);
+    let setup = format!("stty cols {COLS} rows {ROWS}; ");
+    let Some(mut cmd) = in_script(env, &hotl, &setup)? else {
+        return Ok(None);
+    };
+    cmd.env_remove("HOTL_NO_TUI").env("TERM", "xterm-256color");
+    let out = typing(cmd, pieces)?;
     let mut parser = vt100::Parser::new(
         NonZeroU16::new(ROWS).ok_or("rows")?,
         NonZeroU16::new(COLS).ok_or("cols")?,
@@ -121,21 +91,17 @@ fn a_500_line_answer_lands_in_the_scrollback_once_and_exit_restores_the_terminal
     let Some(shown) = tui(&env, &fake, &[], &[("go\r", 400), exit(), ("", 1500)])? else {
         return Ok(());
     };
-    assert_eq!(shown.code, 0, "{}", shown.rows.join("\n"));
+    assert_eq!(shown.code, 0, "{}", shown.screen());
     for i in 1..=500 {
         assert_eq!(
             shown.count(&format!("answer line {i}")),
             1,
             "line {i}: {}",
-            shown.rows.join("\n")
+            shown.screen()
         );
     }
     assert_eq!(shown.count("› go"), 1);
-    assert!(
-        shown.has("resume with: hotl -r"),
-        "{}",
-        shown.rows.join("\n")
-    );
+    assert!(shown.has("resume with: hotl -r"), "{}", shown.screen());
     assert!(!shown.bytes.contains("\x1b[2J") && !shown.bytes.contains("\x1b[3J"));
     // The tests run with NO_COLOR=1: no colour is set, ever.
     assert!(
@@ -175,8 +141,8 @@ fn an_approval_asks_in_a_modal_and_y_runs_the_call_and_n_refuses_it() -> TestRes
             return Ok(());
         };
         assert_eq!(shown.code, 0);
-        assert!(shown.has("Allow?"), "{}", shown.rows.join("\n"));
-        assert_eq!(shown.has("marker-42"), ran, "{}", shown.rows.join("\n"));
+        assert!(shown.has("Allow?"), "{}", shown.screen());
+        assert_eq!(shown.has("marker-42"), ran, "{}", shown.screen());
     }
     Ok(())
 }
@@ -206,7 +172,7 @@ fn esc_mid_stream_cancels_the_turn_and_keeps_the_session() -> TestResult {
     assert!(
         shown.has("cancelled; the session is kept"),
         "{}",
-        shown.rows.join("\n")
+        shown.screen()
     );
     let at = |text: &str| shown.rows.iter().position(|r| r.contains(text));
     let cancelled = at("cancelled; the session is kept").ok_or("not cancelled")?;
@@ -216,12 +182,10 @@ fn esc_mid_stream_cancels_the_turn_and_keeps_the_session() -> TestResult {
     assert!(
         !first_turn.iter().any(|r| r.contains("slow line 400")),
         "the stream was cut: {}",
-        shown.rows.join("\n")
+        shown.screen()
     );
-    let ids = env.session_ids()?;
-    assert_eq!(ids.len(), 1);
     let cancelled = env
-        .records(&ids[0])?
+        .records(&env.only_session()?)?
         .iter()
         .any(|r| r["type"] == "run" && r["state"] == "cancelled");
     assert!(cancelled, "the run is recorded cancelled");
@@ -244,10 +208,9 @@ fn a_5000_line_paste_is_one_message() -> TestResult {
         return Ok(());
     };
     assert_eq!(shown.code, 0);
-    assert!(shown.has("got it"), "{}", shown.rows.join("\n"));
-    let ids = env.session_ids()?;
+    assert!(shown.has("got it"), "{}", shown.screen());
     let users: Vec<String> = env
-        .records(&ids[0])?
+        .records(&env.only_session()?)?
         .iter()
         .filter(|r| r["type"] == "user")
         .map(|r| r["content"].to_string())
@@ -281,7 +244,7 @@ fn help_lists_every_command_and_a_resume_shows_the_tail() -> TestResult {
     let Some(resumed) = tui(&env, &fake, &["-c"], &[("more\r", 600), exit(), ("", 1500)])? else {
         return Ok(());
     };
-    assert_eq!(resumed.count("› hello"), 1, "{}", resumed.rows.join("\n"));
+    assert_eq!(resumed.count("› hello"), 1, "{}", resumed.screen());
     assert!(resumed.has("first answer"));
     assert!(resumed.has("second answer"));
     Ok(())
@@ -300,7 +263,7 @@ fn a_session_another_process_holds_opens_read_only_and_is_taken_over_when_it_exi
     let Some(_) = tui(&env, &fake, &[], &[("hello\r", 400), exit(), ("", 1500)])? else {
         return Ok(());
     };
-    let id = env.session_ids()?.pop().ok_or("no session")?;
+    let id = env.only_session()?;
     let holder = Holder::spawn(&env.home.join("sessions").join(format!("{id}.lock")))?;
     // The other process lets go after a while; until then typing is refused.
     let release = std::thread::spawn(move || {
@@ -326,20 +289,16 @@ fn a_session_another_process_holds_opens_read_only_and_is_taken_over_when_it_exi
     };
     release.join().map_err(|_| "the release thread panicked")?;
     assert_eq!(shown.code, 0);
-    assert!(shown.has("read-only"), "{}", shown.rows.join("\n"));
+    assert!(shown.has("read-only"), "{}", shown.screen());
     assert!(shown.has("the answer"));
-    assert!(shown.has("it is yours now"), "{}", shown.rows.join("\n"));
+    assert!(shown.has("it is yours now"), "{}", shown.screen());
     assert!(
         shown.has("› /recall answer"),
         "recall runs read-only: {}",
-        shown.rows.join("\n")
+        shown.screen()
     );
-    assert!(
-        !shown.has("nothing can be sent"),
-        "{}",
-        shown.rows.join("\n")
-    );
-    assert!(shown.has("the second answer"), "{}", shown.rows.join("\n"));
+    assert!(!shown.has("nothing can be sent"), "{}", shown.screen());
+    assert!(shown.has("the second answer"), "{}", shown.screen());
     let users: Vec<String> = env
         .records(&id)?
         .iter()
@@ -508,11 +467,11 @@ fn fork_then_tree_shows_the_lineage_and_enter_switches_back() -> TestResult {
         return Ok(());
     };
     assert_eq!(shown.code, 0);
-    assert!(shown.has("forked into"), "{}", shown.rows.join("\n"));
+    assert!(shown.has("forked into"), "{}", shown.screen());
     assert!(
         shown.has("resumed"),
         "Enter on the root switches to it: {}",
-        shown.rows.join("\n")
+        shown.screen()
     );
     assert_eq!(env.session_ids()?.len(), 2);
     Ok(())
@@ -552,7 +511,7 @@ fn fold_lands_as_a_card_and_the_pager_puts_its_handle_into_ask() -> TestResult {
         .rows
         .iter()
         .find(|r| r.starts_with("▸ fold t"))
-        .ok_or_else(|| format!("no fold card: {}", shown.rows.join("\n")))?;
+        .ok_or_else(|| format!("no fold card: {}", shown.screen()))?;
     let handle = card
         .split(" · ")
         .nth(1)
@@ -566,15 +525,10 @@ fn fold_lands_as_a_card_and_the_pager_puts_its_handle_into_ask() -> TestResult {
         shown.count(&format!("› /ask {handle} what broke?")),
         1,
         "{}",
-        shown.rows.join("\n")
+        shown.screen()
     );
-    assert!(
-        shown.has("NFS broke the cache."),
-        "{}",
-        shown.rows.join("\n")
-    );
-    let ids = env.session_ids()?;
-    let records = env.records(&ids[0])?;
+    assert!(shown.has("NFS broke the cache."), "{}", shown.screen());
+    let records = env.records(&env.only_session()?)?;
     assert!(
         records.iter().any(|r| r["type"] == "fold"),
         "the log has the fold"
@@ -610,7 +564,7 @@ fn a_fork_child_runs_as_a_live_card_and_lands_with_its_handle() -> TestResult {
             .iter()
             .any(|r| r.starts_with("↳ fork ") && r.contains("done")),
         "{}",
-        shown.rows.join("\n")
+        shown.screen()
     );
     assert!(shown.has("count the tests"));
     assert!(shown.has("The fork counted 12 tests."));
@@ -648,9 +602,8 @@ fn esc_esc_reverts_to_a_picked_message_and_puts_it_back_in_the_composer() -> Tes
         shown.bytes.contains("revert to before"),
         "the picker was shown"
     );
-    assert!(shown.has("reverted to t"), "{}", shown.rows.join("\n"));
-    let ids = env.session_ids()?;
-    let records = env.records(&ids[0])?;
+    assert!(shown.has("reverted to t"), "{}", shown.screen());
+    let records = env.records(&env.only_session()?)?;
     assert!(
         records.iter().any(|r| r["type"] == "revert"),
         "the log has the revert"
@@ -687,7 +640,7 @@ fn model_picks_from_the_providers_list_and_the_next_request_uses_it() -> TestRes
     assert!(
         shown.has("model: claude-haiku-4-5 from the next request on"),
         "{}",
-        shown.rows.join("\n")
+        shown.screen()
     );
     let models: Vec<String> = crate::common::requests(&fake)?
         .iter()
@@ -725,7 +678,7 @@ fn effort_is_recorded_asked_for_and_kept_by_a_resume() -> TestResult {
     assert!(
         shown.has("effort: high from the next request on"),
         "{}",
-        shown.rows.join("\n")
+        shown.screen()
     );
     let Some(_) = tui(
         &env,
@@ -742,9 +695,8 @@ fn effort_is_recorded_asked_for_and_kept_by_a_resume() -> TestResult {
         assert_eq!(request["thinking"]["budget_tokens"], 24576, "{request}");
         assert!(request["max_tokens"].as_u64().unwrap_or(0) > 24576);
     }
-    let ids = env.session_ids()?;
     let recorded = env
-        .records(&ids[0])?
+        .records(&env.only_session()?)?
         .iter()
         .any(|r| r["type"] == "mode" && r["effort"] == "high");
     assert!(recorded, "the effort is recorded");
@@ -775,17 +727,9 @@ fn a_10000_line_tool_output_is_a_collapsed_card_naming_its_blob() -> TestResult 
         return Ok(());
     };
     assert_eq!(shown.code, 0);
-    assert!(
-        shown.has("● bash $ seq 1 10000"),
-        "{}",
-        shown.rows.join("\n")
-    );
+    assert!(shown.has("● bash $ seq 1 10000"), "{}", shown.screen());
     assert!(shown.has("more lines (Ctrl+T shows them)"));
-    assert!(
-        shown.has("full output in blob"),
-        "{}",
-        shown.rows.join("\n")
-    );
+    assert!(shown.has("full output in blob"), "{}", shown.screen());
     assert!(shown.has("counted"));
     let card_rows = shown
         .rows
@@ -828,7 +772,7 @@ fn fullscreen_draws_in_the_alternate_screen_and_gives_the_screen_back() -> TestR
         "the goodbye goes to the shell's screen"
     );
     // The answer was drawn in the alternate screen, so the shell's screen does not keep it.
-    assert!(!shown.has("an answer"), "{}", shown.rows.join("\n"));
+    assert!(!shown.has("an answer"), "{}", shown.screen());
     Ok(())
 }
 
@@ -846,7 +790,7 @@ fn keys_typed_while_hotl_starts_are_kept() -> TestResult {
         return Ok(());
     };
     assert_eq!(shown.code, 0);
-    assert!(shown.has("answered early"), "{}", shown.rows.join("\n"));
-    assert_eq!(shown.count("› typed early"), 1, "{}", shown.rows.join("\n"));
+    assert!(shown.has("answered early"), "{}", shown.screen());
+    assert_eq!(shown.count("› typed early"), 1, "{}", shown.screen());
     Ok(())
 }
