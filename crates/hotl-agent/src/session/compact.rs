@@ -248,7 +248,7 @@ fn request_tokens(u: &hotl_log::Usage) -> u64 {
 }
 
 /// About how many bytes of text an item adds to a request.
-fn item_bytes(item: &Item) -> u64 {
+pub(super) fn item_bytes(item: &Item) -> u64 {
     let blocks = match item {
         Item::User { content, .. } | Item::ToolResult { content, .. } => content,
         Item::Assistant { content, .. } => content,

@@ -3,11 +3,11 @@
 //! Sizes are estimated at a token per four bytes, as the turn estimates what it adds between
 //! two measured requests; the provider's own count of the last request is in `Status`.
 
-use hotl_log::Block;
 use hotl_view::Item;
 use serde::Serialize;
 
 use super::Session;
+use super::compact::item_bytes;
 
 /// The context by part, in estimated tokens.
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
@@ -30,63 +30,47 @@ pub struct ContextParts {
 }
 
 impl Session {
-    /// What the context the next request sends is made of.
+    /// What the context the next request sends is made of, each item measured as the turn
+    /// measures what it adds (`compact::item_bytes`).
     pub fn context_parts(&self) -> ContextParts {
         let mut parts = ContextParts {
-            system: tokens(self.system.iter().map(String::len).sum()),
+            system: tokens(self.system.iter().map(|s| s.len() as u64).sum()),
             tools: tokens(
                 self.tool_defs
                     .iter()
-                    .map(|t| t.name.len() + t.description.len() + t.input_schema.get().len())
+                    .map(|t| {
+                        (t.name.len() + t.description.len() + t.input_schema.get().len()) as u64
+                    })
                     .sum(),
             ),
             ..ContextParts::default()
         };
         for item in &self.view.items {
-            match item {
-                Item::Folded { note, items, .. } => {
+            let shown = tokens(item_bytes(item));
+            let archived = match item {
+                Item::Folded { items, .. } => {
                     parts.folds += 1;
-                    parts.notes += tokens(note.len());
-                    parts.saved += tokens(items_bytes(items)).saturating_sub(tokens(note.len()));
+                    Some(items)
                 }
-                Item::Compacted { summary, items, .. } => {
+                Item::Compacted { items, .. } => {
                     parts.compactions += 1;
-                    parts.notes += tokens(summary.len());
-                    parts.saved += tokens(items_bytes(items)).saturating_sub(tokens(summary.len()));
+                    Some(items)
                 }
-                other => parts.messages += tokens(items_bytes(std::slice::from_ref(other))),
+                _ => None,
+            };
+            match archived {
+                Some(items) => {
+                    parts.notes += shown;
+                    let whole = tokens(items.iter().map(item_bytes).sum());
+                    parts.saved += whole.saturating_sub(shown);
+                }
+                None => parts.messages += shown,
             }
         }
         parts
     }
 }
 
-fn tokens(bytes: usize) -> u64 {
-    (bytes as u64).div_ceil(4)
-}
-
-fn items_bytes(items: &[Item]) -> usize {
-    items
-        .iter()
-        .map(|item| match item {
-            Item::User { content, .. }
-            | Item::Assistant { content, .. }
-            | Item::ToolResult { content, .. } => blocks_bytes(content),
-            Item::Folded { note, items, .. } => note.len().max(items_bytes(items)),
-            Item::Compacted { summary, items, .. } => summary.len().max(items_bytes(items)),
-        })
-        .sum()
-}
-
-fn blocks_bytes(blocks: &[Block]) -> usize {
-    blocks
-        .iter()
-        .map(|block| match block {
-            Block::Text { text } => text.len(),
-            Block::Thinking { thinking, .. } => thinking.len(),
-            Block::ToolUse { name, input, .. } => name.len() + input.get().len(),
-            Block::ToolResult { content, .. } => blocks_bytes(content),
-            _ => 0,
-        })
-        .sum()
+fn tokens(bytes: u64) -> u64 {
+    bytes.div_ceil(4)
 }
