@@ -523,10 +523,12 @@ impl App {
                 self.status = None;
                 let what = match reason {
                     hotl_agent::SwitchReason::New => "new session".to_owned(),
-                    hotl_agent::SwitchReason::Fork => format!("forked into {}", short(&to)),
+                    hotl_agent::SwitchReason::Fork => {
+                        format!("forked into {}", crate::cells::short_id(&to))
+                    }
                     hotl_agent::SwitchReason::Resume => format!(
                         "resumed {}{} · {turns} turn{}",
-                        short(&to),
+                        crate::cells::short_id(&to),
                         title.map(|t| format!(" · {t}")).unwrap_or_default(),
                         if turns == 1 { "" } else { "s" }
                     ),
@@ -1205,8 +1207,4 @@ pub fn tokens(n: u64) -> String {
         1_000..1_000_000 => format!("{:.1}k", n as f64 / 1e3),
         _ => format!("{:.1}M", n as f64 / 1e6),
     }
-}
-
-fn short(id: &str) -> &str {
-    &id[..id.len().min(10)]
 }

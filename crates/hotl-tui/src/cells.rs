@@ -179,6 +179,12 @@ pub struct ToolCard {
     pub is_error: bool,
 }
 
+/// An id as lists show it: its first ten characters (unique in practice, as `hotl sessions
+/// list` shows them).
+pub fn short_id(id: &str) -> &str {
+    id.get(..10).unwrap_or(id)
+}
+
 /// The palette.
 pub mod style {
     use super::*;

@@ -199,11 +199,6 @@ impl<W: Write> Screen<W> {
         &mut self.backend.writer_mut().out
     }
 
-    /// Bytes written so far.
-    pub fn bytes_written(&self) -> u64 {
-        self.backend.writer().bytes
-    }
-
     fn erase_viewport(&mut self) -> io::Result<()> {
         let top = self.top;
         queue!(

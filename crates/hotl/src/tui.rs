@@ -6,7 +6,7 @@ use std::process::ExitCode;
 use std::time::Instant;
 
 use hotl_agent::Agent;
-use hotl_tui::cells::Entry;
+use hotl_tui::cells::{Entry, short_id};
 use hotl_tui::picker::Row;
 use hotl_view::View;
 
@@ -49,16 +49,13 @@ impl hotl_tui::Host for StoreHost<'_> {
             .map(|m| {
                 let mut detail = format!(
                     "{} · {} · {} turn{}",
-                    &m.id[..m.id.len().min(10)],
+                    short_id(&m.id),
                     crate::render::relative_time(&m.updated, now),
                     m.turns,
                     if m.turns == 1 { "" } else { "s" }
                 );
                 if let Some(p) = &m.parent {
-                    detail.push_str(&format!(
-                        " · ↳ from {}",
-                        &p.session[..p.session.len().min(10)]
-                    ));
+                    detail.push_str(&format!(" · ↳ from {}", short_id(&p.session)));
                 }
                 if m.cwd != self.ctx.cwd {
                     detail.push_str(&format!(" · {}", self.ctx.tilde(&m.cwd)));
@@ -153,7 +150,7 @@ impl StoreHost<'_> {
         let mark = if node == current { "● " } else { "" };
         let mut detail = format!(
             "{} · {} turn{}",
-            &meta.id[..meta.id.len().min(10)],
+            short_id(&meta.id),
             meta.turns,
             if meta.turns == 1 { "" } else { "s" }
         );
@@ -204,7 +201,7 @@ impl StoreHost<'_> {
                     if last { "└─ " } else { "├─ " },
                     label.lines().next().unwrap_or("")
                 ),
-                detail: child[..child.len().min(10)].to_owned(),
+                detail: short_id(child).to_owned(),
                 value: child.clone(),
                 near: true,
             });

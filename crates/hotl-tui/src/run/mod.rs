@@ -197,7 +197,6 @@ async fn main_loop(
     let terminal_kitty = terminal.kitty;
     let mut pager: Option<Pager> = None;
     let mut pick_screen: Option<PickScreen> = None;
-    let mut last_draw: Option<Instant> = None;
     let mut requests = 0;
     let mut events_since_frame = 0usize;
     // A read-only view: how much of the log and of its transcript is shown.
@@ -231,7 +230,7 @@ async fn main_loop(
         &mut events_since_frame,
     )?;
     metrics.first_paint(options.started.elapsed(), options.opened);
-    last_draw = Some(Instant::now()).or(last_draw);
+    let mut last_draw = Instant::now();
     crate::highlight::warm_up();
     if let Some(agent) = &agent {
         if options.resumed.is_some() {
@@ -339,7 +338,7 @@ async fn main_loop(
                 app.dirty = false;
             }
         } else if app.dirty {
-            let due = last_draw.map_or(now, |t| t + FRAME);
+            let due = last_draw + FRAME;
             if now >= due {
                 draw(
                     &mut screen,
@@ -349,7 +348,7 @@ async fn main_loop(
                     &mut metrics,
                     &mut events_since_frame,
                 )?;
-                last_draw = Some(now);
+                last_draw = now;
             } else {
                 wake = Some(due);
             }
@@ -362,7 +361,7 @@ async fn main_loop(
             || !app.tools.is_empty()
             || app.hint.is_some();
         if animating && pager.is_none() {
-            let tick = last_draw.unwrap_or(now) + TICK;
+            let tick = last_draw + TICK;
             wake = Some(wake.map_or(tick, |w| w.min(tick)));
         }
         let sleep = async {
