@@ -13,6 +13,10 @@ pub enum AgentError {
     /// The provider failed after its retries.
     #[error(transparent)]
     Wire(#[from] WireError),
+    /// The stream broke after the answer began (what arrived is kept; never retried
+    /// silently): the provider was reached, so this is not a connection that failed to open.
+    #[error("the connection to the provider broke mid-answer (what arrived is kept): {}", broke_how(.0))]
+    BrokeMidAnswer(WireError),
     /// A cut or fold that does not fit the view.
     #[error(transparent)]
     View(#[from] hotl_view::ViewError),
@@ -74,6 +78,19 @@ pub enum AgentError {
     /// sent.
     #[error("nothing to send the model: the conversation is empty ({0})")]
     EmptyConversation(String),
+    /// The model made the same call (same tool, arguments and result) too many times in a
+    /// row: the loop guard stopped the turn.
+    #[error(
+        "the turn was stopped: the model called {tool} {times} times in a row with the same \
+         arguments and got the same result each time (a model stuck in a loop; try again with \
+         a more specific request, or a stronger model)"
+    )]
+    Looping {
+        /// The tool it kept calling.
+        tool: String,
+        /// How many times in a row.
+        times: usize,
+    },
     /// The model kept calling tools past the step limit.
     #[error("the turn stopped after {0} steps without a final answer")]
     TooManySteps(usize),
@@ -90,6 +107,9 @@ impl AgentError {
                 status,
                 ..
             }) => (kind.clone(), message.clone(), *status),
+            AgentError::BrokeMidAnswer(cause) => {
+                ("stream".to_owned(), self.to_string(), cause.status())
+            }
             AgentError::Wire(WireError::Interrupted { cause, .. }) => {
                 ("stream".to_owned(), cause.to_string(), cause.status())
             }
@@ -99,11 +119,20 @@ impl AgentError {
             AgentError::Wire(e) if e.is_interrupted() => ("stream".to_owned(), e.to_string(), None),
             AgentError::Wire(e) => ("stream".to_owned(), e.to_string(), e.status()),
             AgentError::TooManySteps(_) => ("step_limit".to_owned(), self.to_string(), None),
+            AgentError::Looping { .. } => ("loop".to_owned(), self.to_string(), None),
             AgentError::WindowFull(_) => ("window".to_owned(), self.to_string(), None),
             AgentError::Log(_) => ("store".to_owned(), self.to_string(), None),
             AgentError::EmptyConversation(_) => ("empty".to_owned(), self.to_string(), None),
             other => ("error".to_owned(), other.to_string(), None),
         }
+    }
+}
+
+/// What broke a stream, without the words of a connection that never opened.
+fn broke_how(cause: &WireError) -> String {
+    match cause {
+        WireError::Transport { message, .. } => message.clone(),
+        other => other.to_string(),
     }
 }
 

@@ -77,8 +77,8 @@ pub use crate::permission::{Access, Decision, Mode, Policy, inside, resolve};
 pub use crate::prompt::system_blocks;
 pub use crate::provider::Provider;
 pub use crate::session::{
-    COMPACT_AT_PERCENT, ContextParts, INTERRUPTED, PROVIDER_KEY_VARS, Session, Settings, Totals,
-    TurnOutcome, default_context_window, known_context_window,
+    COMPACT_AT_PERCENT, ContextParts, DEFAULT_MAX_TOKENS, INTERRUPTED, PROVIDER_KEY_VARS, Session,
+    Settings, Totals, TurnOutcome, default_context_window, known_context_window,
 };
 pub use crate::snapshot::end_children;
 pub use crate::tool::{

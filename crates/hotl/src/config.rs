@@ -9,6 +9,8 @@
 //! model = "claude-sonnet-4-5"
 //! cache_breakpoints = false   # OpenAI explicit breakpoints (GPT-5.6 and later)
 //! context_window = 200000     # tokens; a turn compacts near it (default: by model family)
+//! max_tokens = 4096           # the most one answer may take (default: 8192, a quarter of a
+//!                             # window under 32K; never more than the window leaves)
 //!
 //! [pricing."my-model"]        # $/Mtok; cache multipliers optional
 //! input = 1.0
@@ -68,6 +70,7 @@ pub struct ProviderConfig {
     pub api_key: Option<String>,
     pub cache_breakpoints: Option<bool>,
     pub context_window: Option<u64>,
+    pub max_tokens: Option<u32>,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -83,6 +86,7 @@ pub struct Overrides {
     pub provider: Option<String>,
     pub base_url: Option<String>,
     pub model: Option<String>,
+    pub max_tokens: Option<u32>,
 }
 
 /// What a run talks to.
@@ -95,6 +99,9 @@ pub struct Resolved {
     /// The model's context window when configured (`HOTL_CONTEXT_WINDOW`, the file); else
     /// the agent's default for the model.
     pub context_window: Option<u64>,
+    /// The output limit set (`--max-tokens`, `HOTL_MAX_TOKENS`, the file); `None`: the
+    /// agent's default for the window.
+    pub max_tokens: Option<u32>,
     pub cold_headless: Duration,
     pub cold_console: Duration,
     /// Set when no provider is configured and the offline demo answers.
@@ -220,6 +227,22 @@ pub fn resolve(file: FileConfig, flags: &Overrides) -> Result<Resolved, CliError
         })?),
         None => file.provider.context_window,
     };
+    let max_tokens = match flags.max_tokens {
+        Some(n) => Some(n),
+        None => match env("HOTL_MAX_TOKENS") {
+            Some(text) => Some(text.parse().ok().filter(|&n: &u32| n > 0).ok_or_else(|| {
+                CliError::user(format!(
+                    "HOTL_MAX_TOKENS={text:?} is not a positive number of tokens"
+                ))
+            })?),
+            None => file.provider.max_tokens,
+        },
+    };
+    if max_tokens == Some(0) {
+        return Err(CliError::user(
+            "max_tokens = 0 in the config: an answer needs at least one token",
+        ));
+    }
     let Some(dialect) = dialect.filter(|_| kind.as_deref() != Some("demo")) else {
         return Ok(Resolved {
             provider: Provider::Demo,
@@ -227,6 +250,7 @@ pub fn resolve(file: FileConfig, flags: &Overrides) -> Result<Resolved, CliError
             pricing,
             explicit_breakpoints,
             context_window,
+            max_tokens,
             cold_headless,
             cold_console,
             // Chosen by name, the demo needs no explanation.
@@ -267,12 +291,23 @@ pub fn resolve(file: FileConfig, flags: &Overrides) -> Result<Resolved, CliError
         pricing,
         explicit_breakpoints,
         context_window,
+        max_tokens,
         cold_headless,
         cold_console,
         demo_notice: None,
         hooks,
         fullscreen,
     })
+}
+
+/// The settings every run starts from: the model, its prices, its window and output limit.
+pub async fn settings(resolved: &Resolved) -> hotl_agent::Settings {
+    let mut settings = hotl_agent::Settings::new(resolved.model.clone());
+    settings.pricing = resolved.pricing.clone();
+    settings.explicit_breakpoints = resolved.explicit_breakpoints;
+    settings.context_window = context_window(resolved, &resolved.model).await;
+    settings.max_tokens = resolved.max_tokens;
+    settings
 }
 
 /// The context window a turn compacts against: the one configured, else the model family's,

@@ -185,7 +185,10 @@ fn write_item(out: &mut impl Write, item: &Item, depth: usize) -> io::Result<()>
                 Some("truncated") => {
                     writeln!(out, "{pad}  … cut at the output limit (max_tokens)")?
                 }
-                Some("interrupted") => writeln!(out, "{pad}  … the stream was cut here")?,
+                Some("interrupted") => writeln!(
+                    out,
+                    "{pad}  … interrupted: the connection to the provider broke mid-answer"
+                )?,
                 Some("error") => writeln!(out, "{pad}  ✗ the provider failed the response")?,
                 _ => {}
             }

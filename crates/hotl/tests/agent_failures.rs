@@ -107,7 +107,13 @@ fn a_stream_cut_after_output_began_fails_and_the_session_resumes() -> TestResult
     fake.push_fault(Fault::drop_after(1500));
     let out = env.agent(&fake, &["-p", "talk"]);
     assert_ne!(out.code, 0, "{out}");
-    assert!(!out.stderr.is_empty(), "{out}");
+    // The provider was reached: this is not a connection that never opened.
+    assert!(
+        out.stderr
+            .contains("the connection to the provider broke mid-answer"),
+        "{out}"
+    );
+    assert!(!out.stderr.contains("cannot reach the provider"), "{out}");
     let id = env.only_session()?;
     assert!(out.stderr.contains(&format!("hotl -r {id}")), "{out}");
     assert_eq!(requests(&fake)?.len(), 1, "not retried after output began");
@@ -128,7 +134,13 @@ fn a_stream_cut_after_output_began_fails_and_the_session_resumes() -> TestResult
     );
     // Why the turn failed is recorded after it.
     assert_eq!(last["type"], "error", "{last}");
-    assert_eq!(last["error"], "connection", "{last}");
+    assert_eq!(last["error"], "stream", "{last}");
+    let show = env.run(&["sessions", "show", &id]).ok();
+    assert!(
+        show.stdout
+            .contains("interrupted: the connection to the provider broke mid-answer"),
+        "{show}"
+    );
 
     // The cut reply was not consumed: the resumed run gets it whole.
     let again = env.agent(&fake, &["-r", &id, "-p", "again"]).ok();

@@ -254,6 +254,7 @@ impl Env {
             "HOTL_BASE_URL",
             "HOTL_MODEL",
             "HOTL_CONTEXT_WINDOW",
+            "HOTL_MAX_TOKENS",
         ] {
             cmd.env_remove(key);
         }

@@ -100,7 +100,7 @@ fn a_stream_that_lost_only_its_last_event_keeps_its_stop() -> TestResult {
     assert_eq!(result["result"], "The first half of a long");
     assert!(
         out.stderr
-            .contains("the answer stopped at the output limit"),
+            .contains("the answer was cut off at the output limit (8192 tokens"),
         "{out}"
     );
     let answer = &answers(&env)?[0];

@@ -28,6 +28,7 @@ mod refs;
 mod seam;
 mod security;
 mod show;
+mod small_models;
 mod tui;
 
 /// Every test file is declared above (a file left out would silently never run).

@@ -23,6 +23,20 @@ pub(super) struct Call {
     pub(super) input: ToolInput,
     /// The arguments as sent, when they were not valid JSON (the call does not run).
     pub(super) bad_json: Option<String>,
+    /// The answer stopped at the output limit: invalid arguments were cut off there.
+    pub(super) cut: bool,
+}
+
+/// How much of a call's invalid arguments its error quotes: enough to recognise the call,
+/// never so much that answering it refills the window the cut came from.
+const QUOTED_ARGUMENTS: usize = 200;
+
+/// The first [`QUOTED_ARGUMENTS`] characters of `args`, with `…` when there are more.
+fn quoted_head(args: &str) -> String {
+    match args.char_indices().nth(QUOTED_ARGUMENTS) {
+        Some((end, _)) => format!("{}…", &args[..end]),
+        None => args.to_owned(),
+    }
 }
 
 impl Session {
@@ -64,9 +78,17 @@ impl Session {
 
     async fn run_call(&mut self, call: &Call, cx: &Context) -> ToolOutput {
         if let Some(args) = &call.bad_json {
-            return ToolOutput::error(format!(
-                "the arguments of this call are not valid JSON, so it did not run: {args}"
-            ));
+            let head = quoted_head(args);
+            return ToolOutput::error(if call.cut {
+                format!(
+                    "this call was cut off at the output limit before its arguments were \
+                     complete ({} characters), so it did not run; they began: {head}. Make \
+                     the call again with shorter arguments (write a large file in parts).",
+                    args.chars().count()
+                )
+            } else {
+                format!("the arguments of this call are not valid JSON, so it did not run: {head}")
+            });
         }
         let Some(tool) = self.tool(&call.name) else {
             return ToolOutput::error(format!(

@@ -19,6 +19,7 @@ mod compact;
 mod context;
 mod fold;
 mod fork;
+mod loops;
 mod ops;
 mod outcome;
 mod requests;
@@ -45,7 +46,7 @@ pub use self::context::ContextParts;
 use self::fold::note_files;
 use self::fork::note_delegated_files;
 pub use self::outcome::{Totals, TurnOutcome};
-pub use self::settings::{PROVIDER_KEY_VARS, Settings};
+pub use self::settings::{DEFAULT_MAX_TOKENS, PROVIDER_KEY_VARS, Settings};
 pub use self::turn::INTERRUPTED;
 
 /// A session open for writing. It holds its tree's lock until dropped.

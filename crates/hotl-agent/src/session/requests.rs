@@ -40,21 +40,47 @@ impl Session {
         messages: Vec<hotl_view::MessageRef<'a>>,
         settings: &Settings,
     ) -> Request<'a> {
+        let estimate = match self.context_used() {
+            // Unknown (nothing answered since the context last shrank): counted in bytes,
+            // which only happens once after each shrink.
+            0 => (self.fixed_bytes() + message_bytes(&messages)) as u64 / 4,
+            used => used,
+        };
         let mut request = Request::new(settings.model.clone(), messages);
         request.system = self.system.clone();
         request.tools = self.tool_defs.clone();
-        request.max_tokens = settings.max_tokens;
+        request.max_tokens = settings.output_limit(estimate);
         request.reasoning = settings.reasoning.clone();
         if let Some(hotl_wire::Reasoning::Budget(budget)) = &request.reasoning
             && request.max_tokens <= *budget
         {
             // A thinking budget counts against the output limit: the answer keeps its room.
-            request.max_tokens = budget + settings.max_tokens;
+            request.max_tokens += budget;
         }
         request.cache.ttl = settings.ttl;
         request.cache.key = Some(self.cache_key.clone());
         request.cache.explicit_breakpoints = settings.explicit_breakpoints;
         request
+    }
+}
+
+impl Session {
+    /// About how many bytes the frozen system prompt and tool definitions take in a request.
+    pub(super) fn fixed_bytes(&self) -> usize {
+        let system: usize = self.system.iter().map(String::len).sum();
+        let tools: usize = self
+            .tool_defs
+            .iter()
+            // The JSON around each definition (keys, quotes, braces).
+            .map(|d| d.name.len() + d.description.len() + d.input_schema.get().len() + 48)
+            .sum();
+        system + tools
+    }
+
+    /// About how many tokens the frozen system prompt and tool definitions take: what every
+    /// request carries before any message.
+    pub fn fixed_tokens(&self) -> u64 {
+        self.fixed_bytes() as u64 / 4
     }
 }
 

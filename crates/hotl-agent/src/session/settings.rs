@@ -9,8 +9,11 @@ use crate::permission::Policy;
 pub struct Settings {
     /// The model asked.
     pub model: String,
-    /// Output limit per response.
-    pub max_tokens: u32,
+    /// The output limit per response the user set (`--max-tokens`, `HOTL_MAX_TOKENS`,
+    /// `[provider] max_tokens`). `None`: [`DEFAULT_MAX_TOKENS`], and at most a quarter of a
+    /// window under 32K tokens. Either way a request never asks more than the window leaves
+    /// after the request itself (see [`Settings::output_limit`]).
+    pub max_tokens: Option<u32>,
     /// Prompt-cache lifetime: 5 minutes headless, 1 hour in the console.
     pub ttl: Ttl,
     /// Prices, for the cost counter.
@@ -43,17 +46,45 @@ pub struct Settings {
     pub ephemeral: bool,
 }
 
+/// The output limit asked when none is set.
+pub const DEFAULT_MAX_TOKENS: u32 = 8192;
+
+/// The least a request asks for: a window too full to leave this much is one compaction or
+/// a refusal away, and asking less would only cut the answer short.
+const LEAST_OUTPUT: u64 = 256;
+
+/// Windows under this many tokens keep three quarters for the request by default: a weak
+/// model on a small window otherwise runs away for minutes and leaves no room for the next.
+const SMALL_WINDOW: u64 = 32_768;
+
 /// The environment variables hotl reads provider keys from.
 pub const PROVIDER_KEY_VARS: &[&str] = &["ANTHROPIC_API_KEY", "OPENAI_API_KEY"];
 
 impl Settings {
+    /// The output limit for a request of about `request_tokens`: the one set (else the
+    /// default, at most a quarter of a small window), never more than the window leaves after
+    /// the request (with a tenth of it as margin: the estimate is counted in bytes), and never
+    /// less than a small floor.
+    pub fn output_limit(&self, request_tokens: u64) -> u32 {
+        let window = self.context_window;
+        let mut limit = u64::from(self.max_tokens.unwrap_or(DEFAULT_MAX_TOKENS));
+        if window == 0 {
+            return limit as u32;
+        }
+        if self.max_tokens.is_none() && window < SMALL_WINDOW {
+            limit = limit.min(window / 4);
+        }
+        let left = window.saturating_sub(request_tokens + request_tokens / 10);
+        limit.min(left).max(LEAST_OUTPUT.min(limit)) as u32
+    }
+
     /// Defaults for `model`.
     pub fn new(model: impl Into<String>) -> Self {
         let model = model.into();
         Settings {
             context_window: super::compact::default_context_window(&model),
             model,
-            max_tokens: 8192,
+            max_tokens: None,
             ttl: Ttl::FiveMinutes,
             pricing: Pricing::builtin(),
             policy: Policy::default(),

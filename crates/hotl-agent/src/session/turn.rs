@@ -8,6 +8,7 @@ use hotl_view::model_view;
 use hotl_wire::{Overflow, Reply, StopReason, WireError};
 
 use super::calls::Call;
+use super::loops::{LoopGuard, Verdict, nudge};
 use super::rules::{Ahead, Rules};
 use super::{Session, TurnOutcome};
 use crate::context::Context;
@@ -35,6 +36,12 @@ pub(crate) struct Turn<'c> {
     window_full: bool,
     /// Whether a snapshot taken in this turn still shows the tree (no user edits since).
     tree_is_current: bool,
+    /// The output limit the latest request asked.
+    output_limit: u32,
+    /// The run of identical calls the turn is in.
+    loops: LoopGuard,
+    /// The model repeated one call until the guard stopped the turn: the call and how often.
+    looping: Option<(String, usize)>,
     outcome: TurnOutcome,
 }
 
@@ -57,6 +64,9 @@ impl<'c> Turn<'c> {
             cue: None,
             window_full: false,
             tree_is_current: false,
+            output_limit: 0,
+            loops: LoopGuard::default(),
+            looping: None,
             outcome: TurnOutcome::default(),
         }
     }
@@ -96,6 +106,10 @@ impl<'c> Turn<'c> {
             }
             if !self.run_calls(s, calls).await? {
                 return self.cancel(s);
+            }
+            if let Some((tool, times)) = self.looping.take() {
+                self.close(s, RunState::Interrupted)?;
+                return Err(AgentError::Looping { tool, times });
             }
             self.cx.events.send(Event::Status(s.status(settings)));
         }
@@ -182,7 +196,7 @@ impl<'c> Turn<'c> {
                     })?;
                 }
                 self.close(s, RunState::Interrupted)?;
-                Err(AgentError::Wire(*cause))
+                Err(AgentError::BrokeMidAnswer(*cause))
             }
             e => {
                 // Refused as too long again right after a compaction: what it keeps fills the
@@ -210,6 +224,7 @@ impl<'c> Turn<'c> {
             return Err(AgentError::EmptyConversation(why));
         }
         let mut request = s.base_request(messages, &cx.settings);
+        self.output_limit = request.max_tokens;
         request.reuse_key = Some(format!("{}/{}/{}", s.id(), s.epoch, view.model_after));
         if !view.state.todos.is_empty() {
             request.dynamic.push(todo_reminder(&view.state.todos));
@@ -249,8 +264,14 @@ impl<'c> Turn<'c> {
                 "the model refused to answer (stop reason {raw}); the refusal is recorded"
             )),
             Some(StopReason::Truncated) => self.cx.notice(format!(
-                "the answer stopped at the output limit (stop reason {raw}); ask to go on, or \
-                 raise max_tokens"
+                "the answer was cut off at the output limit ({} tokens, stop reason {raw}){}; \
+                 ask to go on, or raise the limit (--max-tokens)",
+                self.output_limit,
+                if reply.bad_calls.is_empty() {
+                    ""
+                } else {
+                    ": a tool call in it was cut off too and did not run"
+                }
             )),
             _ => {}
         }
@@ -271,6 +292,7 @@ impl<'c> Turn<'c> {
                     .iter()
                     .find(|b| b.id == id)
                     .map(|b| b.arguments.clone()),
+                cut: reply.stop == Some(StopReason::Truncated),
             })
             .collect();
         let answer = Body::Assistant {
@@ -342,17 +364,30 @@ impl<'c> Turn<'c> {
         Ok(true)
     }
 
-    /// Records a call's result, and the cue it earns.
+    /// Records a call's result, and the cue it earns; a call repeated with the same
+    /// arguments and result is answered with where its result already is.
     fn note_result(
         &mut self,
         s: &mut Session,
         call: &Call,
-        output: crate::tool::ToolOutput,
+        mut output: crate::tool::ToolOutput,
     ) -> Result<()> {
         if let Some(cue) = s.cue_for(&output) {
             self.cue = Some(cue);
         }
-        s.record_output(&call.id, output)
+        match self.loops.note(&call.name, call.input.get(), &output) {
+            Verdict::Record => {}
+            Verdict::Nudge { first, times } => {
+                output = crate::tool::ToolOutput::ok(nudge(&call.name, first, times, false));
+            }
+            Verdict::Stop { first, times } => {
+                output = crate::tool::ToolOutput::error(nudge(&call.name, first, times, true));
+                self.looping = Some((call.name.clone(), times));
+            }
+        }
+        s.record_output(&call.id, output)?;
+        self.loops.recorded_at(s.view.head_seq);
+        Ok(())
     }
 
     /// Compacts (after the provider's refusal `overflow`, or ahead of the window), unless the

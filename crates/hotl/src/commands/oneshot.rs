@@ -61,10 +61,7 @@ async fn prepare(flags: &ProviderFlags) -> Result<(Provider, Settings), CliError
     if let Some(notice) = resolved.demo_notice {
         eprintln!("hotl: {notice}");
     }
-    let mut settings = Settings::new(resolved.model.clone());
-    settings.pricing = resolved.pricing.clone();
-    settings.explicit_breakpoints = resolved.explicit_breakpoints;
-    settings.context_window = config::context_window(&resolved, &resolved.model).await;
+    let settings = config::settings(&resolved).await;
     Ok((resolved.provider, settings))
 }
 

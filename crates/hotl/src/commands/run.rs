@@ -6,7 +6,7 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use clap::{Args, ValueEnum};
-use hotl_agent::{Agent, ForkAt, Mode, NewSession, Policy, Session, Settings, Start, ToolSet};
+use hotl_agent::{Agent, ForkAt, Mode, NewSession, Policy, Session, Start, ToolSet};
 use hotl_log::SessionMeta;
 use hotl_wire::Ttl;
 
@@ -114,6 +114,10 @@ pub struct ProviderFlags {
     /// The model [env: HOTL_MODEL]
     #[arg(long, value_name = "NAME")]
     pub model: Option<String>,
+    /// The most tokens one answer may take (default: 8192, at most a quarter of a window
+    /// under 32K; never more than the window leaves) [env: HOTL_MAX_TOKENS]
+    #[arg(long, value_name = "TOKENS", value_parser = clap::value_parser!(u32).range(1..))]
+    pub max_tokens: Option<u32>,
 }
 
 impl ProviderFlags {
@@ -123,6 +127,7 @@ impl ProviderFlags {
             provider: self.provider.clone().or_else(|| outer.provider.clone()),
             base_url: self.base_url.clone().or_else(|| outer.base_url.clone()),
             model: self.model.clone().or_else(|| outer.model.clone()),
+            max_tokens: self.max_tokens.or(outer.max_tokens),
         }
     }
 
@@ -132,6 +137,7 @@ impl ProviderFlags {
             provider: self.provider.clone(),
             base_url: self.base_url.clone(),
             model: self.model.clone(),
+            max_tokens: self.max_tokens,
         }
     }
 }
@@ -187,10 +193,7 @@ async fn run_async(
             tools.names().join(", ")
         )));
     }
-    let mut settings = Settings::new(resolved.model.clone());
-    settings.pricing = resolved.pricing.clone();
-    settings.explicit_breakpoints = resolved.explicit_breakpoints;
-    settings.context_window = config::context_window(&resolved, &resolved.model).await;
+    let mut settings = config::settings(&resolved).await;
     settings.ttl = if headless {
         Ttl::FiveMinutes
     } else {
