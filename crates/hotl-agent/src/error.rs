@@ -20,8 +20,12 @@ pub enum AgentError {
     /// A cut or fold that does not fit the view.
     #[error(transparent)]
     View(#[from] hotl_view::ViewError),
-    /// The model could not write a note that fits the template.
-    #[error("the model's fold note does not fit the template: {0}")]
+    /// The model could not write a note that can be used (one missing the template's lines,
+    /// cut at the output limit, longer than its span, or a tool call instead).
+    #[error(
+        "the model's fold note was refused: {0} (write the note yourself: hotl fold <session> \
+         --since t<seq> --note-file FILE)"
+    )]
     BadNote(String),
     /// A fold that cannot be made as asked.
     #[error("{0}")]

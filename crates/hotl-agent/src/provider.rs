@@ -73,6 +73,17 @@ impl Provider {
         )
     }
 
+    /// Whether a request may switch tools off (`tool_choice: none`) and still read the cache
+    /// the session's requests wrote: OpenAI's dialects leave the choice out of the cached
+    /// prefix (llama.cpp, which speaks them, too: 2,931 of 2,937 tokens read back measured);
+    /// Anthropic hashes it into the message cache. The demo keeps its tools, as Anthropic.
+    pub fn tool_choice_keeps_cache(&self) -> bool {
+        matches!(
+            self,
+            Provider::Http(p) if p.dialect() != hotl_wire::Dialect::Anthropic
+        )
+    }
+
     /// The models the provider lists (the demo lists itself).
     pub async fn models(&self) -> Result<Vec<String>, WireError> {
         match self {

@@ -184,3 +184,101 @@ fn an_answer_cut_at_the_output_limit_is_told_in_text_mode() -> TestResult {
     );
     Ok(())
 }
+
+/// A note in the fold template.
+const NOTE: &str = "changed: nothing\nlearned: the answer is 4\ndecided and rejected: none\n\
+                    open: nothing\nwhere: t1";
+
+/// A session with one long answered turn (a span a short note can replace); its id.
+fn a_session(env: &Env, fake: &FakeLlm, provider: &str, model: &str) -> TestResult<String> {
+    env.agent_with(provider, fake, model, &["-p", "what is 2 + 2?"])
+        .ok();
+    env.only_session()
+}
+
+fn long_answer() -> Reply {
+    Reply::text(format!(
+        "It is 4. {}",
+        "Here is why, at length. ".repeat(120)
+    ))
+}
+
+/// Anthropic hashes tool_choice into its message cache: the note request keeps the tools, a
+/// stray call is answered with an error once, and a second one refuses the note, saying so.
+#[test]
+fn a_note_answered_with_tool_calls_is_refused_saying_what_happened() -> TestResult {
+    let env = Env::new()?;
+    let call = || Reply::default().with_tool("bash", json!({"command": "ls"}));
+    let fake = FakeLlm::start(Config::scripted([long_answer(), call(), call()]))?;
+    let id = a_session(&env, &fake, "anthropic", crate::common::MODEL)?;
+    let out = env.agent(&fake, &["compact", &id]);
+    assert_eq!(out.code, 1, "{out}");
+    assert!(
+        out.stderr
+            .contains("the model called `bash` instead of writing the note"),
+        "{out}"
+    );
+    assert!(out.stderr.contains("--note-file"), "{out}");
+    let sent = requests(&fake)?;
+    assert_eq!(sent.len(), 3);
+    assert!(sent[1].get("tool_choice").is_none(), "{}", sent[1]);
+    assert!(
+        sent[2]
+            .to_string()
+            .contains("tools are unavailable while writing the note"),
+        "the stray call is answered: {}",
+        sent[2]
+    );
+    assert!(sent[1]["max_tokens"].as_u64() <= Some(2048), "{}", sent[1]);
+    assert!(
+        !env.record_types(&id)?.contains(&"compaction".to_owned()),
+        "nothing compacted"
+    );
+    Ok(())
+}
+
+/// OpenAI's dialects (and llama.cpp) leave tool_choice out of the cached prefix: the note is
+/// asked with tools off and a small output limit.
+#[test]
+fn a_note_is_asked_with_tools_off_where_the_cache_survives_it() -> TestResult {
+    let env = Env::new()?;
+    let fake = FakeLlm::start(Config::scripted([long_answer(), Reply::text(NOTE)]))?;
+    let id = a_session(&env, &fake, "openai-chat", LOCAL)?;
+    env.agent_with("openai-chat", &fake, LOCAL, &["compact", &id])
+        .ok();
+    let sent = requests(&fake)?;
+    assert_eq!(sent[1]["tool_choice"], "none", "{}", sent[1]);
+    assert!(sent[1]["tools"].is_array(), "the tools stay: {}", sent[1]);
+    assert!(sent[1]["max_completion_tokens"].as_u64() <= Some(2048));
+    assert!(env.record_types(&id)?.contains(&"compaction".to_owned()));
+    Ok(())
+}
+
+/// A note that ran to the output limit, or one longer than what it replaces, is refused:
+/// accepted, it would grow the context it was meant to shrink.
+#[test]
+fn a_cut_or_oversized_note_is_refused() -> TestResult {
+    let env = Env::new()?;
+    let runaway = format!("{NOTE}\n{}", "open: again\n".repeat(50));
+    let fake = FakeLlm::start(Config::scripted([
+        Reply::text("4."),
+        Reply::text(runaway).with_stop(Stop::MaxTokens),
+        Reply::text(format!("{NOTE}\nwhere: {}", "x".repeat(3000))),
+        Reply::text(format!("{NOTE}\nwhere: {}", "y".repeat(3000))),
+    ]))?;
+    let id = a_session(&env, &fake, "anthropic", crate::common::MODEL)?;
+    let cut = env.agent(&fake, &["compact", &id]);
+    assert_eq!(cut.code, 1, "{cut}");
+    assert!(
+        cut.stderr.contains("the note stopped at the output limit"),
+        "{cut}"
+    );
+    let long = env.agent(&fake, &["compact", &id]);
+    assert_eq!(long.code, 1, "{long}");
+    assert!(
+        long.stderr.contains("is longer than what it would replace"),
+        "{long}"
+    );
+    assert!(!env.record_types(&id)?.contains(&"compaction".to_owned()));
+    Ok(())
+}

@@ -1,15 +1,14 @@
 //! The recall and ask moves: searching the session's archive, and putting a question to an
 //! archived thread in that thread's own context.
 
-use hotl_log::{Block, Body};
-use hotl_view::{Item, View, model_view};
-use hotl_wire::{Reply, Usage};
-
 use super::Session;
-use super::outcome::add;
-use super::requests::push_user_text;
 use crate::context::Context;
 use crate::error::{AgentError, Result};
+use hotl_log::{Block, Body};
+use hotl_view::{Item, View, model_view};
+
+/// The most an answer from an archived thread may take: it answers one question.
+const ANSWER_MAX_TOKENS: u32 = 2_048;
 
 impl Session {
     /// Searches the session's archive (no model call) and renders the hits as the model and
@@ -37,51 +36,37 @@ impl Session {
     }
 
     /// Puts one question to the archived thread `handle`: the request is that thread's own
-    /// context (the view as it stood when its span ended) with the session's tools and tool
-    /// choice unchanged, so its prefix can hit the cache; the question says tools are
-    /// unavailable, and a stray tool call is answered with an error. The exchange is recorded
+    /// context (the view as it stood when its span ended) with the session's tools, so its
+    /// prefix can hit the cache; tools are switched off where that keeps the cache, else a
+    /// stray tool call is answered with an error (see `words.rs`). The exchange is recorded
     /// as an `ask` record; only the answer is returned, followed by `stale: <files> changed
     /// since` when files the thread touched have changed since.
     pub async fn ask(&mut self, handle: &str, question: &str, cx: &Context) -> Result<String> {
         let (handle, thread_view) = self.thread_view(handle)?;
         let handle = handle.as_str();
         let prompt = crate::moves::ask_prompt(question);
-        let mut strays: Vec<Reply> = Vec::new();
-        let mut usage = Usage::default();
-        let answer = loop {
-            let mut messages = model_view(&thread_view);
-            answer_dangling_calls(&mut messages);
-            push_user_text(&mut messages, &prompt);
-            for stray in &strays {
-                messages.push(hotl_view::MessageRef {
-                    role: hotl_view::Role::Assistant,
-                    content: stray.content.iter().map(hotl_view::Part::Block).collect(),
-                });
-                messages.push(hotl_view::MessageRef {
-                    role: hotl_view::Role::User,
-                    content: stray
-                        .tool_calls()
-                        .map(|(id, _, _)| hotl_view::Part::ToolResult {
-                            tool_use_id: id,
-                            content: vec![hotl_view::Part::Text(
-                                "tools are unavailable while answering a question; answer in words"
-                                    .into(),
-                            )],
-                            is_error: true,
-                        })
-                        .collect(),
-                });
+        let mut messages = model_view(&thread_view);
+        answer_dangling_calls(&mut messages);
+        let words = self
+            .ask_for_words(
+                &messages,
+                &prompt,
+                Some(ANSWER_MAX_TOKENS),
+                "tools are unavailable while answering a question; answer in words",
+                cx,
+            )
+            .await?;
+        drop(messages);
+        self.account_words(&words, cx);
+        let usage = words.usage;
+        let answer = match (&words.stray, words.text.trim().is_empty()) {
+            (Some(tool), true) => {
+                return Err(AgentError::Refused(format!(
+                    "the archived thread {handle} called `{tool}` instead of answering (tools \
+                     are unavailable to a question); ask again, more plainly"
+                )));
             }
-            let request = self.base_request(messages, &cx.settings);
-            let reply = cx.provider.send(&request, &mut |_| {}).await?;
-            drop(request);
-            add(&mut usage, &reply.usage);
-            self.account(&cx.settings, reply.model.as_deref(), &reply.usage);
-            let text: String = reply.content.iter().filter_map(Block::as_text).collect();
-            if reply.tool_calls().next().is_none() || strays.len() >= 2 {
-                break text;
-            }
-            strays.push(reply);
+            _ => words.text,
         };
         self.append(Body::Ask {
             handle: handle.to_owned(),

@@ -156,7 +156,7 @@ impl Session {
                     .map_or(0, |gone| message_bytes(gone));
             drop(messages);
             let ask = compaction_ask(until, leave_out);
-            match self.request_note(ask, cx, leave_out).await {
+            match self.request_note(ask, cx, leave_out, sent).await {
                 Ok((summary, fits)) => {
                     fits.map_err(refused_note)?;
                     return self.record_compaction(summary);
@@ -233,7 +233,10 @@ fn compaction_ask(until: u64, left_out: usize) -> String {
 /// A note that does not fit the template (a reply that went on working instead) would
 /// replace the context with nothing useful: better none.
 fn refused_note(why: String) -> AgentError {
-    AgentError::Compaction(format!("the model's note was refused: {why}"))
+    AgentError::Compaction(format!(
+        "the model's note was refused: {why} (write the note yourself: hotl compact <session> \
+         --note-file FILE)"
+    ))
 }
 
 /// `bytes` cut to what should fit after `overflow`: the share its counts give (half when it

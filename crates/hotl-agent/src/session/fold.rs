@@ -6,12 +6,16 @@ use std::path::PathBuf;
 use hotl_log::{Block, Body, FileTouch, Fold, Record, Store};
 use hotl_view::{FoldSpan, Item, model_view};
 
-use super::requests::push_user_text;
+use super::words::NOTE_MAX_TOKENS;
 use super::{ArchivedFile, Session};
 use crate::context::Context;
 use crate::error::{AgentError, Result};
 use crate::snapshot::Snapshotter;
 use crate::tool::ToolOutput;
+
+/// Spans this small may get a note longer than themselves: such a fold is made for its handle
+/// and its structure, not for room (a runaway note is stopped by the note's output limit).
+const SMALL_SPAN: usize = 1024;
 
 impl Session {
     /// The `fold` tool: the span from `since` up to the step before this one becomes `note`
@@ -44,40 +48,70 @@ impl Session {
              where:",
             span.since, span.until
         );
-        let (note, fits) = self.request_note(ask, cx, 0).await?;
+        let span_bytes = self
+            .view
+            .items
+            .iter()
+            .filter(|i| (span.since..=span.until).contains(&i.last_seq()))
+            .map(|i| super::compact::item_bytes(i) as usize)
+            .sum();
+        let (note, fits) = self.request_note(ask, cx, 0, span_bytes).await?;
         fits.map_err(AgentError::BadNote)?;
         Ok(note)
     }
 
-    /// Asks the model, in the session's own context with tools unchanged (so the prefix is
-    /// read from cache), for a note in the fold template; a note missing template lines is
-    /// sent back once with what is missing. The last note, and whether it fits the template.
-    /// `leave_out`: messages after the first left out of the request (whole steps, see
-    /// `leave_out_steps`), for a context that no longer fits the window.
+    /// Asks the model, in the session's own context (so the prefix is read from cache), for a
+    /// note in the fold template that replaces `span_bytes` of context; a note missing
+    /// template lines is sent back once with what is missing. The last note, and whether it
+    /// can be used: a note that calls a tool instead, stops at the output limit, or is longer
+    /// than what it replaces is refused. `leave_out`: messages after the first left out of the
+    /// request (whole steps, see `leave_out_steps`), for a context that no longer fits the
+    /// window.
     pub(super) async fn request_note(
         &mut self,
         mut ask: String,
         cx: &Context,
         leave_out: usize,
+        span_bytes: usize,
     ) -> Result<(String, std::result::Result<(), String>)> {
+        let mut fits = Err(String::new());
         let mut note = String::new();
         for _ in 0..2 {
             let mut messages = model_view(&self.view);
             if leave_out > 0 {
                 messages.drain(1..(1 + leave_out).min(messages.len()));
             }
-            push_user_text(&mut messages, &ask);
-            let request = self.base_request(messages, &cx.settings);
-            let reply = cx.provider.send(&request, &mut |_| {}).await?;
-            drop(request);
-            self.account(&cx.settings, reply.model.as_deref(), &reply.usage);
-            note = reply.content.iter().filter_map(Block::as_text).collect();
-            match crate::moves::check_note(&note) {
-                Ok(()) => return Ok((note, Ok(()))),
+            let words = self
+                .ask_for_words(
+                    &messages,
+                    &ask,
+                    Some(NOTE_MAX_TOKENS),
+                    "tools are unavailable while writing the note; reply with the note only",
+                    cx,
+                )
+                .await?;
+            drop(messages);
+            self.account_words(&words, cx);
+            if let Some(refused) = words.refusal() {
+                return Ok((words.text, Err(refused)));
+            }
+            note = words.text;
+            fits = crate::moves::check_note(&note).and_then(|()| {
+                if note.len() > span_bytes.max(SMALL_SPAN) {
+                    Err(format!(
+                        "the note ({} bytes) is longer than what it would replace ({span_bytes} \
+                         bytes)",
+                        note.len()
+                    ))
+                } else {
+                    Ok(())
+                }
+            });
+            match &fits {
+                Ok(()) => break,
                 Err(why) => ask = format!("{ask}\n\nYour last note was refused: {why}."),
             }
         }
-        let fits = crate::moves::check_note(&note);
         Ok((note, fits))
     }
 

@@ -27,6 +27,7 @@ mod rules;
 mod settings;
 mod snapshots;
 mod turn;
+mod words;
 
 use std::path::{Path, PathBuf};
 
