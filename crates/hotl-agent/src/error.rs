@@ -40,6 +40,19 @@ pub enum AgentError {
     /// what it keeps fills the window.
     #[error("cannot compact: {0}")]
     WindowFull(String),
+    /// The system prompt and tool definitions alone do not fit the model's window: no
+    /// conversation can (a local server started with a small context).
+    #[error(
+        "the system prompt and tool definitions alone take ~{tokens} tokens, more than the \
+         server's {window}-token window: start the server with a larger context (llama-server \
+         -c, Ollama num_ctx), or use a model with a larger window"
+    )]
+    PromptTooLarge {
+        /// About how many tokens they take.
+        tokens: u64,
+        /// The window.
+        window: u64,
+    },
     /// No archived thread has this handle.
     #[error(
         "no archived thread has the handle {handle:?} ({})",
@@ -124,7 +137,9 @@ impl AgentError {
             AgentError::Wire(e) => ("stream".to_owned(), e.to_string(), e.status()),
             AgentError::TooManySteps(_) => ("step_limit".to_owned(), self.to_string(), None),
             AgentError::Looping { .. } => ("loop".to_owned(), self.to_string(), None),
-            AgentError::WindowFull(_) => ("window".to_owned(), self.to_string(), None),
+            AgentError::WindowFull(_) | AgentError::PromptTooLarge { .. } => {
+                ("window".to_owned(), self.to_string(), None)
+            }
             AgentError::Log(_) => ("store".to_owned(), self.to_string(), None),
             AgentError::EmptyConversation(_) => ("empty".to_owned(), self.to_string(), None),
             other => ("error".to_owned(), other.to_string(), None),

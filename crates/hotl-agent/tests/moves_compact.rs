@@ -462,6 +462,13 @@ fn a_message_too_long_for_the_window_is_taken_back_and_the_next_one_works() {
         notices.iter().any(|n| n.contains("taken back")),
         "{notices:?}"
     );
+    // What fills the window is named, with the ways out.
+    assert!(
+        notices
+            .iter()
+            .any(|n| n.contains("your message at t") && n.contains("--note-file")),
+        "{notices:?}"
+    );
     let (outcome, _) = submit_seeing(&mut f, "a small question");
     assert_eq!(outcome.text, "A small answer.");
     let last = f.fake.captured().last().expect("requests").body_text();
@@ -638,4 +645,34 @@ fn a_long_turn_compacts_as_often_as_it_needs() {
             .any(|n| n.contains("compacting after every step")),
         "{notices:?}"
     );
+}
+
+/// One step larger than what the window leaves (a huge tool result on a small window) no
+/// longer wedges the session: the note request carries the result's head and tail with a
+/// pointer to the archived whole, the compaction replaces it, and the turn goes on.
+#[test]
+fn one_oversized_step_is_shortened_for_the_note_and_the_turn_goes_on() {
+    let mut f = Fixture::new(
+        vec![
+            big_output("oversized"),
+            Reply::text(NOTE),
+            Reply::text("Done."),
+        ],
+        false,
+        &["bash"],
+    );
+    // About 2,100 tokens of system prompt and tools, then a 2,000-token result: over 3,600.
+    f.fake.set_context_window(Some(3_600));
+    let (outcome, notices) = submit_seeing(&mut f, "make a big output");
+    assert_eq!(outcome.text, "Done.", "{notices:?}");
+    assert_eq!(compactions(&f).len(), 1);
+    let sent = f.fake.captured();
+    let note = sent
+        .iter()
+        .map(|c| c.body_text())
+        .find(|b| b.contains("[compaction]"))
+        .expect("a note request");
+    assert!(note.contains("bytes cut from the middle"), "{note}");
+    assert!(note.contains("long texts above are shortened"), "{note}");
+    assert!(note.contains("oversized"), "the head is kept");
 }

@@ -282,3 +282,40 @@ fn a_cut_or_oversized_note_is_refused() -> TestResult {
     assert!(!env.record_types(&id)?.contains(&"compaction".to_owned()));
     Ok(())
 }
+
+/// A window smaller than hotl's own system prompt and tools: said before anything is sent
+/// when the window is known, and on the first refusal when it was not; nothing is compacted
+/// and the user's message is not blamed.
+#[test]
+fn a_window_smaller_than_the_fixed_prompt_is_named_as_the_cause() -> TestResult {
+    let env = Env::new()?;
+    let fake = FakeLlm::start(Config::scripted([Reply::text("never")]).with_context_window(2048))?;
+    let out = env.agent_with("openai-chat", &fake, LOCAL, &["-p", "what is 2 + 2?"]);
+    assert_eq!(out.code, 1, "{out}");
+    assert!(
+        out.stderr.contains(
+            "the system prompt and tool definitions alone take ~2" // ~2,1xx tokens
+        ) && out
+            .stderr
+            .contains("more than the server's 2048-token window"),
+        "{out}"
+    );
+    assert!(requests(&fake)?.is_empty(), "nothing sent");
+
+    // The window configured wrong (too large): the server's refusal says it.
+    let mut cmd = env.agent_command();
+    cmd.env("HOTL_CONTEXT_WINDOW", "100000")
+        .args(["--provider", "openai-chat", "--base-url"])
+        .arg(fake.base_url())
+        .args(["--model", LOCAL, "-p", "what is 2 + 2?"]);
+    let out = crate::common::run(cmd);
+    assert_eq!(out.code, 1, "{out}");
+    assert!(
+        out.stderr
+            .contains("more than the server's 2048-token window"),
+        "{out}"
+    );
+    assert!(!out.stderr.contains("shorten"), "{out}");
+    assert_eq!(requests(&fake)?.len(), 1, "no compaction was tried");
+    Ok(())
+}

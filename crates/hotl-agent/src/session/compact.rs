@@ -7,7 +7,8 @@ use hotl_log::{Block, Body};
 use hotl_view::{Item, model_view};
 use hotl_wire::Overflow;
 
-use super::requests::{leave_out_steps, message_bytes};
+use super::fit::{Fitted, fit};
+use super::requests::message_bytes;
 use super::rules::Need;
 use super::{Session, Settings};
 use crate::context::Context;
@@ -126,52 +127,93 @@ impl Session {
             "the provider refused the request as longer than the model's context window; \
              compacting",
         );
-        let budget = shrink(message_bytes(&model_view(&self.view)), overflow);
+        let budget = self.budget_after(message_bytes(&model_view(&self.view)), overflow);
         self.write_compaction(until, Some(budget), cx).await
     }
 
     /// Has the model write the note and records the compaction through `until`. `budget`:
-    /// the bytes the request's messages may take (`None`: all of them). The steps left out
-    /// (whole, from the oldest, after the first message) stay archived. A note request the
-    /// provider refuses as too long is sent again with more left out, as many as its counts
-    /// say, at most four times.
+    /// the bytes the request's messages may take (`None`: all of them); to fit it, whole
+    /// steps are left out from the oldest (after the first message) and the longest texts
+    /// shortened to their head and tail (see `fit.rs`); all of it stays archived. A note
+    /// request the provider refuses as too long is sent again fitted tighter, as its counts
+    /// say, at most four times; when nothing more can go, the error names the largest item
+    /// and the ways out.
     async fn write_compaction(
         &mut self,
         until: u64,
         mut budget: Option<usize>,
         cx: &Context,
     ) -> Result<u64> {
-        let mut left_out = None;
+        let mut last = None;
         for _ in 0..4 {
-            let messages = model_view(&self.view);
-            let leave_out = budget.map_or(0, |b| leave_out_steps(&messages, b));
-            if left_out == Some(leave_out) {
+            let mut messages = model_view(&self.view);
+            let fitted = match budget {
+                Some(budget) => fit(&mut messages, budget),
+                None => Fitted {
+                    sent: message_bytes(&messages),
+                    ..Fitted::default()
+                },
+            };
+            drop(messages);
+            if last.as_ref() == Some(&fitted) {
                 // Nothing more can go: the same request would be refused again.
                 break;
             }
-            left_out = Some(leave_out);
-            let sent = message_bytes(&messages)
-                - messages
-                    .get(1..1 + leave_out)
-                    .map_or(0, |gone| message_bytes(gone));
-            drop(messages);
-            let ask = compaction_ask(until, leave_out);
-            match self.request_note(ask, cx, leave_out, sent).await {
+            let ask = compaction_ask(until, &fitted);
+            let sent = fitted.sent;
+            last = Some(fitted);
+            match self.request_note(ask, cx, budget, sent).await {
                 Ok((summary, fits)) => {
                     fits.map_err(refused_note)?;
                     return self.record_compaction(summary);
                 }
                 Err(AgentError::Wire(e)) => match e.context_overflow() {
-                    Some(overflow) => budget = Some(shrink(sent, overflow)),
+                    Some(overflow) => budget = Some(self.budget_after(sent, overflow)),
                     None => return Err(AgentError::Wire(e)),
                 },
                 Err(e) => return Err(e),
             }
         }
-        Err(AgentError::WindowFull(
-            "the request for its note is too long for the window even without the oldest \
-             steps (the first message and the last step fill it)"
-                .to_owned(),
+        Err(AgentError::WindowFull(format!(
+            "the request for its note is too long for the window even with the oldest steps \
+             left out and long texts shortened{}",
+            self.largest_item()
+                .map(|largest| format!(": {largest}"))
+                .unwrap_or_default()
+        )))
+    }
+
+    /// What the messages of a request that was refused as `overflow` may take to fit: the
+    /// share of the whole request its counts say fits (half when they say nothing), with a
+    /// margin, less the system prompt and tools, which every request carries whole.
+    fn budget_after(&self, sent: usize, overflow: Overflow) -> usize {
+        let fixed = self.fixed_bytes();
+        shrink(fixed + sent, overflow).saturating_sub(fixed)
+    }
+
+    /// The largest item the model sees, named for the user with the ways out: `the tool
+    /// result at t41 is ~5,800 tokens; ...`.
+    pub(super) fn largest_item(&self) -> Option<String> {
+        let (item, bytes) = self
+            .view
+            .items
+            .iter()
+            .filter(|i| i.last_seq() > self.view.model_after)
+            .map(|i| (i, item_bytes(i)))
+            .max_by_key(|(_, bytes)| *bytes)?;
+        let (what, seq) = match item {
+            Item::User { seq, .. } => ("your message", *seq),
+            Item::ToolResult { seq, .. } => ("the tool result", *seq),
+            Item::Assistant { seq, .. } => ("the model's answer", *seq),
+            Item::Folded { since, .. } => ("a fold's note", *since),
+            Item::Compacted { until, .. } => ("the compaction's note", *until),
+        };
+        let id = self.id();
+        Some(format!(
+            "{what} at t{seq} is ~{} tokens (ways out: write the note yourself, hotl compact {id} \
+             --note-file FILE; or take that step back, hotl sessions revert {id} --to t{})",
+            thousands(bytes / 4),
+            seq.saturating_sub(1)
         ))
     }
 
@@ -212,7 +254,7 @@ impl Session {
 
 /// What the model is asked for a compaction's note; `left_out`: messages left out of the
 /// request to fit the window.
-fn compaction_ask(until: u64, left_out: usize) -> String {
+fn compaction_ask(until: u64, fitted: &Fitted) -> String {
     let mut ask = format!(
         "[compaction] To free the context window, write the note that will replace \
          everything above (through t{until}) in your context; the user's messages are kept \
@@ -221,10 +263,18 @@ fn compaction_ask(until: u64, left_out: usize) -> String {
          learned: (with caveats), decided and rejected:, open: (the task in progress and its \
          next step), where:"
     );
-    if left_out > 0 {
+    if fitted.left_out > 0 {
         ask.push_str(&format!(
-            "\n({left_out} earlier messages after the first are left out of this request to \
-             fit the window; they stay archived, so say in where: that recall finds them.)"
+            "\n({} earlier messages after the first are left out of this request to fit the \
+             window; they stay archived, so say in where: that recall finds them.)",
+            fitted.left_out
+        ));
+    }
+    if fitted.shortened > 0 {
+        ask.push_str(&format!(
+            "\n({} long texts above are shortened to their head and tail to fit the window; \
+             the whole texts stay archived.)",
+            fitted.shortened
         ));
     }
     ask
@@ -243,6 +293,19 @@ fn refused_note(why: String) -> AgentError {
 /// gave none), with a margin for the system prompt, the tools and the note request.
 fn shrink(bytes: usize, overflow: Overflow) -> usize {
     (bytes as f64 * overflow.fitting_share().unwrap_or(0.5) * 0.8) as usize
+}
+
+/// `n` with thousands separated by commas, as people read counts.
+fn thousands(n: u64) -> String {
+    let digits = n.to_string();
+    let mut out = String::new();
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
 }
 
 /// The tokens a request held, as the provider counted them.

@@ -55,7 +55,7 @@ impl Session {
             .filter(|i| (span.since..=span.until).contains(&i.last_seq()))
             .map(|i| super::compact::item_bytes(i) as usize)
             .sum();
-        let (note, fits) = self.request_note(ask, cx, 0, span_bytes).await?;
+        let (note, fits) = self.request_note(ask, cx, None, span_bytes).await?;
         fits.map_err(AgentError::BadNote)?;
         Ok(note)
     }
@@ -64,22 +64,21 @@ impl Session {
     /// note in the fold template that replaces `span_bytes` of context; a note missing
     /// template lines is sent back once with what is missing. The last note, and whether it
     /// can be used: a note that calls a tool instead, stops at the output limit, or is longer
-    /// than what it replaces is refused. `leave_out`: messages after the first left out of the
-    /// request (whole steps, see `leave_out_steps`), for a context that no longer fits the
-    /// window.
+    /// than what it replaces is refused. `budget`: the bytes the messages may take, for a
+    /// context that no longer fits the window (see `fit.rs`).
     pub(super) async fn request_note(
         &mut self,
         mut ask: String,
         cx: &Context,
-        leave_out: usize,
+        budget: Option<usize>,
         span_bytes: usize,
     ) -> Result<(String, std::result::Result<(), String>)> {
         let mut fits = Err(String::new());
         let mut note = String::new();
         for _ in 0..2 {
             let mut messages = model_view(&self.view);
-            if leave_out > 0 {
-                messages.drain(1..(1 + leave_out).min(messages.len()));
+            if let Some(budget) = budget {
+                super::fit::fit(&mut messages, budget);
             }
             let words = self
                 .ask_for_words(

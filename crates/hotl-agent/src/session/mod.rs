@@ -17,6 +17,7 @@ mod ask;
 mod calls;
 mod compact;
 mod context;
+mod fit;
 mod fold;
 mod fork;
 mod loops;

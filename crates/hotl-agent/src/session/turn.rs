@@ -162,6 +162,13 @@ impl<'c> Turn<'c> {
             }
             Err(e) => e,
         };
+        if let AgentError::Wire(e) = &e
+            && let Some(overflow) = e.context_overflow()
+            && let Some(too_large) = s.prompt_too_large(overflow)
+        {
+            self.close(s, RunState::Interrupted)?;
+            return Err(too_large);
+        }
         match e {
             AgentError::Wire(e) if e.context_overflow().is_some() && self.rules.refused() => {
                 let overflow = e.context_overflow().unwrap_or_default();
@@ -222,6 +229,14 @@ impl<'c> Turn<'c> {
                 s.problems.join("; ")
             };
             return Err(AgentError::EmptyConversation(why));
+        }
+        let window = cx.settings.context_window;
+        if window > 0 && s.fixed_tokens() > window {
+            // Nothing could fit: say why rather than send what the server must refuse.
+            return Err(AgentError::PromptTooLarge {
+                tokens: s.fixed_tokens(),
+                window,
+            });
         }
         let mut request = s.base_request(messages, &cx.settings);
         self.output_limit = request.max_tokens;
@@ -430,6 +445,18 @@ impl<'c> Turn<'c> {
 }
 
 impl Session {
+    /// The error for a refusal as too long that no compaction can help: the system prompt and
+    /// tools alone are over the window (the request's count less the messages').
+    fn prompt_too_large(&self, overflow: hotl_wire::Overflow) -> Option<AgentError> {
+        let (tokens, window) = (overflow.tokens?, overflow.window?);
+        let messages = super::requests::message_bytes(&model_view(&self.view)) as u64 / 4;
+        let fixed = tokens.saturating_sub(messages).max(self.fixed_tokens());
+        (fixed >= window).then_some(AgentError::PromptTooLarge {
+            tokens: fixed,
+            window,
+        })
+    }
+
     /// Records why a turn failed, so the log (and `sessions show`) says it. Best effort: a
     /// store that cannot take it (a full disk) is what failed in the first place.
     fn record_failure(&mut self, e: &AgentError) {
