@@ -212,6 +212,9 @@ pub struct Config {
     /// The model's context window in prompt tokens: a longer request is refused with the
     /// dialect's own "too long" error (`None`: no limit).
     pub context_window: Option<u64>,
+    /// `/props` says the chat template has no tools section (`chat_template_caps.supports_tools:
+    /// false`), as llama.cpp does for a model whose own template ignores tools.
+    pub template_ignores_tools: bool,
 }
 
 impl Default for Config {
@@ -242,6 +245,7 @@ impl Default for Config {
                 .map(|m| m.to_string())
                 .collect(),
             context_window: None,
+            template_ignores_tools: false,
         }
     }
 }

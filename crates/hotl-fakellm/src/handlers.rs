@@ -281,18 +281,27 @@ pub(crate) async fn models(State(s): S, uri: Uri, headers: HeaderMap) -> Respons
 }
 
 /// llama.cpp's `/props`, for clients that ask a local server its window: the context window
-/// set for the fake (`--context-window`) as `default_generation_settings.n_ctx`; without one,
-/// a 404 as from a server that is not llama.cpp.
+/// set for the fake (`--context-window`) as `default_generation_settings.n_ctx`, and what the
+/// chat template can do (`chat_template_caps`); without a window, a 404 as from a server that
+/// is not llama.cpp.
 pub(crate) async fn props(State(s): S, method: Method, uri: Uri, headers: HeaderMap) -> Response {
     match s.context_window() {
-        Some(n_ctx) => deliver::json_response(
-            &obj! {
-                "default_generation_settings": obj! {"n_ctx": n_ctx},
-                "total_slots": 1u64,
-            },
-            None,
-            Vec::new(),
-        ),
+        Some(n_ctx) => {
+            let tools = !s.config.template_ignores_tools;
+            deliver::json_response(
+                &obj! {
+                    "default_generation_settings": obj! {"n_ctx": n_ctx},
+                    "total_slots": 1u64,
+                    "chat_template_caps": obj! {
+                        "supports_tools": tools,
+                        "supports_tool_calls": tools,
+                        "supports_system_role": true,
+                    },
+                },
+                None,
+                Vec::new(),
+            )
+        }
         None => fallback(State(s), method, uri, headers, Bytes::new()).await,
     }
 }

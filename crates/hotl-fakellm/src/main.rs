@@ -45,6 +45,10 @@ struct ServeArgs {
     /// Refuse requests of more than N prompt tokens with the dialect's "too long" error
     #[arg(long, value_name = "N")]
     context_window: Option<u64>,
+    /// Say at /props that the chat template ignores tools, as llama.cpp does for a model whose
+    /// own template has no tools section
+    #[arg(long)]
+    template_ignores_tools: bool,
 }
 
 fn parse_dialect(s: &str) -> Result<Dialect, String> {
@@ -73,6 +77,7 @@ fn serve(args: ServeArgs) -> hotl_fakellm::Result<()> {
     config.port = args.port;
     config.capture_dir = args.capture;
     config.context_window = args.context_window;
+    config.template_ignores_tools = args.template_ignores_tools;
     if let (Some(path), Some(dialect)) = (&args.replay, args.dialect) {
         config
             .script

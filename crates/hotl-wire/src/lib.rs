@@ -44,4 +44,4 @@ pub use crate::request::{CacheConfig, Reasoning, Request, ToolChoice, ToolDef, T
 pub use crate::retry::{RetryPolicy, jitter, retryable_status, server_wait};
 pub use crate::sse::{End, Flow, PartialEvent, SseDecoder, SseEvent};
 pub use crate::usage::Usage;
-pub use crate::window::is_local;
+pub use crate::window::{Served, is_local};

@@ -311,21 +311,29 @@ pub async fn settings(resolved: &Resolved) -> hotl_agent::Settings {
 }
 
 /// The context window a turn compacts against: the one configured, else the model family's,
-/// else the one an OpenAI-compatible server says it serves (llama.cpp, vLLM), else 128K.
+/// else the one an OpenAI-compatible server says it serves (llama.cpp, vLLM), else 128K. A
+/// local server whose chat template drops tools is warned of on stderr: the model would never
+/// call one, and nothing else would say why.
 pub async fn context_window(resolved: &Resolved, model: &str) -> u64 {
-    if let Some(window) = resolved.context_window {
-        return window;
+    let served = match &resolved.provider {
+        // Only a local server is asked (see `HttpProvider::served`).
+        Provider::Http(http) if http.dialect() == hotl_wire::Dialect::OpenAiChat => {
+            http.served(model).await
+        }
+        _ => hotl_wire::Served::default(),
+    };
+    if served.ignores_tools {
+        eprintln!(
+            "hotl: warning: this server's chat template ignores tools, so the model cannot call \
+             any (llama.cpp: start llama-server with --jinja and a template that has a tools \
+             section, e.g. --chat-template-file scripts/chatml-fence-tools.jinja)"
+        );
     }
-    if let Some(window) = hotl_agent::known_context_window(model) {
-        return window;
-    }
-    if let Provider::Http(http) = &resolved.provider
-        && http.dialect() == hotl_wire::Dialect::OpenAiChat
-        && let Some(window) = http.served_context_window(model).await
-    {
-        return window;
-    }
-    hotl_agent::default_context_window(model)
+    resolved
+        .context_window
+        .or_else(|| hotl_agent::known_context_window(model))
+        .or(served.context_window)
+        .unwrap_or_else(|| hotl_agent::default_context_window(model))
 }
 
 /// The `[[hooks]]` entries, checked: every event must be one hotl runs hooks at.

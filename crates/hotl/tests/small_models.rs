@@ -319,3 +319,48 @@ fn a_window_smaller_than_the_fixed_prompt_is_named_as_the_cause() -> TestResult 
     assert_eq!(requests(&fake)?.len(), 1, "no compaction was tried");
     Ok(())
 }
+
+/// A local server whose chat template drops tools is warned of once at start.
+#[test]
+fn a_server_whose_template_ignores_tools_is_warned_of() -> TestResult {
+    let env = Env::new()?;
+    let mut config =
+        Config::scripted([Reply::text("ok"), Reply::text("ok")]).with_context_window(8192);
+    config.template_ignores_tools = true;
+    let fake = FakeLlm::start(config)?;
+    let out = env
+        .agent_with("openai-chat", &fake, LOCAL, &["-p", "hi"])
+        .ok();
+    assert_eq!(
+        out.stderr
+            .matches("this server's chat template ignores tools")
+            .count(),
+        1,
+        "{out}"
+    );
+    let fine = FakeLlm::start(Config::scripted([Reply::text("ok")]).with_context_window(8192))?;
+    let out = env
+        .agent_with("openai-chat", &fine, LOCAL, &["-p", "hi"])
+        .ok();
+    assert!(!out.stderr.contains("ignores tools"), "{out}");
+    Ok(())
+}
+
+/// Right after a fold no answer has measured the context: a compaction says so rather than
+/// "0% of the window".
+#[test]
+fn a_compaction_right_after_a_fold_says_the_fill_is_unknown() -> TestResult {
+    let env = Env::new()?;
+    let fake = FakeLlm::start(Config::scripted([long_answer(), Reply::text(NOTE)]))?;
+    let id = a_session(&env, &fake, "anthropic", crate::common::MODEL)?;
+    let note = env.scratch("note.txt", NOTE.as_bytes())?;
+    env.run(&["fold", &id, "--note-file", &note.display().to_string()])
+        .ok();
+    let out = env.agent(&fake, &["compact", &id]).ok();
+    assert!(
+        out.stderr.contains("will be known after the next answer"),
+        "{out}"
+    );
+    assert!(!out.stderr.contains("0% of the window"), "{out}");
+    Ok(())
+}

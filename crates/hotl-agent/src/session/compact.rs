@@ -103,12 +103,16 @@ impl Session {
     /// while a tool call waits for its result. Returns the seq compacted through.
     pub async fn compact(&mut self, cx: &Context) -> Result<u64> {
         let until = self.compaction_end()?;
-        cx.notice(format!(
-            "compacting: the context is about {}% of the window",
-            (self.context_used() * 100)
-                .checked_div(cx.settings.context_window)
-                .unwrap_or(0)
-        ));
+        let used = self.context_used();
+        cx.notice(match (used * 100).checked_div(cx.settings.context_window) {
+            // Nothing answered since the context last shrank: no count measures it yet.
+            Some(percent) if used > 0 => {
+                format!("compacting: the context is about {percent}% of the window")
+            }
+            _ => {
+                "compacting: how full the context is will be known after the next answer".to_owned()
+            }
+        });
         self.write_compaction(until, None, cx).await
     }
 
