@@ -10,15 +10,22 @@ use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::Value;
 use serde_json::value::RawValue;
 
-/// A tool call's arguments, kept as the exact JSON text they arrived as (key order and all), so
-/// a call is always sent back byte for byte, and loading a log builds no JSON trees.
+/// A tool call's arguments, kept as the JSON text they arrived as (key order and all), so a
+/// call is always sent back the same, and loading a log builds no JSON trees. The one change:
+/// line breaks become spaces. A record is one line of the log, and models (local ones above
+/// all) write arguments across lines; in valid JSON a raw line break can only be whitespace
+/// between tokens (inside a string it is escaped), so nothing else changes.
 #[derive(Clone, Debug)]
 pub struct ToolInput(Box<RawValue>);
 
 impl ToolInput {
-    /// Arguments from JSON text; fails when it is not valid JSON.
+    /// Arguments from JSON text, on one line; fails when it is not valid JSON.
     pub fn from_json(text: impl Into<String>) -> serde_json::Result<Self> {
-        RawValue::from_string(text.into()).map(ToolInput)
+        let mut text = text.into();
+        if text.contains(['\n', '\r']) {
+            text = text.replace(['\n', '\r'], " ");
+        }
+        RawValue::from_string(text).map(ToolInput)
     }
 
     /// The JSON text.
@@ -65,7 +72,13 @@ impl Serialize for ToolInput {
 
 impl<'de> Deserialize<'de> for ToolInput {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        Box::<RawValue>::deserialize(deserializer).map(ToolInput)
+        let raw = Box::<RawValue>::deserialize(deserializer)?;
+        // From a log line it is one line already; from elsewhere (an imported file, a wire
+        // body) it may not be.
+        if raw.get().contains(['\n', '\r']) {
+            return ToolInput::from_json(raw.get()).map_err(serde::de::Error::custom);
+        }
+        Ok(ToolInput(raw))
     }
 }
 

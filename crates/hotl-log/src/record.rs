@@ -871,6 +871,30 @@ pub fn encode_line(record: &Record) -> crate::Result<Vec<u8>> {
 mod tests {
     use super::*;
 
+    /// Arguments a model wrote across lines stay one record on one line.
+    #[test]
+    fn tool_arguments_written_across_lines_encode_as_one_line() {
+        let input = crate::ToolInput::from_json("{\n    \"path\": \"a\\nb\"\r\n  }").unwrap();
+        assert_eq!(input.get(), r#"{     "path": "a\nb"    }"#);
+        let body = Body::Assistant {
+            content: vec![crate::Block::ToolUse {
+                id: "c1".into(),
+                name: "read".into(),
+                input,
+            }],
+            model: None,
+            stop: None,
+            stop_raw: None,
+            usage: None,
+        };
+        let line = encode_line(&Record::new(3, "2026-01-01T00:00:00.000Z", body)).unwrap();
+        assert_eq!(line.iter().filter(|&&b| b == b'\n').count(), 1);
+        let back: Record = serde_json::from_slice(&line).unwrap();
+        assert!(matches!(&back.body, Body::Assistant { content, .. }
+            if matches!(&content[0], crate::Block::ToolUse { input, .. }
+                if input.parse::<serde_json::Value>().unwrap()["path"] == "a\nb")));
+    }
+
     fn rt(body: Body) {
         let r = Record::new(7, "2026-01-01T00:00:00.000Z", body);
         let line = encode_line(&r).unwrap();

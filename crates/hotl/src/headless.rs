@@ -114,6 +114,7 @@ impl Printer {
     fn show(&self, envelope: &Envelope) -> Result<(), CliError> {
         match (self.format, &envelope.event) {
             // Serialized straight from the event, so `type` leads each line.
+            // Tool arguments are one line (`ToolInput`), so each event is.
             (OutputFormat::StreamJson, _) => emit(&serde_json::to_string(envelope)?),
             (_, Event::Notice { message }) => {
                 eprintln!("hotl: {message}");

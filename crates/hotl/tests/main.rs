@@ -24,6 +24,7 @@ mod import;
 mod list;
 mod locking;
 mod pipe;
+mod real_llm;
 mod refs;
 mod seam;
 mod security;

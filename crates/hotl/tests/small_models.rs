@@ -364,3 +364,58 @@ fn a_compaction_right_after_a_fold_says_the_fill_is_unknown() -> TestResult {
     assert!(!out.stderr.contains("0% of the window"), "{out}");
     Ok(())
 }
+
+/// Local models write tool arguments across lines; stream-json still prints one event per
+/// line, the arguments' text otherwise as written.
+#[test]
+fn stream_json_keeps_one_event_per_line_when_arguments_span_lines() -> TestResult {
+    let env = Env::new()?;
+    let fake = FakeLlm::start(Config::scripted([]))?;
+    let chunk = |delta: Value, finish: Value| {
+        format!(
+            "data: {}\n\n",
+            json!({"id": "c1", "object": "chat.completion.chunk", "created": 1, "model": LOCAL,
+                   "choices": [{"index": 0, "delta": delta, "finish_reason": finish}]})
+        )
+    };
+    let call = json!({"tool_calls": [{"index": 0, "id": "call_1", "type": "function",
+        "function": {"name": "ls", "arguments": "{\n    \"path\": \".\"\n  }"}}]});
+    let body = [
+        chunk(json!({"role": "assistant", "content": null}), Value::Null),
+        chunk(call, Value::Null),
+        chunk(json!({}), json!("tool_calls")),
+        "data: [DONE]\n\n".to_owned(),
+    ]
+    .concat();
+    fake.push_replay(&hotl_fakellm::Recording::from_bytes(
+        body,
+        hotl_fakellm::Dialect::OpenAiChat,
+    )?);
+    fake.push_reply(Reply::text("Listed."));
+    let out = env
+        .agent_with(
+            "openai-chat",
+            &fake,
+            LOCAL,
+            &["-p", "list", "--output-format", "stream-json"],
+        )
+        .ok();
+    let events: Vec<Value> = out
+        .stdout
+        .lines()
+        .map(serde_json::from_str)
+        .collect::<Result<_, _>>()?;
+    let used = events
+        .iter()
+        .find(|e| e["type"] == "tool_use")
+        .ok_or("a tool_use line")?;
+    assert_eq!(used["input"], json!({"path": "."}), "{used}");
+    assert!(
+        out.stdout.contains(r#""input":{     "path": "."   }"#),
+        "{out}"
+    );
+    // And the log keeps one record per line.
+    let records = env.records(&env.only_session()?)?;
+    crate::common::assert_calls_answered(&records);
+    Ok(())
+}
