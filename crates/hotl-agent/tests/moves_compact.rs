@@ -394,8 +394,9 @@ fn a_request_the_provider_refuses_as_too_long_is_compacted_and_sent_again() {
 #[test]
 fn a_request_too_long_even_compacted_stops_the_turn_with_the_provider_s_error() {
     let mut f = Fixture::new(vec![Reply::text("never sent")], false, &["bash"]);
-    f.fake.set_context_window(Some(100));
-    let (outcome, notices) = try_submit(&mut f, "build it");
+    // About 2,100 tokens of system prompt and tools fit; with the message's 450 they do not.
+    f.fake.set_context_window(Some(2_300));
+    let (outcome, notices) = try_submit(&mut f, &format!("build it {}", "lorem ".repeat(300)));
     let err = outcome.expect_err("too long");
     assert!(err.to_string().contains("prompt is too long"), "{err}");
     assert!(compactions(&f).is_empty());
@@ -412,6 +413,25 @@ fn a_request_too_long_even_compacted_stops_the_turn_with_the_provider_s_error() 
             ..
         }
     )));
+}
+
+/// A window the system prompt and tools alone do not fit is said to be too small: no
+/// compaction is tried, and the message is not taken back (it is not the cause).
+#[test]
+fn a_window_smaller_than_the_prompt_and_tools_is_named_and_nothing_is_compacted() {
+    let mut f = Fixture::new(vec![Reply::text("never sent")], false, &["bash"]);
+    f.fake.set_context_window(Some(100));
+    let (outcome, _) = try_submit(&mut f, "build it");
+    let err = outcome.expect_err("too small");
+    assert!(
+        matches!(
+            err,
+            hotl_agent::AgentError::PromptTooLarge { window: 100, .. }
+        ),
+        "{err}"
+    );
+    assert_eq!(f.fake.captured().len(), 1, "no note request");
+    assert!(!reverted(&f));
 }
 
 /// A compaction hotl starts near the window whose note request the provider refuses as too
