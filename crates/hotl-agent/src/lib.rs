@@ -58,6 +58,7 @@ mod permission;
 mod prompt;
 mod provider;
 mod session;
+pub mod slash;
 mod snapshot;
 mod tool;
 mod tools;

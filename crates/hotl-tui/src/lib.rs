@@ -28,7 +28,7 @@ pub mod picker;
 pub mod probe;
 mod run;
 pub mod screen;
-pub mod slash;
+pub use hotl_agent::slash;
 pub mod stream;
 pub mod transcript;
 pub mod ui;

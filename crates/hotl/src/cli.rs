@@ -43,6 +43,8 @@ pub enum Command {
     Recall(crate::commands::recall::RecallArgs),
     /// Ask an archived thread one question (no change to the main line but an `ask` record)
     Ask(crate::commands::ask::AskArgs),
+    /// Serve the Agent Client Protocol on stdio, for editors (Zed and others)
+    Acp(crate::commands::acp::AcpArgs),
     /// Developer tools: look at what providers send
     #[command(subcommand)]
     Debug(DebugCommand),

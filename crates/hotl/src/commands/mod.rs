@@ -1,5 +1,6 @@
 //! Command dispatch: one module per command group, one file per verb.
 
+pub mod acp;
 pub mod ask;
 pub mod compact;
 pub mod debug;
@@ -52,6 +53,10 @@ pub fn run(ctx: &Ctx, command: Option<Command>, args: &run::RunArgs) -> Result<E
             compact::run(ctx, &compact_args)
         }
         Command::Recall(args) => recall::run(ctx, &args),
+        Command::Acp(mut acp_args) => {
+            acp_args.model_flags = acp_args.model_flags.merged(&args.model_flags);
+            acp::run(ctx, &acp_args)
+        }
         Command::Debug(DebugCommand::Decode(args)) => debug::decode::run(ctx, &args),
     }
 }

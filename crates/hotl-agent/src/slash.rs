@@ -1,5 +1,6 @@
-//! The slash commands of the terminal UI and the line console: parsing a typed line into a [`Slash`], `/help`'s text, and the
-//! move a command runs in the agent ([`Slash::as_move`]).
+//! The slash commands every front end offers (the terminal UI, the line console, ACP):
+//! parsing a typed line into a [`Slash`], `/help`'s text, and the move a command runs in the
+//! agent ([`Slash::as_move`]).
 //!
 //! Which lines are commands: a line whose first word is `/` followed by lowercase ASCII
 //! letters only (`/[a-z]+`) is a command; if it names none of the commands below, it is refused
@@ -93,7 +94,7 @@ pub enum Slash {
     Compact,
     /// `/recall [--exact|--regex|--ranked] QUERY`.
     Recall {
-        /// `ranked`, `exact` or `regex` (as `hotl_agent::recall_mode` names them).
+        /// `ranked`, `exact` or `regex` (as `crate::recall_mode` names them).
         mode: &'static str,
         /// What to look for.
         query: String,
@@ -128,8 +129,8 @@ pub enum Slash {
 
 impl Slash {
     /// The move this command runs in the agent, if it is one.
-    pub fn as_move(&self) -> Option<hotl_agent::Move> {
-        use hotl_agent::Move;
+    pub fn as_move(&self) -> Option<crate::Move> {
+        use crate::Move;
         Some(match self {
             Slash::Fold(since) => Move::Fold {
                 since: *since,
@@ -168,7 +169,7 @@ pub enum SessionOp {
     /// `/rename NAME`.
     Rename(String),
     /// `/mode MODE`.
-    Mode(hotl_agent::Mode),
+    Mode(crate::Mode),
     /// `/revert [t<seq>]`: back to just before that user message (none: pick one).
     Revert(Option<u64>),
     /// `/tree`: the session's lineage, forks and delegated children (pick one to switch).
@@ -251,7 +252,7 @@ pub fn parse(line: &str) -> Slash {
         )),
         "/fork" => parse_fork(rest),
         "/revert" if rest.is_empty() => Slash::Session(SessionOp::Revert(None)),
-        "/revert" => match hotl_agent::stamp_seq(rest) {
+        "/revert" => match crate::stamp_seq(rest) {
             Some(seq) => Slash::Session(SessionOp::Revert(Some(seq))),
             None => Slash::Usage(format!(
                 "{rest:?} is not a stamp; expected /revert t<seq> (a user message's), or /revert to pick"
@@ -293,7 +294,7 @@ pub fn parse(line: &str) -> Slash {
             Slash::Usage("/rename needs a name: /rename NAME".to_owned())
         }
         "/rename" => Slash::Session(SessionOp::Rename(rest.to_owned())),
-        "/mode" => match hotl_agent::Mode::from_name(rest) {
+        "/mode" => match crate::Mode::from_name(rest) {
             Some(mode) => Slash::Session(SessionOp::Mode(mode)),
             None => {
                 Slash::Usage("/mode needs one of: default, accept-edits, bypass, plan".to_owned())
@@ -312,7 +313,7 @@ fn parse_fold(rest: &str) -> Slash {
             "/fold takes at most one stamp: /fold [t<seq>] (the model writes the note)".to_owned(),
         );
     }
-    match hotl_agent::stamp_seq(rest) {
+    match crate::stamp_seq(rest) {
         Some(seq) => Slash::Fold(Some(seq)),
         None => Slash::Usage(format!("{rest:?} is not a stamp; expected /fold t<seq>")),
     }
@@ -323,7 +324,7 @@ fn parse_fork(rest: &str) -> Slash {
     match rest {
         "" => Slash::Session(SessionOp::Fork(ForkPoint::Head)),
         "pick" => Slash::Session(SessionOp::Fork(ForkPoint::Pick)),
-        stamp => match hotl_agent::stamp_seq(stamp) {
+        stamp => match crate::stamp_seq(stamp) {
             Some(seq) => Slash::Session(SessionOp::Fork(ForkPoint::Message(seq))),
             None => Slash::Usage(usage.to_owned()),
         },
@@ -493,10 +494,7 @@ mod tests {
             op("/rename auth work"),
             Some(SessionOp::Rename("auth work".to_owned()))
         );
-        assert_eq!(
-            op("/mode plan"),
-            Some(SessionOp::Mode(hotl_agent::Mode::Plan))
-        );
+        assert_eq!(op("/mode plan"), Some(SessionOp::Mode(crate::Mode::Plan)));
         for wrong in [
             "/new now",
             "/drop it",

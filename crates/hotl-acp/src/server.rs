@@ -1,0 +1,398 @@
+//! The ACP connection: `initialize`, `session/new`, `session/load`, `session/prompt`,
+//! `session/cancel` and `session/set_mode`, and the hotl sessions the connection holds.
+//!
+//! A handler holds the connection's incoming loop until it returns, so a prompt runs in a task
+//! of its own: `session/cancel` and the editor's answers to permission requests keep arriving
+//! while it runs. When the editor goes away (stdin closes), every session still held is shut
+//! down as a terminal front end's would be: what runs is cancelled and recorded, locks are
+//! released, and each log stays valid and resumable.
+
+use std::collections::HashMap;
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+
+use agent_client_protocol::v1::{ConnectionTo, Responder, schema as s};
+use agent_client_protocol::{
+    Agent as AcpAgent, ByteStreams, Client, ConnectTo, Error, on_receive_notification,
+    on_receive_request,
+};
+use hotl_agent::{
+    Agent, Canceller, Command, Event, Mode, NewSession, Provider, Session, Settings, Start, ToolSet,
+};
+use hotl_log::Store;
+use tokio_util::compat::{TokioAsyncReadCompatExt, TokioAsyncWriteCompatExt};
+
+/// What sessions are made with: the store, the provider and the settings this run resolved,
+/// and the tools each session starts with.
+#[derive(Clone, Debug)]
+pub struct Backend {
+    /// Where sessions live.
+    pub store: Store,
+    /// Who answers.
+    pub provider: Provider,
+    /// How turns run (`policy.interactive` should be set: the editor answers approvals).
+    pub settings: Settings,
+    /// The tools a session starts with.
+    pub tools: ToolSet,
+}
+
+/// An ACP server: one connection's sessions.
+#[derive(Clone)]
+pub struct Server {
+    state: Arc<State>,
+}
+
+struct State {
+    backend: Backend,
+    sessions: Mutex<HashMap<String, Arc<Live>>>,
+    /// The editor shows notices apart from the conversation (`session.notices`).
+    notices: AtomicBool,
+}
+
+/// A session the connection holds.
+pub(crate) struct Live {
+    /// The agent; a prompt holds it while it runs.
+    pub(crate) agent: tokio::sync::Mutex<Option<Agent>>,
+    /// Stops what runs without waiting for the agent.
+    canceller: Canceller,
+    /// A prompt is running.
+    busy: AtomicBool,
+}
+
+impl Server {
+    /// A server making sessions with `backend`.
+    pub fn new(backend: Backend) -> Server {
+        Server {
+            state: Arc::new(State {
+                backend,
+                sessions: Mutex::new(HashMap::new()),
+                notices: AtomicBool::new(false),
+            }),
+        }
+    }
+
+    /// Serves one editor over this process's stdin and stdout until stdin closes, then shuts
+    /// every session down.
+    pub async fn serve_stdio(self) -> Result<(), Error> {
+        let transport = ByteStreams::new(
+            tokio::io::stdout().compat_write(),
+            tokio::io::stdin().compat(),
+        );
+        let served = self.component().connect_to(transport).await;
+        self.close().await;
+        served
+    }
+
+    /// The agent side of the protocol, to connect to a transport (stdio, a pipe, or a client
+    /// in the same process).
+    pub fn component(&self) -> impl ConnectTo<Client> + 'static {
+        let (init, new, load, prompt, cancel, mode) = (
+            self.state.clone(),
+            self.state.clone(),
+            self.state.clone(),
+            self.state.clone(),
+            self.state.clone(),
+            self.state.clone(),
+        );
+        AcpAgent
+            .v1()
+            .name("hotl")
+            .on_receive_request(
+                async move |req: s::InitializeRequest,
+                            r: Responder<s::InitializeResponse>,
+                            _cx: ConnectionTo<Client>| {
+                    let notices = req
+                        .client_capabilities
+                        .session
+                        .as_ref()
+                        .is_some_and(|s| s.notices.is_some());
+                    init.notices.store(notices, Ordering::Relaxed);
+                    r.respond(initialized(req.protocol_version))
+                },
+                on_receive_request!(),
+            )
+            .on_receive_request(
+                async move |req: s::NewSessionRequest,
+                            r: Responder<s::NewSessionResponse>,
+                            cx: ConnectionTo<Client>| {
+                    match new.new_session(req) {
+                        Ok((id, modes)) => {
+                            r.respond(s::NewSessionResponse::new(id.clone()).modes(modes))?;
+                            announce(&cx, &id)
+                        }
+                        Err(e) => r.respond_with_error(e),
+                    }
+                },
+                on_receive_request!(),
+            )
+            .on_receive_request(
+                async move |req: s::LoadSessionRequest,
+                            r: Responder<s::LoadSessionResponse>,
+                            cx: ConnectionTo<Client>| {
+                    let id = req.session_id.clone();
+                    match load.load_session(&req, &cx) {
+                        Ok(modes) => {
+                            r.respond(s::LoadSessionResponse::new().modes(modes))?;
+                            announce(&cx, &id)
+                        }
+                        Err(e) => r.respond_with_error(e),
+                    }
+                },
+                on_receive_request!(),
+            )
+            .on_receive_request(
+                async move |req: s::PromptRequest,
+                            r: Responder<s::PromptResponse>,
+                            cx: ConnectionTo<Client>| {
+                    let id = req.session_id.to_string();
+                    let Some(live) = prompt.live(&id) else {
+                        return r.respond_with_error(unknown_session(&id));
+                    };
+                    if live.busy.swap(true, Ordering::AcqRel) {
+                        return r.respond_with_error(Error::invalid_request().data(
+                            "a prompt is already running in this session: wait for its answer, \
+                             or cancel it",
+                        ));
+                    }
+                    let notices = prompt.notices.load(Ordering::Relaxed);
+                    let task_cx = cx.clone();
+                    cx.spawn(async move {
+                        let answer =
+                            crate::prompt::run(&task_cx, &id, &live, req.prompt, notices).await;
+                        live.busy.store(false, Ordering::Release);
+                        // An answer that cannot be sent means the editor is gone: nothing to do.
+                        let _ = r.respond_with_result(answer);
+                        Ok(())
+                    })
+                },
+                on_receive_request!(),
+            )
+            .on_receive_notification(
+                async move |n: s::CancelNotification, _cx: ConnectionTo<Client>| {
+                    if let Some(live) = cancel.live(&n.session_id.to_string()) {
+                        live.canceller.cancel();
+                    }
+                    Ok(())
+                },
+                on_receive_notification!(),
+            )
+            .on_receive_request(
+                async move |req: s::SetSessionModeRequest,
+                            r: Responder<s::SetSessionModeResponse>,
+                            cx: ConnectionTo<Client>| {
+                    let id = req.session_id.to_string();
+                    let Some(live) = mode.live(&id) else {
+                        return r.respond_with_error(unknown_session(&id));
+                    };
+                    let Some(new_mode) = Mode::from_name(&req.mode_id.to_string()) else {
+                        return r.respond_with_error(Error::invalid_params().data(format!(
+                            "unknown mode {:?}: the modes are default, accept-edits, plan and \
+                             bypass",
+                            req.mode_id.to_string()
+                        )));
+                    };
+                    // The agent is held while a prompt runs; the mode is sent without waiting.
+                    if let Ok(agent) = live.agent.try_lock()
+                        && let Some(agent) = agent.as_ref()
+                    {
+                        agent.send(Command::SetMode { mode: new_mode });
+                    } else {
+                        return r
+                            .respond_with_error(Error::invalid_request().data(
+                                "the mode cannot change while a prompt runs in this session",
+                            ));
+                    }
+                    r.respond(s::SetSessionModeResponse::new())?;
+                    cx.send_notification(s::SessionNotification::new(
+                        req.session_id,
+                        s::SessionUpdate::CurrentModeUpdate(s::CurrentModeUpdate::new(
+                            new_mode.name(),
+                        )),
+                    ))
+                },
+                on_receive_request!(),
+            )
+    }
+
+    /// Shuts every session down: what runs is cancelled and recorded, locks are released.
+    pub async fn close(&self) {
+        let sessions: Vec<Arc<Live>> = self
+            .state
+            .sessions
+            .lock()
+            .map(|mut s| s.drain().map(|(_, live)| live).collect())
+            .unwrap_or_default();
+        for live in sessions {
+            live.canceller.cancel();
+            if let Some(agent) = live.agent.lock().await.take() {
+                agent.shutdown().await;
+            }
+        }
+    }
+}
+
+impl State {
+    fn live(&self, id: &str) -> Option<Arc<Live>> {
+        self.sessions.lock().ok()?.get(id).cloned()
+    }
+
+    fn hold(&self, id: String, agent: Agent) {
+        let live = Arc::new(Live {
+            canceller: agent.canceller(),
+            agent: tokio::sync::Mutex::new(Some(agent)),
+            busy: AtomicBool::new(false),
+        });
+        if let Ok(mut sessions) = self.sessions.lock() {
+            sessions.insert(id, live);
+        }
+    }
+
+    /// A new hotl session in the editor's directory (written with its first message).
+    fn new_session(
+        &self,
+        req: s::NewSessionRequest,
+    ) -> Result<(s::SessionId, s::SessionModeState), Error> {
+        let cwd = absolute_dir(&req.cwd)?;
+        if !req.mcp_servers.is_empty() {
+            tracing::info!(
+                servers = req.mcp_servers.len(),
+                "the editor's MCP servers are not used: hotl does not speak MCP yet"
+            );
+        }
+        let b = &self.backend;
+        let new = NewSession::new(&b.store, cwd, b.settings.model.clone(), b.tools.clone())
+            .map_err(|e| Error::invalid_params().data(e.to_string()))?
+            .with_mode(b.settings.policy.mode);
+        let id = new.id().to_owned();
+        let mode = new.mode();
+        let agent = Agent::spawn(Start::New(new), b.provider.clone(), b.settings.clone());
+        self.hold(id.clone(), agent);
+        Ok((s::SessionId::new(id), modes(mode)))
+    }
+
+    /// Opens hotl session `req.session_id` for writing and replays its visible transcript.
+    fn load_session(
+        &self,
+        req: &s::LoadSessionRequest,
+        cx: &ConnectionTo<Client>,
+    ) -> Result<s::SessionModeState, Error> {
+        let id = req.session_id.to_string();
+        if self.live(&id).is_some() {
+            return Err(Error::invalid_request()
+                .data(format!("session {id} is already open on this connection")));
+        }
+        let b = &self.backend;
+        let session = Session::open(&b.store, &id, b.tools.clone()).map_err(|e| match e {
+            hotl_agent::AgentError::Log(hotl_log::LogError::NoSuchSession { .. }) => {
+                unknown_session(&id)
+            }
+            e => Error::invalid_request().data(e.to_string()),
+        })?;
+        for update in crate::replay::updates(session.view()) {
+            cx.send_notification(s::SessionNotification::new(req.session_id.clone(), update))?;
+        }
+        let mode = Mode::from_name(
+            session
+                .view()
+                .state
+                .modes
+                .permission
+                .as_deref()
+                .unwrap_or("default"),
+        )
+        .unwrap_or_default();
+        let agent = Agent::spawn(
+            Start::Open(Box::new(session)),
+            b.provider.clone(),
+            b.settings.clone(),
+        );
+        self.hold(id, agent);
+        Ok(modes(mode))
+    }
+}
+
+/// What hotl says it can do.
+fn initialized(version: agent_client_protocol::schema::ProtocolVersion) -> s::InitializeResponse {
+    s::InitializeResponse::new(version)
+        .agent_capabilities(
+            s::AgentCapabilities::new()
+                .load_session(true)
+                // Text and resources the editor embeds (a file, a selection); MCP servers over
+                // stdio are every agent's, and hotl asks for no other kind.
+                .prompt_capabilities(s::PromptCapabilities::new().embedded_context(true))
+                .mcp_capabilities(s::McpCapabilities::new()),
+        )
+        .agent_info(s::Implementation::new("hotl", env!("CARGO_PKG_VERSION")))
+}
+
+/// The permission modes, as ACP session modes.
+fn modes(current: Mode) -> s::SessionModeState {
+    let mode =
+        |m: Mode, name: &str, about: &str| s::SessionMode::new(m.name(), name).description(about);
+    s::SessionModeState::new(
+        current.name(),
+        vec![
+            mode(
+                Mode::Default,
+                "Default",
+                "ask before commands and writes outside the project",
+            ),
+            mode(
+                Mode::AcceptEdits,
+                "Accept edits",
+                "edits in the project run without asking",
+            ),
+            mode(Mode::Plan, "Plan", "read only: nothing is changed"),
+            mode(Mode::Bypass, "Bypass", "nothing asks: every call runs"),
+        ],
+    )
+}
+
+/// Tells the editor the commands a prompt may start with.
+fn announce(cx: &ConnectionTo<Client>, id: &s::SessionId) -> Result<(), Error> {
+    cx.send_notification(s::SessionNotification::new(
+        id.clone(),
+        s::SessionUpdate::AvailableCommandsUpdate(s::AvailableCommandsUpdate::new(
+            crate::prompt::commands(),
+        )),
+    ))
+}
+
+fn absolute_dir(cwd: &std::path::Path) -> Result<PathBuf, Error> {
+    if !cwd.is_absolute() {
+        return Err(Error::invalid_params().data(format!(
+            "cwd must be an absolute path, not {}",
+            cwd.display()
+        )));
+    }
+    if !cwd.is_dir() {
+        return Err(
+            Error::invalid_params().data(format!("cwd {} is not a directory", cwd.display()))
+        );
+    }
+    Ok(cwd.to_path_buf())
+}
+
+fn unknown_session(id: &str) -> Error {
+    s::Error::session_not_found(s::SessionId::new(id.to_owned())).into()
+}
+
+/// Whether an agent's event is the end of what a prompt started (the command's one answer).
+pub(crate) fn ends_command(event: &Event) -> bool {
+    matches!(
+        event,
+        Event::TurnEnded(_)
+            | Event::MoveEnded(_)
+            | Event::Failed { .. }
+            | Event::Cancelled { .. }
+            | Event::Cleared { .. }
+            | Event::Fresh { .. }
+            | Event::Renamed { .. }
+            | Event::ModeChanged { .. }
+            | Event::Reverted { .. }
+            | Event::Switch { .. }
+            | Event::Context(_)
+            | Event::Recovered { .. }
+    )
+}

@@ -1,0 +1,79 @@
+//! `hotl acp`: hotl as an Agent Client Protocol agent on stdio, for editors (Zed and others)
+//! that start it as a child process. Only protocol messages reach stdout; notices of this run
+//! (the demo provider, a local server's warnings) go to stderr, logs to the log file.
+
+use std::process::ExitCode;
+
+use clap::Args;
+use hotl_agent::{Mode, Policy, ToolSet};
+use hotl_wire::Ttl;
+
+use crate::commands::run::ProviderFlags;
+use crate::config;
+use crate::ctx::Ctx;
+use crate::error::CliError;
+
+/// Serve the Agent Client Protocol on stdin/stdout, for an editor (Zed and others) that starts
+/// hotl as its agent
+#[derive(Debug, Args)]
+#[command(after_help = "Examples:\n  \
+    In Zed's settings.json: \"agent_servers\": {\"hotl\": {\"command\": \"hotl\", \"args\": [\"acp\"]}}\n  \
+    hotl acp --model claude-sonnet-4-5 --permission-mode accept-edits")]
+pub struct AcpArgs {
+    /// The mode new sessions start in: default, accept-edits, plan or bypass (the editor can
+    /// change it per session)
+    #[arg(long, value_name = "MODE")]
+    pub permission_mode: Option<String>,
+    #[command(flatten)]
+    pub model_flags: ProviderFlags,
+}
+
+pub fn run(ctx: &Ctx, args: &AcpArgs) -> Result<ExitCode, CliError> {
+    let mode = match &args.permission_mode {
+        Some(m) => Mode::from_name(m).ok_or_else(|| {
+            CliError::user(format!(
+                "unknown permission mode {m:?}; use default, accept-edits, bypass or plan"
+            ))
+        })?,
+        None => Mode::default(),
+    };
+    if ctx.is_in_memory() {
+        return Err(CliError::user(
+            "hotl acp keeps its sessions: --no-session does not apply",
+        ));
+    }
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .map_err(|e| CliError::Internal(format!("cannot start the runtime: {e}")))?;
+    runtime.block_on(async {
+        let resolved = config::resolve(config::load_file()?, &args.model_flags.overrides())?;
+        if let Some(notice) = &resolved.demo_notice {
+            eprintln!("hotl: {notice}");
+        }
+        let mut settings = config::settings(&resolved).await;
+        // A person is at the editor between turns, as at the console.
+        settings.ttl = Ttl::OneHour;
+        settings.reaper = std::env::current_exe().ok().map(std::sync::Arc::from);
+        settings.hooks = resolved.hooks.clone().into();
+        settings.policy = Policy {
+            mode,
+            allow: Vec::new(),
+            // The editor answers approvals.
+            interactive: true,
+            secrets: config::secret_paths(ctx.home_dir.as_deref()),
+        };
+        let server = hotl_acp::Server::new(hotl_acp::Backend {
+            store: ctx.store.clone(),
+            provider: resolved.provider,
+            settings,
+            tools: ToolSet::standard(),
+        });
+        server
+            .serve_stdio()
+            .await
+            .map_err(|e| CliError::Internal(format!("the ACP connection failed: {e}")))
+    })?;
+    Ok(ExitCode::SUCCESS)
+}
