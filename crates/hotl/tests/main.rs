@@ -3,6 +3,7 @@
 
 mod common;
 
+mod acp;
 mod agent_failures;
 mod agent_fork;
 mod agent_headless;
