@@ -272,7 +272,7 @@ fn what_to_do(text: &str) -> Result<Command, String> {
         }
         Slash::Unknown(word) => {
             return Err(format!(
-                "unknown command /{word}; the commands are {}",
+                "unknown command {word}; the commands are {}",
                 commands()
                     .iter()
                     .map(|c| format!("/{}", c.name))
