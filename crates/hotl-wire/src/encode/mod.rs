@@ -86,6 +86,24 @@ impl Serialize for StampedText<'_> {
     }
 }
 
+/// A JSON object of string fields written in the order given. Request bodies never go
+/// through `serde_json::Value` objects: their key order follows serde_json's features (sorted,
+/// or insertion order when some crate in the build enables `preserve_order`), and a request's
+/// bytes must not depend on what else is linked (the prompt cache keys on them). The orders
+/// used are the ones hotl has always sent.
+pub(crate) struct Fields<'a, const N: usize>(pub [(&'a str, &'a str); N]);
+
+impl<const N: usize> serde::Serialize for Fields<'_, N> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        let mut map = s.serialize_map(Some(N))?;
+        for (key, value) in &self.0 {
+            map.serialize_entry(key, value)?;
+        }
+        map.end()
+    }
+}
+
 pub(crate) fn role_name(role: Role) -> &'static str {
     match role {
         Role::User => "user",

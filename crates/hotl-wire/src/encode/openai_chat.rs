@@ -193,7 +193,7 @@ impl Serialize for CallOut<'_> {
         map.serialize_entry("type", "function")?;
         map.serialize_entry(
             "function",
-            &serde_json::json!({ "name": self.name, "arguments": self.arguments }),
+            &super::Fields([("arguments", self.arguments), ("name", self.name)]),
         )?;
         map.end()
     }

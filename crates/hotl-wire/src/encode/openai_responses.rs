@@ -40,7 +40,7 @@ impl Serialize for Body<'_, '_> {
         if let Some(Reasoning::Effort(effort)) = &r.reasoning {
             map.serialize_entry(
                 "reasoning",
-                &serde_json::json!({"effort": effort, "summary": "auto"}),
+                &super::Fields([("effort", effort.as_str()), ("summary", "auto")]),
             )?;
         }
         // Stateless (`store: false`): reasoning can only be replayed from its encrypted form.
@@ -147,7 +147,10 @@ impl Serialize for Item<'_, '_> {
                 map.serialize_entry("role", "assistant")?;
                 map.serialize_entry(
                     "content",
-                    &[serde_json::json!({"type": "output_text", "text": text})],
+                    &[super::Fields([
+                        ("text", text.as_str()),
+                        ("type", "output_text"),
+                    ])],
                 )?;
             }
             Item::Call(Block::ToolUse { id, name, input }) => {
@@ -159,10 +162,10 @@ impl Serialize for Item<'_, '_> {
             Item::Call(_) => {}
             Item::Reasoning { summary, encrypted } => {
                 map.serialize_entry("type", "reasoning")?;
-                let summary: Vec<serde_json::Value> = if summary.is_empty() {
+                let summary: Vec<super::Fields<'_, 2>> = if summary.is_empty() {
                     Vec::new()
                 } else {
-                    vec![serde_json::json!({"type": "summary_text", "text": summary})]
+                    vec![super::Fields([("text", summary), ("type", "summary_text")])]
                 };
                 map.serialize_entry("summary", &summary)?;
                 map.serialize_entry("encrypted_content", encrypted)?;
