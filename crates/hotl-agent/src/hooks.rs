@@ -1,9 +1,12 @@
-//! Hooks: a user's commands run at points of a session's life. Each gets the event as one
+//! Hooks: a user's commands run at points of a session's life (its start, before and after a
+//! switch, before and after each tool call, the end of each turn). Each gets the event as one
 //! JSON object on stdin (a hook that does not read it is not an error), runs with `sh -c` in
 //! the session's directory with the environment tools get (no provider keys), and is ended
 //! after its timeout. A hook at a `before_*` point that fails (exits non-zero, cannot start,
-//! times out) cancels what was about to happen, and what it wrote on stderr says why; a hook
-//! after the fact cannot undo it, and its failure is only told.
+//! times out) cancels what was about to happen, and what it wrote on stderr says why (a tool
+//! call it cancels is answered with that text, so the model reads it); a hook after the fact
+//! cannot undo it, and its failure is only told. A tool hook may name the tools it is for
+//! (`matcher`: a name or a glob such as `mcp__*`).
 
 use std::path::Path;
 use std::process::Stdio;
@@ -17,23 +20,49 @@ use tokio::io::{AsyncReadExt, AsyncWriteExt};
 #[serde(rename_all = "snake_case")]
 #[non_exhaustive]
 pub enum HookPoint {
+    /// An agent started on a session (new or resumed), before its first command.
+    SessionStart,
     /// Before the console switches to another session (`/new`, `/resume`, `/fork`, `/drop`):
     /// a failing hook keeps the console where it is.
     BeforeSwitch,
     /// After a switch.
     Switch,
+    /// Before a tool call runs (before its permission is asked): a failing hook cancels the
+    /// call, and the model is told what the hook said.
+    BeforeTool,
+    /// After a tool call ran, with its result.
+    AfterTool,
+    /// A turn ended (answered, cancelled or failed).
+    Stop,
 }
 
 impl HookPoint {
     /// Every point, by the name the config uses.
-    pub const ALL: &[HookPoint] = &[HookPoint::BeforeSwitch, HookPoint::Switch];
+    pub const ALL: &[HookPoint] = &[
+        HookPoint::SessionStart,
+        HookPoint::BeforeSwitch,
+        HookPoint::Switch,
+        HookPoint::BeforeTool,
+        HookPoint::AfterTool,
+        HookPoint::Stop,
+    ];
 
     /// The name the config and the event's `event` field use.
     pub fn name(self) -> &'static str {
         match self {
+            HookPoint::SessionStart => "session_start",
             HookPoint::BeforeSwitch => "before_switch",
             HookPoint::Switch => "switch",
+            HookPoint::BeforeTool => "before_tool",
+            HookPoint::AfterTool => "after_tool",
+            HookPoint::Stop => "stop",
         }
+    }
+
+    /// Whether hooks at this point are about one tool call (and may name the tools they are
+    /// for with a matcher).
+    pub fn is_about_a_tool(self) -> bool {
+        matches!(self, HookPoint::BeforeTool | HookPoint::AfterTool)
     }
 
     /// The point `name` names.
@@ -43,12 +72,12 @@ impl HookPoint {
 
     /// Whether a failing hook cancels what is about to happen.
     pub fn cancels(self) -> bool {
-        matches!(self, HookPoint::BeforeSwitch)
+        matches!(self, HookPoint::BeforeSwitch | HookPoint::BeforeTool)
     }
 }
 
 /// One configured hook.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug)]
 pub struct Hook {
     /// When it runs.
     pub point: HookPoint,
@@ -56,11 +85,95 @@ pub struct Hook {
     pub command: String,
     /// How long it may take.
     pub timeout: Duration,
+    /// For a tool hook: the tools it is for (a name or a glob); `None`: every tool.
+    pub matcher: Option<ToolMatcher>,
 }
 
 impl Hook {
     /// The default timeout (10 s).
     pub const TIMEOUT: Duration = Duration::from_secs(10);
+
+    /// Whether it runs for a call of `tool` (every hook runs when there is no tool).
+    fn applies_to(&self, tool: Option<&str>) -> bool {
+        match (&self.matcher, tool) {
+            (Some(matcher), Some(tool)) => matcher.matches(tool),
+            _ => true,
+        }
+    }
+}
+
+/// The tools a hook is for: a tool's name, or a glob over names (`mcp__*`, `{read,grep}`).
+#[derive(Clone, Debug)]
+pub struct ToolMatcher {
+    text: String,
+    glob: globset::GlobMatcher,
+}
+
+impl ToolMatcher {
+    /// A matcher from its text; `Err` says why the glob is bad.
+    pub fn new(text: &str) -> Result<ToolMatcher, String> {
+        let glob = globset::Glob::new(text)
+            .map_err(|e| format!("bad matcher {text:?}: {e}"))?
+            .compile_matcher();
+        Ok(ToolMatcher {
+            text: text.to_owned(),
+            glob,
+        })
+    }
+
+    /// Whether `tool` is one of its tools.
+    pub fn matches(&self, tool: &str) -> bool {
+        self.text == tool || self.glob.is_match(tool)
+    }
+
+    /// The text it was made from.
+    pub fn as_str(&self) -> &str {
+        &self.text
+    }
+}
+
+impl PartialEq for Hook {
+    fn eq(&self, other: &Self) -> bool {
+        self.point == other.point
+            && self.command == other.command
+            && self.timeout == other.timeout
+            && self.matcher.as_ref().map(ToolMatcher::as_str)
+                == other.matcher.as_ref().map(ToolMatcher::as_str)
+    }
+}
+
+/// Runs the hooks at `point` for a session in `cwd` (its id `session_id`): `event` gets the
+/// fields every hook event has (`event`, `session_id`, `cwd`), and only hooks whose matcher
+/// takes `tool` run. What [`run_hooks`] returns.
+pub(crate) async fn fire(
+    settings: &crate::Settings,
+    point: HookPoint,
+    tool: Option<&str>,
+    session_id: &str,
+    cwd: &Path,
+    mut event: serde_json::Value,
+) -> Result<(), String> {
+    if !settings
+        .hooks
+        .iter()
+        .any(|h| h.point == point && h.applies_to(tool))
+    {
+        return Ok(());
+    }
+    if let Some(fields) = event.as_object_mut() {
+        fields.insert("event".to_owned(), point.name().into());
+        fields.insert("session_id".to_owned(), session_id.into());
+        fields.insert("cwd".to_owned(), cwd.display().to_string().into());
+    }
+    run_hooks_for(
+        &settings.hooks,
+        point,
+        tool,
+        &event,
+        cwd,
+        &settings.hidden_env,
+    )
+    .await
 }
 
 /// Runs every hook at `point`, in order, with `event` on stdin; stops at the first that
@@ -72,8 +185,22 @@ pub async fn run_hooks(
     cwd: &Path,
     hidden_env: &[String],
 ) -> Result<(), String> {
+    run_hooks_for(hooks, point, None, event, cwd, hidden_env).await
+}
+
+async fn run_hooks_for(
+    hooks: &[Hook],
+    point: HookPoint,
+    tool: Option<&str>,
+    event: &serde_json::Value,
+    cwd: &Path,
+    hidden_env: &[String],
+) -> Result<(), String> {
     let mut failed = None;
-    for hook in hooks.iter().filter(|h| h.point == point) {
+    for hook in hooks
+        .iter()
+        .filter(|h| h.point == point && h.applies_to(tool))
+    {
         if let Err(why) = run_one(hook, event, cwd, hidden_env).await {
             tracing::warn!(
                 point = point.name(),
@@ -155,7 +282,19 @@ mod tests {
             point: HookPoint::BeforeSwitch,
             command: command.to_owned(),
             timeout: Duration::from_secs(5),
+            matcher: None,
         }
+    }
+
+    #[test]
+    fn a_matcher_takes_a_name_or_a_glob() {
+        let exact = ToolMatcher::new("bash").expect("matcher");
+        assert!(exact.matches("bash") && !exact.matches("bash2"));
+        let glob = ToolMatcher::new("mcp__*").expect("matcher");
+        assert!(glob.matches("mcp__fixture__echo-text") && !glob.matches("read"));
+        let either = ToolMatcher::new("{read,grep}").expect("matcher");
+        assert!(either.matches("grep") && !either.matches("glob"));
+        assert!(ToolMatcher::new("[").is_err());
     }
 
     async fn before(hooks: &[Hook]) -> Result<(), String> {

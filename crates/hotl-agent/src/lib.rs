@@ -69,7 +69,7 @@ pub use crate::args::{Args, Fail};
 pub use crate::context::{Answer, Context};
 pub use crate::error::{AgentError, Result};
 pub use crate::events::{Envelope, Event, Events, MoveResult, Status, SwitchReason};
-pub use crate::hooks::{Hook, HookPoint, run_hooks};
+pub use crate::hooks::{Hook, HookPoint, ToolMatcher, run_hooks};
 pub use crate::lifecycle::{ForkAt, NewSession, fork, rename};
 pub use crate::moves::{
     ask_prompt, check_note, fork_brief, make_fold, parse_stamp, recall_mode, stamp_seq,

@@ -244,11 +244,13 @@ fn a_before_switch_hook_cancels_and_a_switch_hook_is_told() -> TestResult {
                 veto.display()
             ),
             timeout: Duration::from_secs(5),
+            matcher: None,
         },
         Hook {
             point: HookPoint::Switch,
             command: format!("cat > {}", told.display()),
             timeout: Duration::from_secs(5),
+            matcher: None,
         },
     ]
     .into();

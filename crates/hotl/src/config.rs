@@ -59,6 +59,8 @@ pub struct HookConfig {
     pub event: String,
     pub command: String,
     pub timeout_sec: Option<u64>,
+    /// For `before_tool` and `after_tool`: the tools it is for (a name or a glob).
+    pub matcher: Option<String>,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -358,12 +360,26 @@ fn hooks(entries: Vec<HookConfig>) -> Result<Vec<hotl_agent::Hook>, CliError> {
                     entry.event
                 )));
             }
+            let matcher = match &entry.matcher {
+                None => None,
+                Some(_) if !point.is_about_a_tool() => {
+                    return Err(CliError::user(format!(
+                        "the {} hook in the config has a matcher, but only before_tool and \
+                         after_tool hooks are about a tool",
+                        entry.event
+                    )));
+                }
+                Some(text) => Some(hotl_agent::ToolMatcher::new(text).map_err(|e| {
+                    CliError::user(format!("the {} hook in the config: {e}", entry.event))
+                })?),
+            };
             Ok(hotl_agent::Hook {
                 point,
                 command: entry.command,
                 timeout: entry
                     .timeout_sec
                     .map_or(hotl_agent::Hook::TIMEOUT, std::time::Duration::from_secs),
+                matcher,
             })
         })
         .collect()

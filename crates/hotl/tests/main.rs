@@ -21,6 +21,7 @@ mod failures_told;
 mod first_hour;
 mod fork;
 mod home;
+mod hooks;
 mod import;
 mod list;
 mod locking;

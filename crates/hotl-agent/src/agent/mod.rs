@@ -338,6 +338,7 @@ async fn drive(
     approvals: Approvals,
 ) {
     worker.init();
+    worker.session_start_hooks().await;
     let mut queue: VecDeque<Command> = VecDeque::new();
     let mut open = true;
     // Whoever receives the events: once gone, the work in progress stops at once (not only
@@ -443,6 +444,57 @@ impl Worker {
         self.tell_about_session();
     }
 
+    /// The `session_start` hooks (`source`: `new` or `resume`); a failure is told.
+    async fn session_start_hooks(&self) {
+        let (id, source) = match (&self.session, &self.pending) {
+            (Some(s), _) => (s.id(), "resume"),
+            (None, Some(new)) => (new.id(), "new"),
+            (None, None) => return,
+        };
+        let event = serde_json::json!({ "source": source });
+        let cwd = self.current_cwd();
+        let fired = crate::hooks::fire(
+            &self.cx.settings,
+            crate::hooks::HookPoint::SessionStart,
+            None,
+            id,
+            &cwd,
+            event,
+        )
+        .await;
+        if let Err(why) = fired {
+            self.events()
+                .notice(format!("a session_start hook failed: {why}"));
+        }
+    }
+
+    /// The `stop` hooks after a turn: how it ended; a failure is told.
+    async fn stop_hooks(&self, done: &Result<TurnOutcome>) {
+        let Some(session) = &self.session else {
+            return;
+        };
+        let event = match done {
+            Ok(outcome) => serde_json::json!({
+                "stop": outcome.stop.map(|s| s.name()),
+                "cancelled": outcome.cancelled,
+                "text": outcome.text,
+            }),
+            Err(e) => serde_json::json!({ "error": e.to_string() }),
+        };
+        let fired = crate::hooks::fire(
+            &self.cx.settings,
+            crate::hooks::HookPoint::Stop,
+            None,
+            session.id(),
+            session.cwd(),
+            event,
+        )
+        .await;
+        if let Err(why) = fired {
+            self.events().notice(format!("a stop hook failed: {why}"));
+        }
+    }
+
     /// What is wrong with the session, and a model change since its last answer.
     fn tell_about_session(&self) {
         let settings = &self.cx.settings;
@@ -531,6 +583,7 @@ impl Worker {
                     }
                     Err(e) => Err(e),
                 };
+                self.stop_hooks(&done).await;
                 self.send_status();
                 match done {
                     Ok(outcome) => self.events().send(Event::TurnEnded(outcome)),

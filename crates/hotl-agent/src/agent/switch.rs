@@ -37,7 +37,7 @@ impl Worker {
     }
 
     /// The directory the agent works in.
-    fn current_cwd(&self) -> PathBuf {
+    pub(super) fn current_cwd(&self) -> PathBuf {
         match (&self.session, &self.pending) {
             (Some(s), _) => s.cwd().to_path_buf(),
             (None, Some(new)) => new.cwd().to_path_buf(),

@@ -13,6 +13,7 @@ use crate::args::Args;
 use crate::context::{Answer, Context};
 use crate::error::Result;
 use crate::events::Event;
+use crate::hooks::HookPoint;
 use crate::permission::Decision;
 use crate::tool::{Host, Invocation, Tool, ToolCtx, ToolOutput};
 
@@ -102,6 +103,23 @@ impl Session {
             Ok(args) => args,
             Err(why) => return ToolOutput::error(why),
         };
+        let input: serde_json::Value = call.input.parse().unwrap_or_default();
+        let event = serde_json::json!({ "tool": call.name, "call_id": call.id, "input": input });
+        if let Err(why) = crate::hooks::fire(
+            &cx.settings,
+            HookPoint::BeforeTool,
+            Some(&call.name),
+            self.id(),
+            &self.cwd,
+            event.clone(),
+        )
+        .await
+        {
+            cx.notice(format!("a before_tool hook stopped {}: {why}", call.name));
+            return ToolOutput::error(format!(
+                "a before_tool hook stopped this call, so it did not run: {why}"
+            ));
+        }
         if let Err(refused) = self
             .permit(tool.as_ref(), &args, &call.input, &ctx, cx)
             .await
@@ -118,6 +136,21 @@ impl Session {
         let started = std::time::Instant::now();
         let output = tool.run(invocation).await;
         self.totals.tool_time += started.elapsed();
+        let mut event = event;
+        event["is_error"] = output.is_error.into();
+        event["output"] = output.content.clone().into();
+        if let Err(why) = crate::hooks::fire(
+            &cx.settings,
+            HookPoint::AfterTool,
+            Some(&call.name),
+            self.id(),
+            &self.cwd,
+            event,
+        )
+        .await
+        {
+            cx.notice(format!("an after_tool hook failed: {why}"));
+        }
         output
     }
 
