@@ -240,7 +240,7 @@ impl HttpProvider {
     }
 
     /// The base URL, ending in `/v1`.
-    pub(crate) fn base(&self) -> &str {
+    pub fn base(&self) -> &str {
         &self.base
     }
 

@@ -54,6 +54,16 @@ impl Pricing {
         serde_json::from_str(DEFAULT_TABLE).expect("the shipped pricing table parses")
     }
 
+    /// How many models the table prices.
+    pub fn len(&self) -> usize {
+        self.models.len()
+    }
+
+    /// Whether the table prices no model.
+    pub fn is_empty(&self) -> bool {
+        self.models.is_empty()
+    }
+
     /// Adds or replaces entries.
     pub fn merge(&mut self, other: Pricing) {
         self.models.extend(other.models);

@@ -6,7 +6,13 @@ use clap::{Args, Parser, Subcommand};
 
 /// hotl: a terminal coding agent whose memory is an append-only log.
 #[derive(Debug, Parser)]
-#[command(name = "hotl", version, about, propagate_version = true)]
+#[command(
+    name = "hotl",
+    version,
+    about,
+    propagate_version = true,
+    after_help = "Examples:\n  hotl                                   the terminal UI in this directory\n  hotl \"fix the failing test\"            start with a task\n  hotl -p \"list the files\"               one turn, headless (--output-format json|stream-json)\n  hotl -c                                continue this terminal's session\n  hotl -r @last                          resume the latest session here\n  hotl --base-url http://127.0.0.1:8080/v1 --model qwen   any OpenAI-compatible server\n  hotl sessions list                     this directory's sessions, newest first\n  hotl completions bash                  a completion script (bash, zsh, fish, elvish, powershell)"
+)]
 pub struct Cli {
     /// Where sessions and blobs live [default: $HOTL_HOME, else $XDG_DATA_HOME/hotl, else
     /// ~/.local/share/hotl]
@@ -43,6 +49,12 @@ pub enum Command {
     Recall(crate::commands::recall::RecallArgs),
     /// Ask an archived thread one question (no change to the main line but an `ask` record)
     Ask(crate::commands::ask::AskArgs),
+    /// Show the effective configuration and where each value comes from
+    Config(crate::commands::config::ConfigArgs),
+    /// Print a shell completion script: hotl completions bash > ~/.local/share/bash-completion/completions/hotl
+    Completions(crate::commands::completions::CompletionsArgs),
+    /// Print hotl's man page (roff): hotl man > ~/.local/share/man/man1/hotl.1
+    Man,
     /// Serve the Agent Client Protocol on stdio, for editors (Zed and others)
     Acp(crate::commands::acp::AcpArgs),
     /// Developer tools: look at what providers send
@@ -87,4 +99,70 @@ pub struct RefArg {
     /// List number, id prefix, name or @last
     #[arg(value_name = "REF")]
     pub session: String,
+}
+
+#[cfg(test)]
+mod tests {
+    use clap::{CommandFactory, Parser};
+
+    use super::Cli;
+
+    /// Every example in every `--help` parses as the command line it shows.
+    #[test]
+    fn every_help_example_parses() {
+        fn examples(command: &clap::Command, out: &mut Vec<String>) {
+            if let Some(help) = command.get_after_help() {
+                for line in help.to_string().lines() {
+                    let line = line.trim();
+                    if let Some(example) = line.strip_prefix("hotl") {
+                        // The command line: before a comment (two spaces), a pipe or a redirect.
+                        let example = example.split("  ").next().unwrap_or_default();
+                        let example = example.split(['|', '>']).next().unwrap_or_default();
+                        out.push(format!("hotl{example}"));
+                    }
+                }
+            }
+            for sub in command.get_subcommands() {
+                examples(sub, out);
+            }
+        }
+        let mut all = Vec::new();
+        examples(&Cli::command(), &mut all);
+        assert!(all.len() > 20, "{all:?}");
+        for example in all {
+            let words = split_words(&example);
+            if let Err(e) = Cli::try_parse_from(&words) {
+                panic!("{example}: {e}");
+            }
+        }
+    }
+
+    /// Words as a shell splits them: spaces, and quotes that group.
+    fn split_words(line: &str) -> Vec<String> {
+        let mut words = Vec::new();
+        let (mut word, mut quote, mut any) = (String::new(), None, false);
+        for c in line.chars() {
+            match (quote, c) {
+                (None, '"' | '\'') => {
+                    quote = Some(c);
+                    any = true;
+                }
+                (Some(q), c) if c == q => quote = None,
+                (None, ' ') => {
+                    if any {
+                        words.push(std::mem::take(&mut word));
+                        any = false;
+                    }
+                }
+                (_, c) => {
+                    word.push(c);
+                    any = true;
+                }
+            }
+        }
+        if any {
+            words.push(word);
+        }
+        words
+    }
 }

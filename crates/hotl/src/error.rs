@@ -10,6 +10,9 @@ use hotl_view::ViewError;
 pub enum CliError {
     /// The user asked for something that cannot be done (exit 1).
     User { message: String, hints: Vec<String> },
+    /// The command line itself is wrong: a flag's value, flags that do not go together
+    /// (exit 2, as clap's own usage errors).
+    Usage(String),
     /// Something broke that is not the user's doing (exit 1, worded as such).
     Internal(String),
     /// stdout was closed (exit 0, nothing printed).
@@ -25,6 +28,11 @@ impl CliError {
             message: message.into(),
             hints: Vec::new(),
         }
+    }
+
+    /// A usage error: the command line is wrong (exit 2).
+    pub fn usage(message: impl Into<String>) -> Self {
+        CliError::Usage(message.into())
     }
 
     /// Adds a hint.
@@ -49,6 +57,7 @@ impl CliError {
     pub fn exit_code(&self) -> u8 {
         match self {
             CliError::BrokenPipe => 0,
+            CliError::Usage(_) => 2,
             _ => 1,
         }
     }
@@ -57,7 +66,7 @@ impl CliError {
 impl fmt::Display for CliError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            CliError::User { message, .. } => f.write_str(message),
+            CliError::User { message, .. } | CliError::Usage(message) => f.write_str(message),
             CliError::Internal(message) => write!(f, "internal error: {message}"),
             CliError::BrokenPipe => f.write_str("broken pipe"),
             CliError::Locked { message, .. } => f.write_str(message),

@@ -45,7 +45,10 @@ fn main() -> ExitCode {
 }
 
 fn run_cli() -> ExitCode {
-    let cli = Cli::parse();
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => return usage_error(&e),
+    };
     let result = in_memory(&cli)
         .and_then(|in_memory| Ctx::new(cli.home.clone(), cli.all, in_memory))
         .and_then(|ctx| commands::run(&ctx, cli.command, &cli.run));
@@ -63,15 +66,58 @@ fn run_cli() -> ExitCode {
     }
 }
 
+/// A command line clap refused, in hotl's shape (`hotl: <what>`, then `hint:` lines), exit 2;
+/// `--help` and `--version` print as clap writes them.
+fn usage_error(e: &clap::Error) -> ExitCode {
+    use clap::error::ErrorKind;
+    if matches!(
+        e.kind(),
+        ErrorKind::DisplayHelp
+            | ErrorKind::DisplayVersion
+            | ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand
+    ) {
+        let _ = e.print();
+        // `hotl sessions` alone shows its commands, but asked for nothing.
+        let asked = e.kind() != ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand;
+        return ExitCode::from(if asked { 0 } else { 2 });
+    }
+    let text = e.to_string();
+    let mut lines = text.lines().map(str::trim).filter(|l| !l.is_empty());
+    let mut stderr = std::io::stderr().lock();
+    let what = lines.next().unwrap_or_default();
+    let mut what = what.strip_prefix("error: ").unwrap_or(what).to_owned();
+    for line in lines {
+        if let Some(tip) = line.strip_prefix("tip: ") {
+            let _ = writeln!(stderr, "hotl: {what}");
+            what.clear();
+            let _ = writeln!(stderr, "hint: {tip}");
+        } else if let Some(usage) = line.strip_prefix("Usage: ") {
+            if !what.is_empty() {
+                let _ = writeln!(stderr, "hotl: {what}");
+                what.clear();
+            }
+            let _ = writeln!(stderr, "hint: usage: {usage} (--help for more)");
+        } else if !what.is_empty() && !line.starts_with("For more information") {
+            // A continuation of the message (the missing arguments, one a line).
+            what.push(' ');
+            what.push_str(line);
+        }
+    }
+    if !what.is_empty() {
+        let _ = writeln!(stderr, "hotl: {what}");
+    }
+    ExitCode::from(2)
+}
+
 /// Whether the run keeps its session in memory (`--no-session`, which only running the agent
 /// takes).
 fn in_memory(cli: &Cli) -> Result<bool, CliError> {
     match &cli.command {
         None => Ok(cli.run.no_session),
-        Some(cli::Command::Resume(_)) if cli.run.no_session => Err(CliError::user(
+        Some(cli::Command::Resume(_)) if cli.run.no_session => Err(CliError::usage(
             "--no-session starts a session that is never saved: it cannot resume one",
         )),
-        Some(cli::Command::Resume(resume)) if resume.no_session => Err(CliError::user(
+        Some(cli::Command::Resume(resume)) if resume.no_session => Err(CliError::usage(
             "--no-session starts a session that is never saved: it cannot resume one",
         )),
         Some(_) if cli.run.no_session => Err(CliError::user(

@@ -234,9 +234,24 @@ fn a_new_sessions_log_appears_only_when_a_message_is_submitted() -> TestResult {
     // No prompt and no terminal: refused before any session exists.
     let out = env.agent(&fake, &[]).fails(1);
     assert!(out.stderr.contains("pass the task with -p"), "{out}");
-    // A bad flag value: refused before the session is created.
-    env.agent(&fake, &["-p", "x", "--permission-mode", "sideways"])
-        .fails(1);
+    // A bad flag value: a usage error (exit 2), refused before the session is created.
+    let bad = env
+        .agent(&fake, &["-p", "x", "--permission-mode", "sideways"])
+        .fails(2);
+    assert!(
+        bad.stderr
+            .starts_with("hotl: unknown permission mode \"sideways\""),
+        "{bad}"
+    );
+    // As clap's own: the same shape, the same status.
+    let unknown = env.agent(&fake, &["-p", "x", "--sideways"]).fails(2);
+    assert!(
+        unknown
+            .stderr
+            .starts_with("hotl: unexpected argument '--sideways'")
+            && unknown.stderr.contains("\nhint: "),
+        "{unknown}"
+    );
     assert!(env.session_ids()?.is_empty());
     assert!(fake.captured().is_empty());
 

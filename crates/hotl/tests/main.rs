@@ -11,6 +11,7 @@ mod agent_moves;
 mod agent_resume;
 mod agent_tools;
 mod check;
+mod cli_conventions;
 mod console_sessions;
 mod console_slash;
 mod damage;

@@ -31,7 +31,7 @@ pub struct AcpArgs {
 pub fn run(ctx: &Ctx, args: &AcpArgs) -> Result<ExitCode, CliError> {
     let mode = match &args.permission_mode {
         Some(m) => Mode::from_name(m).ok_or_else(|| {
-            CliError::user(format!(
+            CliError::usage(format!(
                 "unknown permission mode {m:?}; use default, accept-edits, bypass or plan"
             ))
         })?,

@@ -12,6 +12,7 @@ use crate::error::CliError;
 
 /// Ask an archived thread (a fold, a compaction, a fork) one question; prints its answer
 #[derive(Debug, Args)]
+#[command(after_help = "Examples:\n  hotl ask @last b2e4 why did the build fail?")]
 pub struct AskArgs {
     /// List number, id prefix, name or @last
     #[arg(value_name = "REF")]

@@ -13,6 +13,7 @@ use crate::error::CliError;
 
 /// Compact a session: everything the model sees becomes one note (the span stays archived)
 #[derive(Debug, Args)]
+#[command(after_help = "Examples:\n  hotl compact @last\n  hotl compact 1 --note-file note.txt")]
 pub struct CompactArgs {
     /// List number, id prefix, name or @last
     #[arg(value_name = "REF")]

@@ -13,6 +13,9 @@ use crate::error::CliError;
 
 /// Fold a finished span into a note (the span stays archived under a handle)
 #[derive(Debug, Args)]
+#[command(
+    after_help = "Examples:\n  hotl fold @last                       the model writes the note for the current episode\n  hotl fold 1 --since t12 --note-file note.txt"
+)]
 pub struct FoldArgs {
     /// List number, id prefix, name or @last
     #[arg(value_name = "REF")]

@@ -13,6 +13,7 @@ use crate::error::CliError;
 /// Remove old and dropped sessions, unreferenced blobs and stale caches; never history that a
 /// kept session descends from
 #[derive(Debug, Args)]
+#[command(after_help = "Examples:\n  hotl gc --dry-run\n  hotl gc")]
 pub struct GcArgs {
     /// Remove sessions with no activity for this long (e.g. 30d, 12h, 2w)
     #[arg(long, value_name = "AGE", default_value = "30d", value_parser = parse_age)]

@@ -3,6 +3,8 @@
 pub mod acp;
 pub mod ask;
 pub mod compact;
+pub mod completions;
+pub mod config;
 pub mod debug;
 pub mod fold;
 pub mod gc;
@@ -53,6 +55,12 @@ pub fn run(ctx: &Ctx, command: Option<Command>, args: &run::RunArgs) -> Result<E
             compact::run(ctx, &compact_args)
         }
         Command::Recall(args) => recall::run(ctx, &args),
+        Command::Config(mut config_args) => {
+            config_args.model_flags = config_args.model_flags.merged(&args.model_flags);
+            config::run(ctx, &config_args)
+        }
+        Command::Completions(args) => completions::run(ctx, &args),
+        Command::Man => completions::man(ctx),
         Command::Acp(mut acp_args) => {
             acp_args.model_flags = acp_args.model_flags.merged(&args.model_flags);
             acp::run(ctx, &acp_args)

@@ -11,6 +11,9 @@ use crate::error::CliError;
 
 /// Search what a session archived (folds, compactions, forks, earlier asks): ranked (BM25), exact or regex; no model call
 #[derive(Debug, Args)]
+#[command(
+    after_help = "Examples:\n  hotl recall @last \"connection refused\"\n  hotl recall 2 --regex 'E[0-9]{4}'"
+)]
 pub struct RecallArgs {
     /// List number, id prefix, name or @last
     #[arg(value_name = "REF")]

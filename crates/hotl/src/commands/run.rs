@@ -175,12 +175,12 @@ async fn run_async(
         None => None,
     };
     if prompt.as_deref().is_some_and(|p| p.trim().is_empty()) {
-        return Err(CliError::user("the prompt is empty"));
+        return Err(CliError::usage("the prompt is empty"));
     }
     let headless = prompt.is_some() || !std::io::stdin().is_terminal();
     let mode = match &args.permission_mode {
         Some(m) => Some(Mode::from_name(m).ok_or_else(|| {
-            CliError::user(format!(
+            CliError::usage(format!(
                 "unknown permission mode {m:?}; use default, accept-edits, bypass or plan"
             ))
         })?),
@@ -188,7 +188,7 @@ async fn run_async(
     };
     let tools = ToolSet::standard();
     if let Some(unknown) = args.allow.iter().find(|a| tools.get(a).is_none()) {
-        return Err(CliError::user(format!(
+        return Err(CliError::usage(format!(
             "--allow {unknown}: there is no such tool; the tools are {}",
             tools.names().join(", ")
         )));

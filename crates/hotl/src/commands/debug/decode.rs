@@ -12,6 +12,9 @@ use crate::error::CliError;
 
 /// Decode a recorded streaming response into hotl's events, one JSON object per line
 #[derive(Debug, Args)]
+#[command(
+    after_help = "Examples:\n  hotl debug decode stream.sse --dialect anthropic\n  curl -sN ... | hotl debug decode - --dialect openai-chat"
+)]
 pub struct DecodeArgs {
     /// The provider protocol the recording speaks
     #[arg(long, value_enum)]

@@ -11,6 +11,7 @@ use crate::error::CliError;
 
 /// Verify logs (one session, or every session) and explain what is wrong
 #[derive(Debug, Args)]
+#[command(after_help = "Examples:\n  hotl sessions check\n  hotl sessions check @last")]
 pub struct CheckArgs {
     /// List number, id prefix, name or @last [default: every session]
     #[arg(value_name = "REF")]

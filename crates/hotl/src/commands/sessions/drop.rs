@@ -12,6 +12,9 @@ use crate::error::CliError;
 /// Delete a session (kept hidden while other sessions descend from it); asks first on a
 /// terminal
 #[derive(Debug, Args)]
+#[command(
+    after_help = "Examples:\n  hotl sessions drop 3\n  hotl sessions drop old-experiment --yes"
+)]
 pub struct DropArgs {
     /// List number, id prefix, name or @last
     #[arg(value_name = "REF")]

@@ -11,6 +11,9 @@ use crate::error::CliError;
 
 /// Start a new session from another's history; prints the new session's id
 #[derive(Debug, Args)]
+#[command(
+    after_help = "Examples:\n  hotl sessions fork @last -n retry\n  hotl sessions fork 1 --keep-turns 2"
+)]
 pub struct ForkArgs {
     /// List number, id prefix, name or @last
     #[arg(value_name = "REF")]

@@ -11,6 +11,9 @@ use crate::error::CliError;
 
 /// Adopt a hotl log written elsewhere; prints the session id
 #[derive(Debug, Args)]
+#[command(
+    after_help = "Examples:\n  hotl sessions import examples/hello.jsonl\n  hotl sessions import saved.jsonl --new-id"
+)]
 pub struct ImportArgs {
     /// The .jsonl log to adopt
     pub file: PathBuf,

@@ -12,6 +12,7 @@ use crate::render::{ShortIds, relative_time};
 
 /// List sessions, newest first
 #[derive(Debug, Args)]
+#[command(after_help = "Examples:\n  hotl sessions list\n  hotl sessions list --all --json")]
 pub struct ListArgs {
     /// One JSON array (schema: docs/json.md)
     #[arg(long)]

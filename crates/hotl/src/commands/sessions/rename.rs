@@ -9,6 +9,7 @@ use clap::Args;
 
 /// Name a session (names are unique among live sessions)
 #[derive(Debug, Args)]
+#[command(after_help = "Examples:\n  hotl sessions rename @last parser-fix")]
 pub struct RenameArgs {
     /// List number, id prefix, name or @last
     #[arg(value_name = "REF")]

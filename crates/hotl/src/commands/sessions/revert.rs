@@ -12,6 +12,9 @@ use crate::error::CliError;
 
 /// Return a session to a turn boundary; later turns stay on disk, off the visible branch
 #[derive(Debug, Args)]
+#[command(
+    after_help = "Examples:\n  hotl sessions revert @last --to t40\n  hotl sessions revert 1 --to t12"
+)]
 pub struct RevertArgs {
     /// List number, id prefix, name or @last
     #[arg(value_name = "REF")]

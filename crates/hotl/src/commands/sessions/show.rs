@@ -13,6 +13,9 @@ use crate::render;
 
 /// Show a session's transcript
 #[derive(Debug, Args)]
+#[command(
+    after_help = "Examples:\n  hotl sessions show 1\n  hotl sessions show @last --model-view"
+)]
 pub struct ShowArgs {
     /// List number, id prefix, name or @last
     #[arg(value_name = "REF")]
