@@ -86,4 +86,5 @@ pub use crate::tool::{
     BoxFuture, Invocation, Tool, ToolCtx, ToolFuture, ToolKind, ToolOutput, content_hash,
     definition,
 };
+pub use crate::tools::cap_output;
 pub use crate::toolset::{DuplicateTool, ToolSet};

@@ -14,6 +14,7 @@ mod glob;
 mod grep;
 mod ls;
 mod output;
+pub use self::output::cap_output;
 mod read;
 mod todo;
 mod write;

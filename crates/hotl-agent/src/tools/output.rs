@@ -121,3 +121,12 @@ mod tests {
         assert_eq!(blobs.get(&hash).unwrap(), text.as_bytes());
     }
 }
+
+/// `text` as the model should see a tool's output: as it is when small, else its first and
+/// last 100 lines around a pointer to the blob holding all of it (the blob's hash is
+/// returned with it). Tools made outside this crate (an MCP server's) keep outputs small the
+/// same way the built-in ones do.
+pub fn cap_output(text: &str, blobs: &Blobs) -> (String, Option<String>) {
+    let capped = cap(text, blobs);
+    (capped.text, capped.blob)
+}

@@ -1,0 +1,25 @@
+//! hotl's MCP client. Servers come from the config (`[mcp_servers.NAME]`: a command run over
+//! stdio, or a streamable-HTTP URL); they start together, each within its timeout, and their
+//! tools join the tool registry as `mcp__<server>__<tool>` (hotl's tool names: letters, digits,
+//! `_` and `-`, at most 64 characters). A session freezes the definitions it starts with, so a
+//! server's `tools/list_changed` is noted and never changes a session's tools; a resumed session
+//! reaches the same names on the servers running now, and a tool that vanished answers an
+//! error. Calls ask permission as commands do (plan mode refuses them), have a timeout, put a
+//! large result in a blob; a stdio server that died is started again once, then its calls
+//! answer errors.
+//!
+//! - `config.rs`: one server's configuration, as the config file gives it;
+//! - `names.rs`: MCP tool names made into hotl tool names;
+//! - `server.rs`: starting, calling and restarting one server;
+//! - `tool.rs`: a server's tool as a hotl [`Tool`](hotl_agent::Tool).
+
+#![deny(missing_docs)]
+
+mod config;
+mod names;
+mod server;
+mod tool;
+
+pub use crate::config::{Approval, ServerConfig};
+pub use crate::names::tool_name;
+pub use crate::server::{Started, start_all};

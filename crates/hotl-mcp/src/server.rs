@@ -1,0 +1,258 @@
+//! One MCP server: started (a child process over stdio, or a streamable-HTTP endpoint), its
+//! tools listed, its calls made with a timeout, and a dead stdio server started again once.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use rmcp::model::{CallToolRequestParams, CallToolResult};
+use rmcp::service::{NotificationContext, RunningService};
+use rmcp::transport::common::client_side_sse::NeverRetry;
+use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
+use rmcp::transport::{StreamableHttpClientTransport, TokioChildProcess};
+use rmcp::{ClientHandler, RoleClient, ServiceExt};
+
+use crate::config::ServerConfig;
+use crate::tool::McpTool;
+
+/// What starting the configured servers gave.
+#[derive(Default)]
+pub struct Started {
+    /// Every tool the servers that started offer, named as hotl names them.
+    pub tools: Vec<Arc<dyn hotl_agent::Tool>>,
+    /// Each started server's `instructions`, by server name.
+    pub instructions: Vec<(String, String)>,
+    /// Servers that did not start, and why.
+    pub failed: Vec<(String, String)>,
+    /// Each started server's name and its tools (hotl's name, the server's name).
+    pub listed: Vec<(String, Vec<(String, String)>)>,
+}
+
+/// Notes a server's `tools/list_changed`: a session's tools never change mid-session.
+struct Handler {
+    server: String,
+    changed: Arc<AtomicBool>,
+}
+
+impl ClientHandler for Handler {
+    async fn on_tool_list_changed(&self, _cx: NotificationContext<RoleClient>) {
+        self.changed.store(true, Ordering::Relaxed);
+        tracing::info!(
+            server = self.server,
+            "the server's tools changed; this session keeps the ones it started with"
+        );
+    }
+}
+
+type Client = RunningService<RoleClient, Handler>;
+
+/// A started server, shared by its tools.
+pub(crate) struct Server {
+    pub(crate) name: String,
+    config: ServerConfig,
+    cwd: PathBuf,
+    hidden_env: Arc<[String]>,
+    client: tokio::sync::Mutex<Option<Client>>,
+    restarted: AtomicBool,
+    changed: Arc<AtomicBool>,
+}
+
+impl Server {
+    /// Connects within the server's startup timeout.
+    async fn connect(&self) -> Result<(Client, Option<String>), String> {
+        let handler = Handler {
+            server: self.name.clone(),
+            changed: self.changed.clone(),
+        };
+        let connecting = async {
+            let client = match (&self.config.command, &self.config.url) {
+                (Some(command), _) => {
+                    let mut cmd = tokio::process::Command::new(command);
+                    cmd.args(&self.config.args)
+                        .current_dir(self.config.cwd.as_deref().unwrap_or(&self.cwd));
+                    for var in self.hidden_env.iter() {
+                        cmd.env_remove(var);
+                    }
+                    cmd.envs(&self.config.env);
+                    let (transport, _stderr) = TokioChildProcess::builder(cmd)
+                        .stderr(std::process::Stdio::null())
+                        .spawn()
+                        .map_err(|e| format!("{command} did not start: {e}"))?;
+                    handler
+                        .serve(transport)
+                        .await
+                        .map_err(|e| format!("it did not initialize: {e}"))?
+                }
+                (None, Some(url)) => {
+                    let mut config = StreamableHttpClientTransportConfig::with_uri(url.as_str());
+                    if let Some(var) = &self.config.bearer_token_env_var {
+                        let token = std::env::var(var)
+                            .map_err(|_| format!("{var} (its bearer token) is not set"))?;
+                        config = config.auth_header(token);
+                    }
+                    let mut headers = std::collections::HashMap::new();
+                    for (k, v) in &self.config.headers {
+                        let name = k
+                            .parse()
+                            .map_err(|e| format!("bad header name {k:?}: {e}"))?;
+                        let value = v
+                            .parse()
+                            .map_err(|e| format!("bad value for header {k}: {e}"))?;
+                        headers.insert(name, value);
+                    }
+                    config = config.custom_headers(headers);
+                    // A call in flight when the server dies must fail, not wait for ever.
+                    config.retry_config = Arc::new(NeverRetry::default());
+                    handler
+                        .serve(StreamableHttpClientTransport::from_config(config))
+                        .await
+                        .map_err(|e| format!("it did not initialize: {e}"))?
+                }
+                (None, None) => return Err("it has neither command nor url".to_owned()),
+            };
+            let instructions = client
+                .peer_info()
+                .and_then(|info| info.instructions.clone());
+            Ok((client, instructions))
+        };
+        tokio::time::timeout(self.config.startup_timeout(), connecting)
+            .await
+            .map_err(|_| {
+                format!(
+                    "it did not start within {} s",
+                    self.config.startup_timeout().as_secs()
+                )
+            })?
+    }
+
+    /// Calls the server's tool `tool`; a dead stdio server is started again once.
+    pub(crate) async fn call(
+        &self,
+        tool: &str,
+        arguments: serde_json::Map<String, serde_json::Value>,
+    ) -> Result<CallToolResult, String> {
+        let mut held = self.client.lock().await;
+        let dead = held.as_ref().is_none_or(|c| c.is_transport_closed());
+        if dead {
+            if self.restarted.swap(true, Ordering::AcqRel) {
+                return Err(format!(
+                    "the MCP server {} stopped and was already restarted once; its tools are \
+                     unavailable until hotl starts again",
+                    self.name
+                ));
+            }
+            tracing::warn!(
+                server = self.name,
+                "the MCP server stopped; starting it again"
+            );
+            let (client, _) = self.connect().await.map_err(|e| {
+                format!(
+                    "the MCP server {} stopped, and restarting it failed: {e}",
+                    self.name
+                )
+            })?;
+            *held = Some(client);
+        }
+        let Some(client) = held.as_ref() else {
+            return Err(format!("the MCP server {} is not running", self.name));
+        };
+        let params = CallToolRequestParams::new(tool.to_owned()).with_arguments(arguments);
+        let timeout = self.config.tool_timeout();
+        match tokio::time::timeout(timeout, client.call_tool(params)).await {
+            Ok(Ok(result)) => Ok(result),
+            Ok(Err(e)) => Err(format!("the MCP server {} failed the call: {e}", self.name)),
+            Err(_) => Err(format!(
+                "the MCP server {} did not answer within {} s (tool_timeout_sec); the call was \
+                 cancelled",
+                self.name,
+                timeout.as_secs()
+            )),
+        }
+    }
+
+    /// Whether the server said its tools changed since it started.
+    pub(crate) fn tools_changed(&self) -> bool {
+        self.changed.load(Ordering::Relaxed)
+    }
+}
+
+/// Starts every enabled server in `configs` together, each within its timeout, in `cwd`, with
+/// the environment less `hidden_env`, and lists their tools. `Err` when a required server did
+/// not start; other failures are in [`Started::failed`].
+pub async fn start_all(
+    configs: &BTreeMap<String, ServerConfig>,
+    cwd: &Path,
+    hidden_env: Arc<[String]>,
+) -> Result<Started, String> {
+    let mut starting = tokio::task::JoinSet::new();
+    for (name, config) in configs.iter().filter(|(_, c)| c.is_enabled()) {
+        config.check(name)?;
+        let server = Arc::new(Server {
+            name: name.clone(),
+            config: config.clone(),
+            cwd: cwd.to_owned(),
+            hidden_env: hidden_env.clone(),
+            client: tokio::sync::Mutex::new(None),
+            restarted: AtomicBool::new(false),
+            changed: Arc::new(AtomicBool::new(false)),
+        });
+        starting.spawn(async move {
+            let started = start_one(&server).await;
+            (server, started)
+        });
+    }
+    let mut done = Vec::new();
+    while let Some(joined) = starting.join_next().await {
+        done.push(joined.map_err(|e| format!("starting an MCP server failed: {e}"))?);
+    }
+    // In the config's order, so the frozen definitions do not depend on who started first.
+    done.sort_by(|(a, _), (b, _)| a.name.cmp(&b.name));
+    let mut started = Started::default();
+    let mut taken: Vec<String> = Vec::new();
+    for (server, result) in done {
+        match result {
+            Ok((tools, instructions)) => {
+                let mut listed = Vec::new();
+                for tool in tools {
+                    let name = crate::names::tool_name(&server.name, &tool.name, &taken);
+                    taken.push(name.clone());
+                    listed.push((name.clone(), tool.name.to_string()));
+                    started
+                        .tools
+                        .push(Arc::new(McpTool::new(server.clone(), name, &tool)?));
+                }
+                if let Some(text) = instructions.filter(|t| !t.trim().is_empty()) {
+                    started.instructions.push((server.name.clone(), text));
+                }
+                started.listed.push((server.name.clone(), listed));
+            }
+            Err(why) if server.config.required => {
+                return Err(format!(
+                    "the MCP server {} is required and did not start: {why}",
+                    server.name
+                ));
+            }
+            Err(why) => {
+                tracing::warn!(server = server.name, "an MCP server did not start: {why}");
+                started.failed.push((server.name.clone(), why));
+            }
+        }
+    }
+    Ok(started)
+}
+
+/// Connects and lists the tools the config offers.
+async fn start_one(server: &Server) -> Result<(Vec<rmcp::model::Tool>, Option<String>), String> {
+    let (client, instructions) = server.connect().await?;
+    let listing = tokio::time::timeout(server.config.startup_timeout(), client.list_all_tools());
+    let tools = listing
+        .await
+        .map_err(|_| "it did not list its tools in time".to_owned())?
+        .map_err(|e| format!("it did not list its tools: {e}"))?
+        .into_iter()
+        .filter(|t| server.config.offers(&t.name))
+        .collect();
+    *server.client.lock().await = Some(client);
+    Ok((tools, instructions))
+}

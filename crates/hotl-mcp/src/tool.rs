@@ -1,0 +1,100 @@
+//! A server's tool as a hotl tool: its definition frozen as the server gave it when it
+//! started, its calls sent to the server, its result's text (large results in a blob).
+
+use std::sync::Arc;
+
+use hotl_agent::{Invocation, Tool, ToolFuture, ToolKind, ToolOutput};
+use hotl_wire::ToolDef;
+
+use crate::server::Server;
+
+/// One tool of one server.
+pub(crate) struct McpTool {
+    server: Arc<Server>,
+    /// The server's own name for it.
+    raw: String,
+    def: ToolDef,
+}
+
+impl McpTool {
+    /// `tool` of `server`, named `name` for the model.
+    pub(crate) fn new(
+        server: Arc<Server>,
+        name: String,
+        tool: &rmcp::model::Tool,
+    ) -> Result<McpTool, String> {
+        let schema = serde_json::Value::Object((*tool.input_schema).clone()).to_string();
+        let description = tool
+            .description
+            .as_deref()
+            .unwrap_or("(the server gives no description)");
+        let def = ToolDef::new(
+            name,
+            format!("[MCP server {}] {description}", server.name),
+            &schema,
+        )
+        .map_err(|e| format!("the MCP tool {} has a bad schema: {e}", tool.name))?;
+        Ok(McpTool {
+            server,
+            raw: tool.name.to_string(),
+            def,
+        })
+    }
+}
+
+impl Tool for McpTool {
+    fn name(&self) -> &str {
+        &self.def.name
+    }
+
+    /// What an MCP tool does is the server's to say and not hotl's to check: it asks as a
+    /// command does, whatever its annotations claim, and plan mode refuses it.
+    fn kind(&self) -> ToolKind {
+        ToolKind::Exec
+    }
+
+    fn definition(&self) -> ToolDef {
+        self.def.clone()
+    }
+
+    fn run<'a>(&'a self, call: Invocation<'a>) -> ToolFuture<'a> {
+        Box::pin(async move {
+            let arguments = match call.input.parse::<serde_json::Value>() {
+                Ok(serde_json::Value::Object(map)) => map,
+                _ => return ToolOutput::error("the arguments must be a JSON object"),
+            };
+            let result = match self.server.call(&self.raw, arguments).await {
+                Ok(result) => result,
+                Err(why) => return ToolOutput::error(why),
+            };
+            let mut text = String::new();
+            for block in &result.content {
+                if let Some(t) = block.as_text() {
+                    text.push_str(&t.text);
+                } else {
+                    text.push_str("[a non-text result the model is not shown]");
+                }
+                text.push('\n');
+            }
+            if text.is_empty()
+                && let Some(structured) = &result.structured_content
+            {
+                text = structured.to_string();
+            }
+            if self.server.tools_changed() {
+                tracing::debug!(
+                    server = self.server.name,
+                    "calling a tool of a changed list"
+                );
+            }
+            let (shown, blob) = hotl_agent::cap_output(text.trim_end(), &call.ctx.blobs);
+            let mut output = if result.is_error == Some(true) {
+                ToolOutput::error(shown)
+            } else {
+                ToolOutput::ok(shown)
+            };
+            output.blob = blob;
+            output
+        })
+    }
+}

@@ -1,0 +1,193 @@
+//! The MCP client against the fixture server over stdio: tools listed and named, calls that
+//! answer, fail, time out and return large results, a server that dies started again once,
+//! and a required server that does not start.
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use hotl_agent::{Invocation, ToolCtx};
+use hotl_log::ToolInput;
+use hotl_mcp::{ServerConfig, Started, start_all};
+use hotl_testkit::TestResult;
+
+fn fixture(name: &str) -> (String, ServerConfig) {
+    (
+        name.to_owned(),
+        ServerConfig {
+            command: Some(env!("CARGO_BIN_EXE_hotl-mcp-fixture").to_owned()),
+            args: vec!["stdio".to_owned()],
+            tool_timeout_sec: Some(1),
+            ..ServerConfig::default()
+        },
+    )
+}
+
+fn start(
+    configs: BTreeMap<String, ServerConfig>,
+) -> TestResult<(tokio::runtime::Runtime, Started)> {
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()?;
+    let dir = std::env::temp_dir();
+    let started = runtime.block_on(start_all(&configs, &dir, Arc::from([])))?;
+    Ok((runtime, started))
+}
+
+/// Runs the tool named `name` with `input`; its output's text and whether it failed.
+fn call(
+    runtime: &tokio::runtime::Runtime,
+    started: &Started,
+    name: &str,
+    input: &str,
+) -> TestResult<(String, bool)> {
+    let tool = started
+        .tools
+        .iter()
+        .find(|t| t.name() == name)
+        .ok_or_else(|| format!("no tool {name}"))?;
+    let dir = tempfile::tempdir()?;
+    let ctx = ToolCtx {
+        cwd: dir.path().to_owned(),
+        blobs: hotl_log::Store::new(dir.path()).blobs(),
+        todos: Vec::new(),
+        hidden_env: Arc::from([]),
+        reaper: None,
+    };
+    let input = ToolInput::from_json(input)?;
+    let invocation = Invocation::new("call_1", &input, &ctx)?;
+    let output = runtime.block_on(tool.run(invocation));
+    Ok((output.content, output.is_error))
+}
+
+#[test]
+fn a_stdio_server_s_tools_are_named_listed_and_called() -> TestResult {
+    let (runtime, started) = start([fixture("fixture")].into())?;
+    let names: Vec<&str> = started.tools.iter().map(|t| t.name()).collect();
+    assert!(names.contains(&"mcp__fixture__echo-text"), "{names:?}");
+    assert!(names.contains(&"mcp__fixture__many-lines"), "{names:?}");
+    assert_eq!(
+        started.instructions,
+        vec![(
+            "fixture".to_owned(),
+            "The fixture's tools echo, wait, fail and exit on request.".to_owned()
+        )]
+    );
+    let echo = started
+        .tools
+        .iter()
+        .find(|t| t.name() == "mcp__fixture__echo-text")
+        .ok_or("echo")?
+        .definition();
+    assert!(
+        echo.description.starts_with("[MCP server fixture] "),
+        "{}",
+        echo.description
+    );
+    assert!(echo.input_schema.get().contains("\"text\""));
+
+    assert_eq!(
+        call(
+            &runtime,
+            &started,
+            "mcp__fixture__echo-text",
+            r#"{"text": "hi"}"#
+        )?,
+        ("echo: hi".to_owned(), false)
+    );
+    let (failed, is_error) = call(&runtime, &started, "mcp__fixture__fail", "{}")?;
+    assert!(is_error && failed.contains("fails on purpose"), "{failed}");
+    // Past tool_timeout_sec (1 s): cancelled, said so.
+    let (slow, is_error) = call(&runtime, &started, "mcp__fixture__slow", r#"{"ms": 5000}"#)?;
+    assert!(
+        is_error && slow.contains("did not answer within 1 s"),
+        "{slow}"
+    );
+    // A large result goes to a blob; the model sees its head and tail.
+    let (lines, _) = call(
+        &runtime,
+        &started,
+        "mcp__fixture__many-lines",
+        r#"{"count": 2000}"#,
+    )?;
+    assert!(
+        lines.contains("line 1\n") && lines.contains("line 2000"),
+        "{lines}"
+    );
+    assert!(
+        lines.contains("lines omitted; full output in blob"),
+        "{lines}"
+    );
+    Ok(())
+}
+
+#[test]
+fn a_server_that_dies_is_started_again_once_then_its_calls_fail() -> TestResult {
+    let (runtime, started) = start([fixture("fixture")].into())?;
+    let (died, is_error) = call(&runtime, &started, "mcp__fixture__exit", "{}")?;
+    assert!(is_error, "{died}");
+    // Started again for the next call.
+    assert_eq!(
+        call(
+            &runtime,
+            &started,
+            "mcp__fixture__echo-text",
+            r#"{"text": "back"}"#
+        )?,
+        ("echo: back".to_owned(), false)
+    );
+    call(&runtime, &started, "mcp__fixture__exit", "{}")?;
+    let (gone, is_error) = call(
+        &runtime,
+        &started,
+        "mcp__fixture__echo-text",
+        r#"{"text": "again"}"#,
+    )?;
+    assert!(
+        is_error && gone.contains("already restarted once"),
+        "{gone}"
+    );
+    Ok(())
+}
+
+#[test]
+fn servers_that_do_not_start_are_told_and_a_required_one_stops_the_start() -> TestResult {
+    let broken = ServerConfig {
+        command: Some("/nonexistent/mcp-server".to_owned()),
+        ..ServerConfig::default()
+    };
+    let disabled = ServerConfig {
+        enabled: Some(false),
+        ..broken.clone()
+    };
+    let only_echo = ServerConfig {
+        enabled_tools: Some(vec!["echo-text".to_owned()]),
+        ..fixture("x").1
+    };
+    let (_runtime, started) = start(
+        [
+            ("broken".to_owned(), broken.clone()),
+            ("off".to_owned(), disabled),
+            ("some".to_owned(), only_echo),
+        ]
+        .into(),
+    )?;
+    assert_eq!(started.failed.len(), 1);
+    assert_eq!(started.failed[0].0, "broken");
+    let names: Vec<&str> = started.tools.iter().map(|t| t.name()).collect();
+    assert_eq!(names, ["mcp__some__echo-text"]);
+
+    let required = ServerConfig {
+        required: true,
+        ..broken
+    };
+    let err = start([("needed".to_owned(), required)].into())
+        .err()
+        .ok_or("a required server that fails stops the start")?;
+    assert!(
+        err.to_string()
+            .contains("the MCP server needed is required"),
+        "{err}"
+    );
+    Ok(())
+}
