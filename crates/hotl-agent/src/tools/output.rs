@@ -86,6 +86,15 @@ fn take_lines<'a>(lines: impl Iterator<Item = &'a str>, max: usize) -> Vec<Cow<'
     out
 }
 
+/// `text` as the model should see a tool's output: as it is when small, else its first and
+/// last 100 lines around a pointer to the blob holding all of it (the blob's hash is
+/// returned with it). Tools made outside this crate (an MCP server's) keep outputs small the
+/// same way the built-in ones do.
+pub fn cap_output(text: &str, blobs: &Blobs) -> (String, Option<String>) {
+    let capped = cap(text, blobs);
+    (capped.text, capped.blob)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -120,13 +129,4 @@ mod tests {
         assert!(c.text.len() < 2_000);
         assert_eq!(blobs.get(&hash).unwrap(), text.as_bytes());
     }
-}
-
-/// `text` as the model should see a tool's output: as it is when small, else its first and
-/// last 100 lines around a pointer to the blob holding all of it (the blob's hash is
-/// returned with it). Tools made outside this crate (an MCP server's) keep outputs small the
-/// same way the built-in ones do.
-pub fn cap_output(text: &str, blobs: &Blobs) -> (String, Option<String>) {
-    let capped = cap(text, blobs);
-    (capped.text, capped.blob)
 }
