@@ -74,7 +74,7 @@ pub use crate::lifecycle::{ForkAt, NewSession, fork, rename};
 pub use crate::moves::{
     ask_prompt, check_note, fork_brief, make_fold, parse_stamp, recall_mode, stamp_seq,
 };
-pub use crate::permission::{Access, Decision, Mode, Policy, inside, resolve};
+pub use crate::permission::{Access, Decision, Mode, Policy, allows, inside, resolve};
 pub use crate::prompt::system_blocks;
 pub use crate::provider::Provider;
 pub use crate::session::{

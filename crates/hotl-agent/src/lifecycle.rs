@@ -25,6 +25,7 @@ pub struct NewSession {
     mode: Mode,
     effort: Option<String>,
     name: Option<String>,
+    instructions: Vec<String>,
 }
 
 impl NewSession {
@@ -48,7 +49,15 @@ impl NewSession {
             mode: Mode::Default,
             effort: None,
             name: None,
+            instructions: Vec::new(),
         })
+    }
+
+    /// Adds `blocks` to the system prompt frozen with the session (an MCP server's
+    /// instructions, say).
+    pub fn with_instructions(mut self, blocks: Vec<String>) -> NewSession {
+        self.instructions = blocks;
+        self
     }
 
     /// Starts in permission mode `mode` (recorded when it is not the default).
@@ -133,6 +142,7 @@ impl NewSession {
             &self.cwd,
             &self.model,
             self.tools.clone(),
+            &self.instructions,
             state,
         )
     }

@@ -110,7 +110,7 @@ impl Policy {
         if self.mode == Mode::Bypass {
             return Decision::Allow;
         }
-        let allowed = self.allow.iter().any(|a| a == tool);
+        let allowed = self.allow.iter().any(|a| allows(a, tool));
         let secret: Vec<String> = reads
             .iter()
             .filter(|p| self.is_secret(p, root))
@@ -147,6 +147,14 @@ impl Policy {
                 format!("{tool} changes files"),
                 &format!("--allow {tool} or --permission-mode accept-edits|bypass"),
             ),
+            // An MCP server's tool: what it does is the server's to say, so it asks.
+            ToolKind::Exec if tool.starts_with("mcp__") => self.ask(
+                format!("{tool} is an MCP server's tool"),
+                &format!(
+                    "--allow {tool}, --allow with the server's prefix and *, approval = \"allow\" \
+                     for the server, or --permission-mode bypass"
+                ),
+            ),
             ToolKind::Exec => self.ask(
                 format!("{tool} runs commands"),
                 &format!("--allow {tool} or --permission-mode bypass"),
@@ -179,6 +187,15 @@ impl Policy {
                 "permission denied: {why}; this headless run does not allow it (use {flags})"
             ))
         }
+    }
+}
+
+/// Whether the `--allow` entry `entry` names `tool`: its name, or a prefix ending in `*`
+/// (`mcp__github__*`: every tool of that MCP server).
+pub fn allows(entry: &str, tool: &str) -> bool {
+    match entry.strip_suffix('*') {
+        Some(prefix) => tool.starts_with(prefix),
+        None => entry == tool,
     }
 }
 

@@ -21,5 +21,5 @@ mod server;
 mod tool;
 
 pub use crate::config::{Approval, ServerConfig};
-pub use crate::names::tool_name;
+pub use crate::names::{tool_name, tool_prefix};
 pub use crate::server::{Started, start_all};

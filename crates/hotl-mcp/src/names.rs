@@ -6,20 +6,27 @@
 /// The longest tool name providers accept.
 const MAX: usize = 64;
 
+/// What every tool of `server` is named with, first: `mcp__<server>__` (for `--allow
+/// mcp__<server>__*`).
+pub fn tool_prefix(server: &str) -> String {
+    format!("mcp__{}__", clean(server))
+}
+
+fn clean(s: &str) -> String {
+    s.chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '_' || c == '-' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect()
+}
+
 /// The hotl name for `server`'s tool `tool`, unique among `taken`.
 pub fn tool_name(server: &str, tool: &str, taken: &[String]) -> String {
-    let clean = |s: &str| -> String {
-        s.chars()
-            .map(|c| {
-                if c.is_ascii_alphanumeric() || c == '_' || c == '-' {
-                    c
-                } else {
-                    '_'
-                }
-            })
-            .collect()
-    };
-    let name = format!("mcp__{}__{}", clean(server), clean(tool));
+    let name = format!("{}{}", tool_prefix(server), clean(tool));
     if name.len() <= MAX && !taken.contains(&name) {
         return name;
     }

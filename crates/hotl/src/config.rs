@@ -42,6 +42,8 @@ pub struct FileConfig {
     pub cache: CacheConfig,
     pub hooks: Vec<HookConfig>,
     pub tui: TuiConfig,
+    /// `[mcp_servers.NAME]`: MCP servers whose tools sessions get.
+    pub mcp_servers: std::collections::BTreeMap<String, hotl_mcp::ServerConfig>,
 }
 
 /// `[tui]`: how the terminal UI draws.
@@ -112,6 +114,8 @@ pub struct Resolved {
     pub hooks: Vec<hotl_agent::Hook>,
     /// `[tui] fullscreen`.
     pub fullscreen: bool,
+    /// The MCP servers configured.
+    pub mcp_servers: std::collections::BTreeMap<String, hotl_mcp::ServerConfig>,
 }
 
 /// Where the config file lives: `$XDG_CONFIG_HOME/hotl/config.toml`, else
@@ -217,6 +221,10 @@ pub fn resolve(file: FileConfig, flags: &Overrides) -> Result<Resolved, CliError
         }
     };
     let hooks = hooks(file.hooks)?;
+    for (name, server) in &file.mcp_servers {
+        server.check(name).map_err(CliError::user)?;
+    }
+    let mcp_servers = file.mcp_servers;
     let fullscreen = file.tui.fullscreen.unwrap_or(false);
     let cold_headless = duration(file.cache.cold_headless, 300)?;
     let cold_console = duration(file.cache.cold_console, 3600)?;
@@ -261,6 +269,7 @@ pub fn resolve(file: FileConfig, flags: &Overrides) -> Result<Resolved, CliError
             ),
             hooks,
             fullscreen,
+            mcp_servers,
         });
     };
     let (default_url, default_model, key, key_var) = match dialect {
@@ -299,6 +308,7 @@ pub fn resolve(file: FileConfig, flags: &Overrides) -> Result<Resolved, CliError
         demo_notice: None,
         hooks,
         fullscreen,
+        mcp_servers,
     })
 }
 

@@ -16,6 +16,7 @@ mod headless;
 mod input;
 mod live;
 mod logging;
+mod mcp;
 mod memory_home;
 mod plain;
 mod reaper;

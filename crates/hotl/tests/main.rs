@@ -26,6 +26,7 @@ mod hooks;
 mod import;
 mod list;
 mod locking;
+mod mcp;
 mod pipe;
 mod real_llm;
 mod refs;

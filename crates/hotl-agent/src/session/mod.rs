@@ -116,20 +116,22 @@ impl std::fmt::Debug for Session {
 impl Session {
     /// Writes a new session in `cwd` (see [`NewSession::create`](crate::NewSession::create)):
     /// the system prompt (with the project's `AGENTS.md` and `CLAUDE.md`) and the definitions
-    /// of `tools` are frozen into blobs its `session` record names; `state` follows it in the
-    /// same write.
+    /// of `tools` are frozen into blobs its `session` record names (`instructions` join the
+    /// prompt: an MCP server's); `state` follows it in the same write.
     pub(crate) fn start(
         store: &Store,
         id: &str,
         cwd: &Path,
         model: &str,
         tools: ToolSet,
+        instructions: &[String],
         state: Vec<Body>,
     ) -> Result<Session> {
         if !cwd.is_dir() {
             return Err(AgentError::MissingCwd(cwd.display().to_string()));
         }
-        let system = system_blocks(cwd);
+        let mut system = system_blocks(cwd);
+        system.extend(instructions.iter().cloned());
         let blobs = store.blobs();
         let mut start = SessionStart::new(cwd.display().to_string());
         id.clone_into(&mut start.id);

@@ -186,8 +186,13 @@ async fn run_async(
         })?),
         None => None,
     };
-    let tools = ToolSet::standard();
-    if let Some(unknown) = args.allow.iter().find(|a| tools.get(a).is_none()) {
+    let mut tools = ToolSet::standard();
+    // An MCP tool is known only once its server runs: `mcp__` entries are checked by name.
+    if let Some(unknown) = args
+        .allow
+        .iter()
+        .find(|a| tools.get(a).is_none() && !a.starts_with("mcp__"))
+    {
         return Err(CliError::usage(format!(
             "--allow {unknown}: there is no such tool; the tools are {}",
             tools.names().join(", ")
@@ -204,15 +209,17 @@ async fn run_async(
     settings.reaper = std::env::current_exe().ok().map(std::sync::Arc::from);
     settings.hooks = resolved.hooks.clone().into();
     settings.ephemeral = ctx.is_in_memory();
-    settings.policy = Policy {
-        mode: mode.unwrap_or_default(),
-        allow: args.allow.clone(),
-        interactive: !headless,
-        secrets: config::secret_paths(ctx.home_dir.as_deref()),
-    };
     if let Some(notice) = &resolved.demo_notice {
         eprintln!("hotl: {notice}");
     }
+    let (instructions, mcp_allowed) =
+        crate::mcp::start(&resolved, std::path::Path::new(&ctx.cwd), &mut tools).await?;
+    settings.policy = Policy {
+        mode: mode.unwrap_or_default(),
+        allow: args.allow.iter().cloned().chain(mcp_allowed).collect(),
+        interactive: !headless,
+        secrets: config::secret_paths(ctx.home_dir.as_deref()),
+    };
     let mut target = resume_ref.or_else(|| args.resume.clone());
     // `hotl "fix the bug"`: a first word that names no session is a task, not a reference.
     let mut first_message = None;
@@ -232,7 +239,16 @@ async fn run_async(
     if tui_pick {
         target = None;
     }
-    let start = match open_session(ctx, args, target, &resolved, headless, mode, tools) {
+    let start = match open_session(
+        ctx,
+        args,
+        target,
+        &resolved,
+        headless,
+        mode,
+        tools,
+        instructions,
+    ) {
         Err(CliError::Locked { session, message }) if !headless => {
             // Another process writes it: a read-only snapshot.
             if crate::tui::wanted(args.no_tui) {
@@ -432,6 +448,7 @@ fn open_session(
     headless: bool,
     mode: Option<Mode>,
     tools: ToolSet,
+    instructions: Vec<String>,
 ) -> Result<Start, CliError> {
     if let Some(parent) = &args.fork_from {
         let parent = ctx.resolve(parent)?;
@@ -458,6 +475,7 @@ fn open_session(
     };
     let Some(meta) = meta else {
         let new = NewSession::new(&ctx.store, &ctx.cwd, &resolved.model, tools)?
+            .with_instructions(instructions)
             .with_mode(mode.unwrap_or_default())
             .with_name(args.name.as_deref())?;
         return Ok(Start::New(new));

@@ -1,0 +1,152 @@
+//! MCP servers from the config, end to end: the fixture server's tools reach the model under
+//! `mcp__fixture__…`, its instructions join a new session's prompt, calls ask as commands do
+//! (headless refuses without `--allow`, plan mode always), and a resumed session's tool block
+//! is byte for byte the one it started with.
+
+use hotl_fakellm::{Config, FakeLlm, Reply};
+use hotl_testkit::TestResult;
+use serde_json::{Value, json};
+
+use crate::common::{Env, requests};
+
+/// The fixture MCP server, built beside `hotl` by the workspace's test build (its own crate's
+/// tests need it).
+fn fixture() -> TestResult<String> {
+    let hotl = std::path::Path::new(env!("CARGO_BIN_EXE_hotl"));
+    let path = hotl.with_file_name("hotl-mcp-fixture");
+    if !path.exists() {
+        return Err(format!(
+            "{} is missing: cargo build -p hotl-mcp --bin hotl-mcp-fixture",
+            path.display()
+        )
+        .into());
+    }
+    Ok(path.display().to_string())
+}
+
+fn configure(env: &Env, extra: &str) -> TestResult {
+    let dir = env.root().join("config").join("hotl");
+    std::fs::create_dir_all(&dir)?;
+    std::fs::write(
+        dir.join("config.toml"),
+        format!(
+            "[mcp_servers.fixture]\ncommand = {:?}\nargs = [\"stdio\"]\n{extra}",
+            fixture()?
+        ),
+    )?;
+    Ok(())
+}
+
+fn tools_of(request: &Value) -> String {
+    request["tools"].to_string()
+}
+
+fn result_text(env: &Env, id: &str) -> TestResult<Vec<(String, bool)>> {
+    Ok(env
+        .records(id)?
+        .into_iter()
+        .filter(|r| r["type"] == "tool_result")
+        .map(|r| {
+            (
+                r["content"][0]["text"]
+                    .as_str()
+                    .unwrap_or_default()
+                    .to_owned(),
+                r["is_error"] == true,
+            )
+        })
+        .collect())
+}
+
+#[test]
+fn an_mcp_tool_reaches_the_model_asks_first_and_survives_a_resume_unchanged() -> TestResult {
+    let env = Env::new()?;
+    configure(&env, "")?;
+    let echo = || Reply::default().with_tool("mcp__fixture__echo-text", json!({"text": "hi"}));
+    let fake = FakeLlm::start(Config::scripted([
+        echo(),
+        Reply::text("Refused."),
+        echo(),
+        Reply::text("Echoed."),
+    ]))?;
+    // Headless without --allow: refused, as a command would be.
+    let out = env.agent(&fake, &["-p", "echo hi"]).ok();
+    assert_eq!(out.stdout, "Refused.\n", "{out}");
+    let id = env.only_session()?;
+    let results = result_text(&env, &id)?;
+    assert!(
+        results[0].1 && results[0].0.contains("--allow"),
+        "{results:?}"
+    );
+
+    let out = env
+        .agent(
+            &fake,
+            &["-r", &id, "-p", "again", "--allow", "mcp__fixture__*"],
+        )
+        .ok();
+    assert_eq!(out.stdout, "Echoed.\n", "{out}");
+    let results = result_text(&env, &id)?;
+    assert_eq!(results[1], ("echo: hi".to_owned(), false), "{results:?}");
+
+    let sent = requests(&fake)?;
+    assert!(tools_of(&sent[0]).contains("\"name\":\"mcp__fixture__echo-text\""));
+    assert!(tools_of(&sent[0]).contains("[MCP server fixture]"));
+    assert!(
+        sent[0]["system"]
+            .to_string()
+            .contains("Instructions from the MCP server fixture"),
+        "the server's instructions join the frozen prompt"
+    );
+    // The resumed run's tool block is the one the session froze.
+    assert_eq!(tools_of(&sent[0]), tools_of(&sent[2]));
+    Ok(())
+}
+
+#[test]
+fn plan_mode_refuses_mcp_tools_and_a_required_server_that_fails_stops_the_start() -> TestResult {
+    let env = Env::new()?;
+    configure(&env, "approval = \"allow\"\n")?;
+    let fake = FakeLlm::start(Config::scripted([
+        Reply::default().with_tool("mcp__fixture__echo-text", json!({"text": "hi"})),
+        Reply::text("Planned."),
+        Reply::default().with_tool("mcp__fixture__echo-text", json!({"text": "yes"})),
+        Reply::text("Allowed."),
+    ]))?;
+    env.agent(&fake, &["-p", "plan it", "--permission-mode", "plan"])
+        .ok();
+    let id = env.only_session()?;
+    let results = result_text(&env, &id)?;
+    assert!(
+        results[0].1 && results[0].0.contains("plan mode"),
+        "{results:?}"
+    );
+    // approval = "allow": runs without --allow.
+    let out = env.agent(&fake, &["-r", &id, "-p", "now do it"]).ok();
+    assert_eq!(out.stdout, "Allowed.\n", "{out}");
+
+    let dir = env.root().join("config").join("hotl");
+    std::fs::write(
+        dir.join("config.toml"),
+        "[mcp_servers.gone]\ncommand = \"/nonexistent/server\"\nrequired = true\n",
+    )?;
+    let out = env.agent(&fake, &["-p", "hi"]);
+    assert_eq!(out.code, 1, "{out}");
+    assert!(
+        out.stderr
+            .contains("the MCP server gone is required and did not start"),
+        "{out}"
+    );
+    std::fs::write(
+        dir.join("config.toml"),
+        "[mcp_servers.gone]\ncommand = \"/nonexistent/server\"\n",
+    )?;
+    let fake = FakeLlm::start(Config::scripted([Reply::text("Fine.")]))?;
+    let out = env.agent(&fake, &["-p", "hi"]).ok();
+    assert!(
+        out.stderr
+            .contains("warning: the MCP server gone did not start"),
+        "{out}"
+    );
+    Ok(())
+}
