@@ -41,6 +41,7 @@ use crate::session::{Session, Settings, Totals, TurnOutcome};
 
 /// What an agent starts with.
 #[derive(Debug)]
+#[allow(clippy::large_enum_variant)] // made once per agent: boxing would only cost callers
 pub enum Start {
     /// A session not written yet: its log appears with the first message.
     New(NewSession),

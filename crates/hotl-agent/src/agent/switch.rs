@@ -21,6 +21,7 @@ use crate::permission::Mode;
 use crate::session::Session;
 
 /// The session a switch goes to, made and ready.
+#[allow(clippy::large_enum_variant)] // one per switch
 enum Next {
     Pending(NewSession),
     Open(Box<Session>),
