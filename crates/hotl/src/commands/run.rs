@@ -102,6 +102,13 @@ impl RunArgs {
     }
 }
 
+/// What a session is opened with besides its log: the tools (MCP servers' among them), and
+/// what the servers ask to add to a new session's prompt.
+struct Offered {
+    tools: ToolSet,
+    instructions: Vec<String>,
+}
+
 /// Which model answers: flags over the environment over the config file.
 #[derive(Debug, Default, Clone, Args)]
 pub struct ProviderFlags {
@@ -447,9 +454,12 @@ fn open_session(
     resolved: &Resolved,
     headless: bool,
     mode: Option<Mode>,
-    tools: ToolSet,
-    instructions: Vec<String>,
+    offered: Offered,
 ) -> Result<Start, CliError> {
+    let Offered {
+        tools,
+        instructions,
+    } = offered;
     if let Some(parent) = &args.fork_from {
         let parent = ctx.resolve(parent)?;
         warn_if_cold(ctx, &parent, resolved, headless);
