@@ -246,16 +246,11 @@ async fn run_async(
     if tui_pick {
         target = None;
     }
-    let start = match open_session(
-        ctx,
-        args,
-        target,
-        &resolved,
-        headless,
-        mode,
+    let offered = Offered {
         tools,
         instructions,
-    ) {
+    };
+    let start = match open_session(ctx, args, target, &resolved, headless, mode, offered) {
         Err(CliError::Locked { session, message }) if !headless => {
             // Another process writes it: a read-only snapshot.
             if crate::tui::wanted(args.no_tui) {
