@@ -49,6 +49,9 @@ pub enum Command {
     Recall(crate::commands::recall::RecallArgs),
     /// Ask an archived thread one question (no change to the main line but an `ask` record)
     Ask(crate::commands::ask::AskArgs),
+    /// Manage MCP servers: list, check, add, remove
+    #[command(subcommand)]
+    Mcp(crate::commands::mcp::McpCommand),
     /// Show the effective configuration and where each value comes from
     Config(crate::commands::config::ConfigArgs),
     /// Print a shell completion script: hotl completions bash > ~/.local/share/bash-completion/completions/hotl

@@ -150,3 +150,50 @@ fn plan_mode_refuses_mcp_tools_and_a_required_server_that_fails_stops_the_start(
     );
     Ok(())
 }
+
+#[test]
+fn mcp_add_list_check_and_remove_edit_the_config_keeping_its_comments() -> TestResult {
+    let env = Env::new()?;
+    let dir = env.root().join("config").join("hotl");
+    std::fs::create_dir_all(&dir)?;
+    let path = dir.join("config.toml");
+    std::fs::write(&path, "# mine\n[provider]\nmodel = \"m\"  # keep this\n")?;
+    let run = |args: &[&str]| {
+        let mut cmd = env.agent_command();
+        cmd.args(args);
+        crate::common::run(cmd)
+    };
+    let fixture = fixture()?;
+    run(&["mcp", "add", "fixture", "--", &fixture, "stdio"]).ok();
+    run(&["mcp", "add", "broken", "--", "/nonexistent/server"]).ok();
+    let dup = run(&["mcp", "add", "broken", "--", "x"]).fails(1);
+    assert!(dup.stderr.contains("already configured"), "{dup}");
+    let text = std::fs::read_to_string(&path)?;
+    assert!(
+        text.starts_with("# mine\n") && text.contains("# keep this"),
+        "{text}"
+    );
+
+    let list = run(&["mcp", "list"]).ok();
+    assert!(list.stdout.contains("fixture  running"), "{list}");
+    assert!(
+        list.stdout
+            .contains("  mcp__fixture__echo-text  (echo-text)"),
+        "{list}"
+    );
+    assert!(list.stdout.contains("broken  failed"), "{list}");
+    let check = run(&["mcp", "check"]).fails(1);
+    assert!(check.stderr.contains("did not start: broken"), "{check}");
+    run(&["mcp", "check", "fixture"]).ok();
+
+    run(&["mcp", "remove", "broken"]).ok();
+    run(&["mcp", "check"]).ok();
+    let gone = run(&["mcp", "remove", "broken"]).fails(1);
+    assert!(gone.stderr.contains("no MCP server named broken"), "{gone}");
+    let text = std::fs::read_to_string(&path)?;
+    assert!(
+        text.contains("# keep this") && !text.contains("broken"),
+        "{text}"
+    );
+    Ok(())
+}

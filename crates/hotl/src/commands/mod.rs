@@ -8,6 +8,7 @@ pub mod config;
 pub mod debug;
 pub mod fold;
 pub mod gc;
+pub mod mcp;
 pub mod oneshot;
 pub mod recall;
 pub mod run;
@@ -60,6 +61,7 @@ pub fn run(ctx: &Ctx, command: Option<Command>, args: &run::RunArgs) -> Result<E
             config::run(ctx, &config_args)
         }
         Command::Completions(args) => completions::run(ctx, &args),
+        Command::Mcp(command) => mcp::run(ctx, &command),
         Command::Man => completions::man(ctx),
         Command::Acp(mut acp_args) => {
             acp_args.model_flags = acp_args.model_flags.merged(&args.model_flags);
