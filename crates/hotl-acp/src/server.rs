@@ -33,8 +33,10 @@ pub struct Backend {
     pub provider: Provider,
     /// How turns run (`policy.interactive` should be set: the editor answers approvals).
     pub settings: Settings,
-    /// The tools a session starts with.
+    /// The tools a session starts with (MCP servers' among them).
     pub tools: ToolSet,
+    /// Blocks a new session's frozen system prompt gets (MCP servers' instructions).
+    pub instructions: Vec<String>,
 }
 
 /// An ACP server: one connection's sessions.
@@ -263,6 +265,7 @@ impl State {
         let b = &self.backend;
         let new = NewSession::new(&b.store, cwd, b.settings.model.clone(), b.tools.clone())
             .map_err(|e| Error::invalid_params().data(e.to_string()))?
+            .with_instructions(b.instructions.clone())
             .with_mode(b.settings.policy.mode);
         let id = new.id().to_owned();
         let mode = new.mode();

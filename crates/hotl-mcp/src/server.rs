@@ -85,6 +85,8 @@ impl Server {
                         .map_err(|e| format!("it did not initialize: {e}"))?
                 }
                 (None, Some(url)) => {
+                    // reqwest is built without a TLS provider of its own: hotl uses ring's.
+                    let _ = rustls::crypto::ring::default_provider().install_default();
                     let mut config = StreamableHttpClientTransportConfig::with_uri(url.as_str());
                     if let Some(var) = &self.config.bearer_token_env_var {
                         let token = std::env::var(var)

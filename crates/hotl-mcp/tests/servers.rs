@@ -191,3 +191,33 @@ fn servers_that_do_not_start_are_told_and_a_required_one_stops_the_start() -> Te
     );
     Ok(())
 }
+
+/// The same server over streamable HTTP: its tools listed and called, a bearer token sent.
+#[test]
+fn a_streamable_http_server_s_tools_are_called() -> TestResult {
+    use std::io::BufRead;
+    let mut server = std::process::Command::new(env!("CARGO_BIN_EXE_hotl-mcp-fixture"))
+        .args(["http", "--port", "0"])
+        .stdout(std::process::Stdio::piped())
+        .spawn()?;
+    let mut line = String::new();
+    std::io::BufReader::new(server.stdout.take().ok_or("stdout")?).read_line(&mut line)?;
+    let url = line.trim().trim_start_matches("listening ").to_owned();
+    let config = ServerConfig {
+        url: Some(url),
+        bearer_token_env_var: Some("PATH".to_owned()),
+        ..ServerConfig::default()
+    };
+    let result = start([("remote".to_owned(), config)].into()).and_then(|(runtime, started)| {
+        call(
+            &runtime,
+            &started,
+            "mcp__remote__echo-text",
+            r#"{"text": "over http"}"#,
+        )
+    });
+    server.kill()?;
+    server.wait()?;
+    assert_eq!(result?, ("echo: over http".to_owned(), false));
+    Ok(())
+}

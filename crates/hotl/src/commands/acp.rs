@@ -64,11 +64,16 @@ pub fn run(ctx: &Ctx, args: &AcpArgs) -> Result<ExitCode, CliError> {
             interactive: true,
             secrets: config::secret_paths(ctx.home_dir.as_deref()),
         };
+        let mut tools = ToolSet::standard();
+        let (instructions, allowed) =
+            crate::mcp::start(&resolved, std::path::Path::new(&ctx.cwd), &mut tools).await?;
+        settings.policy.allow.extend(allowed);
         let server = hotl_acp::Server::new(hotl_acp::Backend {
             store: ctx.store.clone(),
             provider: resolved.provider,
             settings,
-            tools: ToolSet::standard(),
+            tools,
+            instructions,
         });
         server
             .serve_stdio()
