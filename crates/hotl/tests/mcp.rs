@@ -67,6 +67,8 @@ fn an_mcp_tool_reaches_the_model_asks_first_and_survives_a_resume_unchanged() ->
         echo(),
         Reply::text("Refused."),
         echo(),
+        // The server says its tools changed: the session's stay as they were.
+        Reply::default().with_tool("mcp__fixture__touch-tools", json!({})),
         Reply::text("Echoed."),
     ]))?;
     // Headless without --allow: refused, as a command would be.
@@ -98,8 +100,11 @@ fn an_mcp_tool_reaches_the_model_asks_first_and_survives_a_resume_unchanged() ->
             .contains("Instructions from the MCP server fixture"),
         "the server's instructions join the frozen prompt"
     );
-    // The resumed run's tool block is the one the session froze.
+    // The resumed run's tool block is the one the session froze, also after the server said
+    // its list changed.
     assert_eq!(tools_of(&sent[0]), tools_of(&sent[2]));
+    assert_eq!(tools_of(&sent[0]), tools_of(&sent[4]));
+    assert!(results[2] == ("notified".to_owned(), false), "{results:?}");
     Ok(())
 }
 
