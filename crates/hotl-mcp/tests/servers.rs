@@ -221,3 +221,52 @@ fn a_streamable_http_server_s_tools_are_called() -> TestResult {
     assert_eq!(result?, ("echo: over http".to_owned(), false));
     Ok(())
 }
+
+/// The reference server, `@modelcontextprotocol/server-everything` from npm, over stdio, when
+/// `node` is here (CI requires it). Its `get-env` tool is never called: it prints the
+/// environment.
+#[test]
+fn the_reference_server_everything_answers_over_stdio() -> TestResult {
+    let node = std::process::Command::new("node")
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !hotl_testkit::require("node", node)? {
+        return Ok(());
+    }
+    let config = ServerConfig {
+        command: Some("npx".to_owned()),
+        args: [
+            "-y",
+            "@modelcontextprotocol/server-everything@2026.8.31",
+            "stdio",
+        ]
+        .map(str::to_owned)
+        .to_vec(),
+        // The first run fetches the package.
+        startup_timeout_sec: Some(180),
+        tool_timeout_sec: Some(30),
+        ..ServerConfig::default()
+    };
+    let (runtime, started) = start([("everything".to_owned(), config)].into())?;
+    let names: Vec<&str> = started.tools.iter().map(|t| t.name()).collect();
+    assert!(names.contains(&"mcp__everything__echo"), "{names:?}");
+    assert!(names.contains(&"mcp__everything__get-sum"), "{names:?}");
+    let (echo, is_error) = call(
+        &runtime,
+        &started,
+        "mcp__everything__echo",
+        r#"{"message": "hello"}"#,
+    )?;
+    assert!(!is_error && echo.contains("hello"), "{echo}");
+    let (sum, is_error) = call(
+        &runtime,
+        &started,
+        "mcp__everything__get-sum",
+        r#"{"a": 2, "b": 3}"#,
+    )?;
+    assert!(!is_error && sum.contains('5'), "{sum}");
+    let (image, _) = call(&runtime, &started, "mcp__everything__get-tiny-image", "{}")?;
+    assert!(image.contains("a non-text result"), "{image}");
+    Ok(())
+}

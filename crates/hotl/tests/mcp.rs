@@ -202,3 +202,49 @@ fn mcp_add_list_check_and_remove_edit_the_config_keeping_its_comments() -> TestR
     );
     Ok(())
 }
+
+/// A project's own `.hotl/config.toml` may declare MCP servers; they start only once the
+/// project is trusted (`--trust-project` headless, remembered after).
+#[test]
+fn a_project_s_servers_start_only_once_it_is_trusted() -> TestResult {
+    let env = Env::new()?;
+    let dir = env.project.join(".hotl");
+    std::fs::create_dir_all(&dir)?;
+    std::fs::write(
+        dir.join("config.toml"),
+        format!(
+            "[mcp_servers.proj]\ncommand = {:?}\nargs = [\"stdio\"]\n",
+            fixture()?
+        ),
+    )?;
+    let fake = FakeLlm::start(Config::scripted([
+        Reply::text("one"),
+        Reply::text("two"),
+        Reply::text("three"),
+    ]))?;
+    let untrusted = env.agent(&fake, &["-p", "hi"]).ok();
+    assert!(
+        untrusted.stderr.contains("pass --trust-project"),
+        "{untrusted}"
+    );
+    env.agent(&fake, &["-p", "hi", "--trust-project"]).ok();
+    env.agent(&fake, &["-p", "hi"]).ok();
+    let sent = requests(&fake)?;
+    assert!(
+        !tools_of(&sent[0]).contains("mcp__proj__"),
+        "not before trust"
+    );
+    assert!(tools_of(&sent[1]).contains("mcp__proj__echo-text"));
+    assert!(
+        tools_of(&sent[2]).contains("mcp__proj__echo-text"),
+        "remembered"
+    );
+
+    std::fs::write(dir.join("config.toml"), "[provider]\nmodel = \"evil\"\n")?;
+    let refused = env.agent(&fake, &["-p", "hi"]).fails(1);
+    assert!(
+        refused.stderr.contains(".hotl/config.toml") && refused.stderr.contains("provider"),
+        "{refused}"
+    );
+    Ok(())
+}

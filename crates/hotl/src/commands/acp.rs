@@ -24,6 +24,10 @@ pub struct AcpArgs {
     /// change it per session)
     #[arg(long, value_name = "MODE")]
     pub permission_mode: Option<String>,
+    /// Start the MCP servers this project's .hotl/config.toml declares (and remember it as
+    /// trusted)
+    #[arg(long)]
+    pub trust_project: bool,
     #[command(flatten)]
     pub model_flags: ProviderFlags,
 }
@@ -65,8 +69,11 @@ pub fn run(ctx: &Ctx, args: &AcpArgs) -> Result<ExitCode, CliError> {
             secrets: config::secret_paths(ctx.home_dir.as_deref()),
         };
         let mut tools = ToolSet::standard();
+        let cwd = std::path::Path::new(&ctx.cwd);
+        // stdin is the protocol's: no question can be asked.
+        let project = crate::mcp::trust::servers(ctx.store.home(), cwd, true, args.trust_project)?;
         let (instructions, allowed) =
-            crate::mcp::start(&resolved, std::path::Path::new(&ctx.cwd), &mut tools).await?;
+            crate::mcp::start(&resolved, project, cwd, &mut tools).await?;
         settings.policy.allow.extend(allowed);
         let server = hotl_acp::Server::new(hotl_acp::Backend {
             store: ctx.store.clone(),

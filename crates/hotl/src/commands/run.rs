@@ -69,6 +69,10 @@ pub struct RunArgs {
     /// `[tui] fullscreen = true`)
     #[arg(long)]
     pub fullscreen: bool,
+    /// Start the MCP servers this project's .hotl/config.toml declares, and remember the
+    /// project as trusted (a terminal asks instead)
+    #[arg(long)]
+    pub trust_project: bool,
     /// A session id prefix to resume (like -r)
     #[arg(value_name = "SESSION")]
     pub session: Option<String>,
@@ -98,6 +102,7 @@ impl RunArgs {
             no_session: self.no_session || outer.no_session,
             no_tui: self.no_tui || outer.no_tui,
             fullscreen: self.fullscreen || outer.fullscreen,
+            trust_project: self.trust_project || outer.trust_project,
         }
     }
 }
@@ -219,8 +224,10 @@ async fn run_async(
     if let Some(notice) = &resolved.demo_notice {
         eprintln!("hotl: {notice}");
     }
+    let cwd = std::path::Path::new(&ctx.cwd);
+    let project = crate::mcp::trust::servers(ctx.store.home(), cwd, headless, args.trust_project)?;
     let (instructions, mcp_allowed) =
-        crate::mcp::start(&resolved, std::path::Path::new(&ctx.cwd), &mut tools).await?;
+        crate::mcp::start(&resolved, project, cwd, &mut tools).await?;
     settings.policy = Policy {
         mode: mode.unwrap_or_default(),
         allow: args.allow.iter().cloned().chain(mcp_allowed).collect(),

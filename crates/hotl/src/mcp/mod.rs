@@ -3,6 +3,9 @@
 //! servers running now), their instructions joined to a new session's system prompt, and a
 //! server that did not start told on stderr.
 
+pub mod trust;
+
+use std::collections::BTreeMap;
 use std::path::Path;
 use std::sync::Arc;
 
@@ -16,17 +19,29 @@ use crate::error::CliError;
 /// set to `approval = "allow"` give.
 pub async fn start(
     resolved: &Resolved,
+    project: BTreeMap<String, hotl_mcp::ServerConfig>,
     cwd: &Path,
     tools: &mut ToolSet,
 ) -> Result<(Vec<String>, Vec<String>), CliError> {
-    if resolved.mcp_servers.is_empty() {
+    // A trusted project's servers join the user's; a name in both is the user's server.
+    let mut servers = resolved.mcp_servers.clone();
+    for (name, server) in project {
+        if servers.contains_key(&name) {
+            eprintln!(
+                "hotl: warning: the project's MCP server {name} has the name of one of yours; yours is used"
+            );
+            continue;
+        }
+        servers.insert(name, server);
+    }
+    if servers.is_empty() {
         return Ok((Vec::new(), Vec::new()));
     }
     let hidden: Arc<[String]> = hotl_agent::PROVIDER_KEY_VARS
         .iter()
         .map(|v| (*v).to_owned())
         .collect();
-    let started = hotl_mcp::start_all(&resolved.mcp_servers, cwd, hidden)
+    let started = hotl_mcp::start_all(&servers, cwd, hidden)
         .await
         .map_err(CliError::user)?;
     for (server, why) in &started.failed {
@@ -43,8 +58,7 @@ pub async fn start(
         .into_iter()
         .map(|(server, text)| format!("Instructions from the MCP server {server}:\n{text}"))
         .collect();
-    let allowed = resolved
-        .mcp_servers
+    let allowed = servers
         .iter()
         .filter(|(_, c)| c.approval == hotl_mcp::Approval::Allow)
         .map(|(name, _)| format!("{}*", hotl_mcp::tool_prefix(name)))
