@@ -163,3 +163,13 @@ impl Ctx {
 pub fn flush(mut out: impl Write) -> Result<(), CliError> {
     out.flush().map_err(CliError::from)
 }
+
+/// The runtime a command runs its async work on: two workers, since the work is mostly
+/// waiting on the provider and on child processes.
+pub fn runtime() -> Result<tokio::runtime::Runtime, CliError> {
+    tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .map_err(|e| CliError::Internal(format!("cannot start the runtime: {e}")))
+}

@@ -46,11 +46,7 @@ pub fn run(ctx: &Ctx, args: &AcpArgs) -> Result<ExitCode, CliError> {
             "hotl acp keeps its sessions: --no-session does not apply",
         ));
     }
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .map_err(|e| CliError::Internal(format!("cannot start the runtime: {e}")))?;
+    let runtime = crate::ctx::runtime()?;
     runtime.block_on(async {
         let resolved = config::resolve(config::load_file()?, &args.model_flags.overrides())?;
         if let Some(notice) = &resolved.demo_notice {

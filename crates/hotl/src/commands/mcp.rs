@@ -86,11 +86,7 @@ fn status(ctx: &Ctx, only: Option<&str>, check: bool) -> Result<ExitCode, CliErr
         flush(out)?;
         return Ok(ExitCode::SUCCESS);
     }
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .map_err(|e| CliError::Internal(format!("cannot start the runtime: {e}")))?;
+    let runtime = crate::ctx::runtime()?;
     let hidden: Arc<[String]> = hotl_agent::PROVIDER_KEY_VARS
         .iter()
         .map(|v| (*v).to_owned())

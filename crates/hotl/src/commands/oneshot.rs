@@ -21,11 +21,7 @@ pub enum Model<'a> {
 
 /// Runs `step` on `session` and returns what it gave; a failure is a user error naming why.
 pub fn run_move(session: Session, step: Move, model: Model<'_>) -> Result<MoveResult, CliError> {
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .map_err(|e| CliError::Internal(format!("cannot start the runtime: {e}")))?;
+    let runtime = crate::ctx::runtime()?;
     runtime.block_on(async {
         let (provider, settings) = match model {
             Model::From(flags) => prepare(flags).await?,

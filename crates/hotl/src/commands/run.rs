@@ -168,11 +168,7 @@ pub enum Format {
 
 /// Runs the agent.
 pub fn run(ctx: &Ctx, args: &RunArgs, resume_ref: Option<String>) -> Result<ExitCode, CliError> {
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .map_err(|e| CliError::Internal(format!("cannot start the runtime: {e}")))?;
+    let runtime = crate::ctx::runtime()?;
     runtime.block_on(run_async(ctx, args, resume_ref))
 }
 
