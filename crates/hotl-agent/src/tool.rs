@@ -32,6 +32,9 @@ pub enum ToolKind {
 /// Where a call runs.
 #[derive(Clone, Debug)]
 pub struct ToolCtx {
+    /// Which turn of this process the call belongs to (from 1; 0 outside a turn): a tool that
+    /// does something at most once a turn (an MCP server started again) keys on it.
+    pub turn: u64,
     /// The session's working directory: relative paths resolve here, and writes outside it need
     /// permission.
     pub cwd: PathBuf,

@@ -22,6 +22,7 @@ impl Project {
         let cwd = root.join("project");
         std::fs::create_dir_all(&cwd)?;
         let ctx = ToolCtx {
+            turn: 0,
             cwd,
             blobs: Blobs::new(root.join("blobs")),
             todos: Vec::new(),

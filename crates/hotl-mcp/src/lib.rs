@@ -5,8 +5,7 @@
 //! server's `tools/list_changed` is noted and never changes a session's tools; a resumed session
 //! reaches the same names on the servers running now, and a tool that vanished answers an
 //! error. Calls ask permission as commands do (plan mode refuses them), have a timeout, put a
-//! large result in a blob; a stdio server that died is started again once, then its calls
-//! answer errors.
+//! large result in a blob; a stdio server that died is started again, at most once a turn.
 //!
 //! - `config.rs`: one server's configuration, as the config file gives it;
 //! - `names.rs`: MCP tool names made into hotl tool names;

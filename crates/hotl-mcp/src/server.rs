@@ -1,5 +1,5 @@
 //! One MCP server: started (a child process over stdio, or a streamable-HTTP endpoint), its
-//! tools listed, its calls made with a timeout, and a dead stdio server started again once.
+//! tools listed, its calls made with a timeout, and a dead stdio server started again, once a turn.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -54,7 +54,8 @@ pub(crate) struct Server {
     cwd: PathBuf,
     hidden_env: Arc<[String]>,
     client: tokio::sync::Mutex<Option<Client>>,
-    restarted: AtomicBool,
+    /// The turn in which it was last started again.
+    restarted_in: std::sync::Mutex<Option<u64>>,
     changed: Arc<AtomicBool>,
 }
 
@@ -128,19 +129,30 @@ impl Server {
             })?
     }
 
-    /// Calls the server's tool `tool`; a dead stdio server is started again once.
+    /// Calls the server's tool `tool` in turn `turn`; a dead stdio server is started again,
+    /// at most once a turn.
     pub(crate) async fn call(
         &self,
         tool: &str,
         arguments: serde_json::Map<String, serde_json::Value>,
+        turn: u64,
     ) -> Result<CallToolResult, String> {
         let mut held = self.client.lock().await;
         let dead = held.as_ref().is_none_or(|c| c.is_transport_closed());
         if dead {
-            if self.restarted.swap(true, Ordering::AcqRel) {
+            let may_restart = {
+                let mut restarted_in = self
+                    .restarted_in
+                    .lock()
+                    .map_err(|_| "the MCP client's state is poisoned".to_owned())?;
+                let first = *restarted_in != Some(turn);
+                *restarted_in = Some(turn);
+                first
+            };
+            if !may_restart {
                 return Err(format!(
-                    "the MCP server {} stopped and was already restarted once; its tools are \
-                     unavailable until hotl starts again",
+                    "the MCP server {} stopped and was already started again once in this \
+                     turn; its tools are unavailable until the next turn",
                     self.name
                 ));
             }
@@ -196,7 +208,7 @@ pub async fn start_all(
             cwd: cwd.to_owned(),
             hidden_env: hidden_env.clone(),
             client: tokio::sync::Mutex::new(None),
-            restarted: AtomicBool::new(false),
+            restarted_in: std::sync::Mutex::new(None),
             changed: Arc::new(AtomicBool::new(false)),
         });
         starting.spawn(async move {

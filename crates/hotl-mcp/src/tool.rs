@@ -63,7 +63,7 @@ impl Tool for McpTool {
                 Ok(serde_json::Value::Object(map)) => map,
                 _ => return ToolOutput::error("the arguments must be a JSON object"),
             };
-            let result = match self.server.call(&self.raw, arguments).await {
+            let result = match self.server.call(&self.raw, arguments, call.ctx.turn).await {
                 Ok(result) => result,
                 Err(why) => return ToolOutput::error(why),
             };

@@ -41,6 +41,17 @@ fn call(
     name: &str,
     input: &str,
 ) -> TestResult<(String, bool)> {
+    call_in(runtime, started, name, input, 1)
+}
+
+/// [`call`] in turn `turn`.
+fn call_in(
+    runtime: &tokio::runtime::Runtime,
+    started: &Started,
+    name: &str,
+    input: &str,
+    turn: u64,
+) -> TestResult<(String, bool)> {
     let tool = started
         .tools
         .iter()
@@ -48,6 +59,7 @@ fn call(
         .ok_or_else(|| format!("no tool {name}"))?;
     let dir = tempfile::tempdir()?;
     let ctx = ToolCtx {
+        turn,
         cwd: dir.path().to_owned(),
         blobs: hotl_log::Store::new(dir.path()).blobs(),
         todos: Vec::new(),
@@ -122,7 +134,7 @@ fn a_stdio_server_s_tools_are_named_listed_and_called() -> TestResult {
 }
 
 #[test]
-fn a_server_that_dies_is_started_again_once_then_its_calls_fail() -> TestResult {
+fn a_server_that_dies_is_started_again_once_a_turn_then_its_calls_fail() -> TestResult {
     let (runtime, started) = start([fixture("fixture")].into())?;
     let (died, is_error) = call(&runtime, &started, "mcp__fixture__exit", "{}")?;
     assert!(is_error, "{died}");
@@ -144,9 +156,18 @@ fn a_server_that_dies_is_started_again_once_then_its_calls_fail() -> TestResult 
         r#"{"text": "again"}"#,
     )?;
     assert!(
-        is_error && gone.contains("already restarted once"),
+        is_error && gone.contains("already started again once in this turn"),
         "{gone}"
     );
+    // The next turn may start it again.
+    let next = call_in(
+        &runtime,
+        &started,
+        "mcp__fixture__echo-text",
+        r#"{"text": "next"}"#,
+        2,
+    )?;
+    assert_eq!(next, ("echo: next".to_owned(), false));
     Ok(())
 }
 

@@ -49,6 +49,7 @@ impl Session {
     /// What a call runs with.
     fn tool_ctx(&self, cx: &Context) -> ToolCtx {
         ToolCtx {
+            turn: self.turns_run,
             cwd: self.cwd.clone(),
             blobs: self.store.blobs(),
             todos: self.view.state.todos.clone(),

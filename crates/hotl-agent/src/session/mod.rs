@@ -81,6 +81,8 @@ pub struct Session {
     cache_key: String,
     /// What this process spent.
     pub totals: Totals,
+    /// Turns this process ran (submitted or recovered).
+    turns_run: u64,
     /// Problems with the session, for the user: missing ancestors, lineage depth, frozen
     /// blobs that cannot be read.
     pub problems: Vec<String>,
@@ -240,6 +242,7 @@ impl Session {
             cwd,
             cache_key,
             totals: Totals::default(),
+            turns_run: 0,
         })
     }
 

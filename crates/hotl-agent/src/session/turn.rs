@@ -505,6 +505,7 @@ impl Session {
         ])?;
         self.resume_open_calls(cx).await?;
         self.answer_open_calls(INTERRUPTED, cx)?;
+        self.turns_run += 1;
         let mut turn = Turn::new(run, cx, None);
         Ok(Some(turn.run(self).await?))
     }
@@ -528,6 +529,7 @@ impl Session {
             },
             Body::user_text(prompt),
         ])?;
+        self.turns_run += 1;
         let mut turn = Turn::new(run, cx, self.next_reminder.take());
         let outcome = turn.run(self).await;
         if outcome.is_err() && turn.window_full && !self.answered_since(before) {
