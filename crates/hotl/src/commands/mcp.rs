@@ -4,7 +4,6 @@
 
 use std::io::Write;
 use std::process::ExitCode;
-use std::sync::Arc;
 
 use clap::{Args, Subcommand};
 
@@ -87,10 +86,7 @@ fn status(ctx: &Ctx, only: Option<&str>, check: bool) -> Result<ExitCode, CliErr
         return Ok(ExitCode::SUCCESS);
     }
     let runtime = crate::ctx::runtime()?;
-    let hidden: Arc<[String]> = hotl_agent::PROVIDER_KEY_VARS
-        .iter()
-        .map(|v| (*v).to_owned())
-        .collect();
+    let hidden = crate::mcp::hidden_env();
     let cwd = std::path::PathBuf::from(&ctx.cwd);
     // Each on its own, so each is told.
     let mut failed = Vec::new();

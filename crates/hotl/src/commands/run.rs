@@ -222,8 +222,14 @@ async fn run_async(
     }
     let cwd = std::path::Path::new(&ctx.cwd);
     let project = crate::mcp::trust::servers(ctx.store.home(), cwd, headless, args.trust_project)?;
-    let (instructions, mcp_allowed) =
-        crate::mcp::start(&resolved, project, cwd, &mut tools).await?;
+    let (instructions, mcp_allowed) = crate::mcp::start(
+        &resolved,
+        project,
+        cwd,
+        settings.hidden_env.clone(),
+        &mut tools,
+    )
+    .await?;
     settings.policy = Policy {
         mode: mode.unwrap_or_default(),
         allow: args.allow.iter().cloned().chain(mcp_allowed).collect(),

@@ -14,13 +14,24 @@ use hotl_agent::ToolSet;
 use crate::config::Resolved;
 use crate::error::CliError;
 
-/// Starts the configured servers in `cwd` and adds their tools to `tools`; returns the
+/// The variables a server started outside a run must not see: the provider keys, as a run's
+/// tools (`Settings::hidden_env` within a run).
+pub fn hidden_env() -> Arc<[String]> {
+    hotl_agent::PROVIDER_KEY_VARS
+        .iter()
+        .map(|v| (*v).to_owned())
+        .collect()
+}
+
+/// Starts the configured servers in `cwd`, their environment without `hidden_env` (the run's
+/// `Settings::hidden_env`, as its tools), and adds their tools to `tools`; returns the
 /// instruction blocks for a new session's system prompt and the `--allow` entries the servers
 /// set to `approval = "allow"` give.
 pub async fn start(
     resolved: &Resolved,
     project: BTreeMap<String, hotl_mcp::ServerConfig>,
     cwd: &Path,
+    hidden_env: Arc<[String]>,
     tools: &mut ToolSet,
 ) -> Result<(Vec<String>, Vec<String>), CliError> {
     // A trusted project's servers join the user's; a name in both is the user's server.
@@ -37,11 +48,7 @@ pub async fn start(
     if servers.is_empty() {
         return Ok((Vec::new(), Vec::new()));
     }
-    let hidden: Arc<[String]> = hotl_agent::PROVIDER_KEY_VARS
-        .iter()
-        .map(|v| (*v).to_owned())
-        .collect();
-    let started = hotl_mcp::start_all(&servers, cwd, hidden)
+    let started = hotl_mcp::start_all(&servers, cwd, hidden_env)
         .await
         .map_err(CliError::user)?;
     for (server, why) in &started.failed {
