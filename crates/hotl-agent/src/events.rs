@@ -25,6 +25,22 @@ pub struct Envelope {
     pub event: Event,
 }
 
+/// How [`Event::ToolsAdded`] reads, for a front end: the count and the first few names.
+pub fn tools_added_line(tools: &[String]) -> String {
+    const SHOWN: usize = 4;
+    let mut names = tools
+        .iter()
+        .take(SHOWN)
+        .cloned()
+        .collect::<Vec<_>>()
+        .join(", ");
+    if tools.len() > SHOWN {
+        names.push_str(&format!(" and {} more", tools.len() - SHOWN));
+    }
+    let s = if tools.len() == 1 { "" } else { "s" };
+    format!("{} tool{s} ready: {names}", tools.len())
+}
+
 /// What an agent reports. Serialized with a `type` tag (`"tool_use"`, `"notice"`, ...).
 #[derive(Clone, Debug, PartialEq, Serialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
@@ -42,6 +58,12 @@ pub enum Event {
         /// The model asked.
         model: String,
         /// The tools the model can call, in order.
+        tools: Vec<String>,
+    },
+    /// Tools arrived after [`Event::Init`] (an MCP server's, started after the front end's
+    /// first frame): a session written from now on offers them too.
+    ToolsAdded {
+        /// Their names, in order.
         tools: Vec<String>,
     },
     /// The session was written for the first time (its first message).

@@ -52,6 +52,7 @@ mod context;
 mod error;
 mod events;
 mod hooks;
+mod late;
 mod lifecycle;
 mod moves;
 mod permission;
@@ -68,8 +69,11 @@ pub use crate::agent::{Agent, Canceller, Command, Move, Start, SwitchTo};
 pub use crate::args::{Args, Fail};
 pub use crate::context::{Answer, Context};
 pub use crate::error::{AgentError, Result};
-pub use crate::events::{Envelope, Event, Events, MoveResult, Status, SwitchReason};
+pub use crate::events::{
+    Envelope, Event, Events, MoveResult, Status, SwitchReason, tools_added_line,
+};
 pub use crate::hooks::{Hook, HookPoint, ToolMatcher, run_hooks};
+pub use crate::late::{Late, LateTools, late_channel};
 pub use crate::lifecycle::{ForkAt, NewSession, fork, rename};
 pub use crate::moves::{
     ask_prompt, check_note, fork_brief, make_fold, parse_stamp, recall_mode, stamp_seq,

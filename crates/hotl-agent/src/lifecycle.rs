@@ -60,6 +60,25 @@ impl NewSession {
         self
     }
 
+    /// Adds tools that arrived after it was made (an MCP server's) and their instructions;
+    /// a tool whose name the set already has is left out and named in the result.
+    pub fn add_late(
+        &mut self,
+        tools: &[std::sync::Arc<dyn crate::tool::Tool>],
+        instructions: &[String],
+    ) -> Vec<String> {
+        self.instructions.extend(instructions.iter().cloned());
+        tools
+            .iter()
+            .filter_map(|t| self.tools.add(t.clone()).err().map(|e| e.0))
+            .collect()
+    }
+
+    /// The blocks its system prompt gains (an MCP server's instructions).
+    pub fn instructions(&self) -> &[String] {
+        &self.instructions
+    }
+
     /// Starts in permission mode `mode` (recorded when it is not the default).
     pub fn with_mode(mut self, mode: Mode) -> NewSession {
         self.mode = mode;

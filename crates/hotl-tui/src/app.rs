@@ -415,6 +415,10 @@ impl App {
                 self.end_stream();
                 self.say(message, Tone::Info);
             }
+            Event::ToolsAdded { tools } => {
+                self.end_stream();
+                self.say(hotl_agent::tools_added_line(&tools), Tone::Info);
+            }
             Event::Approval { id, tool, question } => {
                 self.modal = Some(Modal::Approval { id, tool, question });
             }

@@ -140,6 +140,9 @@ impl Live {
                 ));
             }
             Event::Notice { message } => self.line(&format!("· {message}")),
+            Event::ToolsAdded { tools } => {
+                self.line(&format!("· {}", hotl_agent::tools_added_line(tools)));
+            }
             Event::ChildStarted { .. } => {
                 self.end_line();
                 self.depth += 1;

@@ -11,7 +11,7 @@ use crate::common::{Env, requests};
 
 /// The fixture MCP server, built beside `hotl` by the workspace's test build (its own crate's
 /// tests need it).
-fn fixture() -> TestResult<String> {
+pub(crate) fn fixture() -> TestResult<String> {
     let hotl = std::path::Path::new(env!("CARGO_BIN_EXE_hotl"));
     let path = hotl.with_file_name("hotl-mcp-fixture");
     if !path.exists() {
@@ -246,5 +246,37 @@ fn a_project_s_servers_start_only_once_it_is_trusted() -> TestResult {
         refused.stderr.contains(".hotl/config.toml") && refused.stderr.contains("provider"),
         "{refused}"
     );
+    Ok(())
+}
+
+/// A fork inherits its parent's MCP tools: its requests carry the parent's tool block, and
+/// its calls reach the server the parent started.
+#[test]
+fn a_fork_inherits_the_parent_s_mcp_tools() -> TestResult {
+    let env = Env::new()?;
+    configure(&env, "approval = \"allow\"\n")?;
+    let fake = FakeLlm::start(Config::scripted([
+        Reply::text("").with_tool("fork", json!({ "task": "echo through the server" })),
+        Reply::default().with_tool("mcp__fixture__echo-text", json!({"text": "from the fork"})),
+        Reply::text("The fork echoed."),
+        Reply::text("Done."),
+    ]))?;
+    let out = env.agent(&fake, &["-p", "fork and echo"]).ok();
+    assert_eq!(out.stdout, "Done.\n", "{out}");
+    let sent = requests(&fake)?;
+    assert_eq!(sent.len(), 4);
+    assert_eq!(
+        tools_of(&sent[0]),
+        tools_of(&sent[1]),
+        "the fork's tool block"
+    );
+    assert!(
+        sent[2]["messages"]
+            .to_string()
+            .contains("echo: from the fork"),
+        "{}",
+        sent[2]["messages"]
+    );
+    assert!(sent[3]["messages"].to_string().contains("The fork echoed."));
     Ok(())
 }

@@ -45,7 +45,21 @@ fn tui(
     args: &[&str],
     pieces: &[(&str, u64)],
 ) -> TestResult<Option<Shown>> {
+    tui_with(env, fake, args, pieces, &[])
+}
+
+/// [`tui`] with more environment variables for hotl.
+fn tui_with(
+    env: &Env,
+    fake: &FakeLlm,
+    args: &[&str],
+    pieces: &[(&str, u64)],
+    vars: &[(&str, &std::path::Path)],
+) -> TestResult<Option<Shown>> {
     let mut hotl = env.agent_command();
+    for (key, value) in vars {
+        hotl.env(key, value);
+    }
     hotl.args(["--provider", "anthropic", "--base-url"])
         .arg(fake.base_url())
         .args(["--model", MODEL])
@@ -792,5 +806,67 @@ fn keys_typed_while_hotl_starts_are_kept() -> TestResult {
     assert_eq!(shown.code, 0);
     assert!(shown.has("answered early"), "{}", shown.screen());
     assert_eq!(shown.count("› typed early"), 1, "{}", shown.screen());
+    Ok(())
+}
+
+/// MCP servers start after the first frame, never before it: a slow server (it takes a
+/// second to start) finds the first paint already in the metrics when it starts, the UI is
+/// usable meanwhile, and its tools reach the model once they came.
+#[test]
+fn mcp_servers_start_after_the_first_frame_and_their_tools_arrive_later() -> TestResult {
+    let env = Env::new()?;
+    let metrics = env.root().join("metrics.jsonl");
+    let seen = env.root().join("seen-at-start");
+    let dir = env.root().join("config").join("hotl");
+    std::fs::create_dir_all(&dir)?;
+    let script = format!(
+        "cat \"$METRICS\" > \"$SEEN\" 2>/dev/null || echo none > \"$SEEN\"; sleep 1; exec {:?} stdio",
+        crate::mcp::fixture()?
+    );
+    std::fs::write(
+        dir.join("config.toml"),
+        format!(
+            "[mcp_servers.slow]\ncommand = \"sh\"\nargs = [\"-c\", {script:?}]\napproval = \"allow\"\n\
+             [mcp_servers.slow.env]\nMETRICS = {:?}\nSEEN = {:?}\n",
+            metrics.display().to_string(),
+            seen.display().to_string()
+        ),
+    )?;
+    let fake = FakeLlm::start(Config::scripted([
+        Reply::default().with_tool("mcp__slow__echo-text", serde_json::json!({"text": "hi"})),
+        Reply::text("Echoed by the slow server."),
+    ]))?;
+    let Some(shown) = tui_with(
+        &env,
+        &fake,
+        &[],
+        &[("go\r", 300), ("", 3000), exit(), ("", 1500)],
+        &[("HOTL_TUI_METRICS", &metrics)],
+    )?
+    else {
+        return Ok(());
+    };
+    let at_start = std::fs::read_to_string(&seen)?;
+    assert!(
+        at_start.contains("first_paint_us"),
+        "the server started before the first frame: {at_start}"
+    );
+    assert!(
+        shown.has("tools ready: mcp__slow__echo-text"),
+        "{}",
+        shown.screen()
+    );
+    assert!(
+        shown.has("Echoed by the slow server."),
+        "{}",
+        shown.screen()
+    );
+    let sent = crate::common::requests(&fake)?;
+    assert!(
+        sent[0]["tools"]
+            .to_string()
+            .contains("mcp__slow__echo-text")
+    );
+    assert!(sent[1]["messages"].to_string().contains("echo: hi"));
     Ok(())
 }

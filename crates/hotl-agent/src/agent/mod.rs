@@ -34,6 +34,7 @@ mod switch;
 use crate::context::{Answer, Approvals, Context};
 use crate::error::{AgentError, Result};
 use crate::events::{Envelope, Event, Events, MoveResult, Status};
+use crate::late::{Late, LateTools};
 use crate::lifecycle::{ForkAt, NewSession};
 use crate::permission::Mode;
 use crate::provider::Provider;
@@ -246,6 +247,18 @@ impl Agent {
     /// Starts the agent as a task on the current runtime. Its first event is
     /// [`Event::Init`].
     pub fn spawn(start: Start, provider: Provider, settings: Settings) -> Agent {
+        Agent::spawn_with_late(start, provider, settings, None)
+    }
+
+    /// [`Agent::spawn`], with tools still to come from `late` (an MCP server's, started
+    /// after the front end's first frame): taken as they come, and waited for before
+    /// anything asks the model or writes a session.
+    pub fn spawn_with_late(
+        start: Start,
+        provider: Provider,
+        settings: Settings,
+        late: Option<Late>,
+    ) -> Agent {
         let (cancel, watching) = watch::channel(false);
         let cancel = Arc::new(cancel);
         let (events, receiver) = Events::channel();
@@ -256,9 +269,16 @@ impl Agent {
             Start::New(new) => (new.store().clone(), new.tools().clone(), None, Some(new)),
             Start::Open(s) => (s.store().clone(), s.tools().clone(), Some(*s), None),
         };
+        let instructions = pending
+            .as_ref()
+            .map(|n: &NewSession| n.instructions().to_vec())
+            .unwrap_or_default();
         let worker = Worker {
             store,
             tools,
+            instructions,
+            late,
+            late_failed: None,
             session,
             pending,
             cx: Context::new(provider, settings)
@@ -348,10 +368,19 @@ async fn drive(
     loop {
         let command = match queue.pop_front() {
             Some(command) => command,
-            None if open => match commands.recv().await {
-                Some(command) => command,
-                None => break,
-            },
+            None if open => {
+                let next = tokio::select! {
+                    command = commands.recv() => command,
+                    late = worker.late_arrival() => {
+                        worker.take_late(late);
+                        continue;
+                    }
+                };
+                match next {
+                    Some(command) => command,
+                    None => break,
+                }
+            }
             None => break,
         };
         match command {
@@ -408,6 +437,12 @@ struct Worker {
     store: hotl_log::Store,
     /// The tools a session switched to can reach (as many as its frozen list names).
     tools: crate::toolset::ToolSet,
+    /// What a new session's system prompt gains (an MCP server's instructions).
+    instructions: Vec<String>,
+    /// Tools still to come.
+    late: Option<Late>,
+    /// Why the session cannot start: what the late tools' starter said went wrong.
+    late_failed: Option<String>,
     session: Option<Session>,
     /// The session to write at the first message, until then.
     pending: Option<NewSession>,
@@ -571,8 +606,107 @@ impl Worker {
         });
     }
 
+    /// The late tools, once they come (never, when none are awaited).
+    async fn late_arrival(&mut self) -> Result<LateTools, String> {
+        match self.late.as_mut() {
+            // A starter that went away without a word brought nothing.
+            Some(late) => late.await.unwrap_or_else(|_| Ok(LateTools::default())),
+            None => std::future::pending().await,
+        }
+    }
+
+    /// Takes what arrived: the tools join the set sessions switched to reach, the session
+    /// being written or worked in, and the allow list.
+    fn take_late(&mut self, arrived: Result<LateTools, String>) {
+        self.late = None;
+        let late = match arrived {
+            Ok(late) => late,
+            Err(why) => {
+                self.events().notice(format!("error: {why}"));
+                self.late_failed = Some(why);
+                return;
+            }
+        };
+        for notice in &late.notices {
+            self.events().notice(notice.clone());
+        }
+        let mut clashes = Vec::new();
+        for tool in &late.tools {
+            if self.tools.add(tool.clone()).is_err() {
+                clashes.push(tool.name().to_owned());
+            }
+        }
+        let late_tools: Vec<_> = late
+            .tools
+            .iter()
+            .filter(|t| !clashes.iter().any(|c| c == t.name()))
+            .cloned()
+            .collect();
+        for name in clashes {
+            self.events().notice(format!(
+                "warning: the tool {name} has the name of another tool; left out"
+            ));
+        }
+        self.instructions.extend(late.instructions.iter().cloned());
+        if let Some(new) = self.pending.as_mut() {
+            new.add_late(&late_tools, &late.instructions);
+        }
+        if let Some(session) = self.session.as_mut() {
+            session.admit_tools(&late_tools);
+        }
+        if !late.allow.is_empty() {
+            Arc::make_mut(&mut self.cx.settings)
+                .policy
+                .allow
+                .extend(late.allow);
+        }
+        if !late_tools.is_empty() {
+            let names: Vec<&str> = late_tools.iter().map(|t| t.name()).collect();
+            self.events().send(Event::ToolsAdded {
+                tools: names.into_iter().map(str::to_owned).collect(),
+            });
+        }
+    }
+
+    /// Waits for the late tools before `command` when it may ask the model or write a
+    /// session; `false` when it was cancelled meanwhile or cannot run (both told).
+    async fn ready_for(&mut self, command: &Command) -> bool {
+        let needs_tools = matches!(
+            command,
+            Command::Submit { .. }
+                | Command::Recover
+                | Command::Move(_)
+                | Command::Switch(_)
+                | Command::Drop
+        );
+        if !needs_tools {
+            return true;
+        }
+        if self.late.is_some() {
+            let cancelled = self.cx.clone();
+            tokio::select! {
+                late = self.late_arrival() => self.take_late(late),
+                () = cancelled.cancelled() => {
+                    self.events().send(Event::Cancelled {
+                        command: command.name().to_owned(),
+                    });
+                    return false;
+                }
+            }
+        }
+        if let Some(why) = &self.late_failed {
+            let error = AgentError::Refused(why.clone());
+            self.fail(command.name(), &error);
+            return false;
+        }
+        true
+    }
+
     /// Runs one command and sends the event that ends it.
     async fn execute(&mut self, command: Command) {
+        if !self.ready_for(&command).await {
+            return;
+        }
         let cx = self.cx.clone();
         match command {
             Command::Submit { text } => {

@@ -63,6 +63,7 @@ impl Worker {
             &self.cx.settings.model,
             self.tools.clone(),
         )?
+        .with_instructions(self.instructions.clone())
         .with_mode(self.cx.settings.policy.mode))
     }
 

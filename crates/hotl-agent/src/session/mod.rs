@@ -271,6 +271,17 @@ impl Session {
         &self.tools
     }
 
+    /// Lets calls reach `tools` that arrived after the session was opened (an MCP server's),
+    /// as many of them as its frozen definitions name.
+    pub fn admit_tools(&mut self, tools: &[std::sync::Arc<dyn crate::tool::Tool>]) {
+        for tool in tools {
+            if self.tool_defs.iter().any(|d| d.name == tool.name()) {
+                // Already there: the one it has stays.
+                let _ = self.tools.add(tool.clone());
+            }
+        }
+    }
+
     /// The model recorded on the session's last answer (or its start).
     pub fn last_model(&self) -> Option<String> {
         self.view

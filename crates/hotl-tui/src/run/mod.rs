@@ -104,6 +104,9 @@ pub struct Options {
     pub ephemeral: bool,
     /// Draw without colours (`NO_COLOR`): bold, dim and reverse still mark what they mark.
     pub monochrome: bool,
+    /// Notified once the first frame is on the screen (what waits for it, MCP servers, starts
+    /// then).
+    pub first_frame: Option<std::sync::Arc<tokio::sync::Notify>>,
 }
 
 impl Default for Options {
@@ -124,6 +127,7 @@ impl Default for Options {
             opened: None,
             ephemeral: false,
             monochrome: false,
+            first_frame: None,
         }
     }
 }
@@ -230,6 +234,9 @@ async fn main_loop(
         &mut events_since_frame,
     )?;
     metrics.first_paint(options.started.elapsed(), options.opened);
+    if let Some(first_frame) = &options.first_frame {
+        first_frame.notify_one();
+    }
     let mut last_draw = Instant::now();
     crate::highlight::warm_up();
     if let Some(agent) = &agent {

@@ -68,14 +68,9 @@ pub fn run(ctx: &Ctx, args: &AcpArgs) -> Result<ExitCode, CliError> {
         let cwd = std::path::Path::new(&ctx.cwd);
         // stdin is the protocol's: no question can be asked.
         let project = crate::mcp::trust::servers(ctx.store.home(), cwd, true, args.trust_project)?;
-        let (instructions, allowed) = crate::mcp::start(
-            &resolved,
-            project,
-            cwd,
-            settings.hidden_env.clone(),
-            &mut tools,
-        )
-        .await?;
+        let (instructions, allowed) = crate::mcp::Servers::new(&resolved, project)
+            .start_now(cwd, settings.hidden_env.clone(), &mut tools)
+            .await?;
         settings.policy.allow.extend(allowed);
         let server = hotl_acp::Server::new(hotl_acp::Backend {
             store: ctx.store.clone(),

@@ -3,6 +3,7 @@
 
 use std::io::IsTerminal;
 use std::process::ExitCode;
+use std::sync::Arc;
 use std::time::Duration;
 
 use clap::{Args, ValueEnum};
@@ -222,14 +223,16 @@ async fn run_async(
     }
     let cwd = std::path::Path::new(&ctx.cwd);
     let project = crate::mcp::trust::servers(ctx.store.home(), cwd, headless, args.trust_project)?;
-    let (instructions, mcp_allowed) = crate::mcp::start(
-        &resolved,
-        project,
-        cwd,
-        settings.hidden_env.clone(),
-        &mut tools,
-    )
-    .await?;
+    let mut servers = Some(crate::mcp::Servers::new(&resolved, project));
+    let mut instructions = Vec::new();
+    let mut mcp_allowed = Vec::new();
+    // Headless, nothing is drawn: the servers start before the session opens. Otherwise
+    // they start after the first frame (below).
+    if headless && let Some(servers) = servers.take() {
+        (instructions, mcp_allowed) = servers
+            .start_now(cwd, settings.hidden_env.clone(), &mut tools)
+            .await?;
+    }
     settings.policy = Policy {
         mode: mode.unwrap_or_default(),
         allow: args.allow.iter().cloned().chain(mcp_allowed).collect(),
@@ -333,7 +336,15 @@ async fn run_async(
         Ttl::FiveMinutes => Duration::from_secs(5 * 60),
         Ttl::OneHour => Duration::from_secs(60 * 60),
     };
-    let agent = Agent::spawn(start, resolved.provider.clone(), settings);
+    let first_frame = Arc::new(tokio::sync::Notify::new());
+    let late = servers.filter(|s| !s.is_empty()).map(|servers| {
+        servers.start_after(
+            Arc::clone(&first_frame),
+            cwd.to_path_buf(),
+            settings.hidden_env.clone(),
+        )
+    });
+    let agent = Agent::spawn_with_late(start, resolved.provider.clone(), settings, late);
     let canceller = agent.canceller();
     tokio::spawn(async move {
         while tokio::signal::ctrl_c().await.is_ok() {
@@ -364,11 +375,12 @@ async fn run_async(
                 pick: tui_pick,
                 opened: resumed.then_some(opened),
                 fullscreen: args.fullscreen || resolved.fullscreen,
+                first_frame: Some(first_frame),
                 ..crate::tui::options(ctx)
             };
             crate::tui::run(ctx, Some(agent), options, None).await
         }
-        None => crate::console::run(ctx, agent, first_message).await,
+        None => crate::console::run(ctx, agent, first_message, first_frame).await,
     }
 }
 

@@ -42,8 +42,13 @@ mod ops;
 
 /// Runs the console on `agent` until the user leaves; `first`, when given (`hotl "fix the
 /// bug"`), is sent as the first message.
-pub async fn run(ctx: &Ctx, mut agent: Agent, first: Option<String>) -> Result<ExitCode, CliError> {
-    let result = converse(ctx, &mut agent, first).await;
+pub async fn run(
+    ctx: &Ctx,
+    mut agent: Agent,
+    first: Option<String>,
+    first_frame: std::sync::Arc<tokio::sync::Notify>,
+) -> Result<ExitCode, CliError> {
+    let result = converse(ctx, &mut agent, first, &first_frame).await;
     agent.shutdown().await;
     result
 }
@@ -52,6 +57,7 @@ async fn converse(
     ctx: &Ctx,
     agent: &mut Agent,
     mut first: Option<String>,
+    first_frame: &tokio::sync::Notify,
 ) -> Result<ExitCode, CliError> {
     let mut live = Live::new();
     live.until(agent, |e| matches!(e, Event::Init { .. }))
@@ -65,6 +71,8 @@ async fn converse(
             "new session".to_owned()
         }
     );
+    // The banner is the console's first frame: MCP servers start now.
+    first_frame.notify_one();
     if live.saved {
         agent.send(Command::Status);
         live.until(agent, |e| matches!(e, Event::Status(_))).await?;
