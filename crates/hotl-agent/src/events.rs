@@ -60,6 +60,8 @@ pub enum Event {
         /// The tools the model can call, in order.
         tools: Vec<String>,
     },
+    /// What the session spent ([`Command::Stats`](crate::Command::Stats)).
+    Stats(Box<crate::stats::Stats>),
     /// Tools arrived after [`Event::Init`] (an MCP server's, started after the front end's
     /// first frame): a session written from now on offers them too.
     ToolsAdded {

@@ -61,6 +61,7 @@ mod provider;
 mod session;
 pub mod slash;
 mod snapshot;
+mod stats;
 mod tool;
 mod tools;
 mod toolset;
@@ -86,6 +87,9 @@ pub use crate::session::{
     Settings, Totals, TurnOutcome, default_context_window, known_context_window,
 };
 pub use crate::snapshot::end_children;
+pub use crate::stats::{
+    ChildSpent, Saving, Spent, Stats, TurnSpent, fresh_equivalent, session_stats, stats,
+};
 pub use crate::tool::{
     BoxFuture, Invocation, Tool, ToolCtx, ToolFuture, ToolKind, ToolOutput, content_hash,
     definition,

@@ -9,7 +9,7 @@
 //! starting with `//` is the escape: it is sent with one slash removed (`//help` sends `/help`).
 
 /// The most hits `/recall` prints (as `hotl recall` does by default).
-pub const RECALL_LIMIT: usize = 20;
+pub const RECALL_LIMIT: usize = 10;
 
 /// The commands with their usage, one line each (what `/help` prints).
 const HELP: &[(&str, &str)] = &[

@@ -8,6 +8,24 @@ use hotl_view::Item;
 
 use crate::moves_fold::{Fixture, NOTE, bash};
 
+/// A fixture whose fixed prompt (system prompt, AGENTS.md and tools) is about 2,100 of the
+/// fake's 4-byte tokens, the size the windows of these tests are chosen around: an AGENTS.md
+/// pads hotl's own prompt up to it, so they keep testing the same thresholds when that
+/// prompt changes.
+fn fixture(replies: Vec<Reply>, allow: &[&str]) -> Fixture {
+    let own = {
+        let f = Fixture::new(Vec::new(), false, &[]);
+        let parts = f.session.context_parts();
+        (parts.system + parts.tools) as usize
+    };
+    let pad = PREFIX_TOKENS.saturating_sub(own) * 4;
+    let agents = "Windows here are chosen for a fixed prompt of known size. ".repeat(pad / 58 + 1);
+    Fixture::with_agents(replies, Some(&agents[..pad.max(1)]), allow)
+}
+
+/// The fixed prompt these tests' windows are chosen around, in the fake's 4-byte tokens.
+const PREFIX_TOKENS: usize = 2_100;
+
 /// A step printing about 8 KB (2,000 tokens with the fake's 4-byte tokens) after a marker.
 fn big_output(marker: &str) -> Reply {
     bash(&format!(
@@ -18,14 +36,13 @@ fn big_output(marker: &str) -> Reply {
 /// Two steps of about 2,000 tokens each (`quokkaword`, then `wombatword`), the note a
 /// compaction asks for, and the answer `Built.`.
 fn build_loop() -> Fixture {
-    Fixture::new(
+    fixture(
         vec![
             big_output("quokkaword"),
             big_output("wombatword"),
             Reply::text(NOTE),
             Reply::text("Built."),
         ],
-        false,
         &["bash"],
     )
 }
@@ -94,25 +111,20 @@ fn a_turn_near_the_window_compacts_and_goes_on_from_the_note() {
 
 #[test]
 fn a_window_of_zero_never_compacts_and_a_small_context_does_not_either() {
-    let mut f = Fixture::new(
+    let mut f = fixture(
         vec![
             big_output("a"),
             big_output("b"),
             big_output("c"),
             Reply::text("Built."),
         ],
-        false,
         &["bash"],
     );
     f.settings.context_window = 0;
     f.submit("build it");
     assert!(compactions(&f).is_empty());
 
-    let mut f = Fixture::new(
-        vec![big_output("a"), Reply::text("Built.")],
-        false,
-        &["bash"],
-    );
+    let mut f = fixture(vec![big_output("a"), Reply::text("Built.")], &["bash"]);
     f.submit("build it");
     assert!(compactions(&f).is_empty());
     assert!(f.session.context_used() > 2_000);
@@ -120,9 +132,8 @@ fn a_window_of_zero_never_compacts_and_a_small_context_does_not_either() {
 
 #[test]
 fn compact_between_turns_and_refusals() {
-    let mut f = Fixture::new(
+    let mut f = fixture(
         vec![big_output("a"), Reply::text("Done."), Reply::text(NOTE)],
-        false,
         &["bash"],
     );
     let refused = compact(&mut f).expect_err("an empty session");
@@ -149,7 +160,7 @@ fn compact_between_turns_and_refusals() {
 /// `compaction` for the latest): the question goes to the context as it stood then.
 #[test]
 fn ask_takes_the_compaction_handle_recall_gives() {
-    let mut f = Fixture::new(
+    let mut f = fixture(
         vec![
             big_output("narwhalword"),
             Reply::text("Done."),
@@ -157,7 +168,6 @@ fn ask_takes_the_compaction_handle_recall_gives() {
             Reply::text("It printed narwhalword."),
             Reply::text("Still narwhalword."),
         ],
-        false,
         &["bash"],
     );
     f.submit("build it");
@@ -226,7 +236,7 @@ fn try_submit(
 /// help, and goes on.
 #[test]
 fn a_compaction_that_cannot_help_happens_once_and_says_so() {
-    let mut f = Fixture::new(
+    let mut f = fixture(
         vec![
             big_output("a"),
             Reply::text(NOTE),
@@ -238,7 +248,6 @@ fn a_compaction_that_cannot_help_happens_once_and_says_so() {
             Reply::text(NOTE),
             Reply::text("Done again."),
         ],
-        false,
         &["bash"],
     );
     // A 7 KB request (1,750 tokens) on top of about 2,100: with the note, over 85% of 4,000.
@@ -274,7 +283,7 @@ fn a_compaction_that_cannot_help_happens_once_and_says_so() {
 /// nothing is compacted and the turn goes on.
 #[test]
 fn a_note_that_does_not_fit_is_refused_and_the_turn_goes_on() {
-    let mut f = Fixture::new(
+    let mut f = fixture(
         vec![
             big_output("a"),
             big_output("b"),
@@ -282,7 +291,6 @@ fn a_note_that_does_not_fit_is_refused_and_the_turn_goes_on() {
             Reply::text("Let me look at the tests again."),
             Reply::text("Built."),
         ],
-        false,
         &["bash"],
     );
     f.settings.context_window = 6_000;
@@ -301,14 +309,13 @@ fn a_note_that_does_not_fit_is_refused_and_the_turn_goes_on() {
 /// context: it is unknown until the next answer, which measures what is left.
 #[test]
 fn the_count_is_unknown_after_a_clear_or_a_fold() {
-    let mut f = Fixture::new(
+    let mut f = fixture(
         vec![
             big_output("a"),
             Reply::text("Done."),
             Reply::text("").with_tool("fold", serde_json::json!({ "since": "t3", "note": NOTE })),
             Reply::text("Folded."),
         ],
-        false,
         &["bash"],
     );
     f.submit("build it");
@@ -393,7 +400,7 @@ fn a_request_the_provider_refuses_as_too_long_is_compacted_and_sent_again() {
 /// provider's error, records no compaction and loses nothing.
 #[test]
 fn a_request_too_long_even_compacted_stops_the_turn_with_the_provider_s_error() {
-    let mut f = Fixture::new(vec![Reply::text("never sent")], false, &["bash"]);
+    let mut f = fixture(vec![Reply::text("never sent")], &["bash"]);
     // About 2,100 tokens of system prompt and tools fit; with the message's 450 they do not.
     f.fake.set_context_window(Some(2_300));
     let (outcome, notices) = try_submit(&mut f, &format!("build it {}", "lorem ".repeat(300)));
@@ -419,7 +426,7 @@ fn a_request_too_long_even_compacted_stops_the_turn_with_the_provider_s_error() 
 /// compaction is tried, and the message is not taken back (it is not the cause).
 #[test]
 fn a_window_smaller_than_the_prompt_and_tools_is_named_and_nothing_is_compacted() {
-    let mut f = Fixture::new(vec![Reply::text("never sent")], false, &["bash"]);
+    let mut f = fixture(vec![Reply::text("never sent")], &["bash"]);
     f.fake.set_context_window(Some(100));
     let (outcome, _) = try_submit(&mut f, "build it");
     let err = outcome.expect_err("too small");
@@ -463,9 +470,8 @@ fn a_note_request_refused_as_too_long_is_sent_again_without_the_oldest_steps() {
 /// conversation (the log keeps it), so the next message is not refused along with it.
 #[test]
 fn a_message_too_long_for_the_window_is_taken_back_and_the_next_one_works() {
-    let mut f = Fixture::new(
+    let mut f = fixture(
         vec![Reply::text("Hi."), Reply::text("A small answer.")],
-        false,
         &[],
     );
     f.submit("hello");
@@ -514,14 +520,13 @@ fn reverted(f: &Fixture) -> bool {
 /// refused again: the model did answer, and files may have changed.
 #[test]
 fn a_turn_whose_step_ran_is_not_taken_back_as_too_long() {
-    let mut f = Fixture::new(
+    let mut f = fixture(
         vec![
             Reply::text("Hi."),
             bash("echo changed > made.txt; head -c 8000 /dev/zero | tr '\\0' x"),
             Reply::text(NOTE),
             Reply::text("never sent"),
         ],
-        false,
         &["bash"],
     );
     f.submit("hello");
@@ -529,7 +534,7 @@ fn a_turn_whose_step_ran_is_not_taken_back_as_too_long() {
     // The big message's first request fits, just; with the step's output it does not, and
     // after compacting (the note beside the message kept whole) it still does not.
     let first = {
-        let mut probe = Fixture::new(vec![Reply::text("Hi."), Reply::text("ok")], false, &[]);
+        let mut probe = fixture(vec![Reply::text("Hi."), Reply::text("ok")], &[]);
         probe.submit("hello");
         probe.submit(&big);
         probe
@@ -558,13 +563,12 @@ fn a_turn_whose_step_ran_is_not_taken_back_as_too_long() {
 /// 400) does not take the message back.
 #[test]
 fn a_message_is_not_taken_back_when_compaction_failed_for_another_reason() {
-    let mut f = Fixture::new(
+    let mut f = fixture(
         vec![
             big_output("quokkaword"),
             Reply::text("Done."),
             Reply::text("never").with_fault(hotl_fakellm::Fault::status(400)),
         ],
-        false,
         &["bash"],
     );
     f.submit("build it");
@@ -582,7 +586,7 @@ fn a_message_is_not_taken_back_when_compaction_failed_for_another_reason() {
 /// takes the name.
 #[test]
 fn a_compaction_inside_a_fork_can_be_asked() {
-    let mut f = Fixture::new(
+    let mut f = fixture(
         vec![
             Reply::text("").with_tool("fork", serde_json::json!({ "task": "build it" })),
             big_output("quokkaword"),
@@ -593,7 +597,6 @@ fn a_compaction_inside_a_fork_can_be_asked() {
             Reply::text("The fork built it."),
             Reply::text("It printed quokkaword."),
         ],
-        false,
         &["bash"],
     );
     f.settings.context_window = 6_000;
@@ -614,7 +617,7 @@ fn a_compaction_inside_a_fork_can_be_asked() {
 /// three such: its window is too small for the work, and more notes only cost.
 #[test]
 fn a_turn_compacting_after_every_step_stops_compacting_ahead() {
-    let mut f = Fixture::new(
+    let mut f = fixture(
         vec![
             big_output("a"),
             Reply::text(NOTE),
@@ -627,7 +630,6 @@ fn a_turn_compacting_after_every_step_stops_compacting_ahead() {
             big_output("e"),
             Reply::text("Done."),
         ],
-        false,
         &["bash"],
     );
     f.settings.context_window = 4_500;
@@ -653,7 +655,7 @@ fn a_long_turn_compacts_as_often_as_it_needs() {
         replies.push(Reply::text(NOTE));
     }
     replies.push(Reply::text("Done."));
-    let mut f = Fixture::new(replies, false, &["bash"]);
+    let mut f = fixture(replies, &["bash"]);
     // Room for two steps after each compaction.
     f.settings.context_window = 7_000;
     let (outcome, notices) = submit_seeing(&mut f, "build it");
@@ -672,13 +674,12 @@ fn a_long_turn_compacts_as_often_as_it_needs() {
 /// pointer to the archived whole, the compaction replaces it, and the turn goes on.
 #[test]
 fn one_oversized_step_is_shortened_for_the_note_and_the_turn_goes_on() {
-    let mut f = Fixture::new(
+    let mut f = fixture(
         vec![
             big_output("oversized"),
             Reply::text(NOTE),
             Reply::text("Done."),
         ],
-        false,
         &["bash"],
     );
     // About 2,100 tokens of system prompt and tools, then a 2,000-token result: over 3,600.

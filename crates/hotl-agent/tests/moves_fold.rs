@@ -23,15 +23,21 @@ impl Fixture {
     /// `long_prompt`: a long AGENTS.md, so the frozen prefix is above the minimum cacheable
     /// length. `allow`: tools the headless policy allows.
     pub(crate) fn new(replies: Vec<Reply>, long_prompt: bool, allow: &[&str]) -> Fixture {
+        let agents = long_prompt.then(|| "Keep the build green. ".repeat(300));
+        Fixture::with_agents(replies, agents.as_deref(), allow)
+    }
+
+    /// A fixture whose project has `agents` as its AGENTS.md (joined to the frozen prompt).
+    pub(crate) fn with_agents(
+        replies: Vec<Reply>,
+        agents: Option<&str>,
+        allow: &[&str],
+    ) -> Fixture {
         let dir = tempfile::tempdir().expect("temp");
         let project = dir.path().join("project");
         std::fs::create_dir_all(&project).expect("project");
-        if long_prompt {
-            std::fs::write(
-                project.join("AGENTS.md"),
-                "Keep the build green. ".repeat(300),
-            )
-            .expect("agents");
+        if let Some(agents) = agents {
+            std::fs::write(project.join("AGENTS.md"), agents).expect("agents");
         }
         let store = Store::new(dir.path().join("home"));
         let fake = FakeLlm::start(Config::scripted(replies).with_tokenizer(Tokenizer::Bytes4))

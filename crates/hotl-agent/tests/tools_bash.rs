@@ -82,7 +82,9 @@ async fn large_output_shows_head_and_tail_and_stores_the_rest() -> TestResult {
     assert_eq!(lines[99], "100");
     assert_eq!(
         lines[100],
-        format!("[… 800 lines omitted; full output in blob {hash}]")
+        format!(
+            "[… 800 lines omitted; full output in blob {hash}: read blob:{hash} pages through it]"
+        )
     );
     assert_eq!(lines[101], "901");
     assert_eq!(lines[200], "1000");
@@ -99,9 +101,28 @@ async fn few_but_long_lines_are_capped_too() -> TestResult {
         .call("bash", json!({"command": "for i in 1 2 3 4; do head -c 10000 /dev/zero | tr '\\0' x; echo; done"}))
         .await;
     let hash = out.blob.clone().ok_or("no blob")?;
-    assert!(out.content.len() < 30_000, "{}", out.content.len());
+    assert!(out.content.len() < 10_000, "{}", out.content.len());
     assert!(out.content.contains(&format!("full output in blob {hash}")));
     assert_eq!(p.ctx.blobs.get(&hash)?.len(), 4 * 10_001);
+    Ok(())
+}
+
+/// The cap counts tokens, not only lines: 350 lines of 60 characters (about 5,000 tokens)
+/// show their head and tail, about 2,000 tokens; 100 such lines pass whole.
+#[tokio::test]
+async fn an_output_is_capped_by_its_tokens_under_the_line_limit() -> TestResult {
+    let p = Project::new()?;
+    let line = "x".repeat(55);
+    let command = |n: u32| format!("for i in $(seq 1 {n}); do echo \"$i {line}\"; done");
+    let out = p.call("bash", json!({"command": command(350)})).await;
+    let hash = out.blob.clone().ok_or("350 long lines are capped")?;
+    assert!(out.content.len() <= 9_000, "{}", out.content.len());
+    assert!(out.content.starts_with("1 x"), "{}", out.content);
+    assert!(out.content.contains("350 x"), "the tail is kept");
+    assert!(out.content.contains(&format!("read blob:{hash}")));
+    let small = p.call("bash", json!({"command": command(100)})).await;
+    assert_eq!(small.blob, None);
+    assert!(small.content.contains("100 x"));
     Ok(())
 }
 

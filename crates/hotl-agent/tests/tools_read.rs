@@ -131,3 +131,36 @@ async fn an_empty_file_says_so() -> TestResult {
     assert!(out.content.ends_with("is empty (0 bytes)"));
     Ok(())
 }
+
+/// A capped command output points at its blob, and `read` pages through the blob like a file.
+#[tokio::test]
+async fn a_capped_outputs_blob_is_read_a_window_at_a_time() -> TestResult {
+    let p = Project::new()?;
+    let out = p
+        .call("bash", json!({"command": "seq 1 5000 | sed 's/^/row /'"}))
+        .await;
+    let hash = out.blob.clone().ok_or("a 5000-line output is capped")?;
+    let pointer = format!("read blob:{hash} pages through it");
+    assert!(out.content.contains(&pointer), "{}", out.content);
+    let page = p
+        .call(
+            "read",
+            json!({"path": format!("blob:{hash}"), "offset": 2500, "limit": 2}),
+        )
+        .await;
+    assert!(!page.is_error, "{}", page.content);
+    assert_eq!(
+        page.content,
+        "  2500\trow 2500\n  2501\trow 2501\n[showing lines 2500-2501 of 5000; continue with offset=2502]"
+    );
+    assert!(page.files.is_empty(), "a blob is no file of the project");
+    let bad = p
+        .call("read", json!({"path": "blob:../../etc/passwd"}))
+        .await;
+    assert!(bad.is_error);
+    let missing = p
+        .call("read", json!({"path": format!("blob:{}", "0".repeat(32))}))
+        .await;
+    assert_error(&missing, &["there is no blob"]);
+    Ok(())
+}

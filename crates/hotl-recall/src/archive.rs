@@ -16,6 +16,10 @@ use crate::token::{for_each_token, holds_token, long_query_tokens, query_terms};
 use crate::types::{Doc, DocKind, Hit, Mode, Thread};
 
 /// BM25 term-frequency saturation.
+/// A ranked hit scores at least this share of the best hit's score.
+const RELATIVE_CUTOFF: f32 = 0.3;
+/// How many candidates per wanted hit are checked for the query as written.
+const EXACT_CANDIDATES: usize = 4;
 const K1: f64 = 1.2;
 /// BM25 length normalisation.
 const B: f64 = 0.75;
@@ -358,6 +362,12 @@ impl Archive {
             .iter()
             .map(|s| vec![0.0; s.docs.len()])
             .collect();
+        // How many of the query's terms each document holds.
+        let mut matched: Vec<Vec<u8>> = self
+            .segments
+            .iter()
+            .map(|s| vec![0; s.docs.len()])
+            .collect();
         let mut idfs = Vec::with_capacity(terms.len());
         let mut postings = Vec::new();
         let mut kept: Vec<(usize, u32, u32)> = Vec::new();
@@ -397,12 +407,24 @@ impl Archive {
                 let tf = f64::from(tf);
                 let norm = tf + K1 * (1.0 - B + B * len / avgdl);
                 scores[s][d as usize] += (idf * tf * (K1 + 1.0) / norm) as f32;
+                let count = &mut matched[s][d as usize];
+                *count = count.saturating_add(1);
             }
         }
+        // Hits worth their tokens: those holding most of the terms the best hit holds, and
+        // scoring a fair share of its score (a document that shares only "42" with
+        // `DETAIL-ZEBRA-42` is not one).
+        let top_score = scores.iter().flatten().copied().fold(0.0_f32, f32::max);
+        let top_matched = matched.iter().flatten().copied().max().unwrap_or(0);
+        let need = (usize::from(top_matched) * 2).div_ceil(3).max(1);
+        let floor = top_score * RELATIVE_CUTOFF;
         let mut best: Vec<(f32, u64, usize, usize)> = Vec::new();
         for (s, seg_scores) in scores.iter().enumerate() {
             for (d, &score) in seg_scores.iter().enumerate() {
-                if score > 0.0 {
+                let held = usize::from(matched[s][d]);
+                // A document holding every term is always worth showing.
+                let kept = held >= terms.len() || (held >= need && score >= floor);
+                if score > 0.0 && kept {
                     best.push((score, self.segments[s].docs[d].key, s, d));
                 }
             }
@@ -414,11 +436,32 @@ impl Archive {
                 .then(b.2.cmp(&a.2))
                 .then(b.3.cmp(&a.3))
         };
-        if best.len() > limit {
-            best.select_nth_unstable_by(limit - 1, order);
-            best.truncate(limit);
+        // Exact identifiers first: among the leading candidates, those that hold the query
+        // as written (`DETAIL-ZEBRA-42`, `parse_config`) come before the rest.
+        let phrase = query.trim().to_ascii_lowercase().into_bytes();
+        let candidates = if terms.len() > 1 {
+            limit.saturating_mul(EXACT_CANDIDATES)
+        } else {
+            limit
+        };
+        if best.len() > candidates {
+            best.select_nth_unstable_by(candidates - 1, order);
+            best.truncate(candidates);
         }
         best.sort_unstable_by(order);
+        if terms.len() > 1 {
+            let mut exact = Vec::with_capacity(best.len());
+            for &(_, _, s, d) in &best {
+                let text = self.segments[s].text(d).map_err(|e| self.io(s, e))?;
+                let text = text.to_ascii_lowercase();
+                exact.push(text.windows(phrase.len()).any(|w| w == phrase.as_slice()));
+            }
+            let mut marked: Vec<_> = best.into_iter().zip(exact).collect();
+            // Stable: within each group the ranking stands.
+            marked.sort_by_key(|(_, exact)| !*exact);
+            best = marked.into_iter().map(|(b, _)| b).collect();
+        }
+        best.truncate(limit);
         let finder = term_finder(&terms);
         let mut hits = Vec::with_capacity(best.len());
         for (score, _, s, d) in best {

@@ -594,6 +594,12 @@ impl App {
                 );
                 self.idle();
             }
+            Event::Stats(stats) => {
+                let mut text = stats.table();
+                text.push_str(&format!("\nthis process: {}", self.cost_text()));
+                self.say(text, Tone::Output);
+                self.idle();
+            }
             Event::Context(parts) => {
                 let text = context_text(&parts, self.status.as_ref());
                 self.say(text, Tone::Output);
@@ -1063,6 +1069,9 @@ impl App {
                     Some(text) => self.say(text, Tone::Output),
                     None => self.say("no answer to show yet", Tone::Error),
                 }
+            }
+            Slash::Cost if self.saved && self.read_only.is_none() => {
+                self.run(Command::Stats, "stats");
             }
             Slash::Cost => self.say(self.cost_text(), Tone::Output),
             Slash::Model(Some(model)) => self.run(Command::SetModel { model }, "model"),

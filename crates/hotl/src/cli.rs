@@ -49,6 +49,8 @@ pub enum Command {
     Recall(crate::commands::recall::RecallArgs),
     /// Ask an archived thread one question (no change to the main line but an `ask` record)
     Ask(crate::commands::ask::AskArgs),
+    /// What a session spent, per turn and in total, and what its folds and forks saved
+    Stats(crate::commands::stats::StatsArgs),
     /// Manage MCP servers: list, check, add, remove
     #[command(subcommand)]
     Mcp(crate::commands::mcp::McpCommand),

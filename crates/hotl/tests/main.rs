@@ -34,6 +34,7 @@ mod seam;
 mod security;
 mod show;
 mod small_models;
+mod stats;
 mod tui;
 
 /// Every test file is declared above (a file left out would silently never run).

@@ -289,15 +289,15 @@ fn a_cut_or_oversized_note_is_refused() -> TestResult {
 #[test]
 fn a_window_smaller_than_the_fixed_prompt_is_named_as_the_cause() -> TestResult {
     let env = Env::new()?;
-    let fake = FakeLlm::start(Config::scripted([Reply::text("never")]).with_context_window(2048))?;
+    let fake = FakeLlm::start(Config::scripted([Reply::text("never")]).with_context_window(1024))?;
     let out = env.agent_with("openai-chat", &fake, LOCAL, &["-p", "what is 2 + 2?"]);
     assert_eq!(out.code, 1, "{out}");
     assert!(
         out.stderr.contains(
-            "the system prompt and tool definitions alone take ~2" // ~2,1xx tokens
+            "the system prompt and tool definitions alone take ~1" // ~1,2xx tokens
         ) && out
             .stderr
-            .contains("more than the server's 2048-token window"),
+            .contains("more than the server's 1024-token window"),
         "{out}"
     );
     assert!(requests(&fake)?.is_empty(), "nothing sent");
@@ -312,7 +312,7 @@ fn a_window_smaller_than_the_fixed_prompt_is_named_as_the_cause() -> TestResult 
     assert_eq!(out.code, 1, "{out}");
     assert!(
         out.stderr
-            .contains("more than the server's 2048-token window"),
+            .contains("more than the server's 1024-token window"),
         "{out}"
     );
     assert!(!out.stderr.contains("shorten"), "{out}");

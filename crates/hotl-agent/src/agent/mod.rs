@@ -86,6 +86,8 @@ pub enum Command {
     Status,
     /// Send an [`Event::Context`]: what the context is made of.
     Context,
+    /// Send an [`Event::Stats`]: what the session spent, per turn and in total.
+    Stats,
     /// Send an [`Event::Models`]: the models the provider lists.
     Models,
     /// Ask with reasoning effort `low`, `medium` or `high` from now on (recorded, so resumes
@@ -132,6 +134,7 @@ impl Command {
             Command::SetMode { .. } => "mode",
             Command::Status => "status",
             Command::Context => "context",
+            Command::Stats => "stats",
             Command::Models => "models",
             Command::SetEffort { .. } => "effort",
             Command::SetModel { .. } => "model",
@@ -861,6 +864,18 @@ impl Worker {
                     }
                     self.events().send(Event::ModelChanged { from, to: model });
                     self.send_status();
+                }
+            }
+            Command::Stats => {
+                let settings = Arc::clone(&self.cx.settings);
+                let pricing = &settings.pricing;
+                let done = self.saved("count").and_then(|session| {
+                    crate::stats::session_stats(session.store(), session.id(), pricing)
+                        .map_err(AgentError::from)
+                });
+                match done {
+                    Ok(stats) => self.events().send(Event::Stats(Box::new(stats))),
+                    Err(e) => self.fail("stats", &e),
                 }
             }
             Command::Context => match self.saved("measure") {

@@ -4,9 +4,9 @@ use hotl_wire::ToolDef;
 
 use crate::tool::{Invocation, Tool, ToolFuture, ToolKind, ToolOutput, definition};
 
-const DESCRIPTION: &str = "Put one question to an archived thread (a folded or compacted span, or a fork) by its handle as recall gives it: it answers from its own full context, including details the note or report left out. Only the answer comes back.";
+const DESCRIPTION: &str = "Put one question to an archived thread by its handle (from recall or a note); it answers from its full context.";
 
-const SCHEMA: &str = r#"{"type":"object","properties":{"handle":{"type":"string","description":"the thread's handle, e.g. b2e4"},"question":{"type":"string"}},"required":["handle","question"]}"#;
+const SCHEMA: &str = r#"{"type":"object","properties":{"handle":{"type":"string"},"question":{"type":"string"}},"required":["handle","question"]}"#;
 
 /// The `ask` tool.
 pub(crate) struct AskTool;

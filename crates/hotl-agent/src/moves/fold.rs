@@ -4,9 +4,9 @@ use hotl_wire::ToolDef;
 
 use crate::tool::{Invocation, Tool, ToolFuture, ToolKind, ToolOutput, definition};
 
-const DESCRIPTION: &str = "Fold a finished episode: replace the span from the stamp `since` (a user message or tool result, e.g. \"t12\") up to your previous step with a short note, keeping it archived under a handle. Use it when a piece of work is done and its details (logs, dead ends) are no longer needed in context. The note must have these lines: changed: / learned: (with caveats) / decided and rejected: / open: / where:";
+const DESCRIPTION: &str = "Fold a finished episode: the span from stamp `since` (e.g. t12) to your previous step is archived under a handle and replaced by `note`. Use it once work is done and its details (logs, dead ends) are no longer needed. The note's lines: changed:, learned: (with caveats), decided and rejected:, open:, where:";
 
-const SCHEMA: &str = r#"{"type":"object","properties":{"since":{"type":"string","description":"stamp where the episode starts, e.g. t12"},"note":{"type":"string","description":"lines starting changed:, learned:, decided and rejected:, open:, where:"}},"required":["since","note"]}"#;
+const SCHEMA: &str = r#"{"type":"object","properties":{"since":{"type":"string"},"note":{"type":"string"}},"required":["since","note"]}"#;
 
 /// The `fold` tool.
 pub(crate) struct FoldTool;

@@ -5,9 +5,10 @@ use hotl_wire::ToolDef;
 
 use crate::tool::{BoxFuture, Invocation, Tool, ToolFuture, ToolKind, ToolOutput, definition};
 
-const DESCRIPTION: &str = "Run a task in a fork of yourself: a copy that starts with this whole conversation, works with the same tools, and returns only its final message (with a handle to its archived work). Use it for log-heavy or exploratory work whose details should not fill this context.";
+const DESCRIPTION: &str = "Run a task in a fork of yourself: it starts from this conversation with the same tools, and only its report comes back, with a handle to its work. For log-heavy or exploratory work.";
 
-const SCHEMA: &str = r#"{"type":"object","properties":{"task":{"type":"string","description":"what the fork should do and report"}},"required":["task"]}"#;
+const SCHEMA: &str =
+    r#"{"type":"object","properties":{"task":{"type":"string"}},"required":["task"]}"#;
 
 /// The `fork` tool.
 pub(crate) struct ForkTool;

@@ -5,9 +5,9 @@ use hotl_wire::ToolDef;
 use crate::tool::{Invocation, Tool, ToolFuture, ToolKind, ToolOutput, definition};
 
 /// The most hits one call returns.
-const LIMIT: usize = 20;
+const LIMIT: usize = 10;
 
-const DESCRIPTION: &str = "Search everything archived off the main line (folded and compacted spans, forks' work, earlier asks: tool outputs, answers, reasoning) without a model call. Each hit gives the thread's handle, the stamp and the matching line; a thread whose files changed since says so. mode: ranked (default), exact or regex.";
+const DESCRIPTION: &str = "Search the archive (folded and compacted spans, forks, asks) without a model call; each hit gives its thread's handle, stamp and line. mode: ranked (default), exact or regex.";
 
 const SCHEMA: &str = r#"{"type":"object","properties":{"query":{"type":"string"},"mode":{"type":"string","enum":["ranked","exact","regex"]}},"required":["query"]}"#;
 

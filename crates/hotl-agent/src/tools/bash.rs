@@ -33,21 +33,9 @@ const DRAIN_AFTER_EXIT: Duration = Duration::from_millis(200);
 /// How long output is still collected after a timeout killed the group.
 const DRAIN_AFTER_KILL: Duration = Duration::from_millis(500);
 
-const DESCRIPTION: &str = "Run a shell command with bash in the working directory and return its \
-output (stdout, then stderr under a `[stderr]` label) and exit code. stdin is closed, so \
-interactive programs will not wait for input. `timeout` is in milliseconds (default 120000, at \
-most 600000); on timeout the command and everything it started are killed. Large outputs are \
-shortened to their first and last 100 lines, with the full output stored in a blob. Prefer read, \
-grep, glob and ls over cat, grep, find and ls. Redirect the output of background jobs to a file.";
+const DESCRIPTION: &str = "Run a bash command in the working directory: stdout, stderr (after `[stderr]`) and the exit code. stdin is closed. `timeout` in ms (default 120000, at most 600000) kills everything the command started. Long output keeps its first and last 100 lines; the whole is kept in a blob. Prefer read, grep, glob and ls to cat, grep, find and ls.";
 
-const SCHEMA: &str = r#"{
-  "type": "object",
-  "properties": {
-    "command": {"type": "string", "description": "The command line, run with bash -c."},
-    "timeout": {"type": "integer", "minimum": 1, "maximum": 600000, "description": "Timeout in milliseconds. Default 120000."}
-  },
-  "required": ["command"]
-}"#;
+const SCHEMA: &str = r#"{"type":"object","properties":{"command":{"type":"string"},"timeout":{"type":"integer","minimum":1,"maximum":600000}},"required":["command"]}"#;
 
 /// The `bash` tool.
 pub(crate) struct Bash;

@@ -15,21 +15,9 @@ use crate::tools::files::{as_text, blocking, io_fail, write_atomic, write_target
 use crate::tools::output::cut_line;
 use crate::tools::write::write_path;
 
-const DESCRIPTION: &str = "Replace exact text in a file. `old` must match the file's text exactly \
-(whitespace and indentation included) and occur exactly once, unless `all` is true, which \
-replaces every occurrence. Read the file first and copy `old` from it (without the line-number \
-prefix); include enough surrounding lines to make it unique. To create a file, use write.";
+const DESCRIPTION: &str = "Replace exact text in a file: `old` must match the file exactly (whitespace included) and occur once, unless `all` replaces every occurrence. Copy `old` from a read, without line numbers, with enough context to be unique.";
 
-const SCHEMA: &str = r#"{
-  "type": "object",
-  "properties": {
-    "path": {"type": "string", "description": "The file to change, absolute or relative to the working directory."},
-    "old": {"type": "string", "description": "The exact text to replace."},
-    "new": {"type": "string", "description": "The text to put in its place (must differ from old)."},
-    "all": {"type": "boolean", "description": "Replace every occurrence instead of requiring exactly one. Default false."}
-  },
-  "required": ["path", "old", "new"]
-}"#;
+const SCHEMA: &str = r#"{"type":"object","properties":{"path":{"type":"string"},"old":{"type":"string"},"new":{"type":"string"},"all":{"type":"boolean"}},"required":["path","old","new"]}"#;
 
 /// Lines of context shown around a single replacement.
 const CONTEXT: usize = 2;

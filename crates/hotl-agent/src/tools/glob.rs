@@ -14,18 +14,10 @@ use crate::tools::files::{blocking, shown};
 /// The most paths one call returns.
 pub(crate) const MAX_PATHS: usize = 1_000;
 
-const DESCRIPTION: &str = "Find files by path pattern, relative to the working directory: `*` and \
-`?` stay within one directory, `**` crosses directories, `{a,b}` alternates (e.g. `**/*.rs`, \
-`src/**/*.{ts,tsx}`, `Cargo.toml`). Files ignored by .gitignore/.ignore are skipped, and so are \
-hidden ones unless the pattern names them. Returns matching file paths sorted, at most 1000.";
+const DESCRIPTION: &str = "Find files by pattern (`**/*.rs`, `src/**/*.{ts,tsx}`): `*` stays in one directory, `**` crosses them. Ignored files are skipped, hidden ones unless named. Sorted, at most 1000.";
 
-const SCHEMA: &str = r#"{
-  "type": "object",
-  "properties": {
-    "pattern": {"type": "string", "description": "The glob, relative to the working directory (or absolute)."}
-  },
-  "required": ["pattern"]
-}"#;
+const SCHEMA: &str =
+    r#"{"type":"object","properties":{"pattern":{"type":"string"}},"required":["pattern"]}"#;
 
 /// The `glob` tool.
 pub(crate) struct Glob;

@@ -21,22 +21,9 @@ const LINE_CHARS: usize = 500;
 /// Files larger than this are not searched.
 const MAX_FILE_BYTES: u64 = 20 << 20;
 
-const DESCRIPTION: &str = "Search file contents with a regular expression (Rust regex syntax, \
-e.g. `fn\\s+main`, `(?i)todo`). Searches `path` (a directory, recursively, or one file; default \
-the working directory), skipping files ignored by .gitignore/.ignore, hidden files and binary \
-files. `glob` keeps only matching files: without a `/` it matches file names (`*.rs`), with one \
-the path relative to `path` (`src/**/*.rs`). Returns `path:line:text` lines sorted by path and \
-line, at most 500.";
+const DESCRIPTION: &str = "Search file contents with a Rust regex (`fn\\s+main`, `(?i)todo`) in `path` (a directory, recursively, or a file; default the working directory), skipping ignored, hidden and binary files. `glob` keeps matching files (`*.rs`, `src/**/*.rs`). Returns `path:line:text`, at most 500 lines.";
 
-const SCHEMA: &str = r#"{
-  "type": "object",
-  "properties": {
-    "pattern": {"type": "string", "description": "The regular expression to search for."},
-    "path": {"type": "string", "description": "The directory or file to search. Default: the working directory."},
-    "glob": {"type": "string", "description": "Only search files matching this glob, e.g. \"*.rs\" or \"src/**/*.ts\"."}
-  },
-  "required": ["pattern"]
-}"#;
+const SCHEMA: &str = r#"{"type":"object","properties":{"pattern":{"type":"string"},"path":{"type":"string"},"glob":{"type":"string"}},"required":["pattern"]}"#;
 
 /// The `grep` tool.
 pub(crate) struct Grep;

@@ -16,18 +16,10 @@ use crate::tools::files::{blocking, io_fail};
 /// The most entries one call returns.
 pub(crate) const MAX_ENTRIES: usize = 1_000;
 
-const DESCRIPTION: &str = "List a directory (default: the working directory): one entry per line, \
-sorted, directories marked with a trailing `/`, dot-files included. `.git/` and entries ignored \
-by .gitignore/.ignore are left out (their count is given) unless `all` is true. Not recursive; \
-use glob to find files deeper down.";
+const DESCRIPTION: &str = "List a directory (default the working directory), sorted, directories ending in `/`. `.git/` and ignored entries are only counted, unless `all`. Not recursive.";
 
-const SCHEMA: &str = r#"{
-  "type": "object",
-  "properties": {
-    "path": {"type": "string", "description": "The directory to list. Default: the working directory."},
-    "all": {"type": "boolean", "description": "Also list .git/ and ignored entries. Default false."}
-  }
-}"#;
+const SCHEMA: &str =
+    r#"{"type":"object","properties":{"path":{"type":"string"},"all":{"type":"boolean"}}}"#;
 
 /// The `ls` tool.
 pub(crate) struct Ls;

@@ -4,8 +4,9 @@ use std::borrow::Cow;
 
 use hotl_log::Blobs;
 
-/// Outputs longer than this many characters are capped.
-pub(crate) const MAX_CHARS: usize = 30_000;
+/// Outputs estimated at more tokens than this are capped: every later request carries what
+/// a result shows, so it shows what is worth that (the rest is a read away, in its blob).
+pub(crate) const MAX_TOKENS: usize = 2_500;
 /// Outputs with more lines than this are capped.
 pub(crate) const MAX_LINES: usize = 400;
 /// Lines kept from the start of a capped output.
@@ -14,8 +15,15 @@ const HEAD_LINES: usize = 100;
 const TAIL_LINES: usize = 100;
 /// A capped output shows at most this many characters of each line...
 const CAPPED_LINE_CHARS: usize = 1_000;
-/// ...and at most this many characters in its head and again in its tail.
-const CAPPED_PART_CHARS: usize = 12_000;
+/// ...and at most this many characters in its head and again in its tail (together about
+/// 2,000 tokens).
+const CAPPED_PART_CHARS: usize = 4_000;
+
+/// A token count for text, estimated as providers' tokenizers average on code and logs
+/// (about four bytes a token); no tokenizer is loaded for it.
+pub(crate) fn estimate_tokens(text: &str) -> usize {
+    text.len().div_ceil(4)
+}
 
 /// `line` cut to `max` characters, with a marker saying how long it was.
 pub(crate) fn cut_line(line: &str, max: usize) -> Cow<'_, str> {
@@ -37,19 +45,23 @@ pub(crate) struct Capped {
     pub(crate) blob: Option<String>,
 }
 
-/// `text` as is when it is small (at most [`MAX_CHARS`] characters and [`MAX_LINES`] lines);
-/// otherwise the full text goes to `blobs` and the model sees the first and last 100 lines
-/// around a pointer line `[… N lines omitted; full output in blob <hash>]`.
+/// `text` as is when it is small (at most [`MAX_TOKENS`] estimated tokens and [`MAX_LINES`]
+/// lines); otherwise the full text goes to `blobs` and the model sees its first and last lines
+/// (at most 100 each, about 1,000 tokens each) around a pointer line `[… N lines omitted; full
+/// output in blob <hash>: read blob:<hash> pages through it]`.
 pub(crate) fn cap(text: &str, blobs: &Blobs) -> Capped {
     let lines: Vec<&str> = text.split_terminator('\n').collect();
-    if lines.len() <= MAX_LINES && text.chars().count() <= MAX_CHARS {
+    if lines.len() <= MAX_LINES && estimate_tokens(text) <= MAX_TOKENS {
         return Capped {
             text: text.to_owned(),
             blob: None,
         };
     }
     let (stored, blob) = match blobs.put(text.as_bytes()) {
-        Ok(hash) => (format!("full output in blob {hash}"), Some(hash)),
+        Ok(hash) => (
+            format!("full output in blob {hash}: read blob:{hash} pages through it"),
+            Some(hash),
+        ),
         Err(e) => (format!("the full output could not be stored: {e}"), None),
     };
     let head = take_lines(lines.iter().copied(), HEAD_LINES);
@@ -122,10 +134,9 @@ mod tests {
         let c = cap(&text, &blobs);
         let hash = c.blob.unwrap();
         assert!(c.text.contains("[line cut: 50000 chars]"), "{}", c.text);
-        assert!(
-            c.text
-                .contains(&format!("[… 0 lines omitted; full output in blob {hash}]"))
-        );
+        assert!(c.text.contains(&format!(
+            "[… 0 lines omitted; full output in blob {hash}: read blob:{hash}"
+        )));
         assert!(c.text.len() < 2_000);
         assert_eq!(blobs.get(&hash).unwrap(), text.as_bytes());
     }

@@ -21,29 +21,33 @@ pub(crate) const LINE_CHARS: usize = 2_000;
 /// The most characters one call returns; the rest is left for a call with a later `offset`.
 const MAX_CHARS: usize = 100_000;
 
-const DESCRIPTION: &str = "Read a text file. Lines come numbered from 1 (`cat -n` style: number, \
-tab, text). By default up to 2000 lines from the start; give `offset` (the first line number to \
-show) and `limit` (how many lines) to read a window of a long file. Lines longer than 2000 \
-characters are cut. Binary files are reported by size, not shown. Relative paths are resolved \
-against the working directory.";
+const DESCRIPTION: &str = "Read a text file, lines numbered from 1 (`cat -n` style). Up to 2000 lines; `offset` and `limit` read a window of a long file. Lines over 2000 characters are cut; a binary file is reported by its size.";
 
-const SCHEMA: &str = r#"{
-  "type": "object",
-  "properties": {
-    "path": {"type": "string", "description": "The file to read, absolute or relative to the working directory."},
-    "offset": {"type": "integer", "minimum": 1, "description": "The first line to show (1-based). Default 1."},
-    "limit": {"type": "integer", "minimum": 1, "description": "How many lines to show. Default 2000."}
-  },
-  "required": ["path"]
-}"#;
+const SCHEMA: &str = r#"{"type":"object","properties":{"path":{"type":"string"},"offset":{"type":"integer","minimum":1,"description":"first line, 1-based"},"limit":{"type":"integer","minimum":1}},"required":["path"]}"#;
 
 /// The `read` tool.
 pub(crate) struct Read;
 
 struct Call {
-    path: PathBuf,
+    source: Source,
     offset: usize,
     limit: usize,
+}
+
+/// What a read reads: a file, or a blob a capped output pointed at (`blob:<hash>`).
+enum Source {
+    File(PathBuf),
+    Blob {
+        hash: String,
+        blobs: hotl_log::Blobs,
+    },
+}
+
+/// The hash in `blob:<hash>`, when `path` is one (hex only: it becomes a file name).
+fn blob_hash(path: &str) -> Option<&str> {
+    let hash = path.strip_prefix("blob:")?;
+    (hash.len() >= 16 && hash.len() <= 64 && hash.bytes().all(|b| b.is_ascii_hexdigit()))
+        .then_some(hash)
 }
 
 impl Tool for Read {
@@ -61,6 +65,8 @@ impl Tool for Read {
 
     fn reads(&self, args: &Args, ctx: &ToolCtx) -> Vec<PathBuf> {
         args.string("path")
+            .ok()
+            .filter(|p| blob_hash(p).is_none())
             .map(|p| vec![ctx.resolve(&p)])
             .unwrap_or_default()
     }
@@ -72,8 +78,16 @@ impl Tool for Read {
             if limit == 0 {
                 return Err("`limit` must be at least 1".to_owned());
             }
+            let path = args.string("path")?;
+            let source = match blob_hash(&path) {
+                Some(hash) => Source::Blob {
+                    hash: hash.to_owned(),
+                    blobs: ctx.blobs.clone(),
+                },
+                None => Source::File(ctx.resolve(&path)),
+            };
             Ok(Call {
-                path: ctx.resolve(&args.string("path")?),
+                source,
                 offset: to_usize(args.opt_u64("offset")?.unwrap_or(1).max(1)),
                 limit: to_usize(limit),
             })
@@ -93,7 +107,16 @@ fn to_usize(n: u64) -> usize {
 
 impl Call {
     fn run(self) -> Result<ToolOutput, Fail> {
-        let path = &self.path;
+        let path = match &self.source {
+            Source::File(path) => path,
+            Source::Blob { hash, blobs } => {
+                let bytes = blobs.get(hash).map_err(|_| {
+                    format!("there is no blob {hash}: copy the hash from the output's pointer line")
+                })?;
+                let text = String::from_utf8_lossy(&bytes);
+                return Ok(ToolOutput::ok(self.render(&format!("blob:{hash}"), &text)?));
+            }
+        };
         let shown = path.display();
         let meta = fs::metadata(path).map_err(|e| match e.kind() {
             std::io::ErrorKind::NotFound => {
@@ -118,7 +141,7 @@ impl Call {
                 bytes.len()
             ),
             Some("") => format!("{shown} is empty (0 bytes)"),
-            Some(text) => self.render(text)?,
+            Some(text) => self.render(&shown.to_string(), text)?,
         };
         Ok(ToolOutput {
             files: vec![touch],
@@ -126,13 +149,12 @@ impl Call {
         })
     }
 
-    fn render(&self, text: &str) -> Result<String, Fail> {
+    fn render(&self, name: &str, text: &str) -> Result<String, Fail> {
         let lines: Vec<&str> = text.split_terminator('\n').collect();
         let total = lines.len();
         if self.offset > total {
             return Err(format!(
-                "{} has {total} line{}; offset {} is past the end",
-                self.path.display(),
+                "{name} has {total} line{}; offset {} is past the end",
                 if total == 1 { "" } else { "s" },
                 self.offset
             ));

@@ -10,28 +10,9 @@ use crate::tool::{Invocation, Tool, ToolFuture, ToolKind, ToolOutput, definition
 /// The statuses an item may have.
 pub(crate) const STATUSES: [&str; 3] = ["pending", "in_progress", "done"];
 
-const DESCRIPTION: &str = "Replace the todo list with `items` (send the whole list every time). \
-Use it for work with several steps: mark the step you are on `in_progress`, finished ones \
-`done`, the rest `pending`.";
+const DESCRIPTION: &str = "Replace the todo list (send it whole). For work of several steps: the current step `in_progress`, finished ones `done`, the rest `pending`.";
 
-const SCHEMA: &str = r#"{
-  "type": "object",
-  "properties": {
-    "items": {
-      "type": "array",
-      "description": "The complete list, in order.",
-      "items": {
-        "type": "object",
-        "properties": {
-          "text": {"type": "string", "description": "What to do."},
-          "status": {"type": "string", "enum": ["pending", "in_progress", "done"]}
-        },
-        "required": ["text", "status"]
-      }
-    }
-  },
-  "required": ["items"]
-}"#;
+const SCHEMA: &str = r#"{"type":"object","properties":{"items":{"type":"array","items":{"type":"object","properties":{"text":{"type":"string"},"status":{"type":"string","enum":["pending","in_progress","done"]}},"required":["text","status"]}}},"required":["items"]}"#;
 
 /// The `todo` tool.
 pub(crate) struct TodoTool;

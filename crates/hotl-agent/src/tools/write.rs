@@ -12,18 +12,9 @@ use crate::tool::{
 };
 use crate::tools::files::{blocking, io_fail, write_atomic, write_target};
 
-const DESCRIPTION: &str = "Create a file or replace its whole content. Missing parent directories \
-are created. To change part of an existing file, prefer edit. Relative paths are resolved against \
-the working directory.";
+const DESCRIPTION: &str = "Create a file or replace its whole content (parent directories are created). To change part of a file, use edit.";
 
-const SCHEMA: &str = r#"{
-  "type": "object",
-  "properties": {
-    "path": {"type": "string", "description": "The file to write, absolute or relative to the working directory."},
-    "content": {"type": "string", "description": "The complete new content of the file."}
-  },
-  "required": ["path", "content"]
-}"#;
+const SCHEMA: &str = r#"{"type":"object","properties":{"path":{"type":"string"},"content":{"type":"string"}},"required":["path","content"]}"#;
 
 /// The `write` tool.
 pub(crate) struct Write;

@@ -13,6 +13,7 @@ pub mod oneshot;
 pub mod recall;
 pub mod run;
 pub mod sessions;
+pub mod stats;
 
 use std::process::ExitCode;
 
@@ -56,6 +57,7 @@ pub fn run(ctx: &Ctx, command: Option<Command>, args: &run::RunArgs) -> Result<E
             compact::run(ctx, &compact_args)
         }
         Command::Recall(args) => recall::run(ctx, &args),
+        Command::Stats(args) => stats::run(ctx, &args),
         Command::Config(mut config_args) => {
             config_args.model_flags = config_args.model_flags.merged(&args.model_flags);
             config::run(ctx, &config_args)

@@ -30,7 +30,7 @@ pub struct RecallArgs {
     #[arg(long, conflicts_with = "mode")]
     pub regex: bool,
     /// The most hits to show (at least 1)
-    #[arg(long, default_value_t = 20, value_parser = clap::value_parser!(u64).range(1..))]
+    #[arg(long, default_value_t = 10, value_parser = clap::value_parser!(u64).range(1..))]
     pub limit: u64,
     /// One JSON array of hits (schema: docs/json.md)
     #[arg(long)]

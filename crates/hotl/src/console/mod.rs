@@ -132,6 +132,20 @@ async fn converse(
             Slash::Unknown(word) => say!("· unknown command {word}; /help lists them"),
             Slash::Usage(why) => say!("· {why}"),
             Slash::Session(op) => ops::run(ctx, agent, &mut live, op).await?,
+            Slash::Cost if !live.saved => say!("· nothing spent yet: send a message first"),
+            Slash::Cost => {
+                agent.send(Command::Stats);
+                match live
+                    .until(agent, |e| {
+                        matches!(e, Event::Stats(_) | Event::Failed { .. })
+                    })
+                    .await?
+                {
+                    Event::Stats(stats) => say!("{}", stats.table().trim_end()),
+                    Event::Failed { error, .. } => say!("· error: {error}"),
+                    _ => {}
+                }
+            }
             Slash::Context if !live.saved => say!("· no session yet: send a message first"),
             Slash::Context => {
                 agent.send(Command::Context);
@@ -200,7 +214,7 @@ async fn converse(
                     _ => {}
                 }
             }
-            Slash::Copy(_) | Slash::Cost | Slash::Raw(_) => {
+            Slash::Copy(_) | Slash::Raw(_) => {
                 say!("· {text} is a command of the terminal UI (hotl without --no-tui)")
             }
             command => match command.as_move() {
