@@ -26,10 +26,11 @@ fn fixture(replies: Vec<Reply>, allow: &[&str]) -> Fixture {
 /// The fixed prompt these tests' windows are chosen around, in the fake's 4-byte tokens.
 const PREFIX_TOKENS: usize = 2_100;
 
-/// A step printing about 8 KB (2,000 tokens with the fake's 4-byte tokens) after a marker.
+/// A step printing about 8 KB (2,000 tokens with the fake's 4-byte tokens) after a marker:
+/// just under the size at which a command's output is capped.
 fn big_output(marker: &str) -> Reply {
     bash(&format!(
-        "echo {marker}; head -c 8000 /dev/zero | tr '\\0' x"
+        "echo {marker}; head -c 7950 /dev/zero | tr '\\0' x"
     ))
 }
 

@@ -215,6 +215,10 @@ pub struct Config {
     /// `/props` says the chat template has no tools section (`chat_template_caps.supports_tools:
     /// false`), as llama.cpp does for a model whose own template ignores tools.
     pub template_ignores_tools: bool,
+    /// Mixed into the ids of messages and tool calls: servers started one after another for
+    /// one conversation (a benchmark restarting its fake per run) give unique ids, as a real
+    /// provider does. 0 keeps the ids every test knows.
+    pub id_seed: u64,
 }
 
 impl Default for Config {
@@ -246,6 +250,7 @@ impl Default for Config {
                 .collect(),
             context_window: None,
             template_ignores_tools: false,
+            id_seed: 0,
         }
     }
 }

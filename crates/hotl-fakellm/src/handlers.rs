@@ -56,7 +56,7 @@ pub(crate) async fn responses(State(s): S, uri: Uri, headers: HeaderMap, body: B
 }
 
 fn request_id(dialect: Dialect, seq: u64) -> String {
-    let ids = Ids { seq };
+    let ids = Ids { seq, seed: 0 };
     match dialect {
         Dialect::Anthropic => ids.make("req_011C", "req", 0),
         _ => ids.make("req_", "req", 0),
@@ -131,7 +131,10 @@ fn answer(
     let headers = vec![id_header(dialect, rid)];
     let mut ctx = RenderCtx {
         model: prepared.model.clone(),
-        ids: Ids { seq },
+        ids: Ids {
+            seq,
+            seed: s.config.id_seed,
+        },
         created: s.clock.unix_secs(),
         fragment: s.config.fragment_chars,
         key: s.config.signing_key,

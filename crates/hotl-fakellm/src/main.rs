@@ -49,6 +49,10 @@ struct ServeArgs {
     /// own template has no tools section
     #[arg(long)]
     template_ignores_tools: bool,
+    /// Mixed into message and tool-call ids, so that servers started one after another for
+    /// one conversation give unique ids
+    #[arg(long, default_value_t = 0, value_name = "N")]
+    id_seed: u64,
 }
 
 fn parse_dialect(s: &str) -> Result<Dialect, String> {
@@ -78,6 +82,7 @@ fn serve(args: ServeArgs) -> hotl_fakellm::Result<()> {
     config.capture_dir = args.capture;
     config.context_window = args.context_window;
     config.template_ignores_tools = args.template_ignores_tools;
+    config.id_seed = args.id_seed;
     if let (Some(path), Some(dialect)) = (&args.replay, args.dialect) {
         config
             .script

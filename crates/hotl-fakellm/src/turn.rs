@@ -137,6 +137,8 @@ impl Usage {
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Ids {
     pub seq: u64,
+    /// [`Config::id_seed`](crate::Config::id_seed): another server's ids differ.
+    pub seed: u64,
 }
 
 impl Ids {
@@ -147,6 +149,9 @@ impl Ids {
         h.update(kind.as_bytes());
         h.update(&self.seq.to_le_bytes());
         h.update(&(index as u64).to_le_bytes());
+        if self.seed != 0 {
+            h.update(&self.seed.to_le_bytes());
+        }
         let digest = h.finalize();
         let tail: String = digest.as_bytes()[..24]
             .iter()
@@ -197,7 +202,7 @@ mod tests {
     fn fragments_respect_characters() {
         assert_eq!(fragments("héllo", 2), vec!["hé", "ll", "o"]);
         assert!(fragments("", 4).is_empty());
-        let ids = Ids { seq: 1 };
+        let ids = Ids { seq: 1, seed: 0 };
         assert_eq!(ids.make("msg_", "m", 0), ids.make("msg_", "m", 0));
         assert_eq!(ids.make("msg_", "m", 0).len(), 28);
     }

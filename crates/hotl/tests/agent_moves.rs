@@ -219,14 +219,15 @@ fn fold_from_the_shell_without_a_note_has_the_model_write_it() -> TestResult {
     Ok(())
 }
 
-/// Two steps printing about 12 KB each (under the 30,000 characters a result keeps: 3,000
-/// tokens with the fake's 4-byte tokens, on top of a first request of about 2,000), after
-/// `quokkaword` and `wombatword`; the note a compaction asks for; the answer `Built.`.
+/// Two steps printing about 8 KB each (just under the 2,000 tokens a result shows whole, with
+/// the fake's 4-byte tokens, on top of a first request of about 1,300: the requests are about
+/// 1,300, 3,300 and 5,300 tokens), after `quokkaword` and `wombatword`; the note a compaction
+/// asks for; the answer `Built.`.
 fn build_loop() -> Config {
     let big = |word: &str| {
         Reply::text("").with_tool(
             "bash",
-            json!({ "command": format!("echo {word}; head -c 12000 /dev/zero | tr '\\0' y") }),
+            json!({ "command": format!("echo {word}; head -c 7900 /dev/zero | tr '\\0' y") }),
         )
     };
     Config::scripted([
@@ -242,13 +243,13 @@ fn build_loop() -> Config {
 #[test]
 fn a_long_turn_compacts_near_the_configured_window() -> TestResult {
     let env = Env::new()?;
-    // The third request would pass 85% of 8,000.
+    // The third request would pass 85% of 5,000.
     let fake = FakeLlm::start(build_loop().with_tokenizer(Tokenizer::Bytes4))?;
     let mut cmd = env.agent_command();
     cmd.args(["--provider", "anthropic", "--base-url"])
         .arg(fake.base_url())
         .args(["--model", MODEL, "-p", "build it", "--allow", "bash"])
-        .env("HOTL_CONTEXT_WINDOW", "8000");
+        .env("HOTL_CONTEXT_WINDOW", "5000");
     let out = run(cmd).ok();
     assert_eq!(out.stdout, "Built.\n", "{out}");
     let id = env.only_session()?;
@@ -288,7 +289,7 @@ fn a_request_the_server_refuses_as_too_long_compacts_and_the_turn_finishes() -> 
     let fake = FakeLlm::start(
         build_loop()
             .with_tokenizer(Tokenizer::Bytes4)
-            .with_context_window(7_000),
+            .with_context_window(4_600),
     )?;
     let mut cmd = env.agent_command();
     cmd.args(["--provider", "openai-chat", "--base-url"])
@@ -378,7 +379,7 @@ fn a_local_servers_own_window_is_asked_and_compaction_comes_first() -> TestResul
     let fake = FakeLlm::start(
         build_loop()
             .with_tokenizer(Tokenizer::Bytes4)
-            .with_context_window(8_500),
+            .with_context_window(6_000),
     )?;
     let out = env
         .agent_with(

@@ -399,3 +399,32 @@ fn a_forks_work_is_shown_indented_between_its_start_and_end() -> TestResult {
     );
     Ok(())
 }
+
+/// `/cost` prints what the session spent per turn and in total, as `hotl stats` does; before
+/// the first message there is nothing to count.
+#[test]
+fn cost_prints_the_sessions_spending_per_turn() -> TestResult {
+    let env = Env::new()?;
+    let fake = FakeLlm::start(Config::scripted([
+        Reply::text("Hi."),
+        Reply::text("Again."),
+    ]))?;
+    let Some(out) = console(&env, &fake, &[], "/cost\nhello\nmore\n/cost\n/exit\n")? else {
+        return Ok(());
+    };
+    let out = out.ok();
+    assert!(
+        out.stdout
+            .contains("· nothing spent yet: send a message first"),
+        "{out}"
+    );
+    let table = out
+        .stdout
+        .split_once(" turn      at  req")
+        .ok_or_else(|| format!("no table: {out}"))?
+        .1;
+    assert!(table.contains("\n    1      t3    1 "), "{out}");
+    assert!(table.contains("\n    2      t7    1 "), "{out}");
+    assert!(table.contains("\ntotal            2 "), "{out}");
+    Ok(())
+}

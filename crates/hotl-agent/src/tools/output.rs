@@ -6,7 +6,7 @@ use hotl_log::Blobs;
 
 /// Outputs estimated at more tokens than this are capped: every later request carries what
 /// a result shows, so it shows what is worth that (the rest is a read away, in its blob).
-pub(crate) const MAX_TOKENS: usize = 2_500;
+pub(crate) const MAX_TOKENS: usize = 2_000;
 /// Outputs with more lines than this are capped.
 pub(crate) const MAX_LINES: usize = 400;
 /// Lines kept from the start of a capped output.
@@ -16,8 +16,8 @@ const TAIL_LINES: usize = 100;
 /// A capped output shows at most this many characters of each line...
 const CAPPED_LINE_CHARS: usize = 1_000;
 /// ...and at most this many characters in its head and again in its tail (together about
-/// 2,000 tokens).
-const CAPPED_PART_CHARS: usize = 4_000;
+/// 1,250 tokens).
+const CAPPED_PART_CHARS: usize = 2_500;
 
 /// A token count for text, estimated as providers' tokenizers average on code and logs
 /// (about four bytes a token); no tokenizer is loaded for it.
@@ -47,7 +47,7 @@ pub(crate) struct Capped {
 
 /// `text` as is when it is small (at most [`MAX_TOKENS`] estimated tokens and [`MAX_LINES`]
 /// lines); otherwise the full text goes to `blobs` and the model sees its first and last lines
-/// (at most 100 each, about 1,000 tokens each) around a pointer line `[… N lines omitted; full
+/// (at most 100 each, about 600 tokens each) around a pointer line `[… N lines omitted; full
 /// output in blob <hash>: read blob:<hash> pages through it]`.
 pub(crate) fn cap(text: &str, blobs: &Blobs) -> Capped {
     let lines: Vec<&str> = text.split_terminator('\n').collect();
