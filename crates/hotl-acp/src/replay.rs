@@ -63,5 +63,7 @@ fn push(item: &Item, out: &mut Vec<s::SessionUpdate>) {
         Item::Compacted { until, summary, .. } => out.push(s::SessionUpdate::AgentMessageChunk(
             chunk(format!("\n[compacted through t{until}]\n{summary}\n")),
         )),
+        // Only inside a span, which replays as its note.
+        Item::Elided { .. } => {}
     }
 }

@@ -22,7 +22,7 @@ pub fn visible_branch(records: &[Record]) -> Vec<usize> {
 
 /// What one revert hid: the revert's seq, the stamp it returned to, and how many user
 /// messages (turns) it took off the visible branch.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct RevertMark {
     /// The `revert` record's seq.
     pub seq: u64,

@@ -234,6 +234,8 @@ impl Walk<'_> {
                     }
                 }
                 Item::Folded { .. } | Item::Compacted { .. } => self.archived(inner),
+                // Only a view read from a checkpoint has these; recall projects the log.
+                Item::Elided { .. } => {}
             }
         }
         // Last, what the fold says the span left (bare paths of older logs say nothing).

@@ -94,6 +94,8 @@ fn push_item(item: &Item, out: &mut Vec<Entry>) {
             summary: summary.clone(),
             archived: entries(items),
         }),
+        // Archived answers a checkpoint left in the log: the pager (Ctrl+T) reads them there.
+        Item::Elided { .. } => {}
     }
 }
 

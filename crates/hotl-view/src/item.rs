@@ -1,4 +1,5 @@
-//! Transcript items: what a person sees, one per message, with folded spans kept whole.
+//! Transcript items: what a person sees, one per message, with folded spans kept whole (or,
+//! read from a checkpoint, with their answers and tool results left in the log).
 
 use hotl_log::{Block, Usage};
 use serde::Serialize;
@@ -62,6 +63,17 @@ pub enum Item {
         /// The original items.
         items: Vec<Item>,
     },
+    /// Original items of a folded or compacted span that a view read from a checkpoint did
+    /// not load (the log keeps them; whatever needs them projects the log). Only answers and
+    /// tool results are left out: a span's user messages stay, the model view quotes them.
+    Elided {
+        /// The first seq they cover.
+        first: u64,
+        /// The last seq they cover.
+        last: u64,
+        /// How many original items they are.
+        count: usize,
+    },
 }
 
 impl Item {
@@ -73,6 +85,7 @@ impl Item {
             }
             Item::Folded { since, .. } => *since,
             Item::Compacted { items, .. } => items.first().map_or(0, Item::first_seq),
+            Item::Elided { first, .. } => *first,
         }
     }
 
@@ -83,6 +96,7 @@ impl Item {
                 *seq
             }
             Item::Folded { until, .. } | Item::Compacted { until, .. } => *until,
+            Item::Elided { last, .. } => *last,
         }
     }
 
@@ -92,6 +106,7 @@ impl Item {
             Item::Folded { items, .. } | Item::Compacted { items, .. } => {
                 items.iter().map(Item::original_count).sum()
             }
+            Item::Elided { count, .. } => *count,
             _ => 1,
         }
     }

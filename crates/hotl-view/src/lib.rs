@@ -28,6 +28,7 @@ mod fold;
 mod item;
 mod model;
 mod project;
+mod thin;
 
 pub use crate::cut::{Cut, fork_state};
 pub use crate::error::{Result, ViewError};
@@ -37,3 +38,4 @@ pub use crate::model::{
     Message, MessageRef, Part, QUOTE_CAP, Role, model_messages, model_view, stamp,
 };
 pub use crate::project::{Boundary, Failure, View, project, project_owned};
+pub use crate::thin::ThinView;

@@ -273,6 +273,8 @@ fn render_into<'a>(item: &'a Item, parts: &mut Vec<Part<'a>>) {
             let text = collapsed_text(&open, "</folded>", note, items, Quotes::Folded(handle));
             parts.push(Part::Text(Cow::Owned(text)));
         }
+        // Only inside a folded or compacted span, whose text quotes its user messages alone.
+        Item::Elided { .. } => {}
         Item::Compacted {
             until,
             summary,

@@ -4,12 +4,12 @@
 use hotl_log::{
     Block, Body, Fold, Lineage, Record, RunState, SessionMeta, summarize_visible, visible_mask,
 };
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::item::Item;
 
 /// The end of a turn: a place a fork or a revert may cut.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Boundary {
     /// Turns before the cut.
     pub turns: usize,
@@ -46,7 +46,7 @@ pub struct View {
     pub reverts: Vec<hotl_log::RevertMark>,
     /// Where the walk over records stands, so later records can be pushed.
     #[serde(skip)]
-    walk: Walk,
+    pub(crate) walk: Walk,
 }
 
 impl Walk {
@@ -62,7 +62,7 @@ impl Walk {
 }
 
 /// What ended a failed turn, as its `error` record says.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Failure {
     /// The record's seq.
     pub seq: u64,
@@ -75,8 +75,8 @@ pub struct Failure {
 }
 
 /// The projection's running state between records.
-#[derive(Clone, Debug, Default)]
-struct Walk {
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+pub(crate) struct Walk {
     /// The seq a cut before the next user message keeps through: a `run started` (and whatever
     /// follows it up to the message) belongs to the turn it starts, not to the one before.
     boundary_seq: u64,

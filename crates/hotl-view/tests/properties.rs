@@ -308,3 +308,38 @@ proptest! {
         prop_assert_eq!(model_messages(&view), model_messages(&old_view));
     }
 }
+
+proptest! {
+    #![proptest_config(arb::config(PURE))]
+
+    /// A view thinned (archived answers and tool results left out), written as JSON and read
+    /// back, then given the rest of the records, sends the model exactly what projecting them
+    /// all sends, with the same boundaries, item counts and state: what a checkpoint keeps is
+    /// enough to resume from.
+    #[test]
+    fn a_thin_view_read_back_and_pushed_on_equals_projecting(
+        script in arb::script(),
+        at in any::<Index>(),
+    ) {
+        let records = script.records();
+        let k = at.index(records.len()).max(1);
+        let written = serde_json::to_string(&project(&records[..k], 0).thin()).map_err(fail)?;
+        let read: hotl_view::ThinView = serde_json::from_str(&written).map_err(fail)?;
+        let mut view = View::from_thin(read);
+        for i in k..records.len() {
+            if view.push(records[i].clone()).is_err() {
+                view = project(&records[..=i], 0);
+            }
+        }
+        let full = project(&records, 0);
+        let sent = |v: &View| serde_json::to_string(&model_messages(v)).expect("serialises");
+        prop_assert_eq!(sent(&view), sent(&full), "log:\n{}", script.jsonl());
+        prop_assert_eq!(&view.boundaries, &full.boundaries);
+        prop_assert_eq!(view.item_count(), full.item_count());
+        prop_assert_eq!(
+            (view.turns, view.open_turn, view.model_after, view.head_seq),
+            (full.turns, full.open_turn, full.model_after, full.head_seq)
+        );
+        prop_assert_eq!(&view.state, &full.state);
+    }
+}

@@ -243,6 +243,8 @@ fn write_item(out: &mut impl Write, item: &Item, depth: usize) -> io::Result<()>
             }
             write_quoted_users(out, items, &pad)?;
         }
+        // `sessions show` projects the log: it never holds these.
+        Item::Elided { count, .. } => writeln!(out, "{pad}⋯ {count} archived items")?,
     }
     Ok(())
 }

@@ -211,6 +211,8 @@ impl Session {
             Item::Assistant { seq, .. } => ("the model's answer", *seq),
             Item::Folded { since, .. } => ("a fold's note", *since),
             Item::Compacted { until, .. } => ("the compaction's note", *until),
+            // Never at the top of a view: only inside a span.
+            Item::Elided { last, .. } => ("archived items", *last),
         };
         let id = self.id();
         Some(format!(
@@ -324,6 +326,8 @@ pub(super) fn item_bytes(item: &Item) -> u64 {
         Item::Assistant { content, .. } => content,
         Item::Folded { note, .. } => return note.len() as u64,
         Item::Compacted { summary, .. } => return summary.len() as u64,
+        // Never sent: only inside a span, whose text is its note.
+        Item::Elided { .. } => return 0,
     };
     blocks
         .iter()
