@@ -83,8 +83,9 @@ pub use crate::permission::{Access, Decision, Mode, Policy, allows, inside, reso
 pub use crate::prompt::system_blocks;
 pub use crate::provider::Provider;
 pub use crate::session::{
-    COMPACT_AT_PERCENT, ContextParts, DEFAULT_MAX_TOKENS, INTERRUPTED, PROVIDER_KEY_VARS, Session,
-    Settings, Totals, TurnOutcome, default_context_window, known_context_window,
+    COMPACT_AT_PERCENT, CheckpointState, ContextParts, DEFAULT_MAX_TOKENS, INTERRUPTED,
+    PROVIDER_KEY_VARS, Session, Settings, Totals, TurnOutcome, checkpoint_state,
+    default_context_window, known_context_window,
 };
 pub use crate::snapshot::end_children;
 pub use crate::stats::{

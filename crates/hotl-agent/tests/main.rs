@@ -1,5 +1,6 @@
 //! Integration tests of the agent crate, one module per concern.
 
+mod checkpoints;
 mod late_tools;
 mod moves_compact;
 mod moves_fold;

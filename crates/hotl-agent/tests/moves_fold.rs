@@ -67,14 +67,14 @@ impl Fixture {
 
     /// The process dies and a new one opens the session: the old session (and its tree lock)
     /// is dropped first, as a dead process's would be.
-    fn restart(&mut self) {
+    pub(crate) fn restart(&mut self) {
         let id = self.release();
         self.open(&id);
     }
 
     /// Lets go of the session (and its tree lock), as a process that exits does; returns its
     /// id. A placeholder in another home stands in until [`Fixture::open`].
-    fn release(&mut self) -> String {
+    pub(crate) fn release(&mut self) -> String {
         let id = self.session.id().to_owned();
         let elsewhere = Store::new(self._dir.path().join("elsewhere"));
         let placeholder = new_session(&elsewhere, &self.project);
@@ -83,7 +83,7 @@ impl Fixture {
     }
 
     /// Opens session `id` of the store as the fixture's session.
-    fn open(&mut self, id: &str) {
+    pub(crate) fn open(&mut self, id: &str) {
         self.session = Session::open(&self.store, id, ToolSet::standard()).expect("opened");
     }
 

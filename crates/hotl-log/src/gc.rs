@@ -318,8 +318,9 @@ impl Store {
             }
         }
         // Derived indexes of later layers name their files after the session
-        // (`index/recall/<id>.idx`, `<id>-<hex>.seg`, `index/trees/<id>.index`).
-        for sub in ["recall", "trees"] {
+        // (`index/recall/<id>.idx`, `<id>-<hex>.seg`, `index/trees/<id>.index`,
+        // `index/views/<id>.json`).
+        for sub in ["recall", "trees", "views"] {
             let dir = self.index_dir().join(sub);
             let Ok(entries) = fs::read_dir(&dir) else {
                 continue;

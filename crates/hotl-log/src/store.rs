@@ -213,6 +213,22 @@ impl Store {
         .at(&path)
     }
 
+    /// Whether `pin` still holds: its session's log is at least as long as its offset and the
+    /// bytes before the offset hash as they did (constant time, whatever the log's size).
+    pub fn pin_holds(&self, pin: &crate::record::Pin) -> bool {
+        let path = self.log_path(&pin.session);
+        std::fs::metadata(&path).is_ok_and(|m| m.len() >= pin.offset)
+            && crate::lineage::pin_hash(&path, pin.offset).is_ok_and(|h| h == pin.hash)
+    }
+
+    /// Replaces `file` in the derived directory `dir` (a cache: written atomically, not
+    /// synced; losing it costs a rebuild).
+    pub fn put_derived(&self, dir: &str, file: &str, bytes: &[u8]) -> Result<()> {
+        let dir = self.derived_dir(dir);
+        fsutil::create_private_dir(&dir)?;
+        fsutil::write_derived(&dir.join(file), bytes)
+    }
+
     /// [`Store::read_range`] from `from` to the log's end.
     pub fn read_after(&self, id: &str, from: u64) -> Result<Log> {
         let size = self.log_size(id)?;

@@ -33,7 +33,11 @@ impl View {
     /// This view with the originals inside folded and compacted spans left out.
     pub fn thin(&self) -> ThinView {
         ThinView {
-            items: self.items.iter().map(|i| Stored::from(thin_top(i))).collect(),
+            items: self
+                .items
+                .iter()
+                .map(|i| Stored::from(thin_top(i)))
+                .collect(),
             boundaries: self.boundaries.clone(),
             turns: self.turns,
             open_turn: self.open_turn,
@@ -114,11 +118,8 @@ fn thin_span(items: &[Item]) -> Vec<Item> {
             Item::User { .. } => out.push(item.clone()),
             Item::Folded { .. } | Item::Compacted { .. } => out.push(thin_top(item)),
             other => {
-                let (first, last, count) = (
-                    other.first_seq(),
-                    other.last_seq(),
-                    other.original_count(),
-                );
+                let (first, last, count) =
+                    (other.first_seq(), other.last_seq(), other.original_count());
                 match out.last_mut() {
                     Some(Item::Elided {
                         last: run_last,

@@ -45,7 +45,20 @@ impl Session {
             ),
             ..ContextParts::default()
         };
-        for item in &self.view.items {
+        // A view read from a checkpoint left the archived originals in the log: measuring
+        // what folds saved needs them.
+        let full;
+        let view = match self.thin {
+            true => match self.store.lineage(self.id()) {
+                Ok(lineage) => {
+                    full = hotl_view::View::from_lineage(lineage);
+                    &full
+                }
+                Err(_) => &self.view,
+            },
+            false => &self.view,
+        };
+        for item in &view.items {
             let shown = tokens(item_bytes(item));
             let archived = match item {
                 Item::Folded { items, .. } => {

@@ -353,6 +353,7 @@ pub(super) fn note_files(out: &mut Vec<ArchivedFile>, fold: &Fold) {
     let title = fold.note.lines().next().unwrap_or("").trim().to_owned();
     for touch in &fold.files {
         out.push(ArchivedFile {
+            fork: false,
             path: touch.path.clone(),
             handle: fold.handle.clone(),
             title: title.clone(),

@@ -279,6 +279,7 @@ fn note_fork_files(
         if let Body::ToolResult { files, .. } = &record.body {
             for touch in files {
                 out.push(ArchivedFile {
+                    fork: true,
                     path: touch.path.clone(),
                     handle: handle.to_owned(),
                     title: title.clone(),

@@ -15,6 +15,7 @@
 
 mod ask;
 mod calls;
+mod checkpoint;
 mod compact;
 mod context;
 mod fit;
@@ -43,6 +44,7 @@ use crate::prompt::system_blocks;
 use crate::snapshot::Snapshots;
 use crate::toolset::ToolSet;
 
+pub use self::checkpoint::{CheckpointState, checkpoint_state};
 pub use self::compact::{COMPACT_AT_PERCENT, default_context_window, known_context_window};
 pub use self::context::ContextParts;
 use self::fold::note_files;
@@ -86,11 +88,19 @@ pub struct Session {
     /// Problems with the session, for the user: missing ancestors, lineage depth, frozen
     /// blobs that cannot be read.
     pub problems: Vec<String>,
+    /// The view was read from a checkpoint: archived originals are left out of it until
+    /// something needs them.
+    thin: bool,
+    /// The own seq the latest checkpoint covers (0: none), and whether a record since
+    /// reshaped the view.
+    checkpoint_seq: u64,
 }
 
 /// A file an archived thread touched.
 #[derive(Clone, Debug)]
 pub(crate) struct ArchivedFile {
+    /// Touched by a fork's work (else by a folded span).
+    pub(crate) fork: bool,
     pub(crate) path: String,
     pub(crate) handle: String,
     /// The note's first line, or the fork's task.
@@ -104,6 +114,17 @@ struct WorkingTree {
     /// started in the background when the turn starts.
     last: Option<String>,
     snapshots: Snapshots,
+}
+
+impl Drop for Session {
+    /// A session let go after many records writes a checkpoint, so the next open reads it
+    /// and not the whole log.
+    fn drop(&mut self) {
+        let last_seq = self.writer.next_seq().saturating_sub(1);
+        if last_seq.saturating_sub(self.checkpoint_seq) >= checkpoint::EVERY {
+            self.write_checkpoint();
+        }
+    }
 }
 
 impl std::fmt::Debug for Session {
@@ -159,17 +180,30 @@ impl Session {
     /// or tool list that cannot be read is a problem named in [`Session::problems`]: the
     /// current ones stand in, so the prompt cache starts cold.
     pub fn from_writer(store: &Store, writer: Writer, tools: ToolSet) -> Result<Session> {
-        let lineage = store.lineage(writer.id())?;
-        let start = lineage.start().clone();
-        let cwd = PathBuf::from(&start.cwd);
+        let opened = match checkpoint::open(store, writer.id()) {
+            Some(opened) => opened,
+            None => opened_from_log(store, writer.id())?,
+        };
+        let checkpoint::Opened {
+            start,
+            view,
+            mut problems,
+            cache_key,
+            cwd,
+            last_run,
+            fold_files,
+            shrunk_at,
+            last_tree,
+            thin,
+            checkpoint_seq,
+        } = opened;
         let blobs = store.blobs();
-        let mut problems: Vec<String> = lineage.problems.iter().map(ToString::to_string).collect();
         let system = frozen(&blobs, start.system_blob.as_deref(), "system prompt")
             .unwrap_or_else(|why| {
                 problems.push(why);
                 None
             })
-            .unwrap_or_else(|| system_blocks(&cwd));
+            .unwrap_or_else(|| system_blocks(std::path::Path::new(&start.cwd)));
         let tool_defs = frozen(&blobs, start.tools_blob.as_deref(), "tool definitions")
             .unwrap_or_else(|why| {
                 problems.push(why);
@@ -180,42 +214,9 @@ impl Session {
             tracing::warn!(session = writer.id(), "{problem}");
         }
         let tools = tools.filtered(|t| tool_defs.iter().any(|d| d.name == t.name()));
-        // The latest `fresh` wins, inherited ones too: a fork of a freshened session shares
-        // its cache shard.
-        let freshened = lineage.records.iter().rev().find_map(|r| match &r.body {
-            Body::Fresh { cache_key } => Some(cache_key.clone()),
-            _ => None,
-        });
-        let cache_key = freshened
-            .or_else(|| start.cache_key.clone())
-            .or_else(|| lineage.ancestors.last().cloned())
-            .unwrap_or_else(|| writer.id().to_owned());
-        // A move is the session's own: a fork records its own directory.
-        let cwd = lineage.records[lineage.own_start..]
-            .iter()
-            .rev()
-            .find_map(|r| match &r.body {
-                Body::Reroot { cwd } => Some(PathBuf::from(cwd)),
-                _ => None,
-            })
-            .unwrap_or(cwd);
-        // A reverted branch holds no open turn and no archived thread.
-        let visible = hotl_log::visible_mask(&lineage.records);
-        let last_run = last_visible_run(&lineage.records, &visible);
         let mut archived_files = Vec::new();
-        let mut last_tree = None;
-        let mut shrunk_at = 0;
         note_delegated_files(store, writer.id(), &mut archived_files);
-        for (record, visible) in lineage.records.iter().zip(&visible) {
-            if shrinks(&record.body) {
-                shrunk_at = record.seq;
-            }
-            match &record.body {
-                Body::Fold(fold) if *visible => note_files(&mut archived_files, fold),
-                Body::Snapshot { tree } => last_tree = Some(tree.clone()),
-                _ => {}
-            }
-        }
+        archived_files.extend(fold_files);
         let snapshots = Snapshots::new(
             store
                 .derived_dir("trees")
@@ -225,7 +226,7 @@ impl Session {
             store: store.clone(),
             writer,
             problems,
-            view: View::from_lineage(lineage),
+            view,
             start,
             last_run,
             epoch: 0,
@@ -243,7 +244,15 @@ impl Session {
             cache_key,
             totals: Totals::default(),
             turns_run: 0,
+            thin,
+            checkpoint_seq,
         })
+    }
+
+    /// Whether its view was read from a view checkpoint (archived originals left in the log)
+    /// and has not been projected from the log since.
+    pub fn is_thin(&self) -> bool {
+        self.thin
     }
 
     /// The session id.
@@ -358,6 +367,7 @@ impl Session {
     /// Appends records in one write and one sync, and brings the view up to date.
     fn append_all(&mut self, bodies: Vec<Body>) -> Result<()> {
         let mut rebuild = false;
+        let mut reshaped = false;
         for record in self.writer.append_all(bodies)? {
             if let Body::Run { run, state } = &record.body {
                 self.last_run = Some((run.clone(), state.clone()));
@@ -365,6 +375,7 @@ impl Session {
             if shrinks(&record.body) {
                 self.shrunk_at = record.seq;
             }
+            reshaped |= checkpoint::reshapes(&record);
             rebuild |= !rebuild && self.view.push(record).is_err();
         }
         if rebuild {
@@ -372,9 +383,40 @@ impl Session {
             let visible = hotl_log::visible_mask(&lineage.records);
             self.last_run = last_visible_run(&lineage.records, &visible);
             self.view = View::from_lineage(lineage);
+            self.thin = false;
             self.epoch += 1;
         }
+        if reshaped {
+            // The next open would otherwise project everything this record reshaped.
+            self.write_checkpoint();
+        }
         Ok(())
+    }
+
+    /// Writes a view checkpoint of the session as it stands (a failure costs only speed, and
+    /// is logged). Not for a session whose lineage has problems: it opens from its log, so
+    /// they are told each time.
+    fn write_checkpoint(&mut self) {
+        if !self.problems.is_empty() {
+            return;
+        }
+        let last_seq = self.writer.next_seq().saturating_sub(1);
+        let snapshot = checkpoint::Snapshot {
+            id: self.writer.id(),
+            start: &self.start,
+            last_seq,
+            view: &self.view,
+            cache_key: &self.cache_key,
+            cwd: &self.cwd,
+            last_run: self.last_run.as_ref(),
+            fold_files: self.archived_files.iter().filter(|f| !f.fork).collect(),
+            shrunk_at: self.shrunk_at,
+            last_tree: self.tree.last.as_deref(),
+        };
+        match checkpoint::write(&self.store, &snapshot) {
+            Ok(()) => self.checkpoint_seq = last_seq,
+            Err(e) => tracing::warn!(session = self.id(), "no view checkpoint written: {e}"),
+        }
     }
 
     /// Names the session: the name rule (valid, unique among live sessions) is checked before
@@ -390,6 +432,61 @@ impl Session {
     pub fn set_mode(&mut self, mode: Mode) -> Result<()> {
         self.append(mode_record(mode))
     }
+}
+
+/// What opening session `id` computes, read from its whole lineage.
+fn opened_from_log(store: &Store, id: &str) -> Result<checkpoint::Opened> {
+    let lineage = store.lineage(id)?;
+    let start = lineage.start().clone();
+    let problems: Vec<String> = lineage.problems.iter().map(ToString::to_string).collect();
+    // The latest `fresh` wins, inherited ones too: a fork of a freshened session shares its
+    // cache shard.
+    let freshened = lineage.records.iter().rev().find_map(|r| match &r.body {
+        Body::Fresh { cache_key } => Some(cache_key.clone()),
+        _ => None,
+    });
+    let cache_key = freshened
+        .or_else(|| start.cache_key.clone())
+        .or_else(|| lineage.ancestors.last().cloned())
+        .unwrap_or_else(|| id.to_owned());
+    // A move is the session's own: a fork records its own directory.
+    let cwd = lineage.records[lineage.own_start..]
+        .iter()
+        .rev()
+        .find_map(|r| match &r.body {
+            Body::Reroot { cwd } => Some(PathBuf::from(cwd)),
+            _ => None,
+        })
+        .unwrap_or_else(|| PathBuf::from(&start.cwd));
+    // A reverted branch holds no open turn and no archived thread.
+    let visible = hotl_log::visible_mask(&lineage.records);
+    let last_run = last_visible_run(&lineage.records, &visible);
+    let mut fold_files = Vec::new();
+    let mut last_tree = None;
+    let mut shrunk_at = 0;
+    for (record, visible) in lineage.records.iter().zip(&visible) {
+        if shrinks(&record.body) {
+            shrunk_at = record.seq;
+        }
+        match &record.body {
+            Body::Fold(fold) if *visible => note_files(&mut fold_files, fold),
+            Body::Snapshot { tree } => last_tree = Some(tree.clone()),
+            _ => {}
+        }
+    }
+    Ok(checkpoint::Opened {
+        start,
+        view: View::from_lineage(lineage),
+        problems,
+        cache_key,
+        cwd,
+        last_run,
+        fold_files,
+        shrunk_at,
+        last_tree,
+        thin: false,
+        checkpoint_seq: 0,
+    })
 }
 
 /// A frozen blob's content as `T`, `None` when the session froze none, or the problem.
