@@ -5,7 +5,7 @@ use std::io::Write;
 use hotl_log::{Body, Record, encode_line};
 use hotl_testkit::{FIXED_ID, FIXED_TS, TestResult};
 
-use crate::common::{Env, OTHER_ID};
+use crate::common::{Env, OTHER_ID, path_str};
 
 #[test]
 fn a_healthy_log_is_ok() -> TestResult {
@@ -95,6 +95,39 @@ fn checking_everything_fails_when_one_log_is_bad() -> TestResult {
     assert!(out.stdout.contains(&format!("{FIXED_ID} ok")), "{out}");
     assert!(
         out.stdout.contains(&format!("{OTHER_ID} PROBLEMS")),
+        "{out}"
+    );
+    Ok(())
+}
+
+/// `check` says how a session's view checkpoint stands: current after a fold wrote one, and
+/// ignored (a note, not a problem) once it is damaged.
+#[test]
+fn check_tells_how_the_view_checkpoint_stands() -> TestResult {
+    let env = Env::new()?;
+    let fake = hotl_fakellm::FakeLlm::start(hotl_fakellm::Config::scripted([
+        hotl_fakellm::Reply::text("One."),
+        hotl_fakellm::Reply::text("Two."),
+    ]))?;
+    env.agent(&fake, &["-p", "one"]).ok();
+    let id = env.only_session()?;
+    let note = env.scratch(
+        "note.txt",
+        b"changed: nothing\nlearned: one\ndecided and rejected: none\nopen: none\nwhere: here",
+    )?;
+    env.run(&["fold", &id, "--since", "t3", "--note-file", &path_str(&note)?])
+        .ok();
+    env.agent(&fake, &["-r", &id, "-p", "two"]).ok();
+    let out = env.run(&["sessions", "check", &id]).ok();
+    assert!(
+        out.stdout.contains("note: view checkpoint through t"),
+        "{out}"
+    );
+    let file = env.home.join("index").join("views").join(format!("{id}.json"));
+    std::fs::write(&file, b"not json")?;
+    let out = env.run(&["sessions", "check", &id]).ok();
+    assert!(
+        out.stdout.contains("note: view checkpoint ignored (damaged"),
         "{out}"
     );
     Ok(())

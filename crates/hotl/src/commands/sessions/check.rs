@@ -34,7 +34,17 @@ pub fn run(ctx: &Ctx, args: &CheckArgs) -> Result<ExitCode, CliError> {
     let mut reports = Vec::new();
     for id in ids {
         match ctx.store.check(&id) {
-            Ok(report) => reports.push(report),
+            Ok(mut report) => {
+                // A checkpoint is derived: one that does not match is a note, not a problem.
+                match hotl_agent::checkpoint_state(&ctx.store, &id) {
+                    hotl_agent::CheckpointState::Missing => {}
+                    state => report.findings.push(hotl_log::Finding {
+                        severity: Severity::Note,
+                        message: state.to_string(),
+                    }),
+                }
+                reports.push(report);
+            }
             Err(e @ LogError::NotALog { .. }) => reports.push(CheckReport {
                 id,
                 records: 0,
