@@ -239,6 +239,22 @@ fn at_head(store: &Store, parent: &SessionMeta) -> Result<ForkPoint> {
 }
 
 fn at_cut(store: &Store, parent: &SessionMeta, at: ForkAt) -> Result<ForkPoint> {
+    // The parent's checkpoint gives its boundaries and state without reading its history;
+    // the pin's offset is then found by reading lines only up to the cut.
+    if let Some(view) = crate::session::checkpoint_view(store, &parent.id) {
+        let cut = cut_of(&view, at)?;
+        let offset = store.offset_through(&parent.id, cut.boundary.seq)?;
+        let pin = store.pin(&parent.id, cut.boundary.seq, offset)?;
+        let inherited = Inherited {
+            turns: cut.boundary.turns as u64,
+            first_message: view.state.first_message.clone(),
+        };
+        return Ok((
+            pin,
+            hotl_view::fork_state(&view.state, cut.at_head),
+            inherited,
+        ));
+    }
     let lineage = store.lineage(&parent.id)?;
     for p in &lineage.problems {
         if let LineageProblem::MissingAncestor { ancestor, child } = p {
@@ -246,12 +262,7 @@ fn at_cut(store: &Store, parent: &SessionMeta, at: ForkAt) -> Result<ForkPoint> 
         }
     }
     let view = View::of(&lineage);
-    let cut = match at {
-        ForkAt::Turns(n) => view.cut_after_turns(n)?,
-        ForkAt::Items(n) => view.cut_after_items(n)?,
-        ForkAt::Message(seq) => view.cut_after_message(seq)?,
-        ForkAt::Head => view.cut_at_head()?,
-    };
+    let cut = cut_of(&view, at)?;
     let offset = lineage.offset_for(cut.boundary.seq);
     let pin = store.pin(&parent.id, cut.boundary.seq, offset)?;
     let inherited = Inherited {
@@ -263,6 +274,16 @@ fn at_cut(store: &Store, parent: &SessionMeta, at: ForkAt) -> Result<ForkPoint> 
         hotl_view::fork_state(&view.state, cut.at_head),
         inherited,
     ))
+}
+
+/// Where `at` cuts `view`.
+fn cut_of(view: &View, at: ForkAt) -> Result<hotl_view::Cut> {
+    Ok(match at {
+        ForkAt::Turns(n) => view.cut_after_turns(n)?,
+        ForkAt::Items(n) => view.cut_after_items(n)?,
+        ForkAt::Message(seq) => view.cut_after_message(seq)?,
+        ForkAt::Head => view.cut_at_head()?,
+    })
 }
 
 /// Walks the parent chain through the metadata cache: every ancestor must still be on disk.

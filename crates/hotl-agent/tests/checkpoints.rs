@@ -172,3 +172,39 @@ fn a_log_appended_without_a_new_checkpoint_is_read_after_it() {
     assert!(text.contains("fifth") && text.contains("Fifth done."));
     assert_eq!(text, seen_from_log(&mut f));
 }
+
+/// A fork cut at a turn finds its cut from the parent's checkpoint and its pin by reading the
+/// log only up to the cut: the same fork the whole log gives.
+#[test]
+fn a_fork_cut_from_the_checkpoint_pins_where_the_log_would() {
+    let mut f = folded();
+    let id = f.release();
+    let meta = f.store.meta(&id).expect("meta");
+    let fork_at = |f: &Fixture, turns| {
+        let writer = hotl_agent::fork(
+            &f.store,
+            &meta,
+            hotl_agent::ForkAt::Turns(turns),
+            None,
+            &f.project.display().to_string(),
+        )
+        .expect("forked");
+        let fork = writer.id().to_owned();
+        drop(writer);
+        let start = f.store.read_start(&fork).expect("start");
+        let lineage = f.store.lineage(&fork).expect("lineage");
+        (start.parent, View::of(&lineage).turns)
+    };
+    let from_checkpoint = [fork_at(&f, 1), fork_at(&f, 2)];
+    assert!(matches!(
+        checkpoint_state(&f.store, &id),
+        CheckpointState::Current { .. }
+    ));
+    let path = f.store.derived_dir("views").join(format!("{id}.json"));
+    std::fs::remove_file(&path).expect("a checkpoint");
+    let from_log = [fork_at(&f, 1), fork_at(&f, 2)];
+    assert_eq!(from_checkpoint, from_log);
+    assert_eq!(from_checkpoint[0].1, 1);
+    assert_eq!(from_checkpoint[1].1, 2);
+    f.open(&id);
+}

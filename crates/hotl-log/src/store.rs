@@ -229,6 +229,39 @@ impl Store {
         fsutil::write_derived(&dir.join(file), bytes)
     }
 
+    /// Where a fork that sees everything up to `seq` pins in `id`'s own log: the offset just
+    /// past the last line whose seq is at most `seq` (the end of the `session` line for a seq
+    /// in inherited history). Reads lines from the start only up to there, each only for its
+    /// seq: a cut near the start costs little whatever the log's size.
+    pub fn offset_through(&self, id: &str, seq: u64) -> Result<u64> {
+        use std::io::BufRead;
+        #[derive(Deserialize)]
+        struct Seq {
+            seq: u64,
+        }
+        let path = self.log_path(id);
+        let file = std::fs::File::open(&path).map_err(|e| LogError::opening(id, &path, e))?;
+        let mut reader = std::io::BufReader::with_capacity(1 << 16, file);
+        let mut line = Vec::new();
+        let (mut offset, mut through) = (0u64, 0u64);
+        loop {
+            line.clear();
+            let n = reader.read_until(b'\n', &mut line).at(&path)? as u64;
+            if n == 0 || line.last() != Some(&b'\n') {
+                break;
+            }
+            offset += n;
+            match serde_json::from_slice::<Seq>(&line) {
+                // The `session` line always counts: a cut in inherited history pins after it.
+                Ok(record) if record.seq <= seq || through == 0 => through = offset,
+                Ok(_) => break,
+                // A damaged line is skipped, as reading skips it.
+                Err(_) => {}
+            }
+        }
+        Ok(through)
+    }
+
     /// [`Store::read_range`] from `from` to the log's end.
     pub fn read_after(&self, id: &str, from: u64) -> Result<Log> {
         let size = self.log_size(id)?;

@@ -45,6 +45,11 @@ struct Args {
     /// End of the 60-day window the sessions are spread over, RFC 3339 [default: now]
     #[arg(long, value_name = "TS")]
     now: Option<String>,
+    /// Long-lived sessions: long agentic turns (about 120 records each), every turn folded
+    /// once done, a compaction after every ten folds, no thinking blocks (their signatures
+    /// would be refused by a provider that did not sign them); no forks
+    #[arg(long)]
+    folded: bool,
 }
 
 /// Sessions are spread over this many days before `--now`.
@@ -99,7 +104,8 @@ fn run(args: &Args) -> Result<()> {
             Some(cwd) => cwd.clone(),
             None => content::cwd(&mut rng),
         };
-        let fork_of = (index > 0 && rng.chance(FORK_SHARE)).then(|| rng.urange(0, index - 1));
+        let fork_of =
+            (index > 0 && !args.folded && rng.chance(FORK_SHARE)).then(|| rng.urange(0, index - 1));
         let session = match fork_of {
             Some(parent) => {
                 forks += 1;
@@ -111,7 +117,16 @@ fn run(args: &Args) -> Result<()> {
                 } else {
                     rng.urange(args.records / 2, args.records * 3 / 2)
                 };
-                bulk(&store, rng, index, start, now, target.max(1), cwd)?
+                bulk(
+                    &store,
+                    rng,
+                    index,
+                    start,
+                    now,
+                    target.max(1),
+                    cwd,
+                    args.folded,
+                )?
             }
         };
         made.push(session);
@@ -136,6 +151,7 @@ fn bulk(
     deadline: SystemTime,
     target: usize,
     cwd: String,
+    folded: bool,
 ) -> Result<Made> {
     let dir = store.layout().sessions_dir();
     DirBuilder::new()
@@ -165,6 +181,9 @@ fn bulk(
     let mut bytes = write_record(&mut out, &first).map_err(io)?;
     let mut records = 1u64;
     let mut maker = SessionGen::new(rng, index, 2, start, deadline, target);
+    if folded {
+        maker = maker.folded();
+    }
     let mut events = Vec::new();
     while (records as usize) < target {
         maker.turn(&mut events);

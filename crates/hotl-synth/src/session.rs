@@ -1,5 +1,9 @@
 //! One synthetic session, turn by turn: `run` started, a user message, tool steps, an answer,
 //! `run` finished; between turns now and then a fold, todos, a title or a name.
+//!
+//! A *folded* session is what a long-lived one looks like: long agentic turns (one message,
+//! many steps), each folded once it is done, a compaction every few folds, and no thinking
+//! blocks (their signatures would be refused by a provider that did not sign them).
 
 use std::collections::HashSet;
 use std::time::{Duration, SystemTime};
@@ -17,6 +21,12 @@ const MEAN_TURN_MS: f64 = 1_890_000.0;
 
 /// Rough records per turn.
 const MEAN_TURN_RECORDS: f64 = 10.4;
+
+/// Tool steps in a folded session's turn, on average (from half to one and a half times).
+const FOLDED_TURN_STEPS: usize = 60;
+
+/// A folded session compacts after this many folds.
+const FOLDS_PER_COMPACTION: u64 = 10;
 
 /// A record to write: its seq, when it happened and what it says.
 pub(crate) struct Event {
@@ -42,6 +52,9 @@ pub(crate) struct SessionGen {
     last_finished: u64,
     next_fold_after: usize,
     handles: HashSet<String>,
+    /// A long-lived session: long turns, each folded, compactions now and then.
+    folded: bool,
+    folds: u64,
 }
 
 impl SessionGen {
@@ -72,9 +85,20 @@ impl SessionGen {
             last_finished: 0,
             next_fold_after: 0,
             handles: HashSet::new(),
+            folded: false,
+            folds: 0,
         };
         maker.next_fold_after = maker.rng.urange(12, 18);
         maker
+    }
+
+    /// Makes it a long-lived session's history: long turns, each folded when done, a
+    /// compaction after every [`FOLDS_PER_COMPACTION`] folds, no thinking.
+    pub(crate) fn folded(mut self) -> Self {
+        self.folded = true;
+        self.scale /= FOLDED_TURN_STEPS as f64 / 3.0;
+        self.next_fold_after = 1;
+        self
     }
 
     /// The time of the latest record.
@@ -130,7 +154,12 @@ impl SessionGen {
         );
         let text = content::user_message(&mut self.rng);
         let user_seq = self.emit(out, 3, Body::user_text(text));
-        let steps = *self.rng.pick(&[1, 1, 2, 2, 2, 3, 3, 3, 4, 4, 5, 6]);
+        let steps = if self.folded {
+            self.rng
+                .urange(FOLDED_TURN_STEPS / 2, FOLDED_TURN_STEPS * 3 / 2)
+        } else {
+            *self.rng.pick(&[1, 1, 2, 2, 2, 3, 3, 3, 4, 4, 5, 6])
+        };
         for step in 0..steps {
             self.tool_step(out, step == 0);
         }
@@ -148,7 +177,7 @@ impl SessionGen {
             return;
         }
         let mut blocks = Vec::new();
-        if self.rng.chance(0.10) {
+        if !self.folded && self.rng.chance(0.10) {
             blocks.push(self.thinking());
         }
         let answer = content::answer(&mut self.rng);
@@ -191,7 +220,7 @@ impl SessionGen {
     /// An assistant record calling one tool (sometimes two at once) and their results.
     fn tool_step(&mut self, out: &mut Vec<Event>, first: bool) {
         let mut blocks = Vec::new();
-        if first && self.rng.chance(0.15) {
+        if first && !self.folded && self.rng.chance(0.15) {
             blocks.push(self.thinking());
         }
         if self.rng.chance(0.4) {
@@ -288,7 +317,7 @@ impl SessionGen {
     /// Folds from the user message of an earlier finished turn (after the previous fold) to
     /// the end of the latest finished turn.
     fn fold(&mut self, out: &mut Vec<Event>) {
-        let from = if self.rng.chance(0.7) {
+        let from = if self.folded || self.rng.chance(0.7) {
             0
         } else {
             self.rng.urange(0, self.foldable.len() / 2)
@@ -311,6 +340,16 @@ impl SessionGen {
         };
         self.emit(out, 4_000, Body::Fold(Box::new(fold)));
         self.foldable.clear();
-        self.next_fold_after = self.rng.urange(12, 18);
+        self.next_fold_after = if self.folded {
+            1
+        } else {
+            self.rng.urange(12, 18)
+        };
+        self.folds += 1;
+        if self.folded && self.folds.is_multiple_of(FOLDS_PER_COMPACTION) {
+            let summary = content::fold_note(&mut self.rng);
+            let until = self.last_finished;
+            self.emit(out, 6_000, Body::Compaction { until, summary });
+        }
     }
 }

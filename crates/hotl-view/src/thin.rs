@@ -16,6 +16,9 @@ use crate::project::{Boundary, Failure, View, Walk};
 /// [`View`] with its archived originals left out; serializable.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct ThinView {
+    /// The items in pre-order: a span is followed by its children (each compaction holds
+    /// the one before it, so nesting would grow with history: a flat list reads back at any
+    /// depth).
     items: Vec<Stored>,
     boundaries: Vec<Boundary>,
     turns: usize,
@@ -33,11 +36,7 @@ impl View {
     /// This view with the originals inside folded and compacted spans left out.
     pub fn thin(&self) -> ThinView {
         ThinView {
-            items: self
-                .items
-                .iter()
-                .map(|i| Stored::from(thin_top(i)))
-                .collect(),
+            items: flatten(self.items.iter().map(thin_top)),
             boundaries: self.boundaries.clone(),
             turns: self.turns,
             open_turn: self.open_turn,
@@ -54,7 +53,7 @@ impl View {
     /// The view a [`ThinView`] keeps: records after its head can be pushed onto it.
     pub fn from_thin(thin: ThinView) -> View {
         View {
-            items: thin.items.into_iter().map(Item::from).collect(),
+            items: unflatten(thin.items),
             boundaries: thin.boundaries,
             turns: thin.turns,
             open_turn: thin.open_turn,
@@ -137,9 +136,9 @@ fn thin_span(items: &[Item]) -> Vec<Item> {
     out
 }
 
-/// [`Item`] as a checkpoint stores it: externally tagged, so a tool call's arguments are read
-/// back byte for byte (an internally tagged enum buffers its content, and raw JSON cannot be
-/// read from a buffer).
+/// [`Item`] as a checkpoint stores it: flat (a span says how many children follow it), and
+/// externally tagged, so a tool call's arguments are read back byte for byte (an internally
+/// tagged enum buffers its content, and raw JSON cannot be read from a buffer).
 #[derive(Clone, Debug, Serialize, Deserialize)]
 enum Stored {
     User {
@@ -165,12 +164,12 @@ enum Stored {
         note: String,
         since: u64,
         until: u64,
-        items: Vec<Stored>,
+        children: usize,
     },
     Compacted {
         until: u64,
         summary: String,
-        items: Vec<Stored>,
+        children: usize,
     },
     Elided {
         first: u64,
@@ -179,116 +178,239 @@ enum Stored {
     },
 }
 
-impl From<Item> for Stored {
-    fn from(item: Item) -> Stored {
-        match item {
-            Item::User { seq, content } => Stored::User { seq, content },
+/// `items` in pre-order, each span followed by its children.
+fn flatten(items: impl Iterator<Item = Item>) -> Vec<Stored> {
+    let mut out = Vec::new();
+    // Iterators still to walk, innermost last: no recursion, whatever the depth.
+    let mut stack: Vec<std::vec::IntoIter<Item>> = vec![items.collect::<Vec<_>>().into_iter()];
+    while let Some(level) = stack.last_mut() {
+        let Some(item) = level.next() else {
+            stack.pop();
+            continue;
+        };
+        let children = match item {
+            Item::User { seq, content } => {
+                out.push(Stored::User { seq, content });
+                continue;
+            }
             Item::Assistant {
                 seq,
                 content,
                 model,
                 stop,
                 usage,
-            } => Stored::Assistant {
-                seq,
-                content,
-                model,
-                stop,
-                usage,
-            },
+            } => {
+                out.push(Stored::Assistant {
+                    seq,
+                    content,
+                    model,
+                    stop,
+                    usage,
+                });
+                continue;
+            }
             Item::ToolResult {
                 seq,
                 call,
                 content,
                 is_error,
                 blob,
-            } => Stored::ToolResult {
-                seq,
-                call,
-                content,
-                is_error,
-                blob,
-            },
+            } => {
+                out.push(Stored::ToolResult {
+                    seq,
+                    call,
+                    content,
+                    is_error,
+                    blob,
+                });
+                continue;
+            }
+            Item::Elided { first, last, count } => {
+                out.push(Stored::Elided { first, last, count });
+                continue;
+            }
             Item::Folded {
                 handle,
                 note,
                 since,
                 until,
                 items,
-            } => Stored::Folded {
-                handle,
-                note,
-                since,
-                until,
-                items: items.into_iter().map(Stored::from).collect(),
-            },
+            } => {
+                out.push(Stored::Folded {
+                    handle,
+                    note,
+                    since,
+                    until,
+                    children: items.len(),
+                });
+                items
+            }
             Item::Compacted {
                 until,
                 summary,
                 items,
-            } => Stored::Compacted {
-                until,
-                summary,
-                items: items.into_iter().map(Stored::from).collect(),
-            },
-            Item::Elided { first, last, count } => Stored::Elided { first, last, count },
-        }
+            } => {
+                out.push(Stored::Compacted {
+                    until,
+                    summary,
+                    children: items.len(),
+                });
+                items
+            }
+        };
+        stack.push(children.into_iter());
     }
+    out
 }
 
-impl From<Stored> for Item {
-    fn from(stored: Stored) -> Item {
-        match stored {
-            Stored::User { seq, content } => Item::User { seq, content },
+/// The items [`flatten`] wrote.
+fn unflatten(flat: Vec<Stored>) -> Vec<Item> {
+    /// A span whose children are still being read.
+    struct Open {
+        span: Item,
+        left: usize,
+    }
+    let mut top = Vec::new();
+    let mut open: Vec<Open> = Vec::new();
+    for stored in flat {
+        let (item, children) = match stored {
+            Stored::User { seq, content } => (Item::User { seq, content }, 0),
             Stored::Assistant {
                 seq,
                 content,
                 model,
                 stop,
                 usage,
-            } => Item::Assistant {
-                seq,
-                content,
-                model,
-                stop,
-                usage,
-            },
+            } => (
+                Item::Assistant {
+                    seq,
+                    content,
+                    model,
+                    stop,
+                    usage,
+                },
+                0,
+            ),
             Stored::ToolResult {
                 seq,
                 call,
                 content,
                 is_error,
                 blob,
-            } => Item::ToolResult {
-                seq,
-                call,
-                content,
-                is_error,
-                blob,
-            },
+            } => (
+                Item::ToolResult {
+                    seq,
+                    call,
+                    content,
+                    is_error,
+                    blob,
+                },
+                0,
+            ),
+            Stored::Elided { first, last, count } => (Item::Elided { first, last, count }, 0),
             Stored::Folded {
                 handle,
                 note,
                 since,
                 until,
-                items,
-            } => Item::Folded {
-                handle,
-                note,
-                since,
-                until,
-                items: items.into_iter().map(Item::from).collect(),
-            },
+                children,
+            } => (
+                Item::Folded {
+                    handle,
+                    note,
+                    since,
+                    until,
+                    items: Vec::with_capacity(children),
+                },
+                children,
+            ),
             Stored::Compacted {
                 until,
                 summary,
-                items,
-            } => Item::Compacted {
-                until,
-                summary,
-                items: items.into_iter().map(Item::from).collect(),
-            },
-            Stored::Elided { first, last, count } => Item::Elided { first, last, count },
+                children,
+            } => (
+                Item::Compacted {
+                    until,
+                    summary,
+                    items: Vec::with_capacity(children),
+                },
+                children,
+            ),
+        };
+        if children > 0 {
+            open.push(Open {
+                span: item,
+                left: children,
+            });
+            continue;
         }
+        // A finished item goes into the span it belongs to, which may finish in turn.
+        let mut done = item;
+        loop {
+            let Some(parent) = open.last_mut() else {
+                top.push(done);
+                break;
+            };
+            if let Item::Folded { items, .. } | Item::Compacted { items, .. } = &mut parent.span {
+                items.push(done);
+            }
+            parent.left -= 1;
+            if parent.left > 0 {
+                break;
+            }
+            done = open.pop().expect("a parent").span;
+        }
+    }
+    // A truncated list leaves spans open: they keep what was read.
+    while let Some(last) = open.pop() {
+        match open.last_mut() {
+            Some(parent) => {
+                if let Item::Folded { items, .. } | Item::Compacted { items, .. } = &mut parent.span
+                {
+                    items.push(last.span);
+                }
+            }
+            None => top.push(last.span),
+        }
+    }
+    top
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Each compaction holds the one before: a thousand of them read back through JSON
+    /// (whose readers stop at a nesting depth far below that).
+    #[test]
+    fn deeply_nested_spans_read_back_whole() {
+        let mut item = Item::User {
+            seq: 1,
+            content: vec![Block::text("first")],
+        };
+        for n in 0..1_000u64 {
+            item = Item::Compacted {
+                until: n + 2,
+                summary: format!("summary {n}"),
+                items: vec![
+                    item,
+                    Item::Elided {
+                        first: n + 2,
+                        last: n + 2,
+                        count: 1,
+                    },
+                ],
+            };
+        }
+        let items = vec![
+            item,
+            Item::User {
+                seq: 5_000,
+                content: vec![Block::text("last")],
+            },
+        ];
+        let text = serde_json::to_string(&flatten(items.clone().into_iter())).expect("writes");
+        let read: Vec<Stored> = serde_json::from_str(&text).expect("reads");
+        assert_eq!(unflatten(read), items);
     }
 }

@@ -115,19 +115,31 @@ fn check_tells_how_the_view_checkpoint_stands() -> TestResult {
         "note.txt",
         b"changed: nothing\nlearned: one\ndecided and rejected: none\nopen: none\nwhere: here",
     )?;
-    env.run(&["fold", &id, "--since", "t3", "--note-file", &path_str(&note)?])
-        .ok();
+    env.run(&[
+        "fold",
+        &id,
+        "--since",
+        "t3",
+        "--note-file",
+        path_str(&note)?,
+    ])
+    .ok();
     env.agent(&fake, &["-r", &id, "-p", "two"]).ok();
     let out = env.run(&["sessions", "check", &id]).ok();
     assert!(
         out.stdout.contains("note: view checkpoint through t"),
         "{out}"
     );
-    let file = env.home.join("index").join("views").join(format!("{id}.json"));
+    let file = env
+        .home
+        .join("index")
+        .join("views")
+        .join(format!("{id}.json"));
     std::fs::write(&file, b"not json")?;
     let out = env.run(&["sessions", "check", &id]).ok();
     assert!(
-        out.stdout.contains("note: view checkpoint ignored (damaged"),
+        out.stdout
+            .contains("note: view checkpoint ignored (damaged"),
         "{out}"
     );
     Ok(())

@@ -219,6 +219,12 @@ pub(super) fn open(store: &Store, id: &str) -> Option<Opened> {
     })
 }
 
+/// Session `id`'s view from its checkpoint and the records after it, without opening the
+/// session (a fork reads its parent this way); `None` when the log must be projected.
+pub(crate) fn view_of(store: &Store, id: &str) -> Option<View> {
+    open(store, id).map(|opened| opened.view)
+}
+
 /// What [`write`] needs of a session.
 pub(super) struct Snapshot<'a> {
     pub(super) id: &'a str,

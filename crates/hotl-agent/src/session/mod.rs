@@ -44,6 +44,7 @@ use crate::prompt::system_blocks;
 use crate::snapshot::Snapshots;
 use crate::toolset::ToolSet;
 
+pub(crate) use self::checkpoint::view_of as checkpoint_view;
 pub use self::checkpoint::{CheckpointState, checkpoint_state};
 pub use self::compact::{COMPACT_AT_PERCENT, default_context_window, known_context_window};
 pub use self::context::ContextParts;
