@@ -231,19 +231,49 @@ impl Store {
 
     /// Where a fork that sees everything up to `seq` pins in `id`'s own log: the offset just
     /// past the last line whose seq is at most `seq` (the end of the `session` line for a seq
-    /// in inherited history). Reads lines from the start only up to there, each only for its
-    /// seq: a cut near the start costs little whatever the log's size.
+    /// in inherited history). Seqs grow with offsets, so it is found by bisecting the file on
+    /// line starts, then reading the last stretch: a few reads whatever the log's size.
     pub fn offset_through(&self, id: &str, seq: u64) -> Result<u64> {
-        use std::io::BufRead;
-        #[derive(Deserialize)]
-        struct Seq {
-            seq: u64,
-        }
+        use std::io::{BufRead, Seek, SeekFrom};
+        /// Below this many bytes, the stretch left is read line by line.
+        const STRETCH: u64 = 64 * 1024;
         let path = self.log_path(id);
         let file = std::fs::File::open(&path).map_err(|e| LogError::opening(id, &path, e))?;
+        let size = file.metadata().at(&path)?.len();
         let mut reader = std::io::BufReader::with_capacity(1 << 16, file);
         let mut line = Vec::new();
-        let (mut offset, mut through) = (0u64, 0u64);
+        // The first line starting at or after `pos` that holds a seq: (its start, its seq).
+        let mut line_after = |pos: u64| -> Result<Option<(u64, u64)>> {
+            reader.seek(SeekFrom::Start(pos)).at(&path)?;
+            let mut start = pos;
+            if pos > 0 {
+                line.clear();
+                start += reader.read_until(b'\n', &mut line).at(&path)? as u64;
+            }
+            loop {
+                line.clear();
+                let n = reader.read_until(b'\n', &mut line).at(&path)? as u64;
+                if n == 0 || line.last() != Some(&b'\n') {
+                    return Ok(None);
+                }
+                if let Some(found) = seq_of(&line) {
+                    return Ok(Some((start, found)));
+                }
+                start += n;
+            }
+        };
+        // Invariant: `lo` starts a line holding a seq at most `seq` (or is 0); every line at
+        // or after `hi` holds a larger seq.
+        let (mut lo, mut hi) = (0u64, size);
+        while hi - lo > STRETCH {
+            let mid = lo + (hi - lo) / 2;
+            match line_after(mid)? {
+                Some((start, found)) if start < hi && found <= seq => lo = start,
+                _ => hi = mid,
+            }
+        }
+        reader.seek(SeekFrom::Start(lo)).at(&path)?;
+        let (mut offset, mut through) = (lo, lo);
         loop {
             line.clear();
             let n = reader.read_until(b'\n', &mut line).at(&path)? as u64;
@@ -251,12 +281,12 @@ impl Store {
                 break;
             }
             offset += n;
-            match serde_json::from_slice::<Seq>(&line) {
+            match seq_of(&line) {
                 // The `session` line always counts: a cut in inherited history pins after it.
-                Ok(record) if record.seq <= seq || through == 0 => through = offset,
-                Ok(_) => break,
+                Some(found) if found <= seq || through == 0 => through = offset,
+                Some(_) => break,
                 // A damaged line is skipped, as reading skips it.
-                Err(_) => {}
+                None => {}
             }
         }
         Ok(through)
@@ -528,4 +558,20 @@ pub fn is_session_id(s: &str) -> bool {
 /// A new session id.
 pub fn new_session_id() -> String {
     ulid::Ulid::generate().to_string()
+}
+
+/// The seq of a log line, read from its start (hotl writes it first: `{"seq":N,`), else by
+/// parsing the line; `None` for a line that holds none.
+fn seq_of(line: &[u8]) -> Option<u64> {
+    if let Some(rest) = line.strip_prefix(b"{\"seq\":") {
+        let digits = rest.iter().take_while(|b| b.is_ascii_digit()).count();
+        if digits > 0 && rest.get(digits) == Some(&b',') {
+            return std::str::from_utf8(&rest[..digits]).ok()?.parse().ok();
+        }
+    }
+    #[derive(Deserialize)]
+    struct Seq {
+        seq: u64,
+    }
+    serde_json::from_slice::<Seq>(line).ok().map(|s| s.seq)
 }

@@ -157,3 +157,33 @@ fn a_fork_told_what_it_inherits_has_a_ready_summary_equal_to_a_rebuild() -> Test
     assert_eq!(ready.turns, 3);
     Ok(())
 }
+
+/// `offset_through` finds, by bisecting the file, the pin offset reading the whole log gives,
+/// for every seq of a log far larger than its last stretch (damaged lines included).
+#[test]
+fn offset_through_bisects_to_where_the_lineage_pins() -> TestResult {
+    let home = TestHome::new();
+    let mut log = LogBuilder::new(FIXED_ID, "/p");
+    for i in 0..400 {
+        log.turn(&format!("turn {i} {}", "padding ".repeat(40)));
+    }
+    let id = home.import(&log)?;
+    let path = home.store.layout().log(&id);
+    // A damaged line in the middle, as a crash might leave one.
+    let mut text = std::fs::read_to_string(&path)?;
+    let middle = text.len() / 2;
+    let at = middle + text[middle..].find('\n').ok_or("a line end")? + 1;
+    text.insert_str(at, "{\"seq\":not a number\n");
+    std::fs::write(&path, text)?;
+    let lineage = home.store.lineage(&id)?;
+    assert!(std::fs::metadata(&path)?.len() > 512 * 1024);
+    let last = log.seq();
+    for seq in (0..=last + 2).step_by(7).chain([1, 2, last - 1, last]) {
+        assert_eq!(
+            home.store.offset_through(&id, seq)?,
+            lineage.offset_for(seq),
+            "t{seq}"
+        );
+    }
+    Ok(())
+}

@@ -47,9 +47,14 @@ struct Args {
     now: Option<String>,
     /// Long-lived sessions: long agentic turns (about 120 records each), every turn folded
     /// once done, a compaction after every ten folds, no thinking blocks (their signatures
-    /// would be refused by a provider that did not sign them); no forks
+    /// would be refused by a provider that did not sign them); no forks; with the view
+    /// checkpoint hotl keeps
     #[arg(long)]
     folded: bool,
+    /// With --folded: about this many turns (user messages), their length set by --records
+    /// (the same conversation with more or less archived work behind it)
+    #[arg(long, value_name = "N", requires = "folded")]
+    turns: Option<usize>,
 }
 
 /// Sessions are spread over this many days before `--now`.
@@ -117,16 +122,12 @@ fn run(args: &Args) -> Result<()> {
                 } else {
                     rng.urange(args.records / 2, args.records * 3 / 2)
                 };
-                bulk(
-                    &store,
-                    rng,
-                    index,
-                    start,
-                    now,
-                    target.max(1),
-                    cwd,
-                    args.folded,
-                )?
+                let folded = args.folded.then(|| {
+                    // About two records a step, and a few more a turn.
+                    args.turns
+                        .map(|turns| (target / turns.max(1)).saturating_sub(6) / 2)
+                });
+                bulk(&store, rng, index, start, now, target.max(1), cwd, folded)?
             }
         };
         made.push(session);
@@ -151,7 +152,7 @@ fn bulk(
     deadline: SystemTime,
     target: usize,
     cwd: String,
-    folded: bool,
+    folded: Option<Option<usize>>,
 ) -> Result<Made> {
     let dir = store.layout().sessions_dir();
     DirBuilder::new()
@@ -181,8 +182,8 @@ fn bulk(
     let mut bytes = write_record(&mut out, &first).map_err(io)?;
     let mut records = 1u64;
     let mut maker = SessionGen::new(rng, index, 2, start, deadline, target);
-    if folded {
-        maker = maker.folded();
+    if let Some(turn_steps) = folded {
+        maker = maker.folded(turn_steps);
     }
     let mut events = Vec::new();
     while (records as usize) < target {
@@ -193,9 +194,19 @@ fn bulk(
         }
     }
     out.flush().map_err(io)?;
+    // On disk, as hotl's own appends (each synced) leave a log: otherwise the first sync of
+    // the next writer pays for flushing all of it.
+    out.get_ref().sync_all().map_err(io)?;
     drop(out);
     fs::rename(&tmp, &path).map_err(|e| format!("renaming to {}: {e}", path.display()))?;
     store.rebuild_meta(&id).map_err(|e| e.to_string())?;
+    if folded.is_some() {
+        // hotl writes a view checkpoint after each fold: so does this, by opening the session
+        // once as hotl does (letting it go writes one).
+        let session = hotl_agent::Session::open(store, &id, hotl_agent::ToolSet::standard())
+            .map_err(|e| e.to_string())?;
+        drop(session);
+    }
     Ok(Made {
         id,
         cwd,

@@ -54,6 +54,8 @@ pub(crate) struct SessionGen {
     handles: HashSet<String>,
     /// A long-lived session: long turns, each folded, compactions now and then.
     folded: bool,
+    /// Tool steps in a folded session's turn, on average.
+    turn_steps: usize,
     folds: u64,
 }
 
@@ -86,6 +88,7 @@ impl SessionGen {
             next_fold_after: 0,
             handles: HashSet::new(),
             folded: false,
+            turn_steps: FOLDED_TURN_STEPS,
             folds: 0,
         };
         maker.next_fold_after = maker.rng.urange(12, 18);
@@ -94,9 +97,11 @@ impl SessionGen {
 
     /// Makes it a long-lived session's history: long turns, each folded when done, a
     /// compaction after every [`FOLDS_PER_COMPACTION`] folds, no thinking.
-    pub(crate) fn folded(mut self) -> Self {
+    /// `turn_steps`: tool steps per turn on average (default [`FOLDED_TURN_STEPS`]).
+    pub(crate) fn folded(mut self, turn_steps: Option<usize>) -> Self {
         self.folded = true;
-        self.scale /= FOLDED_TURN_STEPS as f64 / 3.0;
+        self.turn_steps = turn_steps.unwrap_or(FOLDED_TURN_STEPS).max(2);
+        self.scale /= self.turn_steps as f64 / 3.0;
         self.next_fold_after = 1;
         self
     }
@@ -156,7 +161,7 @@ impl SessionGen {
         let user_seq = self.emit(out, 3, Body::user_text(text));
         let steps = if self.folded {
             self.rng
-                .urange(FOLDED_TURN_STEPS / 2, FOLDED_TURN_STEPS * 3 / 2)
+                .urange(self.turn_steps / 2, self.turn_steps * 3 / 2)
         } else {
             *self.rng.pick(&[1, 1, 2, 2, 2, 3, 3, 3, 4, 4, 5, 6])
         };
