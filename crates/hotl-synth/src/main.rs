@@ -127,7 +127,7 @@ fn run(args: &Args) -> Result<()> {
                     args.turns
                         .map(|turns| (target / turns.max(1)).saturating_sub(6) / 2)
                 });
-                bulk(&store, rng, index, start, now, target.max(1), cwd, folded)?
+                bulk(&store, rng, index, (start, now), target.max(1), cwd, folded)?
             }
         };
         made.push(session);
@@ -143,13 +143,13 @@ fn run(args: &Args) -> Result<()> {
     Ok(())
 }
 
-/// Writes a root session's whole log in one go (temp file, then rename) and warms its cache.
+/// Writes a root session's whole log in one go (temp file, then rename) and warms its cache;
+/// its records fall between `span`'s start and deadline.
 fn bulk(
     store: &Store,
     rng: Rng,
     index: usize,
-    start: SystemTime,
-    deadline: SystemTime,
+    (start, deadline): (SystemTime, SystemTime),
     target: usize,
     cwd: String,
     folded: Option<Option<usize>>,
