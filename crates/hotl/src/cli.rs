@@ -82,6 +82,9 @@ pub enum SessionsCommand {
     List(crate::commands::sessions::list::ListArgs),
     /// Show a session's transcript, or exactly what the model would see
     Show(crate::commands::sessions::show::ShowArgs),
+    /// Print a session as the model sees it (prompt, tools, messages), and write the body of
+    /// its next request beside it
+    Dump(crate::commands::sessions::dump::DumpArgs),
     /// Adopt a hotl log written elsewhere
     Import(crate::commands::sessions::import::ImportArgs),
     /// Start a new session from another's history, whole or cut at a turn

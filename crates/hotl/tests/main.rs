@@ -17,6 +17,7 @@ mod console_slash;
 mod damage;
 mod debug_decode;
 mod drop_gc;
+mod dump;
 mod edit;
 mod failures_told;
 mod first_hour;

@@ -560,7 +560,7 @@ impl Session {
     }
 }
 
-fn todo_reminder(todos: &[Todo]) -> String {
+pub(super) fn todo_reminder(todos: &[Todo]) -> String {
     let mut out = String::from("<todos>\n");
     for t in todos {
         out.push_str(&format!("[{}] {}\n", t.status, t.text));

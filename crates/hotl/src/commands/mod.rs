@@ -34,6 +34,7 @@ pub fn run(ctx: &Ctx, command: Option<Command>, args: &run::RunArgs) -> Result<E
         Command::Sessions(cmd) => match cmd {
             SessionsCommand::List(args) => sessions::list::run(ctx, &args),
             SessionsCommand::Show(args) => sessions::show::run(ctx, &args),
+            SessionsCommand::Dump(args) => sessions::dump::run(ctx, &args),
             SessionsCommand::Import(args) => sessions::import::run(ctx, &args),
             SessionsCommand::Fork(args) => sessions::fork::run(ctx, &args),
             SessionsCommand::Rename(args) => sessions::rename::run(ctx, &args),

@@ -401,7 +401,8 @@ fn positional(ctx: &Ctx, word: &str, headless: bool) -> Result<Positional, CliEr
         return Ok(Positional::Session);
     }
     const SUBCOMMANDS: &[&str] = &[
-        "list", "ls", "show", "import", "fork", "rename", "revert", "clear", "drop", "check",
+        "list", "ls", "show", "dump", "import", "fork", "rename", "revert", "clear", "drop",
+        "check",
     ];
     if SUBCOMMANDS.contains(&word) {
         return Err(CliError::user(format!("no session matches {word:?}"))

@@ -3,6 +3,7 @@
 pub mod check;
 pub mod clear;
 pub mod drop;
+pub mod dump;
 pub mod fork;
 pub mod import;
 pub mod list;
