@@ -62,6 +62,8 @@ pub enum Event {
     },
     /// What the session spent ([`Command::Stats`](crate::Command::Stats)).
     Stats(Box<crate::stats::Stats>),
+    /// The session as the model sees it ([`Command::Dump`](crate::Command::Dump)).
+    Dump(Box<crate::session::Dump>),
     /// Tools arrived after [`Event::Init`] (an MCP server's, started after the front end's
     /// first frame): a session written from now on offers them too.
     ToolsAdded {

@@ -74,6 +74,10 @@ const HELP: &[(&str, &str)] = &[
         "/cost",
         "what this session spent: tokens by kind, dollars, cache hits",
     ),
+    (
+        "/dump",
+        "copy the session as the model sees it (prompt, tools, messages); the next request's body is written to a private file",
+    ),
     ("/help", "this list"),
     ("/exit, /quit", "leave the console (Ctrl-D too)"),
     ("//text", "send \"/text\" to the model as a message"),
@@ -113,6 +117,9 @@ pub enum Slash {
     Copy(Option<usize>),
     /// `/cost`.
     Cost,
+    /// `/dump`: the session as the model sees it, copied, and the next request's body
+    /// written beside it.
+    Dump,
     /// `/context`.
     Context,
     /// `/raw [N]`: the N-th answer from the end as written, without styling.
@@ -289,6 +296,8 @@ pub fn parse(line: &str) -> Slash {
         "/context" if rest.is_empty() => Slash::Context,
         "/context" => Slash::Usage("/context takes nothing".to_owned()),
         "/cost" if rest.is_empty() => Slash::Cost,
+        "/dump" if rest.is_empty() => Slash::Dump,
+        "/dump" => Slash::Usage("/dump takes nothing".to_owned()),
         "/cost" => Slash::Usage("/cost takes nothing".to_owned()),
         "/rename" if rest.is_empty() => {
             Slash::Usage("/rename needs a name: /rename NAME".to_owned())

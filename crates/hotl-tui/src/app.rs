@@ -594,6 +594,26 @@ impl App {
                 );
                 self.idle();
             }
+            Event::Dump(dump) => {
+                let text = dump.text();
+                let lines = text.lines().count();
+                self.effects.push(Effect::Copy(text));
+                let mut said = format!(
+                    "copied the session as the model sees it ({lines} lines: prompt, tools, messages)"
+                );
+                match dump.write_body() {
+                    Ok(Some(path)) => said.push_str(&format!(
+                        "\nrequest body: {} (it can hold secrets)",
+                        path.display()
+                    )),
+                    Ok(None) => {}
+                    Err(e) => {
+                        said.push_str(&format!("\nthe request body could not be written: {e}"))
+                    }
+                }
+                self.say(said, Tone::Info);
+                self.idle();
+            }
             Event::Stats(stats) => {
                 let mut text = stats.table();
                 text.push_str(&format!("\nthis process: {}", self.cost_text()));
@@ -1070,6 +1090,10 @@ impl App {
                     None => self.say("no answer to show yet", Tone::Error),
                 }
             }
+            Slash::Dump if self.saved && self.read_only.is_none() => {
+                self.run(Command::Dump, "dump");
+            }
+            Slash::Dump => self.say("No messages to dump yet.", Tone::Info),
             Slash::Cost if self.saved && self.read_only.is_none() => {
                 self.run(Command::Stats, "stats");
             }

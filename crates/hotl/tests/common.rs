@@ -543,7 +543,7 @@ pub fn pty(env: &Env, args: &[&str], input: &str) -> TestResult<Option<Run>> {
 
 /// Runs `hotl` on a pseudo-terminal made by `script(1)`, typing each piece of input after
 /// waiting its milliseconds; `None` when there is no `script`.
-fn in_pty(
+pub fn in_pty(
     env: &Env,
     hotl: &std::process::Command,
     pieces: &[(&str, u64)],

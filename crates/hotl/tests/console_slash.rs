@@ -428,3 +428,35 @@ fn cost_prints_the_sessions_spending_per_turn() -> TestResult {
     assert!(table.contains("\ntotal            2 "), "{out}");
     Ok(())
 }
+
+/// `/dump` prints the session as the model sees it, copies it through the terminal (OSC 52)
+/// and writes the next request's body beside it; before the first message there is nothing.
+#[test]
+fn dump_prints_copies_and_writes_the_body_beside() -> TestResult {
+    let env = Env::new()?;
+    let fake = FakeLlm::start(Config::scripted([Reply::text("Hi.")]))?;
+    let tmp = env.root().join("tmp");
+    std::fs::create_dir_all(&tmp)?;
+    let mut hotl = env.agent_command();
+    hotl.env("TMPDIR", &tmp)
+        .args(["--provider", "anthropic", "--base-url"])
+        .arg(fake.base_url())
+        .args(["--model", crate::common::MODEL]);
+    let Some(out) = crate::common::in_pty(&env, &hotl, &[("/dump\nhello\n/dump\n/exit\n", 0)])?
+    else {
+        return Ok(());
+    };
+    let out = out.ok();
+    assert!(out.stdout.contains("· No messages to dump yet."), "{out}");
+    assert!(
+        out.stdout.contains("=== system prompt ===") && out.stdout.contains("[t3] hello"),
+        "{out}"
+    );
+    assert!(
+        out.stdout.contains("\x1b]52;c;"),
+        "copied with OSC 52: {out}"
+    );
+    let id = env.only_session()?;
+    assert!(tmp.join(format!("hotl-llm-request-{id}.json")).exists());
+    Ok(())
+}

@@ -88,6 +88,8 @@ pub enum Command {
     Context,
     /// Send an [`Event::Stats`]: what the session spent, per turn and in total.
     Stats,
+    /// Send an [`Event::Dump`]: the session as the model sees it, and its next body.
+    Dump,
     /// Send an [`Event::Models`]: the models the provider lists.
     Models,
     /// Ask with reasoning effort `low`, `medium` or `high` from now on (recorded, so resumes
@@ -135,6 +137,7 @@ impl Command {
             Command::Status => "status",
             Command::Context => "context",
             Command::Stats => "stats",
+            Command::Dump => "dump",
             Command::Models => "models",
             Command::SetEffort { .. } => "effort",
             Command::SetModel { .. } => "model",
@@ -866,6 +869,13 @@ impl Worker {
                     self.send_status();
                 }
             }
+            Command::Dump => match self.saved("dump") {
+                Ok(session) => {
+                    let dump = session.dump(&cx.provider, &cx.settings);
+                    self.events().send(Event::Dump(Box::new(dump)));
+                }
+                Err(e) => self.fail("dump", &e),
+            },
             Command::Stats => {
                 let settings = Arc::clone(&self.cx.settings);
                 let pricing = &settings.pricing;

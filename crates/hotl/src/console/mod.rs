@@ -132,6 +132,29 @@ async fn converse(
             Slash::Unknown(word) => say!("· unknown command {word}; /help lists them"),
             Slash::Usage(why) => say!("· {why}"),
             Slash::Session(op) => ops::run(ctx, agent, &mut live, op).await?,
+            Slash::Dump if !live.saved => say!("· No messages to dump yet."),
+            Slash::Dump => {
+                agent.send(Command::Dump);
+                match live
+                    .until(agent, |e| {
+                        matches!(e, Event::Dump(_) | Event::Failed { .. })
+                    })
+                    .await?
+                {
+                    Event::Dump(dump) if dump.messages.is_empty() => {
+                        say!("· No messages to dump yet.");
+                    }
+                    Event::Dump(dump) => {
+                        let text = dump.text();
+                        say!("{}", text.trim_end());
+                        copy_to_terminal(&text);
+                        say!("· copied ({} lines)", text.lines().count());
+                        crate::commands::sessions::dump::tell_sidecar(&dump);
+                    }
+                    Event::Failed { error, .. } => say!("· error: {error}"),
+                    _ => {}
+                }
+            }
             Slash::Cost if !live.saved => say!("· nothing spent yet: send a message first"),
             Slash::Cost => {
                 agent.send(Command::Stats);
@@ -356,4 +379,17 @@ pub fn pick(ctx: &Ctx, headless: bool) -> Result<SessionMeta, CliError> {
         return Ok((*m).clone());
     }
     ctx.resolve(answer)
+}
+
+/// Puts `text` on the clipboard through the terminal (OSC 52: works through tmux and ssh),
+/// when stdout is one.
+fn copy_to_terminal(text: &str) {
+    use base64::Engine as _;
+    use std::io::{IsTerminal, Write};
+    let mut out = std::io::stdout();
+    if out.is_terminal() {
+        let encoded = base64::engine::general_purpose::STANDARD.encode(text);
+        let _ = write!(out, "\x1b]52;c;{encoded}\x07");
+        let _ = out.flush();
+    }
 }
