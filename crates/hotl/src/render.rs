@@ -4,7 +4,7 @@ use std::io::{self, Write};
 use std::time::SystemTime;
 
 use hotl_log::{Block, plain_text};
-use hotl_view::{Item, Message, Role, View, stamp};
+use hotl_view::{Item, Message, View, stamp};
 
 /// The shortest id prefixes (at least 8 characters) that stay unique among a set of ids.
 pub struct ShortIds {
@@ -314,40 +314,5 @@ fn write_text(
 
 /// Writes the model view: each message with its role, every block in full.
 pub fn model_view(out: &mut impl Write, messages: &[Message]) -> io::Result<()> {
-    for message in messages {
-        let role = match message.role {
-            Role::User => "user",
-            Role::Assistant => "assistant",
-        };
-        writeln!(out, "── {role} ──")?;
-        for block in &message.content {
-            model_block(out, block)?;
-        }
-    }
-    Ok(())
-}
-
-fn model_block(out: &mut impl Write, block: &Block) -> io::Result<()> {
-    match block {
-        Block::Text { text } => writeln!(out, "{text}"),
-        Block::Thinking { thinking, .. } => writeln!(out, "<thinking>{thinking}</thinking>"),
-        Block::RedactedThinking { .. } => writeln!(out, "<redacted_thinking/>"),
-        Block::ToolUse { id, name, input } => {
-            writeln!(out, "<tool_use id={id} name={name}>{input}</tool_use>")
-        }
-        Block::ToolResult {
-            tool_use_id,
-            content,
-            is_error,
-        } => {
-            let error = if *is_error { " is_error" } else { "" };
-            writeln!(out, "<tool_result id={tool_use_id}{error}>")?;
-            for b in content {
-                model_block(out, b)?;
-            }
-            writeln!(out, "</tool_result>")
-        }
-        Block::Image { media_type, .. } => writeln!(out, "<image {media_type}/>"),
-        Block::Unknown { .. } => Ok(()),
-    }
+    out.write_all(hotl_agent::messages_text(messages).as_bytes())
 }

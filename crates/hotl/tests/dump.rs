@@ -70,3 +70,23 @@ fn an_empty_session_has_nothing_to_dump() -> TestResult {
     assert_eq!(out.stdout, "No messages to dump yet.\n", "{out}");
     Ok(())
 }
+
+/// A body that cannot be written is reported; the text still prints.
+#[test]
+fn a_body_that_cannot_be_written_is_told_and_the_text_stands() -> TestResult {
+    let env = Env::new()?;
+    let fake = FakeLlm::start(Config::scripted([Reply::text("Hi.")]))?;
+    env.agent(&fake, &["-p", "hello"]).ok();
+    let id = env.only_session()?;
+    let mut cmd = env.agent_command();
+    cmd.env("TMPDIR", env.root().join("no-such-dir"))
+        .args(["sessions", "dump", &id]);
+    let out = run(cmd).ok();
+    assert!(out.stdout.contains("[t3] hello"), "{out}");
+    assert!(
+        out.stderr
+            .contains("warning: the request body could not be written"),
+        "{out}"
+    );
+    Ok(())
+}

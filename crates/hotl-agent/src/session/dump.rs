@@ -101,16 +101,7 @@ impl Dump {
             );
         }
         let _ = writeln!(out, "\n=== messages ({}) ===", self.messages.len());
-        for message in &self.messages {
-            let role = match message.role {
-                Role::User => "user",
-                Role::Assistant => "assistant",
-            };
-            let _ = writeln!(out, "── {role} ──");
-            for block in &message.content {
-                block_text(&mut out, block);
-            }
-        }
+        out.push_str(&messages_text(&self.messages));
         out
     }
 
@@ -135,6 +126,23 @@ impl Dump {
         file.write_all(body.as_bytes())?;
         Ok(Some(path))
     }
+}
+
+/// Model-view messages as text: a `── role ──` line, then each block (tool calls and results,
+/// thinking, images as tags), as `sessions show --model-view` and dumps print them.
+pub fn messages_text(messages: &[Message]) -> String {
+    let mut out = String::new();
+    for message in messages {
+        let role = match message.role {
+            Role::User => "user",
+            Role::Assistant => "assistant",
+        };
+        let _ = writeln!(out, "── {role} ──");
+        for block in &message.content {
+            block_text(&mut out, block);
+        }
+    }
+    out
 }
 
 fn block_text(out: &mut String, block: &Block) {

@@ -49,7 +49,7 @@ pub(crate) use self::checkpoint::view_of as checkpoint_view;
 pub use self::checkpoint::{CheckpointState, checkpoint_state};
 pub use self::compact::{COMPACT_AT_PERCENT, default_context_window, known_context_window};
 pub use self::context::ContextParts;
-pub use self::dump::{Dump, DumpedTool};
+pub use self::dump::{Dump, DumpedTool, messages_text};
 use self::fold::note_files;
 use self::fork::note_delegated_files;
 pub use self::outcome::{Totals, TurnOutcome};
