@@ -11,6 +11,8 @@ use hotl_log::{Body, Record, Store};
 use hotl_wire::{Pricing, Usage};
 use serde::Serialize;
 
+use crate::session::thousands;
+
 /// A cache write costs this much of an uncached input token, a read this much: the weights of
 /// a fresh-token equivalent (Anthropic's five-minute prices, the common case).
 const WRITE_WEIGHT: f64 = 1.25;
@@ -441,16 +443,4 @@ fn row(first: &str, second: &str, spent: &Spent) -> String {
 
 fn dollars(cost: f64) -> String {
     format!("${cost:.4}")
-}
-
-fn thousands(n: u64) -> String {
-    let digits = n.to_string();
-    let mut out = String::new();
-    for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i).is_multiple_of(3) {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
 }

@@ -302,7 +302,7 @@ fn shrink(bytes: usize, overflow: Overflow) -> usize {
 }
 
 /// `n` with thousands separated by commas, as people read counts.
-fn thousands(n: u64) -> String {
+pub(crate) fn thousands(n: u64) -> String {
     let digits = n.to_string();
     let mut out = String::new();
     for (i, c) in digits.chars().enumerate() {

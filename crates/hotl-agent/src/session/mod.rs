@@ -47,6 +47,7 @@ use crate::toolset::ToolSet;
 
 pub(crate) use self::checkpoint::view_of as checkpoint_view;
 pub use self::checkpoint::{CheckpointState, checkpoint_state};
+pub(crate) use self::compact::thousands;
 pub use self::compact::{COMPACT_AT_PERCENT, default_context_window, known_context_window};
 pub use self::context::ContextParts;
 pub use self::dump::{Dump, DumpedTool, messages_text};
