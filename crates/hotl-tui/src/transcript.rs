@@ -95,7 +95,13 @@ fn push_item(item: &Item, out: &mut Vec<Entry>) {
             archived: entries(items),
         }),
         // Archived answers a checkpoint left in the log: the pager (Ctrl+T) reads them there.
-        Item::Elided { .. } => {}
+        Item::Elided { count, .. } => out.push(Entry::Notice {
+            text: format!(
+                "{count} archived item{} (Ctrl+T shows the whole transcript)",
+                if *count == 1 { "" } else { "s" }
+            ),
+            tone: crate::cells::Tone::Info,
+        }),
     }
 }
 
@@ -195,6 +201,35 @@ mod tests {
             seq: Some(seq),
             text: format!("m{seq}"),
         }
+    }
+
+    /// A compaction read from a checkpoint keeps its user messages and says how many archived
+    /// items the log holds for it.
+    #[test]
+    fn a_thin_compaction_says_what_the_log_holds() {
+        let items = vec![Item::Compacted {
+            until: 9,
+            summary: "done".into(),
+            items: vec![
+                Item::User {
+                    seq: 3,
+                    content: vec![Block::text("build it")],
+                },
+                Item::Elided {
+                    first: 4,
+                    last: 9,
+                    count: 6,
+                },
+            ],
+        }];
+        let Some(Entry::Compaction { archived, .. }) = entries(&items).into_iter().next() else {
+            panic!("a compaction entry");
+        };
+        assert!(matches!(&archived[0], Entry::User { seq: Some(3), .. }));
+        assert!(
+            matches!(&archived[1], Entry::Notice { text, .. } if text.starts_with("6 archived items")),
+            "{archived:?}"
+        );
     }
 
     #[test]
