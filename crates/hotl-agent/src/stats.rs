@@ -187,11 +187,7 @@ pub fn stats(id: &str, records: &[Record], own_start: usize, pricing: &Pricing) 
                     turn.cache_broke |= broke;
                 }
                 cached_before = Some(usage.cache_read + usage.cache_write);
-                requests.push(Request {
-                    seq: record.seq,
-                    prompt: usage.input + usage.cache_read + usage.cache_write,
-                    model: model.clone(),
-                });
+                requests.extend(request_of(record));
             }
             Body::Fold(fold) => shrinks.push((record.seq, "fold", fold.handle.clone())),
             Body::Compaction { until, .. } => shrinks.push((

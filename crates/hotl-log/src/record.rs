@@ -253,7 +253,8 @@ pub enum RunState {
 }
 
 impl RunState {
-    fn as_str(&self) -> &str {
+    /// The state as a `run` record writes it (`started`, `finished`, ...).
+    pub fn as_str(&self) -> &str {
         match self {
             RunState::Started => "started",
             RunState::Finished => "finished",
@@ -263,7 +264,8 @@ impl RunState {
         }
     }
 
-    fn parse(s: &str) -> Self {
+    /// The state a `run` record's word names (an unknown word is kept as [`RunState::Other`]).
+    pub fn parse(s: &str) -> Self {
         match s {
             "started" => RunState::Started,
             "finished" => RunState::Finished,

@@ -180,7 +180,7 @@ pub(super) fn open(store: &Store, id: &str) -> Option<Opened> {
         mut shrunk_at,
         mut last_tree,
     } = checkpoint.state;
-    let mut last_run = last_run.map(|(run, state)| (run, run_state(&state)));
+    let mut last_run = last_run.map(|(run, state)| (run, RunState::parse(&state)));
     let mut view = View::from_thin(checkpoint.view);
     for record in tail.records {
         match &record.body {
@@ -265,7 +265,7 @@ pub(super) fn write(store: &Store, session: &Snapshot<'_>) -> hotl_log::Result<(
             cwd: session.cwd.to_path_buf(),
             last_run: session
                 .last_run
-                .map(|(run, state)| (run.clone(), run_state_name(state))),
+                .map(|(run, state)| (run.clone(), state.as_str().to_owned())),
             fold_files: session
                 .fold_files
                 .iter()
@@ -277,27 +277,6 @@ pub(super) fn write(store: &Store, session: &Snapshot<'_>) -> hotl_log::Result<(
     };
     let bytes = serde_json::to_vec(&checkpoint).map_err(hotl_log::LogError::from)?;
     store.put_derived(DIR, &file_name(session.id), &bytes)
-}
-
-fn run_state_name(state: &RunState) -> String {
-    match state {
-        RunState::Started => "started",
-        RunState::Finished => "finished",
-        RunState::Cancelled => "cancelled",
-        RunState::Interrupted => "interrupted",
-        RunState::Other(other) => other,
-    }
-    .to_owned()
-}
-
-fn run_state(name: &str) -> RunState {
-    match name {
-        "started" => RunState::Started,
-        "finished" => RunState::Finished,
-        "cancelled" => RunState::Cancelled,
-        "interrupted" => RunState::Interrupted,
-        other => RunState::Other(other.to_owned()),
-    }
 }
 
 /// Whether `record` is one a checkpoint is worth writing after: it reshaped the view.

@@ -47,12 +47,7 @@ impl Session {
     pub fn dump(&self, provider: &Provider, settings: &Settings) -> Dump {
         let messages = model_messages(&self.view);
         let body = (!messages.is_empty()).then(|| {
-            let mut request = self.base_request(model_view(&self.view), settings);
-            if !self.view.state.todos.is_empty() {
-                request
-                    .dynamic
-                    .push(super::turn::todo_reminder(&self.view.state.todos));
-            }
+            let request = self.conversation_request(model_view(&self.view), settings);
             let dialect = match provider {
                 Provider::Http(http) => http.dialect(),
                 Provider::Demo => Dialect::Anthropic,

@@ -65,6 +65,22 @@ impl Session {
 }
 
 impl Session {
+    /// The request a turn sends for `messages` (the conversation as it stands): the base
+    /// request, with the todo list riding after the last breakpoint.
+    pub(super) fn conversation_request<'a>(
+        &self,
+        messages: Vec<hotl_view::MessageRef<'a>>,
+        settings: &Settings,
+    ) -> Request<'a> {
+        let mut request = self.base_request(messages, settings);
+        if !self.view.state.todos.is_empty() {
+            request
+                .dynamic
+                .push(super::turn::todo_reminder(&self.view.state.todos));
+        }
+        request
+    }
+
     /// About how many bytes the frozen system prompt and tool definitions take in a request.
     pub(super) fn fixed_bytes(&self) -> usize {
         let system: usize = self.system.iter().map(String::len).sum();

@@ -238,12 +238,9 @@ impl<'c> Turn<'c> {
                 window,
             });
         }
-        let mut request = s.base_request(messages, &cx.settings);
+        let mut request = s.conversation_request(messages, &cx.settings);
         self.output_limit = request.max_tokens;
         request.reuse_key = Some(format!("{}/{}/{}", s.id(), s.epoch, view.model_after));
-        if !view.state.todos.is_empty() {
-            request.dynamic.push(todo_reminder(&view.state.todos));
-        }
         if let Some(reminder) = &self.reminder {
             request.dynamic.push(reminder.clone());
         }
