@@ -1,0 +1,1 @@
+//! hotl's sessions taken out: export, redaction, trimming and sealing.

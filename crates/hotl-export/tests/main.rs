@@ -1,0 +1,1 @@
+//! hotl-export integration tests.

@@ -1,0 +1,1 @@
+//! hotl-import integration tests.
