@@ -98,11 +98,11 @@ impl Store {
         let root = self.root_of(id);
         if root != id {
             for child in self.tree_children(&root)? {
-                let pinned_here = self
-                    .read_start(&child)
-                    .ok()
-                    .and_then(|s| s.parent)
-                    .is_some_and(|p| p.session == id);
+                // A clean delegated session has no pin but names its delegating session.
+                let pinned_here = self.read_start(&child).ok().is_some_and(|s| {
+                    let clean_by = s.delegated.filter(|d| d.at.is_some()).map(|d| d.by);
+                    s.parent.map(|p| p.session).or(clean_by).as_deref() == Some(id)
+                });
                 if pinned_here {
                     descendants.push(child);
                 }

@@ -65,7 +65,7 @@ pub use crate::read::{
     LoadReport, Log, ReadOptions, SeqProblem, Skipped, Span, TornTail, read_from, read_log,
 };
 pub use crate::record::{
-    Body, Delegation, ENGINE_VERSION, FileTouch, Fold, Pin, Record, RunState, SessionStart, Todo,
+    Body, Delegation, ENGINE_VERSION, FileTouch, Fold, ImportInfo, Pin, Record, RunState, SessionStart, Todo,
     Usage, encode_line, stop_name,
 };
 pub use crate::resolve::{Resolution, describe, listed, resolve, validate_name};

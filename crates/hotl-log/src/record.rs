@@ -75,6 +75,10 @@ pub struct Delegation {
     /// recovery can tell which open call a child belongs to.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub call: Option<String>,
+    /// For a clean delegated session (one that inherits no history, so has no `parent` pin):
+    /// the seq of the delegating session it was started at, its position in that session.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub at: Option<u64>,
 }
 
 /// The first record of every log.
@@ -296,6 +300,33 @@ pub struct Fold {
     pub diff_blob: Option<String>,
 }
 
+/// Where an imported session came from: another agent's session file, converted.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ImportInfo {
+    /// The agent that wrote the file: `claude-code`, `codex` or `pi`.
+    pub source: String,
+    /// The version of that agent the file names, when it names one.
+    pub source_version: Option<String>,
+    /// The session id the file names.
+    pub source_id: Option<String>,
+    /// The file read (canonical path).
+    pub source_path: String,
+    /// blake3 hex of the file's bytes as read (after decompression).
+    pub blake3: String,
+    /// Lines the file holds (non-blank).
+    pub records_total: u64,
+    /// What was left out, counted by kind (a record type, a block type, `bad_json`, ...).
+    pub skipped: std::collections::BTreeMap<String, u64>,
+    /// Anything else the conversion had to say (a missing directory, a compaction the source
+    /// made in place, ...).
+    pub notes: Vec<String>,
+    /// The session an earlier import of the same file became, when the file has changed since.
+    pub previous: Option<String>,
+    /// The last seq the import wrote: records up to it are the foreign history, whose tool
+    /// calls reach a model as text notes.
+    pub until: u64,
+}
+
 /// What a record says, by `type`.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Body {
@@ -426,6 +457,9 @@ pub enum Body {
         /// The new working directory.
         cwd: String,
     },
+    /// `import`: this session was converted from another agent's file (right after
+    /// `session`).
+    Import(Box<ImportInfo>),
     /// Any other `type`: kept in the file, skipped by the projection.
     Unknown {
         /// The `type` it had.
@@ -456,6 +490,7 @@ impl Body {
             Body::Error { .. } => "error",
             Body::Fresh { .. } => "fresh",
             Body::Reroot { .. } => "reroot",
+            Body::Import(_) => "import",
             Body::Unknown { kind } => kind,
         }
     }
@@ -556,6 +591,25 @@ struct RecordWire<'a> {
     message: Option<Cow<'a, str>>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     status: Option<u16>,
+    // import
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    source: Option<Cow<'a, str>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    source_version: Option<Cow<'a, str>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    source_id: Option<Cow<'a, str>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    source_path: Option<Cow<'a, str>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    blake3: Option<Cow<'a, str>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    records_total: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    skipped: Option<Cow<'a, std::collections::BTreeMap<String, u64>>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    notes: Option<Cow<'a, [String]>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    previous: Option<Cow<'a, str>>,
 }
 
 fn b(s: &str) -> Option<Cow<'_, str>> {
@@ -610,6 +664,15 @@ impl<'a> RecordWire<'a> {
             status: None,
             question: None,
             answer: None,
+            source: None,
+            source_version: None,
+            source_id: None,
+            source_path: None,
+            blake3: None,
+            records_total: None,
+            skipped: None,
+            notes: None,
+            previous: None,
         }
     }
 
@@ -709,6 +772,20 @@ impl<'a> RecordWire<'a> {
             }
             Body::Fresh { cache_key } => w.cache_key = b(cache_key),
             Body::Reroot { cwd } => w.cwd = b(cwd),
+            Body::Import(i) => {
+                w.source = b(&i.source);
+                w.source_version = ob(&i.source_version);
+                w.source_id = ob(&i.source_id);
+                w.source_path = b(&i.source_path);
+                w.blake3 = b(&i.blake3);
+                w.records_total = Some(i.records_total);
+                w.skipped = Some(Cow::Borrowed(&i.skipped));
+                if !i.notes.is_empty() {
+                    w.notes = Some(Cow::Borrowed(&i.notes));
+                }
+                w.previous = ob(&i.previous);
+                w.until = Some(i.until);
+            }
             Body::Clear | Body::Drop | Body::Unknown { .. } => {}
         }
         w
@@ -835,6 +912,18 @@ impl<'a> RecordWire<'a> {
                 answer: own(self.answer).unwrap_or_default(),
                 usage: self.usage,
             },
+            "import" => Body::Import(Box::new(ImportInfo {
+                source: need(own(self.source), kind, "source")?,
+                source_version: own(self.source_version),
+                source_id: own(self.source_id),
+                source_path: own(self.source_path).unwrap_or_default(),
+                blake3: own(self.blake3).unwrap_or_default(),
+                records_total: self.records_total.unwrap_or_default(),
+                skipped: self.skipped.map(Cow::into_owned).unwrap_or_default(),
+                notes: self.notes.map(Cow::into_owned).unwrap_or_default(),
+                previous: own(self.previous),
+                until: self.until.unwrap_or_default(),
+            })),
             _ => Body::Unknown {
                 kind: self.kind.into_owned(),
             },
@@ -922,6 +1011,29 @@ mod tests {
             tools_blob: None,
         })));
         rt(Body::user_text("hello"));
+        rt(Body::Session(Box::new(SessionStart {
+            delegated: Some(Delegation {
+                by: "01H00000000000000000000000".into(),
+                agent: Some("Explore".into()),
+                description: "look".into(),
+                handle: None,
+                call: Some("toolu_1".into()),
+                at: Some(7),
+            }),
+            ..SessionStart::new("/p")
+        })));
+        rt(Body::Import(Box::new(ImportInfo {
+            source: "claude-code".into(),
+            source_version: Some("2.1.7".into()),
+            source_id: Some("e9fb".into()),
+            source_path: "/x/e9fb.jsonl".into(),
+            blake3: "ab".into(),
+            records_total: 50,
+            skipped: [("summary".to_owned(), 1)].into_iter().collect(),
+            notes: vec!["n".into()],
+            previous: Some("01H00000000000000000000000".into()),
+            until: 40,
+        })));
         rt(Body::Assistant {
             content: vec![Block::text("hi")],
             model: Some("m".into()),

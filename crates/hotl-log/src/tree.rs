@@ -17,9 +17,10 @@ pub struct Delegated {
     pub id: String,
     /// How it was started (who delegated, the task, its handle).
     pub delegation: Delegation,
-    /// The session its pin points into (the one that delegated it), and the seq there.
+    /// The session its pin points into (the one that delegated it), and the seq there; for a
+    /// clean delegated session (no pin), the delegating session.
     pub pinned_in: String,
-    /// The seq it was pinned at in `pinned_in`.
+    /// The seq it was pinned at in `pinned_in` (a clean one's `delegated.at`).
     pub pinned_at: u64,
 }
 
@@ -115,12 +116,22 @@ impl Store {
                         continue;
                     }
                 };
-                if let (Some(delegation), Some(parent)) = (start.delegated, start.parent) {
+                let Some(delegation) = start.delegated else {
+                    continue;
+                };
+                // A pinned child inherits history up to its pin; a clean one inherits none
+                // and names its position in the delegating session itself.
+                let position = match (start.parent, delegation.at) {
+                    (Some(parent), _) => Some((parent.session, parent.seq)),
+                    (None, Some(at)) => Some((delegation.by.clone(), at)),
+                    (None, None) => None,
+                };
+                if let Some((pinned_in, pinned_at)) = position {
                     candidates.push(Delegated {
                         id: child,
                         delegation,
-                        pinned_in: parent.session,
-                        pinned_at: parent.seq,
+                        pinned_in,
+                        pinned_at,
                     });
                 }
             }

@@ -288,6 +288,42 @@ impl Store {
         })
     }
 
+    /// Creates a session tree from lines already encoded, which carry their own timestamps and
+    /// fields this version does not type (an imported session's provenance): the root log
+    /// `root` = `(id, bytes)` and the logs delegated inside its tree. Every id must be a new
+    /// session id. The children appear first and the root last, each atomically, so a root
+    /// never shows without its tree (a tree whose root never appeared is stale for gc).
+    pub fn create_encoded(
+        &self,
+        root: (&str, &[u8]),
+        children: &[(String, Vec<u8>)],
+    ) -> Result<()> {
+        let (id, bytes) = root;
+        for id in std::iter::once(id).chain(children.iter().map(|(c, _)| c.as_str())) {
+            if !is_session_id(id) {
+                return Err(LogError::NotALog {
+                    path: self.log_path(id),
+                    reason: format!("{id:?} is not a session id"),
+                });
+            }
+            if self.exists(id) {
+                return Err(LogError::Exists {
+                    what: format!("session {id}"),
+                });
+            }
+        }
+        fsutil::create_private_dir(&self.sessions_dir())?;
+        let _lock = self.lock(id)?;
+        if !children.is_empty() {
+            fsutil::create_private_dir(&self.tree_dir(id))?;
+        }
+        for (child, child_bytes) in children {
+            self.note_child(child, id);
+            self.publish(child, child_bytes)?;
+        }
+        self.publish(id, bytes)
+    }
+
     /// Writes a complete new log for `id`, atomically. The caller holds its lock. Refuses an
     /// existing id.
     fn publish(&self, id: &str, bytes: &[u8]) -> Result<()> {

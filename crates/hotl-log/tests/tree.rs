@@ -11,6 +11,7 @@ fn delegation(by: &str, handle: &str) -> Delegation {
         description: format!("task {handle}"),
         handle: Some(handle.to_owned()),
         call: None,
+        at: None,
     }
 }
 
@@ -286,5 +287,84 @@ fn a_child_pinned_on_a_reverted_branch_is_hidden_summary_or_not() -> TestResult 
         .filter_map(|d| d.delegation.handle)
         .collect();
     assert_eq!(seen, ["beef"]);
+    Ok(())
+}
+
+/// A clean delegated session (no inherited history, its position in `delegated.at`) created
+/// from encoded lines inside a new root's tree.
+fn clean_tree(store: &Store, revert_after: bool) -> TestResult<(String, String)> {
+    use hotl_log::{Record, SessionStart, encode_line, new_session_id};
+    let (root, child) = (new_session_id(), new_session_id());
+    let mut root_lines = Vec::new();
+    let mut start = SessionStart::new("/p");
+    start.id.clone_from(&root);
+    let mut bodies = vec![Body::Session(Box::new(start)), Body::user_text("one")];
+    bodies.push(Body::user_text("spawned here"));
+    if revert_after {
+        bodies.push(Body::Revert { to: 2 });
+    }
+    for (seq, body) in (1..).zip(bodies) {
+        root_lines.extend(encode_line(&Record::new(seq, "2026-01-01T00:00:00.000Z", body))?);
+    }
+    let mut start = SessionStart::new("/p");
+    start.id.clone_from(&child);
+    start.delegated = Some(Delegation {
+        by: root.clone(),
+        agent: Some("Explore".into()),
+        description: "look around".into(),
+        handle: None,
+        call: Some("toolu_1".into()),
+        at: Some(3),
+    });
+    let mut child_lines = Vec::new();
+    for (seq, body) in (1..).zip([Body::Session(Box::new(start)), Body::user_text("task")]) {
+        child_lines.extend(encode_line(&Record::new(seq, "2026-01-01T00:00:00.000Z", body))?);
+    }
+    store.create_encoded((&root, &root_lines), &[(child.clone(), child_lines)])?;
+    Ok((root, child))
+}
+
+#[test]
+fn a_clean_delegated_session_is_listed_at_its_position_and_goes_with_its_tree() -> TestResult {
+    let home = TestHome::new();
+    let (root, child) = clean_tree(&home.store, false)?;
+    let store = Store::new(home.path());
+    assert_eq!(store.root_of(&child), root);
+    assert_eq!(store.session_ids()?, vec![root.clone()]);
+    let visible = store.visible_delegated(&root)?;
+    assert_eq!(visible.len(), 1, "{visible:?}");
+    assert_eq!(
+        (visible[0].pinned_in.as_str(), visible[0].pinned_at),
+        (root.as_str(), 3)
+    );
+    // Its own lineage is its own log alone: nothing inherited.
+    let lineage = store.lineage(&child)?;
+    assert!(lineage.problems.is_empty());
+    assert_eq!(lineage.records.len(), 2);
+    // The child lives in the tree: gc keeps it while the root is kept, and it goes with it.
+    let all = GcOptions {
+        older_than: std::time::Duration::from_secs(3600 * 24 * 365 * 100),
+        grace: std::time::Duration::ZERO,
+        dry_run: false,
+    };
+    assert!(store.gc(all)?.sessions.is_empty());
+    assert!(store.exists(&child));
+    assert_eq!(store.drop_session(&root)?, Dropped::Deleted);
+    assert!(!Store::new(home.path()).exists(&child));
+    // An id already taken is refused.
+    let (root2, _) = clean_tree(&home.store, false)?;
+    let again = home
+        .store
+        .create_encoded((&root2, b"{}\n"), &[])
+        .expect_err("exists");
+    assert!(matches!(again, LogError::Exists { .. }), "{again:?}");
+    Ok(())
+}
+
+#[test]
+fn a_clean_delegated_session_on_a_reverted_branch_is_hidden() -> TestResult {
+    let home = TestHome::new();
+    let (root, _) = clean_tree(&home.store, true)?;
+    assert!(Store::new(home.path()).visible_delegated(&root)?.is_empty());
     Ok(())
 }

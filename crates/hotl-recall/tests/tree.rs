@@ -95,6 +95,7 @@ fn delegate_child(store: &Store, parent: &Writer, handle: &str) -> TestResult<Wr
             description: format!("task of {handle}: audit the linker flags"),
             handle: Some(handle.to_owned()),
             call: None,
+            at: None,
         },
     )?;
     Ok(child)

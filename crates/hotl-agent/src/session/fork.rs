@@ -36,6 +36,7 @@ impl Session {
             description: task.to_owned(),
             handle: Some(handle.clone()),
             call: Some(call.to_owned()),
+            at: None,
         };
         // The child runs under the parent's modes, titled by its task.
         let mut state: Vec<Body> = hotl_view::fork_state(&self.view.state, false)

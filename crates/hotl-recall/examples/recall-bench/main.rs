@@ -318,6 +318,7 @@ fn forks(store: &Store, gen_: &mut Gen, queries: &[String]) -> Res {
                 description: format!("side task {i}"),
                 handle: Some(format!("f{i:03x}")),
                 call: None,
+                at: None,
             },
         )?;
         let mut written = 0;
