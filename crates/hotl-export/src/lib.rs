@@ -1,1 +1,27 @@
-//! hotl's sessions taken out: export, redaction, trimming and sealing.
+//! hotl's sessions taken out: a session gathered into a [`Snapshot`] (its lineage, frozen
+//! prompt and tools, blobs, delegated children and spending), redacted, trimmed to a size
+//! budget, and written as one self-contained HTML page, Markdown, or a JSONL log, or sealed
+//! into an encrypted share whose viewer is the same page. Depends on the log and the view only:
+//! the caller prices the session and does any I/O beyond the store.
+
+#![deny(missing_docs)]
+
+pub mod doc;
+pub mod economy;
+pub mod export;
+pub mod html;
+pub mod md;
+mod names;
+pub mod redact;
+pub mod seal;
+pub mod snapshot;
+pub mod trim;
+
+pub use crate::doc::{Document, FORMAT, SessionInfo, flattened, flattened_log};
+pub use crate::economy::{ChildSpend, Economy, Spend, TurnSpend};
+pub use crate::export::{
+    DEFAULT_BUDGET, ExportError, SERVER_LIMIT, Written, html as export_html, share,
+};
+pub use crate::names::{ShortIds, relative_time, thousands};
+pub use crate::redact::Redactor;
+pub use crate::snapshot::{Child, Snapshot, ToolInfo};

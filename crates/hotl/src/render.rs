@@ -1,51 +1,12 @@
-//! Rendering for people: short ids, relative times, and the transcript as text.
+//! The transcript as text for people (short ids and relative times live in hotl-export, shared
+//! with the Markdown and HTML renderers).
+
+pub use hotl_export::{ShortIds, relative_time};
 
 use std::io::{self, Write};
-use std::time::SystemTime;
 
 use hotl_log::{Block, plain_text};
 use hotl_view::{Item, Message, View, stamp};
-
-/// The shortest id prefixes (at least 8 characters) that stay unique among a set of ids.
-pub struct ShortIds {
-    len: usize,
-}
-
-impl ShortIds {
-    pub fn new<'a>(ids: impl Iterator<Item = &'a str>) -> Self {
-        let mut ids: Vec<&str> = ids.collect();
-        ids.sort_unstable();
-        let mut len = 8;
-        for pair in ids.windows(2) {
-            let common = pair[0]
-                .bytes()
-                .zip(pair[1].bytes())
-                .take_while(|(a, b)| a == b)
-                .count();
-            len = len.max(common + 1);
-        }
-        ShortIds { len }
-    }
-
-    pub fn of<'a>(&self, id: &'a str) -> &'a str {
-        &id[..self.len.min(id.len())]
-    }
-}
-
-/// "3m ago", "5h ago", "4d ago", or the date for anything older than a month.
-pub fn relative_time(ts: &str, now: SystemTime) -> String {
-    let Some(then) = hotl_log::parse_ts(ts) else {
-        return "?".to_owned();
-    };
-    let secs = now.duration_since(then).map_or(0, |d| d.as_secs());
-    match secs {
-        0..60 => "just now".to_owned(),
-        60..3600 => format!("{}m ago", secs / 60),
-        3600..86_400 => format!("{}h ago", secs / 3600),
-        86_400..2_592_000 => format!("{}d ago", secs / 86_400),
-        _ => ts.get(..10).unwrap_or(ts).to_owned(),
-    }
-}
 
 /// Tool output longer than this many lines is shortened in the transcript.
 const TOOL_LINES: usize = 12;

@@ -1,0 +1,786 @@
+//! One session's transcript as HTML: the projected view's items in order, each tool call a
+//! card holding the result that answers it (paired by call id), folds and compactions as cards
+//! whose archived items are rendered inside them (collapsed, so find-in-page reaches them),
+//! turn ends with what the turn spent, clears, failures, reverted branches collapsed where
+//! they were left, inherited history collapsed under its lineage, and chips that open the
+//! delegated sessions a call started.
+
+use std::collections::{HashMap, HashSet};
+use std::fmt::Write as _;
+
+use hotl_log::{Block, Body, Record, plain_text, visible_mask};
+use hotl_view::{Item, View};
+
+use crate::economy::{Economy, TurnSpend};
+use crate::html::{escape, markdown, tools};
+use crate::names::thousands;
+use crate::snapshot::{Child, Snapshot};
+
+/// What the renderer leaves out (set by trimming).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Omit {
+    /// Images become a placeholder.
+    pub images: bool,
+    /// Full outputs kept only as blobs are not shown.
+    pub full_outputs: bool,
+}
+
+/// Renders a snapshot's transcript. `prefix` keeps anchor ids apart between the main session
+/// (empty) and each child (`c-<id>-`).
+pub fn render(snapshot: &Snapshot, prefix: &str, omit: Omit) -> String {
+    let view = hotl_view::project(&snapshot.records, snapshot.own_start);
+    let mut r = Renderer::new(snapshot, &view, prefix, omit);
+    r.transcript();
+    r.out
+}
+
+/// A child's status as a word: finished, open, interrupted.
+pub fn child_status(child: &Child) -> &'static str {
+    let view = hotl_view::project(&child.snapshot.records, child.snapshot.own_start);
+    let interrupted = view
+        .items
+        .last()
+        .is_some_and(|i| matches!(i, Item::Assistant { stop: Some(s), .. } if s == "interrupted"));
+    if interrupted {
+        "interrupted"
+    } else if view.open_turn {
+        "open"
+    } else {
+        "finished"
+    }
+}
+
+struct Renderer<'a> {
+    snap: &'a Snapshot,
+    view: &'a View,
+    prefix: &'a str,
+    omit: Omit,
+    out: String,
+    /// Tool results by the call they answer.
+    results: HashMap<&'a str, &'a Item>,
+    /// Results already shown inside their call's card.
+    shown: HashSet<&'a str>,
+    /// Children by the call that started them.
+    children: HashMap<&'a str, &'a Child>,
+    /// Asks by the handle they asked.
+    asks: HashMap<&'a str, Vec<&'a Record>>,
+    /// Where the own records start (earlier seqs are inherited).
+    own_from: u64,
+    /// Children whose chip is on the page.
+    chipped: HashSet<&'a str>,
+}
+
+impl<'a> Renderer<'a> {
+    fn new(snap: &'a Snapshot, view: &'a View, prefix: &'a str, omit: Omit) -> Self {
+        let mut results = HashMap::new();
+        for item in &view.items {
+            collect_results(item, &mut results);
+        }
+        let children = snap
+            .children
+            .iter()
+            .filter_map(|c| c.delegation.call.as_deref().map(|call| (call, c)))
+            .collect();
+        let mut asks: HashMap<&str, Vec<&Record>> = HashMap::new();
+        for record in &snap.records {
+            if let Body::Ask { handle, .. } = &record.body {
+                asks.entry(handle.as_str()).or_default().push(record);
+            }
+        }
+        let own_from = snap.own().first().map_or(0, |r| r.seq);
+        Renderer {
+            snap,
+            view,
+            prefix,
+            omit,
+            out: String::with_capacity(snap.records.len() * 256),
+            results,
+            shown: HashSet::new(),
+            children,
+            asks,
+            own_from,
+            chipped: HashSet::new(),
+        }
+    }
+
+    fn transcript(&mut self) {
+        let view = self.view;
+        let economy = self.snap.economy.as_ref();
+        let mut turn = 0;
+        let mut clear_shown = view.model_after == 0;
+        let mut marks = self.marks();
+        let mut inherited: Vec<&Item> = Vec::new();
+        let mut items = view.items.iter().peekable();
+        // History inherited from an ancestor goes first, collapsed under its lineage.
+        while let Some(item) = items.next_if(|i| self.own_from > 0 && i.last_seq() < self.own_from)
+        {
+            inherited.push(item);
+        }
+        if !inherited.is_empty() {
+            let until = inherited.last().map_or(0, |i| i.last_seq());
+            let from = self
+                .snap
+                .ancestors
+                .first()
+                .map_or("an ancestor", String::as_str);
+            let _ = write!(
+                self.out,
+                "<details class=\"inherited\"><summary>inherited from {} up to t{until} ({} items)</summary>",
+                escape::escape(from),
+                inherited.len()
+            );
+            for item in &inherited {
+                let mut users = 0;
+                item.for_each_user(&mut |_, _| users += 1);
+                self.item(item);
+                turn += users;
+            }
+            self.out.push_str("</details>");
+        }
+        for item in items {
+            if first_is_user(item) && turn > 0 {
+                self.marks_until(&mut marks, turn_end_seq(view, turn));
+                self.turn_end(turn, economy);
+            }
+            self.marks_until(&mut marks, item.first_seq().saturating_sub(1));
+            if !clear_shown && item.first_seq() > view.model_after {
+                let _ = write!(
+                    self.out,
+                    "<div class=\"banner clear\">context cleared at t{}: the model sees only what follows</div>",
+                    view.model_after
+                );
+                clear_shown = true;
+            }
+            self.item(item);
+            let mut users = 0;
+            item.for_each_user(&mut |_, _| users += 1);
+            turn += users;
+        }
+        if turn > 0 && !view.open_turn {
+            self.marks_until(&mut marks, turn_end_seq(view, turn));
+            self.turn_end(turn, economy);
+        }
+        self.marks_until(&mut marks, u64::MAX);
+        if !clear_shown {
+            let _ = write!(
+                self.out,
+                "<div class=\"banner clear\">context cleared at t{}: the model sees nothing yet</div>",
+                view.model_after
+            );
+        }
+        if view.open_turn {
+            let _ = write!(
+                self.out,
+                "<div class=\"banner open\">turn {} is still open</div>",
+                view.turns
+            );
+        }
+        self.unreached_children();
+    }
+
+    /// What the items do not show, by the seq it happened at: failures and reverts (with
+    /// the branch each left behind).
+    fn marks(&self) -> std::vec::IntoIter<(u64, String)> {
+        let mut marks: Vec<(u64, String)> = Vec::new();
+        for f in &self.view.failures {
+            let status = f.status.map(|s| format!(" (HTTP {s})")).unwrap_or_default();
+            marks.push((
+                f.seq,
+                format!(
+                    "<div class=\"failure\">✗ t{} the turn failed: {}{status}: {}</div>",
+                    f.seq,
+                    escape::escape(&f.error),
+                    escape::escape(&f.message)
+                ),
+            ));
+        }
+        let mask = visible_mask(&self.snap.records);
+        for r in &self.view.reverts {
+            let hidden: Vec<&Record> = self
+                .snap
+                .records
+                .iter()
+                .zip(&mask)
+                .filter(|(rec, visible)| !**visible && rec.seq > r.to && rec.seq < r.seq)
+                .map(|(rec, _)| rec)
+                .collect();
+            let mut html = format!(
+                "<details class=\"reverted\"><summary>⟲ reverted to t{}: {} later turn{} and {} records left on a branch</summary>",
+                r.to,
+                r.hidden_turns,
+                if r.hidden_turns == 1 { "" } else { "s" },
+                hidden.len()
+            );
+            let items: Vec<Item> = hidden.iter().filter_map(|rec| record_item(rec)).collect();
+            let mut sub = Renderer::new(self.snap, self.view, self.prefix, self.omit);
+            // A branch's stamps repeat seqs of nothing visible, but keep them out of the
+            // page's anchors all the same.
+            sub.prefix = "";
+            for item in &items {
+                collect_results(item, &mut sub.results);
+            }
+            for item in &items {
+                sub.item_with(item, false);
+            }
+            html.push_str(&sub.out);
+            html.push_str("</details>");
+            marks.push((r.seq, html));
+        }
+        marks.sort_by_key(|(seq, _)| *seq);
+        marks.into_iter()
+    }
+
+    fn marks_until(&mut self, marks: &mut std::vec::IntoIter<(u64, String)>, until: u64) {
+        let mut rest = Vec::new();
+        for (seq, html) in marks.by_ref() {
+            if seq <= until {
+                self.out.push_str(&html);
+            } else {
+                rest.push((seq, html));
+                break;
+            }
+        }
+        rest.extend(marks.by_ref());
+        *marks = rest.into_iter();
+    }
+
+    fn turn_end(&mut self, turn: usize, economy: Option<&Economy>) {
+        let seq = turn_end_seq(self.view, turn);
+        let _ = write!(
+            self.out,
+            "<div class=\"turn-end\" id=\"{}turn-{turn}\">── end of turn {turn}",
+            self.prefix
+        );
+        if seq > 0 {
+            let _ = write!(self.out, " · t{seq}");
+        }
+        self.out.push_str(" ──");
+        if let Some(spent) = economy.and_then(|e| e.turns.iter().find(|t| t.turn == turn)) {
+            self.turn_spend(spent, economy.is_some_and(|e| !e.unpriced.is_empty()));
+        }
+        self.out.push_str("</div>");
+    }
+
+    fn turn_spend(&mut self, spent: &TurnSpend, unpriced: bool) {
+        let _ = write!(
+            self.out,
+            " <span class=\"econ\">{}</span>",
+            escape::escape(&spent.spend.line(unpriced))
+        );
+        if spent.cache_broke {
+            self.out
+                .push_str(" <span class=\"cache-break\" title=\"the prompt cache broke in this turn\">⚠ cache broke</span>");
+        }
+    }
+
+    fn item(&mut self, item: &'a Item) {
+        self.item_with(item, true);
+    }
+
+    fn item_with(&mut self, item: &'a Item, anchors: bool) {
+        let id = |seq: u64| {
+            if anchors {
+                format!(" id=\"{}t{seq}\"", self.prefix)
+            } else {
+                String::new()
+            }
+        };
+        match item {
+            Item::User { seq, content } => {
+                let _ = write!(
+                    self.out,
+                    "<div class=\"item user\"{}><div class=\"meta\">{} user</div>",
+                    id(*seq),
+                    self.stamp(*seq, anchors)
+                );
+                self.blocks(content);
+                self.out.push_str("</div>");
+            }
+            Item::Assistant {
+                content,
+                model,
+                stop,
+                ..
+            } => {
+                self.out
+                    .push_str("<div class=\"item assistant\"><div class=\"meta\">assistant");
+                if let Some(model) = model {
+                    self.out.push_str(" · ");
+                    escape::push(&mut self.out, model);
+                }
+                self.out.push_str("</div>");
+                self.blocks(content);
+                let stopped = match stop.as_deref() {
+                    Some("refused") => Some("⊘ the model refused to answer"),
+                    Some("truncated") => Some("… cut at the output limit"),
+                    Some("interrupted") => {
+                        Some("… interrupted: the connection to the provider broke mid-answer")
+                    }
+                    Some("error") => Some("✗ the provider failed the response"),
+                    _ => None,
+                };
+                if let Some(line) = stopped {
+                    let _ = write!(self.out, "<div class=\"stopped\">{line}</div>");
+                }
+                self.out.push_str("</div>");
+            }
+            Item::ToolResult { call, .. } => {
+                if self.shown.contains(call.as_str()) {
+                    return;
+                }
+                // A result whose call is not in the view (cut away, or in inherited history
+                // shown elsewhere) stands alone.
+                self.out.push_str("<div class=\"item orphan\">");
+                self.result(item, anchors);
+                self.out.push_str("</div>");
+            }
+            Item::Folded {
+                handle,
+                note,
+                since,
+                until,
+                items,
+            } => {
+                let count: usize = items.iter().map(Item::original_count).sum();
+                let _ = write!(
+                    self.out,
+                    "<div class=\"item fold\" data-handle=\"{}\"><div class=\"meta\">⋯ folded <b>{}</b> t{since}..t{until} · {count} item{}</div><div class=\"note md\">",
+                    escape::escape(handle),
+                    escape::escape(handle),
+                    if count == 1 { "" } else { "s" }
+                );
+                markdown::push(&mut self.out, note);
+                self.out.push_str("</div>");
+                self.fold_extras(handle);
+                self.archived(items, count, anchors);
+                self.asks_of(handle);
+                self.out.push_str("</div>");
+            }
+            Item::Compacted {
+                until,
+                summary,
+                items,
+            } => {
+                let handle = format!("compaction@t{until}");
+                let count: usize = items.iter().map(Item::original_count).sum();
+                let _ = write!(
+                    self.out,
+                    "<div class=\"item compaction\" data-handle=\"{}\"><div class=\"meta\">⋯ compacted through t{until} ({}) · {count} item{}</div><div class=\"note md\">",
+                    escape::escape(&handle),
+                    escape::escape(&handle),
+                    if count == 1 { "" } else { "s" }
+                );
+                markdown::push(&mut self.out, summary);
+                self.out.push_str("</div>");
+                self.archived(items, count, anchors);
+                self.asks_of(&handle);
+                self.out.push_str("</div>");
+            }
+            Item::Elided { count, .. } => {
+                let _ = write!(
+                    self.out,
+                    "<div class=\"item elided\">⋯ {count} archived items (not in this export)</div>"
+                );
+            }
+        }
+    }
+
+    fn stamp(&self, seq: u64, anchors: bool) -> String {
+        if anchors {
+            format!(
+                "<a class=\"stamp\" href=\"#{}t{seq}\">t{seq}</a>",
+                self.prefix
+            )
+        } else {
+            format!("<span class=\"stamp\">t{seq}</span>")
+        }
+    }
+
+    /// The archived items of a fold or compaction, collapsed in place.
+    fn archived(&mut self, items: &'a [Item], count: usize, anchors: bool) {
+        if items.is_empty() {
+            if count == 0 {
+                self.out.push_str(
+                    "<div class=\"archived-gone\">archived items not included in this export</div>",
+                );
+            }
+            return;
+        }
+        let _ = write!(
+            self.out,
+            "<details class=\"archived\"><summary>archived items ({count})</summary>"
+        );
+        for item in items {
+            self.item_with(item, anchors);
+        }
+        self.out.push_str("</details>");
+    }
+
+    /// A fold's files and diff.
+    fn fold_extras(&mut self, handle: &str) {
+        let fold = self.snap.records.iter().find_map(|r| match &r.body {
+            Body::Fold(f) if f.handle == handle => Some(f),
+            _ => None,
+        });
+        let Some(fold) = fold else { return };
+        if !fold.files.is_empty() {
+            self.out.push_str("<ul class=\"files\">");
+            for f in &fold.files {
+                self.out.push_str("<li><span class=\"op\">");
+                escape::push(&mut self.out, &f.op);
+                self.out.push_str("</span> ");
+                escape::push(&mut self.out, &f.path);
+                self.out.push_str("</li>");
+            }
+            self.out.push_str("</ul>");
+        }
+        if let Some(hash) = &fold.diff_blob {
+            match self.snap.blobs.get(hash) {
+                Some(bytes) if !self.omit.full_outputs => {
+                    self.out
+                        .push_str("<details class=\"fold-diff\"><summary>diff</summary>");
+                    tools::push_diff(&mut self.out, &String::from_utf8_lossy(bytes));
+                    self.out.push_str("</details>");
+                }
+                _ => {
+                    let _ = write!(
+                        self.out,
+                        "<div class=\"blob-ref\">diff: blob {}</div>",
+                        escape::escape(short_hash(hash))
+                    );
+                }
+            }
+        }
+    }
+
+    fn asks_of(&mut self, handle: &str) {
+        let Some(asks) = self.asks.get(handle).cloned() else {
+            return;
+        };
+        self.out.push_str("<div class=\"asks\">");
+        for record in asks {
+            if let Body::Ask {
+                question, answer, ..
+            } = &record.body
+            {
+                let _ = write!(
+                    self.out,
+                    "<div class=\"ask\"><div class=\"q\"><b>asked</b> <span class=\"stamp\">t{}</span> ",
+                    record.seq
+                );
+                escape::push(&mut self.out, question);
+                self.out.push_str("</div><div class=\"a md\">");
+                markdown::push(&mut self.out, answer);
+                self.out.push_str("</div></div>");
+            }
+        }
+        self.out.push_str("</div>");
+    }
+
+    fn blocks(&mut self, blocks: &'a [Block]) {
+        for block in blocks {
+            match block {
+                Block::Text { text } => {
+                    self.out.push_str("<div class=\"md\">");
+                    markdown::push(&mut self.out, text);
+                    self.out.push_str("</div>");
+                }
+                // Signatures are the provider's, never shown.
+                Block::Thinking { thinking, .. } => {
+                    self.out.push_str(
+                        "<details class=\"thinking\"><summary>thinking</summary><div class=\"md\">",
+                    );
+                    markdown::push(&mut self.out, thinking);
+                    self.out.push_str("</div></details>");
+                }
+                Block::RedactedThinking { .. } => self
+                    .out
+                    .push_str("<div class=\"thinking redacted\">(reasoning the provider keeps encrypted)</div>"),
+                Block::ToolUse { id, name, input } => self.call(id, name, input),
+                Block::ToolResult {
+                    tool_use_id,
+                    content,
+                    is_error,
+                } => {
+                    let _ = write!(
+                        self.out,
+                        "<div class=\"result{}\">← ",
+                        if *is_error { " err" } else { "" }
+                    );
+                    escape::push(&mut self.out, tool_use_id);
+                    self.out.push_str("</div>");
+                    self.blocks(content);
+                }
+                Block::Image {
+                    media_type,
+                    data,
+                    blob,
+                } => self.image(media_type, data.as_deref(), blob.as_deref()),
+                Block::Unknown { kind } => {
+                    self.out.push_str("<div class=\"unknown\">[");
+                    escape::push(&mut self.out, kind);
+                    self.out.push_str(" block]</div>");
+                }
+            }
+        }
+    }
+
+    fn image(&mut self, media_type: &str, data: Option<&str>, blob: Option<&str>) {
+        let allowed = matches!(
+            media_type,
+            "image/png" | "image/jpeg" | "image/gif" | "image/webp"
+        );
+        let encoded = match (data, blob) {
+            (Some(data), _) => Some(data.to_owned()),
+            (None, Some(hash)) => self.snap.blobs.get(hash).map(|bytes| {
+                use base64::Engine as _;
+                base64::engine::general_purpose::STANDARD.encode(bytes)
+            }),
+            _ => None,
+        };
+        match encoded {
+            Some(data) if allowed && !self.omit.images && is_base64(&data) => {
+                let _ = write!(
+                    self.out,
+                    "<img class=\"img\" alt=\"image\" src=\"data:{media_type};base64,{data}\">"
+                );
+            }
+            _ => {
+                self.out.push_str("<div class=\"img-gone\">[image ");
+                escape::push(&mut self.out, media_type);
+                if let Some(hash) = blob {
+                    self.out.push_str(", blob ");
+                    escape::push(&mut self.out, short_hash(hash));
+                }
+                self.out.push_str(" omitted]</div>");
+            }
+        }
+    }
+
+    /// A tool call's card, with the result that answers it.
+    fn call(&mut self, id: &'a str, name: &str, input: &hotl_log::ToolInput) {
+        let result = self.results.get(id).copied();
+        let state = match result {
+            Some(Item::ToolResult { is_error: true, .. }) => "err",
+            Some(_) => "ok",
+            None => "pending",
+        };
+        let _ = write!(self.out, "<details class=\"tool {state}\" data-tool=\"");
+        escape::push(&mut self.out, name);
+        self.out.push_str("\"><summary><span class=\"sum\">");
+        escape::push(&mut self.out, &tools::summary(name, input));
+        self.out.push_str("</span>");
+        if let Some(Item::ToolResult { seq, .. }) = result {
+            let _ = write!(self.out, " <span class=\"stamp\">t{seq}</span>");
+        }
+        self.out.push_str("</summary><div class=\"body\">");
+        self.out.push_str(&tools::input_html(name, input));
+        if let Some(result) = result {
+            self.shown.insert(id);
+            self.result(result, true);
+        } else {
+            self.out
+                .push_str("<div class=\"no-result\">no result recorded</div>");
+        }
+        self.out.push_str("</div></details>");
+        if let Some(child) = self.children.get(id).copied() {
+            self.chip(child);
+        }
+    }
+
+    fn result(&mut self, item: &Item, anchors: bool) {
+        let Item::ToolResult {
+            seq,
+            content,
+            is_error,
+            blob,
+            ..
+        } = item
+        else {
+            return;
+        };
+        let _ = write!(
+            self.out,
+            "<div class=\"out{}\"{}>",
+            if *is_error { " err" } else { "" },
+            if anchors {
+                format!(" id=\"{}t{seq}\"", self.prefix)
+            } else {
+                String::new()
+            }
+        );
+        let text = plain_text(content);
+        tools::push_clipped(&mut self.out, &text, "out");
+        for block in content {
+            if let Block::Image {
+                media_type,
+                data,
+                blob,
+            } = block
+            {
+                self.image(media_type, data.as_deref(), blob.as_deref());
+            }
+        }
+        if let Some(hash) = blob {
+            match self.snap.blobs.get(hash) {
+                Some(bytes) if !self.omit.full_outputs => {
+                    let full = String::from_utf8_lossy(bytes);
+                    let _ = write!(
+                        self.out,
+                        "<details class=\"full\"><summary>full output ({} lines, blob {})</summary>",
+                        thousands(full.lines().count() as u64),
+                        escape::escape(short_hash(hash))
+                    );
+                    markdown::pre(&mut self.out, &full);
+                    self.out.push_str("</details>");
+                }
+                _ => {
+                    let _ = write!(
+                        self.out,
+                        "<div class=\"blob-ref\">full output: blob {}</div>",
+                        escape::escape(short_hash(hash))
+                    );
+                }
+            }
+        }
+        self.out.push_str("</div>");
+    }
+
+    /// A chip opening a delegated session.
+    fn chip(&mut self, child: &'a Child) {
+        self.chipped.insert(&child.snapshot.id);
+        let d = &child.delegation;
+        let label = d
+            .handle
+            .as_deref()
+            .or(d.agent.as_deref())
+            .unwrap_or(&child.snapshot.id);
+        let _ = write!(
+            self.out,
+            "<button type=\"button\" class=\"chip\" data-child=\"c-{}\">↳ ",
+            escape::escape(&child.snapshot.id)
+        );
+        if let Some(agent) = &d.agent {
+            escape::push(&mut self.out, agent);
+            self.out.push(' ');
+        }
+        escape::push(&mut self.out, label);
+        let _ = write!(self.out, " · {}", child_status(child));
+        if let Some(e) = &child.snapshot.economy {
+            let tokens = e.total.input + e.total.cache_read + e.total.cache_write + e.total.output;
+            let _ = write!(self.out, " · {} tokens", thousands(tokens));
+            if let (Some(cost), true) = (e.total.cost, e.unpriced.is_empty()) {
+                let _ = write!(self.out, " · ${cost:.4}");
+            }
+        }
+        if !d.description.is_empty() {
+            self.out.push_str(" — ");
+            escape::push(&mut self.out, &clip(&d.description, 80));
+        }
+        self.out.push_str("</button>");
+    }
+
+    /// Children no call in the view started (their call was cut away, or they were started
+    /// by hand): listed at the end.
+    fn unreached_children(&mut self) {
+        let rest: Vec<&Child> = self
+            .snap
+            .children
+            .iter()
+            .filter(|c| !self.chipped.contains(c.snapshot.id.as_str()))
+            .collect();
+        if rest.is_empty() {
+            return;
+        }
+        self.out
+            .push_str("<div class=\"delegated\"><div class=\"meta\">delegated sessions</div>");
+        for child in rest {
+            self.chip(child);
+        }
+        self.out.push_str("</div>");
+    }
+}
+
+fn collect_results<'a>(item: &'a Item, out: &mut HashMap<&'a str, &'a Item>) {
+    match item {
+        Item::ToolResult { call, .. } => {
+            out.insert(call.as_str(), item);
+        }
+        Item::Folded { items, .. } | Item::Compacted { items, .. } => {
+            for i in items {
+                collect_results(i, out);
+            }
+        }
+        _ => {}
+    }
+}
+
+/// A record of a branch a revert left, as an item.
+fn record_item(record: &Record) -> Option<Item> {
+    match &record.body {
+        Body::User { content } => Some(Item::User {
+            seq: record.seq,
+            content: content.clone(),
+        }),
+        Body::Assistant {
+            content,
+            model,
+            stop,
+            usage,
+            ..
+        } => Some(Item::Assistant {
+            seq: record.seq,
+            content: content.clone(),
+            model: model.clone(),
+            stop: stop.clone(),
+            usage: *usage,
+        }),
+        Body::ToolResult {
+            call,
+            content,
+            blob,
+            is_error,
+            ..
+        } => Some(Item::ToolResult {
+            seq: record.seq,
+            call: call.clone(),
+            content: content.clone(),
+            is_error: *is_error,
+            blob: blob.clone(),
+        }),
+        _ => None,
+    }
+}
+
+fn first_is_user(item: &Item) -> bool {
+    match item {
+        Item::User { .. } => true,
+        Item::Folded { items, .. } | Item::Compacted { items, .. } => {
+            items.first().is_some_and(first_is_user)
+        }
+        _ => false,
+    }
+}
+
+fn turn_end_seq(view: &View, turn: usize) -> u64 {
+    view.boundaries
+        .iter()
+        .find(|b| b.turns == turn)
+        .map_or(0, |b| b.seq)
+}
+
+fn short_hash(hash: &str) -> &str {
+    &hash[..hash.len().min(16)]
+}
+
+fn is_base64(data: &str) -> bool {
+    data.bytes()
+        .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'+' | b'/' | b'='))
+}
+
+fn clip(text: &str, max: usize) -> String {
+    match text.char_indices().nth(max) {
+        Some((i, _)) => format!("{}…", &text[..i]),
+        None => text.to_owned(),
+    }
+}

@@ -1,0 +1,161 @@
+//! Sealing a share: gzip, then AES-256-GCM under a fresh 32-byte key and 12-byte IV, laid out
+//! `[IV][ciphertext+tag]` as WebCrypto reads it. The key goes into the link's fragment as
+//! base64url without padding and nowhere else.
+
+use std::io::{Read, Write};
+
+use base64::Engine as _;
+use flate2::Compression;
+use flate2::read::GzDecoder;
+use flate2::write::GzEncoder;
+use ring::aead::{AES_256_GCM, Aad, LessSafeKey, Nonce, UnboundKey};
+use ring::rand::{SecureRandom, SystemRandom};
+
+/// Bytes of the IV in front of a sealed share.
+pub const IV_LEN: usize = 12;
+/// Bytes of the key.
+pub const KEY_LEN: usize = 32;
+/// Bytes of the tag after the ciphertext.
+pub const TAG_LEN: usize = 16;
+
+/// Why a seal could not be made or opened.
+#[derive(Debug, thiserror::Error)]
+pub enum SealError {
+    /// The system's random source failed.
+    #[error("the system's random source failed")]
+    Random,
+    /// Compression failed.
+    #[error("compressing the share failed: {0}")]
+    Compress(#[from] std::io::Error),
+    /// The key is not 32 bytes of base64url.
+    #[error("the key is not a share key (32 bytes, base64url)")]
+    BadKey,
+    /// The key does not open the blob, or the blob was changed.
+    #[error("cannot decrypt: the key does not open this share (or it was changed)")]
+    Decrypt,
+}
+
+/// A sealed share and the key that opens it.
+pub struct Sealed {
+    /// `[IV][ciphertext+tag]`.
+    pub bytes: Vec<u8>,
+    /// The key, base64url without padding (43 characters).
+    pub key: String,
+}
+
+/// gzip of `plain`.
+pub fn gzip(plain: &[u8]) -> Result<Vec<u8>, SealError> {
+    let mut encoder = GzEncoder::new(Vec::with_capacity(plain.len() / 4), Compression::new(6));
+    encoder.write_all(plain)?;
+    Ok(encoder.finish()?)
+}
+
+/// Seals `plain` (gzipped first) under a fresh key and IV.
+pub fn seal(plain: &[u8]) -> Result<Sealed, SealError> {
+    let rng = SystemRandom::new();
+    let mut key = [0u8; KEY_LEN];
+    let mut iv = [0u8; IV_LEN];
+    rng.fill(&mut key).map_err(|_| SealError::Random)?;
+    rng.fill(&mut iv).map_err(|_| SealError::Random)?;
+    seal_with(plain, &key, &iv)
+}
+
+/// Seals `plain` under a given key and IV (tests pin them to check a known vector).
+pub fn seal_with(
+    plain: &[u8],
+    key: &[u8; KEY_LEN],
+    iv: &[u8; IV_LEN],
+) -> Result<Sealed, SealError> {
+    let mut data = gzip(plain)?;
+    let sealing =
+        LessSafeKey::new(UnboundKey::new(&AES_256_GCM, key).map_err(|_| SealError::BadKey)?);
+    sealing
+        .seal_in_place_append_tag(Nonce::assume_unique_for_key(*iv), Aad::empty(), &mut data)
+        .map_err(|_| SealError::Random)?;
+    let mut bytes = Vec::with_capacity(IV_LEN + data.len());
+    bytes.extend_from_slice(iv);
+    bytes.extend_from_slice(&data);
+    Ok(Sealed {
+        bytes,
+        key: base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(key),
+    })
+}
+
+/// Opens a sealed share with its key: the plain (gunzipped) bytes.
+pub fn open(sealed: &[u8], key: &str) -> Result<Vec<u8>, SealError> {
+    let key = base64::engine::general_purpose::URL_SAFE_NO_PAD
+        .decode(key.trim())
+        .map_err(|_| SealError::BadKey)?;
+    if key.len() != KEY_LEN || sealed.len() < IV_LEN + TAG_LEN {
+        return Err(if key.len() != KEY_LEN {
+            SealError::BadKey
+        } else {
+            SealError::Decrypt
+        });
+    }
+    let opening =
+        LessSafeKey::new(UnboundKey::new(&AES_256_GCM, &key).map_err(|_| SealError::BadKey)?);
+    let mut iv = [0u8; IV_LEN];
+    iv.copy_from_slice(&sealed[..IV_LEN]);
+    let mut data = sealed[IV_LEN..].to_vec();
+    let plain = opening
+        .open_in_place(Nonce::assume_unique_for_key(iv), Aad::empty(), &mut data)
+        .map_err(|_| SealError::Decrypt)?;
+    let mut out = Vec::with_capacity(plain.len() * 4);
+    GzDecoder::new(&plain[..]).read_to_end(&mut out)?;
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_seal_opens_with_its_key_and_only_with_it() {
+        let sealed = seal(b"{\"format\":\"hotl-export/1\"}").unwrap();
+        assert_eq!(sealed.key.len(), 43);
+        assert_eq!(
+            open(&sealed.bytes, &sealed.key).unwrap(),
+            b"{\"format\":\"hotl-export/1\"}"
+        );
+        let other = seal(b"x").unwrap();
+        assert!(matches!(
+            open(&sealed.bytes, &other.key),
+            Err(SealError::Decrypt)
+        ));
+        let mut flipped = sealed.bytes.clone();
+        let last = flipped.len() - 1;
+        flipped[last] ^= 1;
+        assert!(matches!(
+            open(&flipped, &sealed.key),
+            Err(SealError::Decrypt)
+        ));
+        assert!(matches!(
+            open(&sealed.bytes, "short"),
+            Err(SealError::BadKey)
+        ));
+    }
+
+    #[test]
+    fn the_layout_is_iv_then_ciphertext_and_tag() {
+        let key = [7u8; KEY_LEN];
+        let iv = [9u8; IV_LEN];
+        let sealed = seal_with(b"hello", &key, &iv).unwrap();
+        assert_eq!(&sealed.bytes[..IV_LEN], &iv);
+        assert_eq!(
+            sealed.bytes.len(),
+            IV_LEN + gzip(b"hello").unwrap().len() + TAG_LEN
+        );
+    }
+
+    #[test]
+    fn every_seal_has_a_fresh_key_and_iv() {
+        let mut keys = std::collections::HashSet::new();
+        let mut ivs = std::collections::HashSet::new();
+        for _ in 0..1000 {
+            let sealed = seal(b"x").unwrap();
+            assert!(keys.insert(sealed.key));
+            assert!(ivs.insert(sealed.bytes[..IV_LEN].to_vec()));
+        }
+    }
+}
