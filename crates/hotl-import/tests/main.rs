@@ -1,1 +1,4 @@
 //! hotl-import integration tests.
+
+mod claude;
+mod common;
