@@ -107,6 +107,8 @@ pub fn import_foreign(
         Source::Codex => from_codex(&canonical, parsed, &mut report)?,
         Source::Pi => from_pi(&canonical, parsed, &mut report)?,
     };
+    // Reading reports bad lines before converting reports the rest: in file order.
+    report.lines.sort_by_key(|l| l.line);
     let cwd = opts
         .cwd
         .as_ref()

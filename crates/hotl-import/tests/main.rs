@@ -1,4 +1,8 @@
 //! hotl-import integration tests.
 
 mod claude;
+mod codex;
 mod common;
+mod discover;
+mod pi;
+mod robustness;
