@@ -7,6 +7,12 @@
 //! [`model_view`] borrows every block from the view (a stamp is joined to its text only when
 //! the part is serialised), so building a request copies no content; [`model_messages`] is the
 //! same view as owned blocks, for callers that want plain data.
+//!
+//! Items imported from another agent's session (up to `View::imported_until`) name tools this
+//! session does not have and carry reasoning bound to another provider's account. Their tool
+//! calls and results go out as short text notes (`[imported tool call: Bash] …`,
+//! `[imported tool result] …`, capped like quotes), and their reasoning not at all, so an
+//! imported session continues on any provider; the log keeps them structured.
 
 use std::borrow::Cow;
 
@@ -19,6 +25,9 @@ use crate::project::View;
 
 /// A quoted user message inside a folded span is cut after this many characters.
 pub const QUOTE_CAP: usize = 2000;
+
+/// An imported tool call's arguments, or its result, is cut after this many characters.
+pub const IMPORTED_CAP: usize = 2000;
 
 /// Who speaks a message.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
@@ -175,6 +184,11 @@ pub fn model_view(view: &View) -> Vec<MessageRef<'_>> {
         .items
         .partition_point(|i| i.last_seq() <= view.model_after);
     for item in &view.items[first..] {
+        // Imported items come first (one import writes them all before anything else), so
+        // no call of this session is waiting while they are rendered.
+        if item.last_seq() <= view.imported_until && imported_into(item, &mut out) {
+            continue;
+        }
         let answers = match item {
             Item::ToolResult { call, .. } => waiting.iter().position(|w| *w == call.as_str()),
             _ => None,
@@ -236,6 +250,69 @@ const LOST_RESULT: &str = "result lost: the log line that held it could not be r
 
 /// What precedes a tool result whose call the log lost.
 const ORPHAN_RESULT: &str = "(a tool result whose call could not be read from the log:)";
+
+/// Renders an imported message or tool result as text notes; `false` for any other item
+/// (a folded or compacted span quotes only user messages, so it needs nothing special).
+fn imported_into<'a>(item: &'a Item, out: &mut Vec<MessageRef<'a>>) -> bool {
+    match item {
+        Item::Assistant { content, .. } => {
+            let parts = message(out, Role::Assistant);
+            for block in content {
+                match block {
+                    Block::Text { .. } | Block::Image { .. } => parts.push(Part::Block(block)),
+                    Block::ToolUse { name, input, .. } => parts.push(Part::Text(Cow::Owned(
+                        format!("[imported tool call: {name}] {}", capped(input.get())),
+                    ))),
+                    // Foreign reasoning is bound to the account that made it: never replayed.
+                    _ => {}
+                }
+            }
+            if out.last().is_some_and(|m| m.content.is_empty()) {
+                out.pop();
+            }
+            true
+        }
+        Item::ToolResult {
+            seq,
+            content,
+            is_error,
+            ..
+        } => {
+            let parts = message(out, Role::User);
+            let label = if *is_error {
+                "[imported tool result: error]"
+            } else {
+                "[imported tool result]"
+            };
+            let text = hotl_log::plain_text(content);
+            parts.push(Part::Text(Cow::Owned(format!(
+                "{} {label} {}",
+                stamp(*seq),
+                capped(&text)
+            ))));
+            parts.extend(
+                content
+                    .iter()
+                    .filter(|b| matches!(b, Block::Image { .. }))
+                    .map(Part::Block),
+            );
+            true
+        }
+        _ => false,
+    }
+}
+
+/// `text` cut after [`IMPORTED_CAP`] characters, saying how much was left out.
+fn capped(text: &str) -> Cow<'_, str> {
+    match text.char_indices().nth(IMPORTED_CAP) {
+        None => Cow::Borrowed(text),
+        Some((at, _)) => Cow::Owned(format!(
+            "{} [… {} more characters]",
+            &text[..at],
+            text[at..].chars().count()
+        )),
+    }
+}
 
 /// Adds what `item` says to `parts`.
 fn render_into<'a>(item: &'a Item, parts: &mut Vec<Part<'a>>) {
@@ -364,7 +441,94 @@ fn cap(message: &str, quotes: Quotes<'_>) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use hotl_log::{Body, Record, SessionStart};
+    use hotl_log::{Body, ImportInfo, Record, SessionStart};
+
+    fn call(id: &str, name: &str) -> Body {
+        Body::Assistant {
+            content: vec![
+                Block::Thinking {
+                    thinking: "hm".into(),
+                    signature: None,
+                },
+                Block::text("looking"),
+                Block::ToolUse {
+                    id: id.into(),
+                    name: name.into(),
+                    input: serde_json::json!({"command": "ls"}).into(),
+                },
+            ],
+            model: None,
+            stop: None,
+            stop_raw: None,
+            usage: None,
+        }
+    }
+
+    fn result(id: &str) -> Body {
+        Body::ToolResult {
+            call: id.into(),
+            content: vec![Block::text("a b")],
+            blob: None,
+            is_error: false,
+            files: vec![],
+        }
+    }
+
+    #[test]
+    fn imported_calls_reach_the_model_as_notes_and_later_ones_stay_structured() {
+        let records = vec![
+            Record::new(1, "T", Body::Session(Box::new(SessionStart::new("/p")))),
+            Record::new(
+                2,
+                "T",
+                Body::Import(Box::new(ImportInfo {
+                    source: "claude-code".into(),
+                    until: 5,
+                    ..ImportInfo::default()
+                })),
+            ),
+            Record::new(3, "T", Body::user_text("list")),
+            Record::new(4, "T", call("toolu_1", "Bash")),
+            Record::new(5, "T", result("toolu_1")),
+            Record::new(6, "T", Body::user_text("again")),
+            Record::new(7, "T", call("c2", "bash")),
+            Record::new(8, "T", result("c2")),
+        ];
+        let view = crate::project(&records, 0);
+        assert_eq!(view.imported_until, 5);
+        let messages = model_messages(&view);
+        let text = serde_json::to_string(&messages).unwrap_or_default();
+        assert!(
+            text.contains(r#"[imported tool call: Bash] {\"command\":\"ls\"}"#),
+            "{text}"
+        );
+        assert!(text.contains("[t5] [imported tool result] a b"), "{text}");
+        assert!(!text.contains("toolu_1"), "{text}");
+        assert!(text.contains(r#""tool_use_id":"c2""#), "{text}");
+        // Only the native step keeps its thinking.
+        assert_eq!(text.matches(r#""type":"thinking""#).count(), 1, "{text}");
+        // Roles still alternate: user, assistant, user (result note + next prompt), ...
+        let roles: Vec<Role> = messages.iter().map(|m| m.role).collect();
+        assert_eq!(
+            roles,
+            [Role::User, Role::Assistant, Role::User, Role::Assistant, Role::User]
+        );
+        // Same view, same bytes.
+        assert_eq!(
+            serde_json::to_string(&model_view(&view)).unwrap_or_default(),
+            text
+        );
+    }
+
+    #[test]
+    fn long_imported_arguments_are_capped() {
+        let long = "x".repeat(IMPORTED_CAP + 10);
+        assert_eq!(
+            capped(&long),
+            format!("{} [… 10 more characters]", "x".repeat(IMPORTED_CAP))
+        );
+        assert_eq!(capped("short"), "short");
+    }
 
     #[test]
     fn borrowed_and_owned_views_serialise_identically() {

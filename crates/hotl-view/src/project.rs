@@ -44,6 +44,9 @@ pub struct View {
     pub failures: Vec<Failure>,
     /// The reverts on the visible branch, with what each hid, in log order.
     pub reverts: Vec<hotl_log::RevertMark>,
+    /// Items up to this seq were imported from another agent's session (an `import` record
+    /// says how far), 0 when none: the model view sends their tool calls as text notes.
+    pub imported_until: u64,
     /// Where the walk over records stands, so later records can be pushed.
     #[serde(skip)]
     pub(crate) walk: Walk,
@@ -143,6 +146,7 @@ impl View {
             anomalies: Vec::new(),
             failures: Vec::new(),
             reverts: Vec::new(),
+            imported_until: 0,
             walk: Walk::default(),
         }
     }
@@ -236,6 +240,7 @@ impl View {
                 message,
                 status,
             }),
+            Body::Import(info) => self.imported_until = self.imported_until.max(info.until),
             _ => {}
         }
         if !self.walk.in_preamble && moves_boundary {

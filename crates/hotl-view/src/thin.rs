@@ -29,6 +29,8 @@ pub struct ThinView {
     anomalies: Vec<String>,
     failures: Vec<Failure>,
     reverts: Vec<RevertMark>,
+    #[serde(default)]
+    imported_until: u64,
     walk: Walk,
 }
 
@@ -46,6 +48,7 @@ impl View {
             anomalies: self.anomalies.clone(),
             failures: self.failures.clone(),
             reverts: self.reverts.clone(),
+            imported_until: self.imported_until,
             walk: self.walk.clone(),
         }
     }
@@ -63,6 +66,7 @@ impl View {
             anomalies: thin.anomalies,
             failures: thin.failures,
             reverts: thin.reverts,
+            imported_until: thin.imported_until,
             walk: thin.walk,
         }
     }
