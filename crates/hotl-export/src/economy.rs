@@ -61,7 +61,39 @@ pub struct Economy {
     pub unpriced: Vec<String>,
 }
 
+impl Economy {
+    /// Counts a child's spending apart and in the total.
+    pub fn add_child(&mut self, handle: String, id: &str, child: &Economy) {
+        self.total.add(&child.total);
+        self.children.push(ChildSpend {
+            handle,
+            id: id.to_owned(),
+            spend: child.total.clone(),
+        });
+        for model in &child.unpriced {
+            if !self.unpriced.contains(model) {
+                self.unpriced.push(model.clone());
+            }
+        }
+    }
+}
+
 impl Spend {
+    /// Adds `other` in.
+    pub fn add(&mut self, other: &Spend) {
+        self.requests += other.requests;
+        self.input += other.input;
+        self.cache_read += other.cache_read;
+        self.cache_write += other.cache_write;
+        self.output += other.output;
+        self.cost = match (self.cost, other.cost) {
+            (Some(a), Some(b)) => Some(a + b),
+            _ => None,
+        };
+        let sent = self.input + self.cache_read + self.cache_write;
+        self.cache_hit = (sent > 0).then(|| self.cache_read as f64 / sent as f64);
+    }
+
     /// "in 1,234 · cache read 9,000 · write 0 · out 321 · $0.0123 · 88% cached".
     pub fn line(&self, unpriced: bool) -> String {
         use crate::names::thousands;

@@ -70,6 +70,22 @@ impl Snapshot {
     pub fn load(store: &Store, id: &str, price: Pricer) -> hotl_log::Result<Snapshot> {
         let mut snapshot = Snapshot::load_one(store, id, price)?;
         snapshot.children = load_children(store, id, price, 0);
+        // Children are priced with their own records; the parent's total holds them.
+        if let Some(economy) = &mut snapshot.economy {
+            for child in &snapshot.children {
+                if let Some(spent) = &child.snapshot.economy {
+                    economy.add_child(
+                        child
+                            .delegation
+                            .handle
+                            .clone()
+                            .unwrap_or_else(|| child.snapshot.id.clone()),
+                        &child.snapshot.id,
+                        spent,
+                    );
+                }
+            }
+        }
         Ok(snapshot)
     }
 
@@ -258,13 +274,14 @@ fn content_blobs(blocks: &[Block], out: &mut Vec<String>) {
     }
 }
 
-/// The frozen system prompt's text: its blocks' `text`, a blank line apart.
+/// The frozen system prompt's text: its parts (strings, or blocks with a `text`), a blank
+/// line apart.
 fn system_text(bytes: &[u8]) -> Option<String> {
     let value: serde_json::Value = serde_json::from_slice(bytes).ok()?;
     let parts: Vec<&str> = value
         .as_array()?
         .iter()
-        .filter_map(|block| block.get("text").and_then(|t| t.as_str()))
+        .filter_map(|block| block.as_str().or_else(|| block.get("text")?.as_str()))
         .collect();
     (!parts.is_empty()).then(|| parts.join("\n\n"))
 }

@@ -36,6 +36,12 @@ pub struct HttpProvider {
     pub retry: RetryPolicy,
 }
 
+/// Chooses ring as the process's TLS provider, as every HTTP client of hotl needs once
+/// (installing twice is harmless).
+pub fn install_tls() {
+    let _ = rustls::crypto::ring::default_provider().install_default();
+}
+
 impl HttpProvider {
     /// A provider speaking `dialect` at `base_url` (a server root like `http://host:8080` or a
     /// URL ending in `/v1`).

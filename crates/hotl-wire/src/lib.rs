@@ -29,7 +29,7 @@ pub use crate::assemble::{Assembler, BadCall, Reply};
 pub use crate::breakpoints::{
     ANCHOR_STRIDE, Breakpoints, MAX_BREAKPOINTS, place as place_breakpoints,
 };
-pub use crate::client::{HttpProvider, normalize_base};
+pub use crate::client::{HttpProvider, install_tls, normalize_base};
 pub use crate::decode::{
     AnthropicDecoder, ChatDecoder, DialectDecoder, ResponsesDecoder, StreamDecoder, StreamSink,
 };

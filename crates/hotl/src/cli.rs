@@ -24,6 +24,11 @@ pub struct Cli {
     #[arg(long, global = true)]
     pub all: bool,
 
+    /// Export a log file as a page (or .md/.jsonl, by PATH's extension) without opening a
+    /// session: hotl --export FILE.jsonl [PATH]
+    #[arg(long, value_name = "FILE", num_args = 1..=2, conflicts_with_all = ["prompt", "resume", "continue_last"])]
+    pub export: Option<Vec<PathBuf>>,
+
     #[command(flatten)]
     pub run: crate::commands::run::RunArgs,
 
@@ -62,6 +67,8 @@ pub enum Command {
     Man,
     /// Serve the Agent Client Protocol on stdio, for editors (Zed and others)
     Acp(crate::commands::acp::AcpArgs),
+    /// Serve encrypted shares: store sealed blobs and the viewer that opens them
+    ShareServer(crate::commands::share_server::ShareServerArgs),
     /// Developer tools: look at what providers send
     #[command(subcommand)]
     Debug(DebugCommand),
@@ -85,6 +92,10 @@ pub enum SessionsCommand {
     /// Print a session as the model sees it (prompt, tools, messages), and write the body of
     /// its next request beside it
     Dump(crate::commands::sessions::dump::DumpArgs),
+    /// Write a session as one offline HTML page, Markdown, or a log that stands alone
+    Export(crate::commands::sessions::export::ExportArgs),
+    /// Share a session as an encrypted link (redacted first)
+    Share(crate::commands::sessions::share::ShareArgs),
     /// Adopt a hotl log written elsewhere
     Import(crate::commands::sessions::import::ImportArgs),
     /// Start a new session from another's history, whole or cut at a turn

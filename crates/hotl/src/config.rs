@@ -22,6 +22,11 @@
 //!
 //! [tui]
 //! fullscreen = true           # the transcript in the alternate screen, with the mouse
+//!
+//! [share]
+//! server = "https://share.example.com"   # where `hotl sessions share` uploads (hotl share-server)
+//! command = "/usr/local/bin/my-share"    # or: an executable given the page's path, printing the link
+//! secrets = ["a-value-to-redact"]        # redacted besides the built-in credential shapes
 //! ```
 
 use std::path::PathBuf;
@@ -44,6 +49,24 @@ pub struct FileConfig {
     pub tui: TuiConfig,
     /// `[mcp_servers.NAME]`: MCP servers whose tools sessions get.
     pub mcp_servers: std::collections::BTreeMap<String, hotl_mcp::ServerConfig>,
+    /// `[share]`: where shares go and what else they hide.
+    pub share: ShareConfig,
+}
+
+/// `[share]`: sharing sessions.
+#[derive(Debug, Default, Clone, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct ShareConfig {
+    /// The share server (`hotl share-server`) uploads go to, e.g. `https://share.example.com`.
+    pub server: Option<String>,
+    /// An executable given the exported page's path; what it prints is the link (no fallback
+    /// when it fails).
+    pub command: Option<String>,
+    /// More secrets to redact, besides the built-in credential shapes and secret-looking
+    /// environment variables.
+    pub secrets: Vec<String>,
+    /// The GitHub API base the viewer reads gists from (tests point it at a local fake).
+    pub gist_api: Option<String>,
 }
 
 /// `[tui]`: how the terminal UI draws.

@@ -21,6 +21,7 @@ mod memory_home;
 mod plain;
 mod reaper;
 mod render;
+mod takeout;
 mod tui;
 
 use std::io::Write;
@@ -52,7 +53,15 @@ fn run_cli() -> ExitCode {
     };
     let result = in_memory(&cli)
         .and_then(|in_memory| Ctx::new(cli.home.clone(), cli.all, in_memory))
-        .and_then(|ctx| commands::run(&ctx, cli.command, &cli.run));
+        .and_then(|ctx| match &cli.export {
+            Some(paths) if cli.command.is_none() => {
+                commands::sessions::export::from_file(&ctx, paths)
+            }
+            Some(_) => Err(CliError::usage(
+                "--export reads a log file on its own: it goes with no subcommand",
+            )),
+            None => commands::run(&ctx, cli.command, &cli.run),
+        });
     match result {
         Ok(code) => code,
         Err(CliError::BrokenPipe) => ExitCode::SUCCESS,

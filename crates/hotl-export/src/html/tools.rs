@@ -28,6 +28,7 @@ pub fn summary(name: &str, input: &ToolInput) -> String {
             }
             line
         }
+        "ls" if s("path").is_empty() => "ls .".to_owned(),
         "edit" | "write" | "ls" => format!("{name} {}", s("path")),
         "grep" | "glob" => {
             let path = s("path");

@@ -68,6 +68,8 @@ struct Renderer<'a> {
     own_from: u64,
     /// Children whose chip is on the page.
     chipped: HashSet<&'a str>,
+    /// The stamp each turn began at, in order.
+    turn_starts: Vec<u64>,
 }
 
 impl<'a> Renderer<'a> {
@@ -100,6 +102,7 @@ impl<'a> Renderer<'a> {
             asks,
             own_from,
             chipped: HashSet::new(),
+            turn_starts: Vec::new(),
         }
     }
 
@@ -131,7 +134,10 @@ impl<'a> Renderer<'a> {
             );
             for item in &inherited {
                 let mut users = 0;
-                item.for_each_user(&mut |_, _| users += 1);
+                item.for_each_user(&mut |seq, _| {
+                    users += 1;
+                    self.turn_starts.push(seq);
+                });
                 self.item(item);
                 turn += users;
             }
@@ -153,7 +159,10 @@ impl<'a> Renderer<'a> {
             }
             self.item(item);
             let mut users = 0;
-            item.for_each_user(&mut |_, _| users += 1);
+            item.for_each_user(&mut |seq, _| {
+                users += 1;
+                self.turn_starts.push(seq);
+            });
             turn += users;
         }
         if turn > 0 && !view.open_turn {
@@ -255,7 +264,11 @@ impl<'a> Renderer<'a> {
             let _ = write!(self.out, " · t{seq}");
         }
         self.out.push_str(" ──");
-        if let Some(spent) = economy.and_then(|e| e.turns.iter().find(|t| t.turn == turn)) {
+        // The economy numbers a session's own turns and knows each by the stamp it began at.
+        let began = self.turn_starts.get(turn.wrapping_sub(1)).copied();
+        if let Some(spent) =
+            economy.and_then(|e| e.turns.iter().find(|t| Some(t.seq) == began))
+        {
             self.turn_spend(spent, economy.is_some_and(|e| !e.unpriced.is_empty()));
         }
         self.out.push_str("</div>");

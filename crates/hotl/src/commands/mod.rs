@@ -12,6 +12,7 @@ pub mod mcp;
 pub mod oneshot;
 pub mod recall;
 pub mod run;
+pub mod share_server;
 pub mod sessions;
 pub mod stats;
 
@@ -36,6 +37,8 @@ pub fn run(ctx: &Ctx, command: Option<Command>, args: &run::RunArgs) -> Result<E
             SessionsCommand::Show(args) => sessions::show::run(ctx, &args),
             SessionsCommand::Dump(args) => sessions::dump::run(ctx, &args),
             SessionsCommand::Import(args) => sessions::import::run(ctx, &args),
+            SessionsCommand::Export(args) => sessions::export::run(ctx, &args),
+            SessionsCommand::Share(args) => sessions::share::run(ctx, &args),
             SessionsCommand::Fork(args) => sessions::fork::run(ctx, &args),
             SessionsCommand::Rename(args) => sessions::rename::run(ctx, &args),
             SessionsCommand::Revert(args) => sessions::revert::run(ctx, &args),
@@ -70,6 +73,7 @@ pub fn run(ctx: &Ctx, command: Option<Command>, args: &run::RunArgs) -> Result<E
             acp_args.model_flags = acp_args.model_flags.merged(&args.model_flags);
             acp::run(ctx, &acp_args)
         }
+        Command::ShareServer(args) => share_server::run(ctx, &args),
         Command::Debug(DebugCommand::Decode(args)) => debug::decode::run(ctx, &args),
     }
 }

@@ -1,0 +1,69 @@
+//! `hotl sessions export`: a session written as one offline page, Markdown, or a log that
+//! stands alone. Reads only: nothing is appended to the session.
+
+use std::io::Write;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::Args;
+
+use crate::ctx::{Ctx, flush};
+use crate::error::CliError;
+use crate::takeout::{self, ExportRequest, Format};
+
+/// Write a session as one self-contained HTML page (or Markdown, or a JSONL log); prints the path
+#[derive(Debug, Args)]
+#[command(
+    after_help = "Examples:\n  hotl sessions export @last                 ./hotl-<id>.html, works offline\n  hotl sessions export 1 -o notes/run.md     Markdown (from the extension)\n  hotl sessions export fix-bug --format jsonl -o fix.jsonl   importable elsewhere\n  hotl sessions export @last --redact        keys, tokens and $HOME hidden"
+)]
+pub struct ExportArgs {
+    /// List number, id prefix, name or @last
+    #[arg(value_name = "REF")]
+    pub session: String,
+    /// Where to write (a directory takes the default name) [default: ./hotl-<id>.<format>]
+    #[arg(short = 'o', long = "output", value_name = "PATH")]
+    pub output: Option<PathBuf>,
+    /// html, md or jsonl [default: from the path's extension, else html]
+    #[arg(long, value_enum)]
+    pub format: Option<Format>,
+    /// Hide credentials, secret-looking environment values and the home directory
+    #[arg(long)]
+    pub redact: bool,
+    /// No size budget (a page over 50 MB is otherwise trimmed, and says so)
+    #[arg(long)]
+    pub full: bool,
+}
+
+pub fn run(ctx: &Ctx, args: &ExportArgs) -> Result<ExitCode, CliError> {
+    let meta = ctx.resolve(&args.session)?;
+    let exported = takeout::export(
+        &ctx.store,
+        std::path::Path::new(&ctx.cwd),
+        &ExportRequest {
+            id: meta.id,
+            path: args.output.clone(),
+            format: args.format,
+            redact: args.redact,
+            full: args.full,
+        },
+    )?;
+    for line in takeout::report_lines(&exported.trimmed, &exported.redacted) {
+        eprintln!("hotl: {line}");
+    }
+    let mut out = ctx.out();
+    writeln!(out, "{}", exported.path.display())?;
+    flush(out)?;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `hotl --export <file.jsonl> [PATH]`: a log file exported without opening a session.
+pub fn from_file(ctx: &Ctx, paths: &[PathBuf]) -> Result<ExitCode, CliError> {
+    let [log, rest @ ..] = paths else {
+        return Err(CliError::usage("--export needs a log file: hotl --export FILE.jsonl [PATH]"));
+    };
+    let exported = takeout::export_file(&ctx.store, log, rest.first().map(PathBuf::as_path))?;
+    let mut out = ctx.out();
+    writeln!(out, "{}", exported.path.display())?;
+    flush(out)?;
+    Ok(ExitCode::SUCCESS)
+}
