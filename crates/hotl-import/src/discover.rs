@@ -274,10 +274,14 @@ mod tests {
             "CODEX_HOME" => Some("/c".into()),
             _ => None,
         });
-        assert_eq!(homes.claude, [PathBuf::from("/h/.claude"), "/h/.config/claude".into()]);
+        assert_eq!(
+            homes.claude,
+            [PathBuf::from("/h/.claude"), "/h/.config/claude".into()]
+        );
         assert_eq!(homes.codex, Some("/c".into()));
         assert_eq!(homes.pi, Some("/h/.pi/agent".into()));
-        let list = Homes::from_vars(|k| (k == "CLAUDE_CONFIG_DIR").then(|| "/a, /b/projects".into()));
+        let list =
+            Homes::from_vars(|k| (k == "CLAUDE_CONFIG_DIR").then(|| "/a, /b/projects".into()));
         assert_eq!(
             list.roots(Source::Claude),
             [PathBuf::from("/a/projects"), "/b/projects".into()]
@@ -286,9 +290,8 @@ mod tests {
 
     #[test]
     fn ids_in_file_names() {
-        let codex = Path::new(
-            "rollout-2026-05-11T11-26-55-019e1625-789d-76c0-80ab-3724b5ddb799.jsonl.zst",
-        );
+        let codex =
+            Path::new("rollout-2026-05-11T11-26-55-019e1625-789d-76c0-80ab-3724b5ddb799.jsonl.zst");
         assert_eq!(
             id_in_name(Source::Codex, codex),
             "019e1625-789d-76c0-80ab-3724b5ddb799"

@@ -131,7 +131,10 @@ impl Draft {
 
     /// Closes what is open and adds the title and todo list: the draft is complete.
     pub fn finish(&mut self, fallback_ts: &str) {
-        let ts = self.last_ts.clone().unwrap_or_else(|| fallback_ts.to_owned());
+        let ts = self
+            .last_ts
+            .clone()
+            .unwrap_or_else(|| fallback_ts.to_owned());
         self.close_open(&ts);
         if let Some(title) = self.title.take() {
             self.push(Body::Title { title }, &ts, None);
@@ -208,10 +211,7 @@ mod tests {
         let seqs = d.push_results(vec![("rc", result("c")), ("ra", result("a"))]);
         assert_eq!(seqs, [("ra", 4), ("rc", 5)]);
         d.finish("T");
-        let Body::ToolResult {
-            call, is_error, ..
-        } = &d.entries[3].body
-        else {
+        let Body::ToolResult { call, is_error, .. } = &d.entries[3].body else {
             panic!("{:?}", d.entries[3]);
         };
         assert_eq!((call.as_str(), *is_error), ("b", true));

@@ -123,7 +123,9 @@ pub fn import_foreign(
         .unwrap_or_default();
     let cwd_missing = !Path::new(&cwd).is_dir();
     if cwd_missing {
-        report.note(format!("the working directory {cwd} does not exist on this machine"));
+        report.note(format!(
+            "the working directory {cwd} does not exist on this machine"
+        ));
     }
     let id = new_session_id();
     let mut start = SessionStart::new(cwd.clone());
@@ -309,7 +311,9 @@ fn from_codex(path: &Path, parsed: Vec<lines::Line>, report: &mut Report) -> Res
         });
     }
     if conv.instructions {
-        report.note("Codex's base instructions are not adopted: a continued session runs with hotl's");
+        report.note(
+            "Codex's base instructions are not adopted: a continued session runs with hotl's",
+        );
     }
     Ok(Converted {
         source_id: conv.session_id,

@@ -55,7 +55,9 @@ pub(crate) fn parse(ts: &str) -> Result<SystemTime, TsError> {
             return Err(TsError::Malformed);
         }
         let digits = &b[start..at.min(start + 9)];
-        nanos = digits.iter().fold(0i64, |n, d| n * 10 + i64::from(d - b'0'))
+        nanos = digits
+            .iter()
+            .fold(0i64, |n, d| n * 10 + i64::from(d - b'0'))
             * 10i64.pow(9 - digits.len() as u32);
     }
     let offset_minutes = match b.get(at) {

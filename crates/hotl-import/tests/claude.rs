@@ -52,6 +52,7 @@ fn every_call_is_answered_once_in_call_order() -> TestResult {
         let calls = calls(&records);
         let results = results(&records);
         assert_eq!(calls, results, "{fx}");
+        assert_answered(&records);
         assert!(!calls.is_empty());
     }
     Ok(())
@@ -75,10 +76,11 @@ fn signatures_stay_out_of_the_replayable_field() -> TestResult {
     }
     assert!(thinking > 0);
     let raw = home.raw(&out.id)?;
-    assert!(
-        raw.iter()
-            .any(|l| l["src"]["signatures"].as_array().is_some_and(|s| !s.is_empty()))
-    );
+    assert!(raw.iter().any(|l| {
+        l["src"]["signatures"]
+            .as_array()
+            .is_some_and(|s| !s.is_empty())
+    }));
     Ok(())
 }
 
@@ -104,8 +106,14 @@ fn the_subagent_is_a_clean_child_linked_to_its_task_call() -> TestResult {
         .ok_or("no Task call")?;
     assert_eq!(child.delegation.call.as_deref(), Some(task_call.1.as_str()));
     assert_eq!(child.delegation.at, Some(task_call.0));
-    assert_eq!((child.pinned_in.as_str(), child.pinned_at), (out.id.as_str(), task_call.0));
-    assert_eq!(child.delegation.agent.as_deref(), Some("solution-architect"));
+    assert_eq!(
+        (child.pinned_in.as_str(), child.pinned_at),
+        (out.id.as_str(), task_call.0)
+    );
+    assert_eq!(
+        child.delegation.agent.as_deref(),
+        Some("solution-architect")
+    );
     let start = home.store.read_start(&child.id)?;
     assert!(start.parent.is_none(), "a clean child inherits nothing");
     let child_records = home.records(&child.id)?;
@@ -122,11 +130,21 @@ fn a_subagent_file_alone_is_refused_naming_its_session() -> TestResult {
     );
     let err = home.import(Source::Claude, &agent).expect_err("refused");
     let msg = err.to_string();
-    assert!(msg.contains("sub-agent transcript of session e9fb405b-169f-40eb-9396-7e75076f045d"), "{msg}");
-    assert!(msg.contains("e9fb405b-169f-40eb-9396-7e75076f045d.jsonl"), "{msg}");
+    assert!(
+        msg.contains("sub-agent transcript of session e9fb405b-169f-40eb-9396-7e75076f045d"),
+        "{msg}"
+    );
+    assert!(
+        msg.contains("e9fb405b-169f-40eb-9396-7e75076f045d.jsonl"),
+        "{msg}"
+    );
     let flat = fixture("claude-code/cc-2.0.64-flat/-tmp-private/agent-50243ee8.jsonl");
     let err = home.import(Source::Claude, &flat).expect_err("refused");
-    assert!(err.to_string().contains("4c2ddfdc-b619-4525-8d03-1950fb1b0257"), "{err}");
+    assert!(
+        err.to_string()
+            .contains("4c2ddfdc-b619-4525-8d03-1950fb1b0257"),
+        "{err}"
+    );
     Ok(())
 }
 
@@ -137,18 +155,34 @@ fn the_flat_2064_layout_imports_its_warmup_agent_unplaced() -> TestResult {
     assert_eq!(out.children.len(), 1);
     assert!(home.store.visible_delegated(&out.id)?.is_empty());
     let records = home.records(&out.id)?;
-    assert!(import_info(&records).notes.iter().any(|n| n.contains("50243ee8")));
+    assert!(
+        import_info(&records)
+            .notes
+            .iter()
+            .any(|n| n.contains("50243ee8"))
+    );
     assert!(count(&records, "todos") <= 1);
     Ok(())
 }
 
-fn user(uuid: &str, parent: Option<&str>, ts: &str, content: serde_json::Value) -> serde_json::Value {
+fn user(
+    uuid: &str,
+    parent: Option<&str>,
+    ts: &str,
+    content: serde_json::Value,
+) -> serde_json::Value {
     json!({"type": "user", "uuid": uuid, "parentUuid": parent, "sessionId": "s1",
         "cwd": "/tmp", "version": "2.1.7", "timestamp": ts,
         "message": {"role": "user", "content": content}})
 }
 
-fn assistant(uuid: &str, parent: &str, ts: &str, msg: &str, content: serde_json::Value) -> serde_json::Value {
+fn assistant(
+    uuid: &str,
+    parent: &str,
+    ts: &str,
+    msg: &str,
+    content: serde_json::Value,
+) -> serde_json::Value {
     json!({"type": "assistant", "uuid": uuid, "parentUuid": parent, "sessionId": "s1",
         "timestamp": ts, "requestId": format!("req_{msg}"),
         "message": {"id": msg, "model": "claude-x", "role": "assistant", "content": content,
@@ -175,7 +209,13 @@ fn shuffled_sibling_results_are_paired_by_id() -> TestResult {
         user("r3", Some("a3"), "2026-01-01T00:00:02Z", tool_result("t3")),
         user("r1", Some("a1"), "2026-01-01T00:00:02Z", tool_result("t1")),
         user("r2", Some("a2"), "2026-01-01T00:00:02Z", tool_result("t2")),
-        assistant("a4", "r2", "2026-01-01T00:00:03Z", "m2", json!([{"type": "text", "text": "done"}])),
+        assistant(
+            "a4",
+            "r2",
+            "2026-01-01T00:00:03Z",
+            "m2",
+            json!([{"type": "text", "text": "done"}]),
+        ),
     ];
     let path = write_lines(home.dir.path(), "s1.jsonl", &lines)?;
     let out = home.import(Source::Claude, &path)?;
@@ -190,13 +230,34 @@ fn shuffled_sibling_results_are_paired_by_id() -> TestResult {
 #[test]
 fn injected_context_is_skipped_and_counted() -> TestResult {
     let home = Home::new()?;
-    let mut meta = user("m0", None, "2026-01-01T00:00:00Z", json!("Caveat: The messages below were generated by the user"));
+    let mut meta = user(
+        "m0",
+        None,
+        "2026-01-01T00:00:00Z",
+        json!("Caveat: The messages below were generated by the user"),
+    );
     meta["isMeta"] = json!(true);
     let lines = vec![
         meta,
-        user("c1", Some("m0"), "2026-01-01T00:00:00Z", json!("<command-name>/model</command-name>")),
-        user("u1", Some("c1"), "2026-01-01T00:00:01Z", json!("real prompt")),
-        assistant("a1", "u1", "2026-01-01T00:00:02Z", "m1", json!([{"type": "text", "text": "hi"}])),
+        user(
+            "c1",
+            Some("m0"),
+            "2026-01-01T00:00:00Z",
+            json!("<command-name>/model</command-name>"),
+        ),
+        user(
+            "u1",
+            Some("c1"),
+            "2026-01-01T00:00:01Z",
+            json!("real prompt"),
+        ),
+        assistant(
+            "a1",
+            "u1",
+            "2026-01-01T00:00:02Z",
+            "m1",
+            json!([{"type": "text", "text": "hi"}]),
+        ),
     ];
     let path = write_lines(home.dir.path(), "s1.jsonl", &lines)?;
     let out = home.import(Source::Claude, &path)?;
@@ -220,22 +281,42 @@ fn a_compaction_boundary_and_summary_become_one_compaction() -> TestResult {
         "timestamp": "2026-01-01T00:01:00Z", "content": "Conversation compacted",
         "compactMetadata": {"trigger": "manual", "preTokens": 12345}});
     boundary["isSidechain"] = json!(false);
-    let mut summary = user("sum", Some("b1"), "2026-01-01T00:01:01Z",
-        json!("This session is being continued from a previous conversation. Summary: we said hi."));
+    let mut summary = user(
+        "sum",
+        Some("b1"),
+        "2026-01-01T00:01:01Z",
+        json!("This session is being continued from a previous conversation. Summary: we said hi."),
+    );
     summary["isCompactSummary"] = json!(true);
     let lines = vec![
         user("u1", None, "2026-01-01T00:00:00Z", json!("hello")),
-        assistant("a1", "u1", "2026-01-01T00:00:01Z", "m1", json!([{"type": "text", "text": "hi"}])),
+        assistant(
+            "a1",
+            "u1",
+            "2026-01-01T00:00:01Z",
+            "m1",
+            json!([{"type": "text", "text": "hi"}]),
+        ),
         boundary,
         summary,
         user("u2", Some("sum"), "2026-01-01T00:02:00Z", json!("next")),
-        assistant("a2", "u2", "2026-01-01T00:02:01Z", "m2", json!([{"type": "text", "text": "ok"}])),
+        assistant(
+            "a2",
+            "u2",
+            "2026-01-01T00:02:01Z",
+            "m2",
+            json!([{"type": "text", "text": "ok"}]),
+        ),
     ];
     let path = write_lines(home.dir.path(), "s1.jsonl", &lines)?;
     let out = home.import(Source::Claude, &path)?;
     let records = home.records(&out.id)?;
     assert_eq!(count(&records, "compaction"), 1);
-    assert_eq!(count(&records, "user"), 2, "the summary is not a user message");
+    assert_eq!(
+        count(&records, "user"),
+        2,
+        "the summary is not a user message"
+    );
     assert_eq!(count(&records, "revert"), 0);
     let Some(Body::Compaction { until, summary }) = records
         .iter()
@@ -256,12 +337,40 @@ fn an_edited_prompt_is_a_revert_with_the_newer_branch_visible() -> TestResult {
     let home = Home::new()?;
     let lines = vec![
         user("u1", None, "2026-01-01T00:00:00Z", json!("first")),
-        assistant("a1", "u1", "2026-01-01T00:00:01Z", "m1", json!([{"type": "text", "text": "one"}])),
-        user("u2", Some("a1"), "2026-01-01T00:00:02Z", json!("old question")),
-        assistant("a2", "u2", "2026-01-01T00:00:03Z", "m2", json!([{"type": "text", "text": "old answer"}])),
+        assistant(
+            "a1",
+            "u1",
+            "2026-01-01T00:00:01Z",
+            "m1",
+            json!([{"type": "text", "text": "one"}]),
+        ),
+        user(
+            "u2",
+            Some("a1"),
+            "2026-01-01T00:00:02Z",
+            json!("old question"),
+        ),
+        assistant(
+            "a2",
+            "u2",
+            "2026-01-01T00:00:03Z",
+            "m2",
+            json!([{"type": "text", "text": "old answer"}]),
+        ),
         // Edited: the same parent as the old question, typed later.
-        user("u3", Some("a1"), "2026-01-01T00:05:00Z", json!("new question")),
-        assistant("a3", "u3", "2026-01-01T00:05:01Z", "m3", json!([{"type": "text", "text": "new answer"}])),
+        user(
+            "u3",
+            Some("a1"),
+            "2026-01-01T00:05:00Z",
+            json!("new question"),
+        ),
+        assistant(
+            "a3",
+            "u3",
+            "2026-01-01T00:05:01Z",
+            "m3",
+            json!([{"type": "text", "text": "new answer"}]),
+        ),
     ];
     let path = write_lines(home.dir.path(), "s1.jsonl", &lines)?;
     let out = home.import(Source::Claude, &path)?;
@@ -288,6 +397,9 @@ fn a_missing_file_is_a_read_error() -> TestResult {
     let err = home
         .import(Source::Claude, &home.dir.path().join("nope.jsonl"))
         .expect_err("missing");
-    assert!(matches!(err.downcast_ref::<ImportError>(), Some(ImportError::Read { .. })));
+    assert!(matches!(
+        err.downcast_ref::<ImportError>(),
+        Some(ImportError::Read { .. })
+    ));
     Ok(())
 }

@@ -26,6 +26,7 @@ fn one_assistant_record_per_model_call_with_cached_input_subtracted() -> TestRes
     let tool_uses = calls(&records);
     assert!(tool_uses.len() >= 99);
     assert_eq!(tool_uses, results(&records));
+    assert_answered(&records);
     let usages: Vec<Usage> = records
         .iter()
         .filter_map(|r| match &r.body {
@@ -86,15 +87,27 @@ fn meta() -> serde_json::Value {
 
 fn prompt(ts: &str, text: &str) -> Vec<serde_json::Value> {
     vec![
-        line(ts, "response_item", json!({"type": "message", "role": "user",
-            "content": [{"type": "input_text", "text": text}]})),
-        line(ts, "event_msg", json!({"type": "user_message", "message": text})),
+        line(
+            ts,
+            "response_item",
+            json!({"type": "message", "role": "user",
+            "content": [{"type": "input_text", "text": text}]}),
+        ),
+        line(
+            ts,
+            "event_msg",
+            json!({"type": "user_message", "message": text}),
+        ),
     ]
 }
 
 fn answer(ts: &str, text: &str) -> serde_json::Value {
-    line(ts, "response_item", json!({"type": "message", "role": "assistant",
-        "content": [{"type": "output_text", "text": text}]}))
+    line(
+        ts,
+        "response_item",
+        json!({"type": "message", "role": "assistant",
+        "content": [{"type": "output_text", "text": text}]}),
+    )
 }
 
 #[test]
@@ -105,12 +118,28 @@ fn a_rollback_is_a_revert_keeping_the_dropped_turns() -> TestResult {
     lines.push(answer("2026-05-11T08:00:02Z", "a1"));
     lines.extend(prompt("2026-05-11T08:00:03Z", "two"));
     lines.push(answer("2026-05-11T08:00:04Z", "a2"));
-    lines.push(line("2026-05-11T08:00:05Z", "event_msg", json!({"type": "thread_rolled_back", "num_turns": 1})));
+    lines.push(line(
+        "2026-05-11T08:00:05Z",
+        "event_msg",
+        json!({"type": "thread_rolled_back", "num_turns": 1}),
+    ));
     lines.extend(prompt("2026-05-11T08:00:06Z", "three"));
     lines.push(answer("2026-05-11T08:00:07Z", "a3"));
-    lines.push(line("2026-05-11T08:00:08Z", "compacted", json!({"message": "we did one and three"})));
-    lines.push(line("2026-05-11T08:00:09Z", "event_msg", json!({"type": "thread_name_updated", "thread_name": "Numbers"})));
-    let path = write_lines(home.dir.path(), "rollout-2026-05-11T08-00-00-thread-1.jsonl", &lines)?;
+    lines.push(line(
+        "2026-05-11T08:00:08Z",
+        "compacted",
+        json!({"message": "we did one and three"}),
+    ));
+    lines.push(line(
+        "2026-05-11T08:00:09Z",
+        "event_msg",
+        json!({"type": "thread_name_updated", "thread_name": "Numbers"}),
+    ));
+    let path = write_lines(
+        home.dir.path(),
+        "rollout-2026-05-11T08-00-00-thread-1.jsonl",
+        &lines,
+    )?;
     let out = home.import(Source::Codex, &path)?;
     let records = home.records(&out.id)?;
     assert_eq!(count(&records, "revert"), 1);
@@ -118,12 +147,18 @@ fn a_rollback_is_a_revert_keeping_the_dropped_turns() -> TestResult {
     let texts: Vec<String> = hotl_log::visible_branch(&records)
         .into_iter()
         .filter_map(|i| match &records[i].body {
-            Body::User { content } | Body::Assistant { content, .. } => Some(hotl_log::plain_text(content)),
+            Body::User { content } | Body::Assistant { content, .. } => {
+                Some(hotl_log::plain_text(content))
+            }
             _ => None,
         })
         .collect();
     assert_eq!(texts, ["one", "a1", "three", "a3"]);
-    assert!(records.iter().any(|r| matches!(&r.body, Body::Title { title } if title == "Numbers")));
+    assert!(
+        records
+            .iter()
+            .any(|r| matches!(&r.body, Body::Title { title } if title == "Numbers"))
+    );
     Ok(())
 }
 
@@ -132,7 +167,10 @@ fn a_zst_rollout_reads_like_the_plain_one() -> TestResult {
     let home = Home::new()?;
     let plain = std::fs::read(fixture(CODEX))?;
     let packed = ruzstd_compress(&plain);
-    let zst = home.dir.path().join("rollout-2026-05-11T11-26-55-019e1625-789d-76c0-80ab-3724b5ddb799.jsonl.zst");
+    let zst = home
+        .dir
+        .path()
+        .join("rollout-2026-05-11T11-26-55-019e1625-789d-76c0-80ab-3724b5ddb799.jsonl.zst");
     std::fs::write(&zst, packed)?;
     let a = home.import(Source::Codex, &fixture(CODEX))?;
     let b = home.import(Source::Codex, &zst)?;
@@ -186,6 +224,10 @@ fn a_spawned_subagent_rollout_alone_is_refused() -> TestResult {
     )];
     let path = write_lines(home.dir.path(), "rollout-x.jsonl", &lines)?;
     let err = home.import(Source::Codex, &path).expect_err("refused");
-    assert!(err.to_string().contains("sub-agent transcript of session thread-9"), "{err}");
+    assert!(
+        err.to_string()
+            .contains("sub-agent transcript of session thread-9"),
+        "{err}"
+    );
     Ok(())
 }

@@ -15,12 +15,10 @@ pub fn fixture(rel: &str) -> PathBuf {
         .join(rel)
 }
 
-pub const CC_217: &str =
-    "claude-code/cc-2.1.7-subagent/e9fb405b-169f-40eb-9396-7e75076f045d.jsonl";
+pub const CC_217: &str = "claude-code/cc-2.1.7-subagent/e9fb405b-169f-40eb-9396-7e75076f045d.jsonl";
 pub const CC_2064: &str =
     "claude-code/cc-2.0.64-flat/-tmp-private/4c2ddfdc-b619-4525-8d03-1950fb1b0257.jsonl";
-pub const CODEX: &str =
-    "codex/sessions/2026/05/11/rollout-2026-05-11T11-26-55-019e1625-789d-76c0-80ab-3724b5ddb799.jsonl";
+pub const CODEX: &str = "codex/sessions/2026/05/11/rollout-2026-05-11T11-26-55-019e1625-789d-76c0-80ab-3724b5ddb799.jsonl";
 
 /// A temp home and its store.
 pub struct Home {
@@ -125,4 +123,38 @@ pub fn write_lines(dir: &Path, name: &str, lines: &[Value]) -> TestResult<PathBu
     }
     std::fs::write(&path, text)?;
     Ok(path)
+}
+
+/// Panics unless every call is answered by one result before the next message, and every
+/// result answers an open call: the shape providers require.
+#[track_caller]
+pub fn assert_answered(records: &[Record]) {
+    let mut open: Vec<String> = Vec::new();
+    for r in records {
+        match &r.body {
+            Body::User { .. } | Body::Assistant { .. } | Body::Compaction { .. } => {
+                assert!(open.is_empty(), "unanswered {open:?} before t{}", r.seq);
+                if let Body::Assistant { content, .. } = &r.body {
+                    open = content
+                        .iter()
+                        .filter_map(|b| match b {
+                            Block::ToolUse { id, .. } => Some(id.clone()),
+                            _ => None,
+                        })
+                        .collect();
+                }
+            }
+            Body::ToolResult { call, .. } => {
+                assert!(
+                    open.contains(call),
+                    "t{} answers no open call ({call})",
+                    r.seq
+                );
+                open.retain(|c| c != call);
+            }
+            Body::Revert { .. } => open.clear(),
+            _ => {}
+        }
+    }
+    assert!(open.is_empty(), "unanswered at the end: {open:?}");
 }

@@ -28,7 +28,10 @@ fn claude_and_codex_sessions_are_listed_for_their_directory() -> TestResult {
         "\"cwd\":\"/Users/",
         &format!("\"cwd\":\"{}\",\"was\":\"/Users/", cwd.display()),
     );
-    std::fs::write(proj.join("e9fb405b-169f-40eb-9396-7e75076f045d.jsonl"), moved)?;
+    std::fs::write(
+        proj.join("e9fb405b-169f-40eb-9396-7e75076f045d.jsonl"),
+        moved,
+    )?;
     std::fs::write(proj.join("other.jsonl"), text)?;
     let found = discover(Source::Claude, &homes(root), &cwd);
     assert_eq!(found.len(), 1, "{found:?}");
@@ -41,7 +44,10 @@ fn claude_and_codex_sessions_are_listed_for_their_directory() -> TestResult {
     let rollout = std::fs::read_to_string(fixture(CODEX))?;
     let codex_cwd = "/Users/Sample_User/repos/codemie-ai/codemie-code";
     let name = "rollout-2026-05-11T11-26-55-019e1625-789d-76c0-80ab-3724b5ddb799.jsonl";
-    std::fs::write(day.join(name), rollout.replace(codex_cwd, &cwd.to_string_lossy()))?;
+    std::fs::write(
+        day.join(name),
+        rollout.replace(codex_cwd, &cwd.to_string_lossy()),
+    )?;
     let found = discover(Source::Codex, &homes(root), &cwd);
     assert_eq!(found.len(), 1);
     assert_eq!(found[0].title.as_deref(), Some("show tools"));
@@ -58,7 +64,10 @@ fn ids_resolve_by_prefix_and_ambiguity_lists_candidates() -> TestResult {
         std::fs::write(proj.join(format!("{id}.jsonl")), "{}\n")?;
     }
     let h = homes(root);
-    assert_eq!(resolve(Source::Claude, &h, "abc1")?, proj.join("abc111.jsonl"));
+    assert_eq!(
+        resolve(Source::Claude, &h, "abc1")?,
+        proj.join("abc111.jsonl")
+    );
     match resolve(Source::Claude, &h, "abc") {
         Err(ImportError::Ambiguous { candidates, .. }) => {
             assert!(candidates.contains("abc111") && candidates.contains("abc222"))

@@ -13,7 +13,7 @@ fn damaged_claude_file_imports_and_reports_each_line() -> TestResult {
         json!({"type": "user", "uuid": uuid, "parentUuid": parent, "sessionId": "s",
             "cwd": "/nowhere/at/all", "timestamp": "2026-01-01T00:00:00Z",
             "message": {"role": "user", "content": text}})
-            .to_string()
+        .to_string()
     };
     let mut text = String::from("\u{feff}");
     text.push_str(&good("u1", None, "one"));
@@ -21,8 +21,11 @@ fn damaged_claude_file_imports_and_reports_each_line() -> TestResult {
     text.push_str("{not json\n\n");
     text.push_str(&json!({"type": "shiny-new-thing", "x": 1}).to_string());
     text.push('\n');
-    text.push_str(&json!({"type": "user", "uuid": "u2", "parentUuid": "u1", "sessionId": "s",
-        "timestamp": "2026-01-01T00:00:01", "message": {"role": "user", "content": "no zone"}}).to_string());
+    text.push_str(
+        &json!({"type": "user", "uuid": "u2", "parentUuid": "u1", "sessionId": "s",
+        "timestamp": "2026-01-01T00:00:01", "message": {"role": "user", "content": "no zone"}})
+        .to_string(),
+    );
     text.push('\n');
     text.push_str(&good("u3", Some("u1"), "three"));
     text.push('\n');
@@ -83,7 +86,10 @@ fn unchanged_file_gives_the_same_session_changed_one_links_the_earlier() -> Test
     assert_ne!(changed.id, first.id);
     assert_eq!(changed.previous.as_deref(), Some(first.id.as_str()));
     let records = home.records(&changed.id)?;
-    assert_eq!(import_info(&records).previous.as_deref(), Some(first.id.as_str()));
+    assert_eq!(
+        import_info(&records).previous.as_deref(),
+        Some(first.id.as_str())
+    );
     Ok(())
 }
 

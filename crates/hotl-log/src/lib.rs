@@ -65,8 +65,8 @@ pub use crate::read::{
     LoadReport, Log, ReadOptions, SeqProblem, Skipped, Span, TornTail, read_from, read_log,
 };
 pub use crate::record::{
-    Body, Delegation, ENGINE_VERSION, FileTouch, Fold, ImportInfo, Pin, Record, RunState, SessionStart, Todo,
-    Usage, encode_line, stop_name,
+    Body, Delegation, ENGINE_VERSION, FileTouch, Fold, ImportInfo, Pin, Record, RunState,
+    SessionStart, Todo, Usage, encode_line, stop_name,
 };
 pub use crate::resolve::{Resolution, describe, listed, resolve, validate_name};
 pub use crate::store::{Store, is_session_id, new_session_id};

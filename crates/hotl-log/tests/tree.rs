@@ -304,7 +304,11 @@ fn clean_tree(store: &Store, revert_after: bool) -> TestResult<(String, String)>
         bodies.push(Body::Revert { to: 2 });
     }
     for (seq, body) in (1..).zip(bodies) {
-        root_lines.extend(encode_line(&Record::new(seq, "2026-01-01T00:00:00.000Z", body))?);
+        root_lines.extend(encode_line(&Record::new(
+            seq,
+            "2026-01-01T00:00:00.000Z",
+            body,
+        ))?);
     }
     let mut start = SessionStart::new("/p");
     start.id.clone_from(&child);
@@ -318,7 +322,11 @@ fn clean_tree(store: &Store, revert_after: bool) -> TestResult<(String, String)>
     });
     let mut child_lines = Vec::new();
     for (seq, body) in (1..).zip([Body::Session(Box::new(start)), Body::user_text("task")]) {
-        child_lines.extend(encode_line(&Record::new(seq, "2026-01-01T00:00:00.000Z", body))?);
+        child_lines.extend(encode_line(&Record::new(
+            seq,
+            "2026-01-01T00:00:00.000Z",
+            body,
+        ))?);
     }
     store.create_encoded((&root, &root_lines), &[(child.clone(), child_lines)])?;
     Ok((root, child))

@@ -511,7 +511,13 @@ mod tests {
         let roles: Vec<Role> = messages.iter().map(|m| m.role).collect();
         assert_eq!(
             roles,
-            [Role::User, Role::Assistant, Role::User, Role::Assistant, Role::User]
+            [
+                Role::User,
+                Role::Assistant,
+                Role::User,
+                Role::Assistant,
+                Role::User
+            ]
         );
         // Same view, same bytes.
         assert_eq!(

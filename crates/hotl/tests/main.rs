@@ -25,6 +25,7 @@ mod fork;
 mod home;
 mod hooks;
 mod import;
+mod import_foreign;
 mod list;
 mod locking;
 mod mcp;

@@ -160,7 +160,10 @@ impl Walk<'_> {
             self.report.skip_line(no, &kind, kind.clone());
             return;
         }
-        if !matches!(kind.as_str(), "user" | "assistant" | "system" | "attachment") {
+        if !matches!(
+            kind.as_str(),
+            "user" | "assistant" | "system" | "attachment"
+        ) {
             let why = format!("unknown record type {kind:?}");
             self.report.skip_line(no, &kind, why);
             return;
@@ -173,8 +176,11 @@ impl Walk<'_> {
                 .session_id
                 .take()
                 .or_else(|| str_of(&obj, "sessionId").map(str::to_owned));
-            self.report
-                .skip_line(no, "sidechain", "a sub-agent's record (its own file has it)");
+            self.report.skip_line(
+                no,
+                "sidechain",
+                "a sub-agent's record (its own file has it)",
+            );
             return;
         }
         if let Some(ts) = str_of(&obj, "timestamp") {
@@ -339,7 +345,8 @@ impl Walk<'_> {
         }
         let blocks = user_blocks(&content, self.report);
         if blocks.is_empty() {
-            self.report.skip_line(no, "user/empty", "an empty user message");
+            self.report
+                .skip_line(no, "user/empty", "an empty user message");
             return;
         }
         self.prompt(no, uuid, blocks);
@@ -365,7 +372,13 @@ impl Walk<'_> {
 
     /// A user record holding tool results: one hotl result per block, text beside them kept
     /// in the last one.
-    fn results(&mut self, no: usize, obj: &Map<String, Value>, uuid: Option<String>, content: &Value) {
+    fn results(
+        &mut self,
+        no: usize,
+        obj: &Map<String, Value>,
+        uuid: Option<String>,
+        content: &Value,
+    ) {
         let tool_use_result = obj.get("toolUseResult").cloned();
         let items = content.as_array().map(Vec::as_slice).unwrap_or_default();
         let mut made: Vec<Entry> = Vec::new();
@@ -462,9 +475,14 @@ impl Walk<'_> {
                 .and_then(|a| a.get("prompt"))
                 .and_then(Value::as_str)
         {
-            self.report
-                .note("a prompt queued while Claude Code was working is imported as a user message");
-            self.prompt(no, str_of(obj, "uuid").map(str::to_owned), vec![Block::text(prompt)]);
+            self.report.note(
+                "a prompt queued while Claude Code was working is imported as a user message",
+            );
+            self.prompt(
+                no,
+                str_of(obj, "uuid").map(str::to_owned),
+                vec![Block::text(prompt)],
+            );
             return;
         }
         let kind = format!("attachment/{kind}");
@@ -497,9 +515,12 @@ impl Walk<'_> {
     fn end_boundary(&mut self) {
         if let Some(b) = self.boundary.take() {
             let summary = "(compacted by Claude Code; no summary was recorded)".to_owned();
-            self.out
-                .draft
-                .compaction(b.until, summary, &b.ts, Some(src(b.uuid.as_deref(), b.line, vec![])));
+            self.out.draft.compaction(
+                b.until,
+                summary,
+                &b.ts,
+                Some(src(b.uuid.as_deref(), b.line, vec![])),
+            );
             let seq = self.out.draft.last_seq();
             self.converted(b.uuid, seq);
         }
@@ -625,7 +646,10 @@ fn injected(text: &str) -> Option<&'static str> {
         ("<local-command-stdout>", "local command output"),
         ("<local-command-stderr>", "local command output"),
         ("<local-command-caveat>", "local command caveat"),
-        ("Caveat: The messages below were generated", "local command caveat"),
+        (
+            "Caveat: The messages below were generated",
+            "local command caveat",
+        ),
         ("<system-reminder>", "system reminder"),
     ]
     .into_iter()
@@ -650,7 +674,10 @@ mod tests {
 
     #[test]
     fn wrappers_and_agent_tails() {
-        assert_eq!(injected("<command-name>/clear</command-name>"), Some("slash command"));
+        assert_eq!(
+            injected("<command-name>/clear</command-name>"),
+            Some("slash command")
+        );
         assert_eq!(injected("fix the bug"), None);
         assert_eq!(
             agent_tail(&[Block::text("done\nagentId: a485154 (for resuming)")]),

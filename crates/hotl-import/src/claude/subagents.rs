@@ -38,7 +38,9 @@ pub(crate) fn find_subagents(session_file: &Path, session_id: &str) -> Vec<SubAg
             out.push(describe(path));
         }
     }
-    out.retain(|a| !a.agent_id.starts_with("acompact") && !a.agent_id.starts_with("aside_question"));
+    out.retain(|a| {
+        !a.agent_id.starts_with("acompact") && !a.agent_id.starts_with("aside_question")
+    });
     out.sort_by(|a, b| a.path.cmp(&b.path));
     out
 }

@@ -203,7 +203,10 @@ pub(crate) fn peek(path: &Path) -> Option<crate::discover::Peek> {
         }
         match p.get("type").and_then(Value::as_str) {
             Some("thread_name_updated") => {
-                peek.title = p.get("thread_name").and_then(Value::as_str).map(str::to_owned)
+                peek.title = p
+                    .get("thread_name")
+                    .and_then(Value::as_str)
+                    .map(str::to_owned)
             }
             Some("user_message") if prompt.is_none() => {
                 prompt = p.get("message").and_then(Value::as_str).map(str::to_owned)
@@ -239,7 +242,8 @@ mod tests {
             panic!()
         };
         assert_eq!(input.get(), "{\"cmd\":\"ls\"}");
-        let item = json!({"type": "function_call", "name": "x", "arguments": "{oops", "call_id": "c"});
+        let item =
+            json!({"type": "function_call", "name": "x", "arguments": "{oops", "call_id": "c"});
         let Block::ToolUse { input, .. } = tool_use(item.as_object().expect("object"), 1) else {
             panic!()
         };

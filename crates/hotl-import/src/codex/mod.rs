@@ -112,15 +112,20 @@ pub(crate) fn convert(lines: Vec<Line>, report: &mut Report) -> Conversion {
         }
         let kind = str_of(&obj, "type").unwrap_or("").to_owned();
         let empty = Map::new();
-        let payload = obj.get("payload").and_then(Value::as_object).unwrap_or(&empty);
+        let payload = obj
+            .get("payload")
+            .and_then(Value::as_object)
+            .unwrap_or(&empty);
         match kind.as_str() {
             "session_meta" if !meta_seen => {
                 meta_seen = true;
                 walk.session_meta(payload);
             }
-            "session_meta" => walk
-                .report
-                .skip_line(no, "session_meta", "a later session_meta (a fork's or spawn's copy)"),
+            "session_meta" => walk.report.skip_line(
+                no,
+                "session_meta",
+                "a later session_meta (a fork's or spawn's copy)",
+            ),
             "response_item" => walk.item(no, payload),
             "event_msg" => walk.event(no, payload),
             "turn_context" => walk.turn_context(payload),
@@ -144,7 +149,10 @@ fn typed_prompts(lines: &[Line], legacy: bool) -> HashMap<usize, bool> {
     let mut out = HashMap::new();
     let has_events = lines.iter().any(|l| {
         str_of(&l.obj, "type") == Some("event_msg")
-            && l.obj.get("payload").and_then(|p| p.get("type")).and_then(Value::as_str)
+            && l.obj
+                .get("payload")
+                .and_then(|p| p.get("type"))
+                .and_then(Value::as_str)
                 == Some("user_message")
     });
     for (i, line) in lines.iter().enumerate() {
@@ -168,7 +176,10 @@ fn typed_prompts(lines: &[Line], legacy: bool) -> HashMap<usize, bool> {
                 .iter()
                 .take_while(|l| str_of(&l.obj, "type") != Some("response_item"))
                 .any(|l| {
-                    l.obj.get("payload").and_then(|p| p.get("type")).and_then(Value::as_str)
+                    l.obj
+                        .get("payload")
+                        .and_then(|p| p.get("type"))
+                        .and_then(Value::as_str)
                         == Some("user_message")
                 });
         }
@@ -192,8 +203,9 @@ impl Walk<'_> {
             .and_then(Value::as_str)
             .map(str::to_owned);
         if let Some(from) = str_of(meta, "forked_from_id") {
-            self.report
-                .note(format!("forked in Codex from thread {from}; only this file is imported"));
+            self.report.note(format!(
+                "forked in Codex from thread {from}; only this file is imported"
+            ));
         }
         if self.ts.is_empty()
             && let Some(ts) = str_of(meta, "timestamp").and_then(|t| normalize(t).ok())
@@ -209,8 +221,9 @@ impl Walk<'_> {
         if let (Some(cwd), Some(first)) = (str_of(ctx, "cwd"), self.out.cwd.as_deref())
             && cwd != first
         {
-            self.report
-                .note(format!("the working directory changed during the session (to {cwd})"));
+            self.report.note(format!(
+                "the working directory changed during the session (to {cwd})"
+            ));
         }
     }
 
@@ -283,10 +296,9 @@ impl Walk<'_> {
                     ts: self.ts.clone(),
                     src: Some(src(Some(&call), no, vec![])),
                 });
-                // The call is over once its output is in: later items are the next call's.
-                if self.call.is_some() {
-                    self.flush(None);
-                }
+                // The call is over once its output is in (later items are the next call's);
+                // an output after its call was written goes out at once.
+                self.flush(None);
             }
             other => {
                 let kind = format!("response_item/{other}");
@@ -307,7 +319,8 @@ impl Walk<'_> {
         }
         let content = items::user_blocks(item.get("content"));
         if content.is_empty() {
-            self.report.skip_line(no, "message/empty", "an empty user message");
+            self.report
+                .skip_line(no, "message/empty", "an empty user message");
             return;
         }
         self.flush(None);
@@ -323,9 +336,11 @@ impl Walk<'_> {
         match kind {
             "token_count" => match event.get("info").and_then(|i| i.get("last_token_usage")) {
                 Some(last) => self.flush(Some(items::usage(last))),
-                None => self
-                    .report
-                    .skip_line(no, "event_msg/token_count", "a token_count with no usage"),
+                None => self.report.skip_line(
+                    no,
+                    "event_msg/token_count",
+                    "a token_count with no usage",
+                ),
             },
             "thread_name_updated" => {
                 if let Some(name) = str_of(event, "thread_name") {
@@ -353,8 +368,11 @@ impl Walk<'_> {
         self.flush(None);
         let turns = event.get("num_turns").and_then(Value::as_u64).unwrap_or(1) as usize;
         if turns == 0 || self.prompts.is_empty() {
-            self.report
-                .skip_line(no, "event_msg/thread_rolled_back", "a rollback with nothing to roll back");
+            self.report.skip_line(
+                no,
+                "event_msg/thread_rolled_back",
+                "a rollback with nothing to roll back",
+            );
             return;
         }
         let keep = self.prompts.len().saturating_sub(turns);
@@ -410,9 +428,7 @@ impl Walk<'_> {
                 &call.ts,
                 Some(src(None, call.line, more)),
             );
-            self.unpaid = usage
-                .is_none()
-                .then(|| self.out.draft.entries.len() - 1);
+            self.unpaid = usage.is_none().then(|| self.out.draft.entries.len() - 1);
         } else if let (Some(usage), Some(at)) = (usage, self.unpaid.take())
             && let Some(Entry {
                 body: Body::Assistant { usage: slot, .. },

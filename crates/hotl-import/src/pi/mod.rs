@@ -71,8 +71,11 @@ impl Walk<'_> {
                     return;
                 }
                 Err(TsError::Malformed) => {
-                    self.report
-                        .skip_line(no, "bad_timestamp", "an entry with an unreadable timestamp");
+                    self.report.skip_line(
+                        no,
+                        "bad_timestamp",
+                        "an entry with an unreadable timestamp",
+                    );
                     return;
                 }
             }
@@ -89,7 +92,8 @@ impl Walk<'_> {
                     self.out.draft.title = Some(title.to_owned());
                 }
             } else {
-                self.report.skip_line(no, "session", "a second session header");
+                self.report
+                    .skip_line(no, "session", "a second session header");
             }
             return;
         }
@@ -121,9 +125,19 @@ impl Walk<'_> {
                     self.out.draft.title = Some(name.to_owned());
                 }
             }
-            "model_change" | "thinking_level_change" | "label" | "custom" | "custom_message"
-            | "branch_summary" | "ttsr_injection" | "credential_pin" | "model_usage"
-            | "service_tier_change" | "mode_change" | "session_init" | "archive" => {
+            "model_change"
+            | "thinking_level_change"
+            | "label"
+            | "custom"
+            | "custom_message"
+            | "branch_summary"
+            | "ttsr_injection"
+            | "credential_pin"
+            | "model_usage"
+            | "service_tier_change"
+            | "mode_change"
+            | "session_init"
+            | "archive" => {
                 self.report.skip_line(no, kind, kind.to_owned());
             }
             "reset_boundary" => {
@@ -140,14 +154,18 @@ impl Walk<'_> {
 
     fn message(&mut self, no: usize, obj: &Map<String, Value>, id: Option<String>) {
         let empty = Map::new();
-        let m = obj.get("message").and_then(Value::as_object).unwrap_or(&empty);
+        let m = obj
+            .get("message")
+            .and_then(Value::as_object)
+            .unwrap_or(&empty);
         let role = str_of(m, "role").unwrap_or("");
         let ts = self.ts.clone();
         match role {
             "user" => {
                 let content = blocks(m.get("content"), self.report, &mut Vec::new());
                 if content.is_empty() {
-                    self.report.skip_line(no, "message/empty", "an empty user message");
+                    self.report
+                        .skip_line(no, "message/empty", "an empty user message");
                     return;
                 }
                 self.branch(&id);
@@ -223,10 +241,11 @@ impl Walk<'_> {
                 );
                 self.branch(&id);
                 let more = vec![("kind", Value::from("bashExecution"))];
-                let seq =
-                    self.out
-                        .draft
-                        .user(vec![Block::text(text)], &ts, Some(src(id.as_deref(), no, more)));
+                let seq = self.out.draft.user(
+                    vec![Block::text(text)],
+                    &ts,
+                    Some(src(id.as_deref(), no, more)),
+                );
                 self.converted(id, seq);
             }
             other => {
@@ -267,7 +286,11 @@ impl Walk<'_> {
 
 /// pi content: a string, or `text`, `image{data, mimeType}`, `thinking{thinking,
 /// thinkingSignature}`, `toolCall{id, name, arguments}` blocks.
-fn blocks(content: Option<&Value>, report: &mut Report, signatures: &mut Vec<String>) -> Vec<Block> {
+fn blocks(
+    content: Option<&Value>,
+    report: &mut Report,
+    signatures: &mut Vec<String>,
+) -> Vec<Block> {
     let Some(items) = content.and_then(Value::as_array) else {
         return match content.and_then(Value::as_str) {
             Some(text) if !text.is_empty() => vec![Block::text(text)],
@@ -277,37 +300,39 @@ fn blocks(content: Option<&Value>, report: &mut Report, signatures: &mut Vec<Str
     let text = |v: &Value, k: &str| v.get(k).and_then(Value::as_str).unwrap_or("").to_owned();
     items
         .iter()
-        .filter_map(|b| match b.get("type").and_then(Value::as_str).unwrap_or("") {
-            "text" => Some(Block::text(text(b, "text"))),
-            "image" => Some(Block::Image {
-                media_type: text(b, "mimeType"),
-                data: Some(text(b, "data")),
-                blob: None,
-            }),
-            "thinking" => {
-                let sig = text(b, "thinkingSignature");
-                if !sig.is_empty() {
-                    signatures.push(sig);
+        .filter_map(
+            |b| match b.get("type").and_then(Value::as_str).unwrap_or("") {
+                "text" => Some(Block::text(text(b, "text"))),
+                "image" => Some(Block::Image {
+                    media_type: text(b, "mimeType"),
+                    data: Some(text(b, "data")),
+                    blob: None,
+                }),
+                "thinking" => {
+                    let sig = text(b, "thinkingSignature");
+                    if !sig.is_empty() {
+                        signatures.push(sig);
+                    }
+                    Some(Block::Thinking {
+                        thinking: text(b, "thinking"),
+                        signature: None,
+                    })
                 }
-                Some(Block::Thinking {
-                    thinking: text(b, "thinking"),
-                    signature: None,
-                })
-            }
-            "toolCall" => Some(Block::ToolUse {
-                id: text(b, "id"),
-                name: text(b, "name"),
-                input: b
-                    .get("arguments")
-                    .cloned()
-                    .map(ToolInput::from)
-                    .unwrap_or_default(),
-            }),
-            other => {
-                report.skip_part(&format!("block/{other}"));
-                None
-            }
-        })
+                "toolCall" => Some(Block::ToolUse {
+                    id: text(b, "id"),
+                    name: text(b, "name"),
+                    input: b
+                        .get("arguments")
+                        .cloned()
+                        .map(ToolInput::from)
+                        .unwrap_or_default(),
+                }),
+                other => {
+                    report.skip_part(&format!("block/{other}"));
+                    None
+                }
+            },
+        )
         .collect()
 }
 
