@@ -78,6 +78,14 @@ const HELP: &[(&str, &str)] = &[
         "/dump",
         "copy the session as the model sees it (prompt, tools, messages); the next request's body is written to a private file",
     ),
+    (
+        "/export [PATH]",
+        "write this session as one offline HTML page (.md or .jsonl by the extension); prints the path",
+    ),
+    (
+        "/share",
+        "share this session as an encrypted link (redacted first; the key stays in the link)",
+    ),
     ("/help", "this list"),
     ("/exit, /quit", "leave the console (Ctrl-D too)"),
     ("//text", "send \"/text\" to the model as a message"),
@@ -120,6 +128,11 @@ pub enum Slash {
     /// `/dump`: the session as the model sees it, copied, and the next request's body
     /// written beside it.
     Dump,
+    /// `/export [PATH]`: the session written as a page (or Markdown, or a log, by PATH's
+    /// extension); quotes around a path are taken off.
+    Export(Option<String>),
+    /// `/share`: the session sealed and stored; the link says where.
+    Share,
     /// `/context`.
     Context,
     /// `/raw [N]`: the N-th answer from the end as written, without styling.
@@ -297,6 +310,12 @@ pub fn parse(line: &str) -> Slash {
         "/context" => Slash::Usage("/context takes nothing".to_owned()),
         "/cost" if rest.is_empty() => Slash::Cost,
         "/dump" if rest.is_empty() => Slash::Dump,
+        "/export" if rest.is_empty() => Slash::Export(None),
+        "/export" => Slash::Export(Some(unquoted(rest).to_owned())),
+        "/share" if rest.is_empty() => Slash::Share,
+        "/share" => {
+            Slash::Usage("/share takes nothing (hotl sessions share has the options)".to_owned())
+        }
         "/dump" => Slash::Usage("/dump takes nothing".to_owned()),
         "/cost" => Slash::Usage("/cost takes nothing".to_owned()),
         "/rename" if rest.is_empty() => {
@@ -311,6 +330,17 @@ pub fn parse(line: &str) -> Slash {
         },
         _ => Slash::Unknown(word.to_owned()),
     }
+}
+
+/// A path as typed: the whole rest of the line, without the quotes around it when it has them
+/// (spaces need none).
+fn unquoted(rest: &str) -> &str {
+    for quote in ['"', '\''] {
+        if let Some(inner) = rest.strip_prefix(quote).and_then(|r| r.strip_suffix(quote)) {
+            return inner;
+        }
+    }
+    rest
 }
 
 fn parse_fold(rest: &str) -> Slash {
@@ -426,6 +456,25 @@ mod tests {
 
     fn message(text: &str) -> Slash {
         Slash::Message(text.to_owned())
+    }
+
+    #[test]
+    fn export_takes_a_path_quoted_or_not() {
+        assert_eq!(parse("/export"), Slash::Export(None));
+        assert_eq!(
+            parse("/export my notes/run 1.html"),
+            Slash::Export(Some("my notes/run 1.html".to_owned()))
+        );
+        assert_eq!(
+            parse("/export \"my notes/run 1.md\""),
+            Slash::Export(Some("my notes/run 1.md".to_owned()))
+        );
+        assert_eq!(
+            parse("/export 'a b.jsonl'"),
+            Slash::Export(Some("a b.jsonl".to_owned()))
+        );
+        assert_eq!(parse("/share"), Slash::Share);
+        assert!(matches!(parse("/share now"), Slash::Usage(_)));
     }
 
     #[test]

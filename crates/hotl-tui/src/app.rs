@@ -41,6 +41,10 @@ pub enum Effect {
     },
     /// Edit the composer's text in `$EDITOR`.
     Editor,
+    /// `/export [PATH]`: the host writes the session out.
+    Export(Option<String>),
+    /// `/share`: the host seals and stores the session.
+    Share,
     /// Leave.
     Exit,
 }
@@ -1094,6 +1098,14 @@ impl App {
                 self.run(Command::Dump, "dump");
             }
             Slash::Dump => self.say("No messages to dump yet.", Tone::Info),
+            Slash::Export(path) if self.saved => self.effects.push(Effect::Export(path)),
+            Slash::Share if self.saved => {
+                self.say("sealing and uploading…", Tone::Info);
+                self.effects.push(Effect::Share);
+            }
+            Slash::Export(_) | Slash::Share => {
+                self.say("no session yet: send a message first", Tone::Info)
+            }
             Slash::Cost if self.saved && self.read_only.is_none() => {
                 self.run(Command::Stats, "stats");
             }

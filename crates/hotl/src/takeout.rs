@@ -125,15 +125,18 @@ pub fn export(store: &Store, cwd: &Path, req: &ExportRequest) -> Result<Exported
     let snapshot = snapshot(store, &req.id)?;
     let config = crate::config::load_file()?.share;
     let redactor = req.redact.then(|| redactor(&config));
-    write_export(snapshot, &path, format, redactor.as_ref(), req.full, &now(store))
+    write_export(
+        snapshot,
+        &path,
+        format,
+        redactor.as_ref(),
+        req.full,
+        &now(store),
+    )
 }
 
 /// Writes an export of a log file read on its own (`hotl --export`): no session is opened.
-pub fn export_file(
-    store: &Store,
-    log: &Path,
-    out: Option<&Path>,
-) -> Result<Exported, CliError> {
+pub fn export_file(store: &Store, log: &Path, out: Option<&Path>) -> Result<Exported, CliError> {
     let blobs = store.blobs();
     let snapshot = Snapshot::from_file(log, blobs.root().is_dir().then_some(&blobs))?;
     let format = out.and_then(Format::of_path).unwrap_or(Format::Html);
@@ -166,12 +169,24 @@ fn write_export(
             (written.bytes, written.doc.trimmed, written.doc.redacted)
         }
         Format::Md => {
-            let redacted = redactor.map(|r| r.snapshot(&mut snapshot)).unwrap_or_default();
-            (hotl_export::md::render(&snapshot).into_bytes(), Vec::new(), redacted)
+            let redacted = redactor
+                .map(|r| r.snapshot(&mut snapshot))
+                .unwrap_or_default();
+            (
+                hotl_export::md::render(&snapshot).into_bytes(),
+                Vec::new(),
+                redacted,
+            )
         }
         Format::Jsonl => {
-            let redacted = redactor.map(|r| r.snapshot(&mut snapshot)).unwrap_or_default();
-            (hotl_export::flattened_log(&snapshot).into_bytes(), Vec::new(), redacted)
+            let redacted = redactor
+                .map(|r| r.snapshot(&mut snapshot))
+                .unwrap_or_default();
+            (
+                hotl_export::flattened_log(&snapshot).into_bytes(),
+                Vec::new(),
+                redacted,
+            )
         }
     };
     write_atomic(path, &bytes)?;
@@ -189,7 +204,8 @@ fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), CliError> {
         .unwrap_or(Path::new("."));
     let tmp = dir.join(format!(
         ".{}.{}.tmp",
-        path.file_name().map_or("export".into(), |n| n.to_string_lossy()),
+        path.file_name()
+            .map_or("export".into(), |n| n.to_string_lossy()),
         std::process::id()
     ));
     std::fs::write(&tmp, bytes)
@@ -428,4 +444,56 @@ async fn share_by_command(
         redacted: exported.redacted,
         notices,
     })
+}
+
+/// `/export [PATH]` from a console: what to say (the report, then the path).
+pub fn export_here(
+    ctx: &crate::ctx::Ctx,
+    id: &str,
+    path: Option<String>,
+) -> Result<Vec<String>, CliError> {
+    let exported = export(
+        &ctx.store,
+        Path::new(&ctx.cwd),
+        &ExportRequest {
+            id: id.to_owned(),
+            path: path.map(|p| Path::new(&ctx.cwd).join(expand_home(&p))),
+            format: None,
+            redact: false,
+            full: false,
+        },
+    )?;
+    let mut lines = report_lines(&exported.trimmed, &exported.redacted);
+    lines.push(format!("exported to {}", exported.path.display()));
+    Ok(lines)
+}
+
+/// `/share` from a console: what to say (notices, the report, then the link).
+pub async fn share_here(ctx: &crate::ctx::Ctx, id: &str) -> Result<Vec<String>, CliError> {
+    let shared = share(
+        &ctx.store,
+        &ShareRequest {
+            id: id.to_owned(),
+            server: None,
+            gist: false,
+            redact: true,
+        },
+    )
+    .await?;
+    let mut lines: Vec<String> = shared
+        .notices
+        .iter()
+        .map(|n| format!("warning: {n}"))
+        .collect();
+    lines.extend(report_lines(&shared.trimmed, &shared.redacted));
+    lines.push(format!("shared: {}", shared.link));
+    Ok(lines)
+}
+
+/// `~/x` as the home's `x`.
+fn expand_home(path: &str) -> PathBuf {
+    match (path.strip_prefix("~/"), std::env::var_os("HOME")) {
+        (Some(rest), Some(home)) => PathBuf::from(home).join(rest),
+        _ => PathBuf::from(path),
+    }
 }

@@ -29,6 +29,19 @@ pub struct Opener {
 }
 
 impl hotl_tui::Host for StoreHost<'_> {
+    fn export(&self, id: &str, path: Option<&str>) -> Result<Vec<String>, String> {
+        crate::takeout::export_here(self.ctx, id, path.map(str::to_owned))
+            .map_err(|e| e.to_string())
+    }
+
+    fn share(&self, id: &str) -> Result<Vec<String>, String> {
+        // The UI waits for the upload: the runtime's other worker keeps the rest going.
+        tokio::task::block_in_place(|| {
+            tokio::runtime::Handle::current().block_on(crate::takeout::share_here(self.ctx, id))
+        })
+        .map_err(|e| e.to_string())
+    }
+
     fn resolve(&self, query: &str) -> Result<String, String> {
         self.ctx.resolve(query).map(|m| m.id).map_err(|e| {
             let mut text = e.to_string();

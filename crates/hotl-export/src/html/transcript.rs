@@ -266,9 +266,7 @@ impl<'a> Renderer<'a> {
         self.out.push_str(" ──");
         // The economy numbers a session's own turns and knows each by the stamp it began at.
         let began = self.turn_starts.get(turn.wrapping_sub(1)).copied();
-        if let Some(spent) =
-            economy.and_then(|e| e.turns.iter().find(|t| Some(t.seq) == began))
-        {
+        if let Some(spent) = economy.and_then(|e| e.turns.iter().find(|t| Some(t.seq) == began)) {
             self.turn_spend(spent, economy.is_some_and(|e| !e.unpriced.is_empty()));
         }
         self.out.push_str("</div>");

@@ -73,6 +73,10 @@ pub trait Host {
     /// Opens session `id` for writing, once no other process holds it: the agent, or `None`
     /// while it is still held.
     fn open(&self, id: &str) -> Option<Agent>;
+    /// Writes session `id` out (`/export [PATH]`): the lines to say, or the error.
+    fn export(&self, id: &str, path: Option<&str>) -> Result<Vec<String>, String>;
+    /// Shares session `id` (`/share`): the lines to say (the link last), or the error.
+    fn share(&self, id: &str) -> Result<Vec<String>, String>;
 }
 
 /// How the UI starts.
@@ -620,6 +624,24 @@ fn apply<W: Write>(
     host: &dyn Host,
     screen: &mut Screen<W>,
 ) -> io::Result<()> {
+    // Writing a session out reads its log: a read-only view can do it too.
+    match &effect {
+        Effect::Export(path) => {
+            match host.export(&app.session, path.as_deref()) {
+                Ok(lines) => lines.into_iter().for_each(|l| app.say(l, Tone::Info)),
+                Err(e) => app.say(e, Tone::Error),
+            }
+            return Ok(());
+        }
+        Effect::Share => {
+            match host.share(&app.session) {
+                Ok(lines) => lines.into_iter().for_each(|l| app.say(l, Tone::Info)),
+                Err(e) => app.say(e, Tone::Error),
+            }
+            return Ok(());
+        }
+        _ => {}
+    }
     if let Effect::Recall { query, mode, limit } = &effect {
         match host.recall(&app.session, query, mode.as_deref(), *limit) {
             Ok(text) => app.recalled(query, &text),
@@ -642,7 +664,11 @@ fn apply<W: Write>(
         Effect::Copy(text) => copy(screen, &text)?,
         Effect::Editor => {}
         Effect::Session(op) => session_op(op, app, Some(agent), host),
-        Effect::Exit | Effect::Pager | Effect::Recall { .. } => {}
+        Effect::Exit
+        | Effect::Pager
+        | Effect::Recall { .. }
+        | Effect::Export(_)
+        | Effect::Share => {}
     }
     Ok(())
 }

@@ -12,8 +12,8 @@ pub mod mcp;
 pub mod oneshot;
 pub mod recall;
 pub mod run;
-pub mod share_server;
 pub mod sessions;
+pub mod share_server;
 pub mod stats;
 
 use std::process::ExitCode;

@@ -39,7 +39,11 @@ pub struct ShareServerArgs {
     #[arg(long, value_name = "ADDR", default_value = "127.0.0.1")]
     pub bind: std::net::IpAddr,
     /// Where the viewer reads gists from, for shares stored as gists
-    #[arg(long, value_name = "URL", default_value = "https://api.github.com/gists")]
+    #[arg(
+        long,
+        value_name = "URL",
+        default_value = "https://api.github.com/gists"
+    )]
     pub gist_api: String,
     /// Append every request (line, headers, body) to this file
     #[arg(long, value_name = "FILE")]
@@ -88,7 +92,9 @@ pub fn run(_ctx: &Ctx, args: &ShareServerArgs) -> Result<ExitCode, CliError> {
     runtime.block_on(async move {
         let listener = tokio::net::TcpListener::bind(SocketAddr::new(args.bind, args.port))
             .await
-            .map_err(|e| CliError::user(format!("cannot listen on {}:{}: {e}", args.bind, args.port)))?;
+            .map_err(|e| {
+                CliError::user(format!("cannot listen on {}:{}: {e}", args.bind, args.port))
+            })?;
         let addr = listener.local_addr()?;
         println!("hotl share-server listening on http://{addr}");
         let _ = std::io::stdout().flush();
@@ -137,7 +143,10 @@ impl Server {
 fn private(mut response: Response) -> Response {
     let headers = response.headers_mut();
     headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
-    headers.insert(header::REFERRER_POLICY, HeaderValue::from_static("no-referrer"));
+    headers.insert(
+        header::REFERRER_POLICY,
+        HeaderValue::from_static("no-referrer"),
+    );
     headers.insert(
         header::X_CONTENT_TYPE_OPTIONS,
         HeaderValue::from_static("nosniff"),
@@ -187,7 +196,11 @@ async fn put(
     if let Err(e) = stored {
         tracing::warn!("cannot store share {id}: {e}");
         return private(
-            (StatusCode::INTERNAL_SERVER_ERROR, "cannot store the share\n").into_response(),
+            (
+                StatusCode::INTERNAL_SERVER_ERROR,
+                "cannot store the share\n",
+            )
+                .into_response(),
         );
     }
     private(
@@ -249,18 +262,19 @@ async fn raw(
         return not_found_page();
     };
     match std::fs::read(&path) {
-        Ok(bytes) => private(
-            (
-                [(header::CONTENT_TYPE, "application/octet-stream")],
-                bytes,
-            )
-                .into_response(),
-        ),
+        Ok(bytes) => {
+            private(([(header::CONTENT_TYPE, "application/octet-stream")], bytes).into_response())
+        }
         Err(_) => not_found_page(),
     }
 }
 
-async fn index(State(server): State<Arc<Server>>, method: Method, uri: Uri, headers: HeaderMap) -> Response {
+async fn index(
+    State(server): State<Arc<Server>>,
+    method: Method,
+    uri: Uri,
+    headers: HeaderMap,
+) -> Response {
     server.log(&method, &uri, &headers, b"");
     private(
         (
@@ -271,7 +285,12 @@ async fn index(State(server): State<Arc<Server>>, method: Method, uri: Uri, head
     )
 }
 
-async fn not_found(State(server): State<Arc<Server>>, method: Method, uri: Uri, headers: HeaderMap) -> Response {
+async fn not_found(
+    State(server): State<Arc<Server>>,
+    method: Method,
+    uri: Uri,
+    headers: HeaderMap,
+) -> Response {
     server.log(&method, &uri, &headers, b"");
     not_found_page()
 }

@@ -155,6 +155,20 @@ async fn converse(
                     _ => {}
                 }
             }
+            Slash::Export(_) | Slash::Share if !live.saved => {
+                say!("· no session yet: send a message first")
+            }
+            Slash::Export(path) => match crate::takeout::export_here(ctx, &live.session, path) {
+                Ok(lines) => lines.iter().for_each(|l| say!("· {l}")),
+                Err(e) => say!("· error: {e}"),
+            },
+            Slash::Share => {
+                say!("· sealing and uploading…");
+                match crate::takeout::share_here(ctx, &live.session).await {
+                    Ok(lines) => lines.iter().for_each(|l| say!("· {l}")),
+                    Err(e) => say!("· error: {e}"),
+                }
+            }
             Slash::Cost if !live.saved => say!("· nothing spent yet: send a message first"),
             Slash::Cost => {
                 agent.send(Command::Stats);

@@ -59,7 +59,9 @@ pub fn run(ctx: &Ctx, args: &ExportArgs) -> Result<ExitCode, CliError> {
 /// `hotl --export <file.jsonl> [PATH]`: a log file exported without opening a session.
 pub fn from_file(ctx: &Ctx, paths: &[PathBuf]) -> Result<ExitCode, CliError> {
     let [log, rest @ ..] = paths else {
-        return Err(CliError::usage("--export needs a log file: hotl --export FILE.jsonl [PATH]"));
+        return Err(CliError::usage(
+            "--export needs a log file: hotl --export FILE.jsonl [PATH]",
+        ));
     };
     let exported = takeout::export_file(&ctx.store, log, rest.first().map(PathBuf::as_path))?;
     let mut out = ctx.out();
