@@ -3,6 +3,7 @@
 mod claude;
 mod codex;
 mod common;
+mod dag;
 mod discover;
 mod pi;
 mod robustness;
