@@ -50,6 +50,13 @@ pub fn gzip(plain: &[u8]) -> Result<Vec<u8>, SealError> {
     Ok(encoder.finish()?)
 }
 
+/// The bytes gzipped in `gz`.
+pub fn gunzip(gz: &[u8]) -> Result<Vec<u8>, SealError> {
+    let mut out = Vec::with_capacity(gz.len() * 4);
+    GzDecoder::new(gz).read_to_end(&mut out)?;
+    Ok(out)
+}
+
 /// Seals `plain` (gzipped first) under a fresh key and IV.
 pub fn seal(plain: &[u8]) -> Result<Sealed, SealError> {
     let rng = SystemRandom::new();
@@ -101,9 +108,7 @@ pub fn open(sealed: &[u8], key: &str) -> Result<Vec<u8>, SealError> {
     let plain = opening
         .open_in_place(Nonce::assume_unique_for_key(iv), Aad::empty(), &mut data)
         .map_err(|_| SealError::Decrypt)?;
-    let mut out = Vec::with_capacity(plain.len() * 4);
-    GzDecoder::new(&plain[..]).read_to_end(&mut out)?;
-    Ok(out)
+    gunzip(plain)
 }
 
 #[cfg(test)]

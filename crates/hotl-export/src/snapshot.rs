@@ -69,7 +69,10 @@ impl Snapshot {
     /// Gathers a session from the store, children included.
     pub fn load(store: &Store, id: &str, price: Pricer) -> hotl_log::Result<Snapshot> {
         let mut snapshot = Snapshot::load_one(store, id, price)?;
-        snapshot.children = load_children(store, id, price, 0);
+        // The children this session or its ancestors delegated; theirs are nested under them.
+        let mut children = load_children(store, id, price, 0);
+        children.retain(|c| c.delegation.by == id || snapshot.ancestors.contains(&c.delegation.by));
+        snapshot.children = children;
         // Children are priced with their own records; the parent's total holds them.
         if let Some(economy) = &mut snapshot.economy {
             for child in &snapshot.children {
@@ -222,8 +225,6 @@ fn load_children(store: &Store, id: &str, price: Pricer, depth: usize) -> Vec<Ch
     };
     let mut children = Vec::new();
     for d in delegated {
-        // A child of an ancestor belongs to the part this session inherited; one delegated by
-        // a child is found again under that child.
         let Ok(mut snapshot) = Snapshot::load_one(store, &d.id, price) else {
             continue;
         };

@@ -100,6 +100,22 @@ impl LogBuilder {
         b
     }
 
+    /// A log of a session delegated by another (`delegation.by`), holding no inherited history.
+    pub fn delegated(id: &str, cwd: &str, delegation: hotl_log::Delegation) -> Self {
+        let mut b = LogBuilder {
+            id: id.to_owned(),
+            seq: 0,
+            calls: 0,
+            lines: Vec::new(),
+        };
+        let mut start = SessionStart::new(cwd);
+        start.id = id.to_owned();
+        start.model = Some("demo".to_owned());
+        start.delegated = Some(delegation);
+        b.record(Body::Session(Box::new(start)));
+        b
+    }
+
     /// Appends a record with the next seq; returns that seq.
     pub fn record(&mut self, body: Body) -> u64 {
         self.seq += 1;

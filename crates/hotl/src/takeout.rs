@@ -48,7 +48,8 @@ pub struct ExportRequest {
     pub path: Option<PathBuf>,
     pub format: Option<Format>,
     pub redact: bool,
-    pub full: bool,
+    /// Trim to fit this many bytes (`None`: no budget).
+    pub budget: Option<usize>,
 }
 
 /// An export written.
@@ -117,9 +118,10 @@ pub fn export(store: &Store, cwd: &Path, req: &ExportRequest) -> Result<Exported
         .format
         .or_else(|| req.path.as_deref().and_then(Format::of_path))
         .unwrap_or(Format::Html);
-    let path = match &req.path {
+    // Relative paths are the user's directory's: the printed path is whole.
+    let path = match req.path.as_ref().map(|p| cwd.join(p)) {
         Some(path) if path.is_dir() => path.join(default_name(&req.id, format)),
-        Some(path) => path.clone(),
+        Some(path) => path,
         None => cwd.join(default_name(&req.id, format)),
     };
     let snapshot = snapshot(store, &req.id)?;
@@ -130,26 +132,38 @@ pub fn export(store: &Store, cwd: &Path, req: &ExportRequest) -> Result<Exported
         &path,
         format,
         redactor.as_ref(),
-        req.full,
+        req.budget,
         &now(store),
     )
 }
 
 /// Writes an export of a log file read on its own (`hotl --export`): no session is opened.
-pub fn export_file(store: &Store, log: &Path, out: Option<&Path>) -> Result<Exported, CliError> {
+pub fn export_file(
+    store: &Store,
+    cwd: &Path,
+    log: &Path,
+    out: Option<&Path>,
+) -> Result<Exported, CliError> {
     let blobs = store.blobs();
     let snapshot = Snapshot::from_file(log, blobs.root().is_dir().then_some(&blobs))?;
     let format = out.and_then(Format::of_path).unwrap_or(Format::Html);
     let path = match out {
-        Some(path) => path.to_owned(),
+        Some(path) => cwd.join(path),
         None => {
             let stem = log
                 .file_stem()
                 .map_or("session".into(), |s| s.to_string_lossy());
-            PathBuf::from(format!("hotl-{stem}.{}", format.extension()))
+            cwd.join(format!("hotl-{stem}.{}", format.extension()))
         }
     };
-    write_export(snapshot, &path, format, None, false, &now(store))
+    write_export(
+        snapshot,
+        &path,
+        format,
+        None,
+        Some(hotl_export::DEFAULT_BUDGET),
+        &now(store),
+    )
 }
 
 fn write_export(
@@ -157,13 +171,12 @@ fn write_export(
     path: &Path,
     format: Format,
     redactor: Option<&Redactor>,
-    full: bool,
+    budget: Option<usize>,
     now: &str,
 ) -> Result<Exported, CliError> {
     let mut snapshot = snapshot;
     let (bytes, trimmed, redacted) = match format {
         Format::Html => {
-            let budget = (!full).then_some(hotl_export::DEFAULT_BUDGET);
             let written = hotl_export::export_html(snapshot, now, redactor, budget)
                 .map_err(|e| CliError::user(e.to_string()))?;
             (written.bytes, written.doc.trimmed, written.doc.redacted)
@@ -412,7 +425,14 @@ async fn share_by_command(
     let dir = std::env::temp_dir().join(format!("hotl-share-{}", std::process::id()));
     std::fs::create_dir_all(&dir)?;
     let page = dir.join(format!("{}.html", snapshot.id));
-    let exported = write_export(snapshot, &page, Format::Html, redactor, false, now);
+    let exported = write_export(
+        snapshot,
+        &page,
+        Format::Html,
+        redactor,
+        Some(hotl_export::DEFAULT_BUDGET),
+        now,
+    );
     let result = match exported {
         Ok(exported) => tokio::process::Command::new(command)
             .arg(&exported.path)
@@ -460,7 +480,7 @@ pub fn export_here(
             path: path.map(|p| Path::new(&ctx.cwd).join(expand_home(&p))),
             format: None,
             redact: false,
-            full: false,
+            budget: Some(hotl_export::DEFAULT_BUDGET),
         },
     )?;
     let mut lines = report_lines(&exported.trimmed, &exported.redacted);

@@ -19,6 +19,7 @@ mod debug_decode;
 mod drop_gc;
 mod dump;
 mod edit;
+mod export;
 mod failures_told;
 mod first_hour;
 mod fork;

@@ -69,7 +69,17 @@ pub fn push(out: &mut String, text: &str) {
     if let Some((lang, body)) = code {
         events.push(Event::Html(CowStr::from(highlight::block(&lang, &body))));
     }
+    let start = out.len();
     pulldown_cmark::html::push_html(out, events.into_iter());
+    // Line and paragraph separators are text to HTML but line ends to old script parsers.
+    if out[start..].contains(['\u{2028}', '\u{2029}']) {
+        let tail = out.split_off(start);
+        out.push_str(
+            &tail
+                .replace('\u{2028}', "&#8232;")
+                .replace('\u{2029}', "&#8233;"),
+        );
+    }
 }
 
 /// `text` as markdown HTML.

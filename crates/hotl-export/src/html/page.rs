@@ -291,7 +291,8 @@ fn child_section(out: &mut String, child: &Child, parent: Option<&str>, omit: Om
 /// The `<head>` both pages share, with their policy.
 fn head(out: &mut String, title: &str, policy: &str, extra_meta: &str) {
     out.push_str("<!doctype html><html lang=\"en\" data-theme=\"auto\"><head><meta charset=\"utf-8\"><meta name=\"viewport\" content=\"width=device-width, initial-scale=1\"><meta name=\"referrer\" content=\"no-referrer\"><meta http-equiv=\"Content-Security-Policy\" content=\"");
-    escape::push(out, policy);
+    // hotl's own text, with no quote, angle bracket or ampersand in it.
+    out.push_str(policy);
     out.push_str("\"><meta name=\"generator\" content=\"hotl\">");
     out.push_str(extra_meta);
     out.push_str("<title>");

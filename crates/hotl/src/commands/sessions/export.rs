@@ -30,8 +30,12 @@ pub struct ExportArgs {
     #[arg(long)]
     pub redact: bool,
     /// No size budget (a page over 50 MB is otherwise trimmed, and says so)
-    #[arg(long)]
+    #[arg(long, conflicts_with = "max_bytes")]
     pub full: bool,
+    /// Trim the page to fit this many bytes instead of 50 MB (images first, then full
+    /// outputs, archived spans, children, long strings, the oldest turns)
+    #[arg(long, value_name = "N")]
+    pub max_bytes: Option<usize>,
 }
 
 pub fn run(ctx: &Ctx, args: &ExportArgs) -> Result<ExitCode, CliError> {
@@ -44,7 +48,11 @@ pub fn run(ctx: &Ctx, args: &ExportArgs) -> Result<ExitCode, CliError> {
             path: args.output.clone(),
             format: args.format,
             redact: args.redact,
-            full: args.full,
+            budget: match (args.full, args.max_bytes) {
+                (true, _) => None,
+                (false, Some(n)) => Some(n),
+                (false, None) => Some(hotl_export::DEFAULT_BUDGET),
+            },
         },
     )?;
     for line in takeout::report_lines(&exported.trimmed, &exported.redacted) {
@@ -63,7 +71,12 @@ pub fn from_file(ctx: &Ctx, paths: &[PathBuf]) -> Result<ExitCode, CliError> {
             "--export needs a log file: hotl --export FILE.jsonl [PATH]",
         ));
     };
-    let exported = takeout::export_file(&ctx.store, log, rest.first().map(PathBuf::as_path))?;
+    let exported = takeout::export_file(
+        &ctx.store,
+        std::path::Path::new(&ctx.cwd),
+        log,
+        rest.first().map(PathBuf::as_path),
+    )?;
     let mut out = ctx.out();
     writeln!(out, "{}", exported.path.display())?;
     flush(out)?;
