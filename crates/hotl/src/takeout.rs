@@ -249,6 +249,8 @@ pub struct ShareRequest {
     pub server: Option<String>,
     pub gist: bool,
     pub redact: bool,
+    /// The store's limit for the sealed share (`None`: the store's default).
+    pub limit: Option<usize>,
 }
 
 /// A share made.
@@ -299,11 +301,11 @@ pub async fn share(store: &Store, req: &ShareRequest) -> Result<Shared, CliError
             ],
         });
     };
-    let limit = if use_gist {
+    let limit = req.limit.unwrap_or(if use_gist {
         GIST_LIMIT
     } else {
         hotl_export::SERVER_LIMIT
-    };
+    });
     let written = hotl_export::share(snapshot, &now, redactor.as_ref(), limit)
         .map_err(|e| CliError::user(e.to_string()))?;
     let key = written.key.clone().unwrap_or_default();
@@ -497,6 +499,7 @@ pub async fn share_here(ctx: &crate::ctx::Ctx, id: &str) -> Result<Vec<String>, 
             server: None,
             gist: false,
             redact: true,
+            limit: None,
         },
     )
     .await?;

@@ -35,6 +35,7 @@ mod real_llm;
 mod refs;
 mod seam;
 mod security;
+mod share;
 mod show;
 mod small_models;
 mod stats;

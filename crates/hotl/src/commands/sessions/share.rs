@@ -28,6 +28,10 @@ pub struct ShareArgs {
     /// Share as it is: no credentials, secrets or home paths hidden
     #[arg(long)]
     pub no_redact: bool,
+    /// The store's limit for a sealed share, in bytes (the session is trimmed to fit)
+    /// [default: 1000000 for a server, 5000000 for a gist]
+    #[arg(long, value_name = "N")]
+    pub max_bytes: Option<usize>,
 }
 
 pub fn run(ctx: &Ctx, args: &ShareArgs) -> Result<ExitCode, CliError> {
@@ -37,6 +41,7 @@ pub fn run(ctx: &Ctx, args: &ShareArgs) -> Result<ExitCode, CliError> {
         server: args.server.clone(),
         gist: args.gist,
         redact: !args.no_redact,
+        limit: args.max_bytes,
     };
     let shared = crate::ctx::runtime()?.block_on(takeout::share(&ctx.store, &request))?;
     for notice in &shared.notices {
