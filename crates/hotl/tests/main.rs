@@ -10,6 +10,7 @@ mod agent_headless;
 mod agent_moves;
 mod agent_resume;
 mod agent_tools;
+mod browser;
 mod check;
 mod cli_conventions;
 mod console_sessions;
