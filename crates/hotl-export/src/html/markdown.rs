@@ -1,6 +1,6 @@
 //! Markdown to HTML at export time: pulldown-cmark with every piece of raw HTML in the text
-//! turned into text, links kept only to web and mail addresses, images never fetched, and code
-//! blocks highlighted by syntect into CSS classes.
+//! turned into text, line breaks kept, links kept only to web and mail addresses, images
+//! never fetched, and code blocks highlighted by syntect into CSS classes.
 
 use pulldown_cmark::{CodeBlockKind, CowStr, Event, Options, Parser, Tag, TagEnd};
 
@@ -38,6 +38,8 @@ pub fn push(out: &mut String, text: &str) {
                 };
                 code = Some((lang, String::new()));
             }
+            // A line break typed in a message or a note is meant as one (as chat renderers do).
+            Event::SoftBreak => events.push(Event::HardBreak),
             // Raw HTML in a message is text the author typed.
             Event::Html(raw) | Event::InlineHtml(raw) => events.push(Event::Text(raw)),
             Event::Start(Tag::Link {
