@@ -47,14 +47,76 @@ pub(crate) fn read_bytes(path: &Path) -> Result<Vec<u8>> {
     Ok(bytes)
 }
 
+/// Files larger than this are parsed on several threads (JSON parsing is most of an
+/// import's time).
+const PARALLEL_OVER: usize = 4 << 20;
+
 /// The objects of `bytes`, one per line; everything else reported in `report` (which also
 /// learns how many non-blank lines there were).
 pub(crate) fn parse(bytes: &[u8], report: &mut Report) -> Vec<Line> {
     let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
-    let ends_in_newline = bytes.last() == Some(&b'\n');
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get().min(4));
+    if bytes.len() <= PARALLEL_OVER || threads < 2 {
+        return parse_part(bytes, 0, true, report);
+    }
+    // Parts end at line ends, so every line is whole in one part.
+    let mut parts = Vec::with_capacity(threads);
+    let mut start = 0;
+    for i in 1..=threads {
+        let mut end = (bytes.len() * i / threads).max(start);
+        if i < threads {
+            end = bytes[end..]
+                .iter()
+                .position(|&b| b == b'\n')
+                .map_or(bytes.len(), |p| end + p + 1);
+        } else {
+            end = bytes.len();
+        }
+        parts.push(&bytes[start..end]);
+        start = end;
+    }
+    let mut firsts = Vec::with_capacity(parts.len());
+    let mut before = 0;
+    for part in &parts {
+        firsts.push(before);
+        before += part.iter().filter(|&&b| b == b'\n').count();
+    }
+    let last = parts.len() - 1;
+    let results: Vec<(Vec<Line>, Report)> = std::thread::scope(|scope| {
+        let handles: Vec<_> = parts
+            .iter()
+            .zip(&firsts)
+            .enumerate()
+            .map(|(i, (part, &first))| {
+                scope.spawn(move || {
+                    let mut r = Report::default();
+                    (parse_part(part, first, i == last, &mut r), r)
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| h.join().expect("a parsing thread does not panic"))
+            .collect()
+    });
+    let mut out = Vec::new();
+    for (lines, r) in results {
+        out.extend(lines);
+        report.records_total += r.records_total;
+        for s in r.lines {
+            report.skip_line(s.line, &s.kind, s.why);
+        }
+    }
+    out
+}
+
+/// [`parse`] of one part, whose first line is line `before + 1` of the file; `is_end`: the
+/// part ends the file (where a torn line can be).
+fn parse_part(bytes: &[u8], before: usize, is_end: bool, report: &mut Report) -> Vec<Line> {
+    let ends_in_newline = !is_end || bytes.last() == Some(&b'\n');
     let mut out = Vec::new();
     let mut pieces = bytes.split(|&b| b == b'\n').peekable();
-    let mut no = 0;
+    let mut no = before;
     while let Some(raw) = pieces.next() {
         no += 1;
         let last = pieces.peek().is_none();
@@ -100,6 +162,33 @@ mod tests {
             kinds,
             [(4, "not_an_object"), (5, "bad_json"), (7, "torn_line")]
         );
+    }
+
+    #[test]
+    fn parts_parsed_apart_number_lines_as_the_whole_file() {
+        let mut text = Vec::new();
+        for i in 0..(PARALLEL_OVER / 6 + 1000) {
+            if i == 5000 {
+                text.extend_from_slice(b"{broken\n");
+            } else {
+                text.extend_from_slice(format!("{{\"n\":{i}}}\n").as_bytes());
+            }
+        }
+        text.extend_from_slice(b"{\"torn\":");
+        let mut report = Report::default();
+        let lines = parse(&text, &mut report);
+        assert!(text.len() > PARALLEL_OVER);
+        for line in &lines {
+            assert_eq!(line.obj["n"].as_u64(), Some(line.no as u64 - 1));
+        }
+        let kinds: Vec<(usize, &str)> = report
+            .lines
+            .iter()
+            .map(|s| (s.line, s.kind.as_str()))
+            .collect();
+        let total = PARALLEL_OVER / 6 + 1000 + 1;
+        assert_eq!(kinds, [(5001, "bad_json"), (total, "torn_line")]);
+        assert_eq!(report.records_total as usize, total);
     }
 
     #[test]

@@ -133,7 +133,7 @@ const IGNORED: &[&str] = &[
 
 impl Walk<'_> {
     fn line(&mut self, line: Line) {
-        let Line { no, obj } = line;
+        let Line { no, mut obj } = line;
         let kind = str_of(&obj, "type").unwrap_or("").to_owned();
         match kind.as_str() {
             "summary" => {
@@ -211,21 +211,24 @@ impl Walk<'_> {
             self.out.draft.todos = Some(todos);
         }
         match kind.as_str() {
-            "assistant" => self.assistant(no, &obj),
-            "user" => self.user(no, &obj),
+            "assistant" => self.assistant(no, &mut obj),
+            "user" => self.user(no, &mut obj),
             "system" => self.system(no, &obj),
             _ => self.attachment(no, &obj),
         }
     }
 
-    fn assistant(&mut self, no: usize, obj: &Map<String, Value>) {
+    fn assistant(&mut self, no: usize, obj: &mut Map<String, Value>) {
         self.end_boundary();
-        let message = obj.get("message").cloned().unwrap_or(Value::Null);
+        let mut message = obj.remove("message").unwrap_or(Value::Null);
         let uuid = str_of(obj, "uuid").map(str::to_owned);
         if obj.get("isApiErrorMessage").and_then(Value::as_bool) == Some(true) {
             self.flush();
             let mut signatures = Vec::new();
-            let content = message.get("content").cloned().unwrap_or(Value::Null);
+            let content = message
+                .get_mut("content")
+                .map(Value::take)
+                .unwrap_or(Value::Null);
             let blocks = assistant_blocks(&content, self.report, &mut signatures);
             let body = Body::Assistant {
                 content: blocks,
@@ -260,7 +263,10 @@ impl Walk<'_> {
             });
         }
         let open = self.open.as_mut().expect("opened above");
-        let content = message.get("content").cloned().unwrap_or(Value::Null);
+        let content = message
+            .get_mut("content")
+            .map(Value::take)
+            .unwrap_or(Value::Null);
         let blocks = assistant_blocks(&content, self.report, &mut open.signatures);
         for block in &blocks {
             if let Block::ToolUse { id, name, input } = block {
@@ -306,12 +312,12 @@ impl Walk<'_> {
         }
     }
 
-    fn user(&mut self, no: usize, obj: &Map<String, Value>) {
+    fn user(&mut self, no: usize, obj: &mut Map<String, Value>) {
         let uuid = str_of(obj, "uuid").map(str::to_owned);
         let content = obj
-            .get("message")
-            .and_then(|m| m.get("content"))
-            .cloned()
+            .get_mut("message")
+            .and_then(|m| m.get_mut("content"))
+            .map(Value::take)
             .unwrap_or(Value::Null);
         if obj.get("isCompactSummary").and_then(Value::as_bool) == Some(true) {
             let summary = match &content {
@@ -375,11 +381,11 @@ impl Walk<'_> {
     fn results(
         &mut self,
         no: usize,
-        obj: &Map<String, Value>,
+        obj: &mut Map<String, Value>,
         uuid: Option<String>,
         content: &Value,
     ) {
-        let tool_use_result = obj.get("toolUseResult").cloned();
+        let tool_use_result = obj.remove("toolUseResult");
         let items = content.as_array().map(Vec::as_slice).unwrap_or_default();
         let mut made: Vec<Entry> = Vec::new();
         let mut beside = Vec::new();
