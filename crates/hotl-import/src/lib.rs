@@ -160,7 +160,7 @@ pub fn import_foreign(
             by: id.clone(),
             agent: child.agent,
             description: child.description,
-            handle: None,
+            handle: child.handle,
             call: child.call,
             at: child.at,
         });
@@ -207,6 +207,8 @@ struct Converted {
 /// A sub-agent's converted transcript.
 struct Child {
     cwd: Option<String>,
+    /// What recall and ask know it by: the agent's own id, when it is hex like hotl's handles.
+    handle: Option<String>,
     agent: Option<String>,
     description: String,
     call: Option<String>,
@@ -271,8 +273,11 @@ fn from_claude(path: &Path, parsed: Vec<lines::Line>, report: &mut Report) -> Re
                 previous: None,
                 until: 0,
             };
+            let hex =
+                !file.agent_id.is_empty() && file.agent_id.chars().all(|c| c.is_ascii_hexdigit());
             children.push(Child {
                 cwd: child.cwd,
+                handle: hex.then(|| file.agent_id.to_ascii_lowercase()),
                 agent: task.and_then(|t| t.agent.clone()).or(file.agent),
                 description: task
                     .map(|t| t.description.clone())

@@ -86,6 +86,16 @@ fn skipped_lines_are_told_and_the_id_is_the_last_line() -> TestResult {
     assert_eq!(again.line(), id, "an unchanged file gives the same session");
     assert!(again.stderr.contains("unchanged"), "{again}");
     assert_eq!(env.session_ids()?.len(), 1);
+
+    // The sub-agent is shown at its call and its work is recalled by its handle.
+    let show = env.run(&["sessions", "show", &id]).ok();
+    assert!(
+        show.stdout
+            .contains("↳ solution-architect a485154 (t4): Analyze CLI and spec new commands"),
+        "{show}"
+    );
+    let recall = env.run(&["recall", &id, "Commander.js-based"]).ok();
+    assert!(recall.stdout.contains("a485154"), "{recall}");
     Ok(())
 }
 
