@@ -527,6 +527,29 @@ mod tests {
     }
 
     #[test]
+    fn an_imported_history_ending_in_a_tool_result_is_no_open_turn() {
+        let mut records = vec![
+            Record::new(1, "T", Body::Session(Box::new(SessionStart::new("/p")))),
+            Record::new(
+                2,
+                "T",
+                Body::Import(Box::new(ImportInfo {
+                    source: "codex".into(),
+                    until: 5,
+                    ..ImportInfo::default()
+                })),
+            ),
+            Record::new(3, "T", Body::user_text("list")),
+            Record::new(4, "T", call("toolu_1", "Bash")),
+            Record::new(5, "T", result("toolu_1")),
+        ];
+        assert!(!crate::project(&records, 0).open_turn);
+        // Without the import record the same log is a turn waiting for the model.
+        records.remove(1);
+        assert!(crate::project(&records, 0).open_turn);
+    }
+
+    #[test]
     fn long_imported_arguments_are_capped() {
         let long = "x".repeat(IMPORTED_CAP + 10);
         assert_eq!(

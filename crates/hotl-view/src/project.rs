@@ -252,7 +252,10 @@ impl View {
     fn close(&mut self) {
         // Without run records (an imported log), a turn is finished when the model spoke last
         // and asked for no tool.
-        let closed = self.walk.run_closed.unwrap_or(self.walk.answered);
+        let closed = self.walk.run_closed.unwrap_or(self.walk.answered)
+            // Nothing ran here since an import wrote the history: its turns are over (a
+            // call the source left open was closed by the import).
+            || (self.imported_until > 0 && self.head_seq <= self.imported_until);
         self.open_turn = self.turns > 0 && !closed;
         if !self.open_turn {
             self.boundaries.push(Boundary {

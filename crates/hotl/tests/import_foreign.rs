@@ -206,3 +206,36 @@ fn an_imported_codex_session_continues_on_openai() -> TestResult {
     continues_on("openai", "gpt-5.1", CODEX, "codex")?;
     continues_on("openai-chat", "gpt-5.1", CC_2064, "claude")
 }
+
+#[test]
+fn a_session_imported_mid_turn_continues_with_the_open_call_closed() -> TestResult {
+    let env = Env::new()?;
+    let lines = [
+        serde_json::json!({"type": "user", "uuid": "u1", "parentUuid": null, "sessionId": "s",
+            "cwd": env.cwd(), "timestamp": "2026-01-01T00:00:00Z",
+            "message": {"role": "user", "content": "run the tests"}}),
+        serde_json::json!({"type": "assistant", "uuid": "a1", "parentUuid": "u1", "sessionId": "s",
+            "timestamp": "2026-01-01T00:00:01Z", "message": {"id": "m1", "role": "assistant",
+            "content": [{"type": "tool_use", "id": "toolu_1", "name": "Bash",
+                "input": {"command": "cargo test"}}]}}),
+    ];
+    let text: String = lines.iter().map(|l| format!("{l}\n")).collect();
+    let file = env.scratch("s.jsonl", text.as_bytes())?;
+    let id = env
+        .run(&["sessions", "import", "--from", "claude", path_str(&file)?])
+        .ok()
+        .line()
+        .to_owned();
+    let fake = FakeLlm::start(Config::scripted([Reply::text("continued")]))?;
+    let out = env.agent(&fake, &["-r", &id, "-p", "what next?"]).ok();
+    assert!(!out.stderr.contains("finishing"), "{out}");
+    let sent = requests(&fake)?;
+    assert_eq!(sent.len(), 1, "{out}");
+    let body = sent[0].to_string();
+    assert!(
+        body.contains("[no result recorded in the imported session]"),
+        "{body}"
+    );
+    assert!(body.contains("[imported tool call: Bash]"), "{body}");
+    Ok(())
+}
