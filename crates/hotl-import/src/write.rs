@@ -22,11 +22,9 @@ pub(crate) struct Session {
 impl Session {
     /// The log's bytes.
     pub fn encode(mut self, now: &str) -> Result<Vec<u8>> {
-        let first_ts = self
-            .draft
-            .entries
-            .first()
-            .map_or_else(|| now.to_owned(), |e| e.ts.clone());
+        // `session` and `import` are hotl's own records, written now; what follows keeps the
+        // source's stamps.
+        let first_ts = now.to_owned();
         self.start.id.clone_from(&self.id);
         self.info.until = self.draft.last_seq();
         let mut out = Vec::with_capacity(self.draft.entries.len() * 512);

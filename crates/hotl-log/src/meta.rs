@@ -173,7 +173,11 @@ impl SessionMeta {
     fn count(&mut self, record: &Record) {
         self.records += 1;
         self.last_seq = self.last_seq.max(record.seq);
-        self.updated.clone_from(&record.ts);
+        // The latest stamp, not the last line's: an imported session's own records (written
+        // now) come before the foreign history they hold (stamped when it happened).
+        if record.ts > self.updated {
+            self.updated.clone_from(&record.ts);
+        }
     }
 
     /// Records the log file's identity, which decides whether this summary is fresh.

@@ -104,7 +104,7 @@ pub(crate) fn convert(lines: Vec<Line>, mode: Mode, report: &mut Report) -> Conv
         titles: [None, None, None],
         ts: String::new(),
     };
-    for line in lines {
+    for line in super::order::branch_order(lines) {
         walk.line(line);
     }
     walk.flush();
@@ -644,7 +644,7 @@ fn todo_list(v: &Value) -> Option<Vec<Todo>> {
 }
 
 /// The wrapper a user record's text is, when Claude Code wrote it rather than the user.
-fn injected(text: &str) -> Option<&'static str> {
+pub(super) fn injected(text: &str) -> Option<&'static str> {
     let t = text.trim_start();
     [
         ("<command-name>", "slash command"),

@@ -8,10 +8,12 @@
 //! typed prompt whose parent is not where the conversation stood is a rewind (a `revert` to
 //! that parent, the older branch kept), and a compaction boundary names what it covers.
 //! Parallel tool results are graph siblings; they are paired with their calls by id, never by
-//! position.
+//! position. A conversation that went back to an earlier branch is laid out branch by branch,
+//! the active one last (`order`).
 
 mod blocks;
 mod convert;
+mod order;
 mod peek;
 mod subagents;
 
