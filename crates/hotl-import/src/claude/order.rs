@@ -16,31 +16,29 @@ use crate::lines::{Line, str_of};
 
 /// `lines` in conversion order (unchanged when the conversation never went back).
 pub(crate) fn branch_order(lines: Vec<Line>) -> Vec<Line> {
-    // Turn index of each line, and each turn's parent turn.
-    let mut turn_of_uuid: HashMap<String, usize> = HashMap::new();
-    let mut parents: HashMap<String, String> = HashMap::new();
-    let mut turns: Vec<Vec<Line>> = vec![Vec::new()];
+    // Which turn each line is in, and each turn's parent turn (ids borrowed from the lines).
+    let mut turn_of_uuid: HashMap<&str, usize> = HashMap::new();
+    let mut parents: HashMap<&str, &str> = HashMap::new();
+    let mut turn_of_line: Vec<usize> = Vec::with_capacity(lines.len());
     let mut parent_of: Vec<Option<usize>> = vec![None];
     let mut last_message_turn = 0;
-    for line in lines {
-        let uuid = str_of(&line.obj, "uuid").map(str::to_owned);
-        if let Some(u) = &uuid
+    for line in &lines {
+        let uuid = str_of(&line.obj, "uuid");
+        if let Some(u) = uuid
             && let Some(p) =
                 str_of(&line.obj, "logicalParentUuid").or(str_of(&line.obj, "parentUuid"))
         {
-            parents.insert(u.clone(), p.to_owned());
+            parents.insert(u, p);
         }
         if is_prompt(&line.obj) {
-            let current = turns.len() - 1;
+            let current = parent_of.len() - 1;
             let parent = uuid
-                .as_ref()
                 .and_then(|u| parents.get(u))
                 .and_then(|p| owning_turn(p, &parents, &turn_of_uuid))
                 .unwrap_or(current);
-            turns.push(Vec::new());
             parent_of.push(Some(parent));
         }
-        let at = turns.len() - 1;
+        let at = parent_of.len() - 1;
         if let Some(u) = uuid {
             turn_of_uuid.insert(u, at);
         }
@@ -49,7 +47,7 @@ pub(crate) fn branch_order(lines: Vec<Line>) -> Vec<Line> {
         {
             last_message_turn = at;
         }
-        turns[at].push(line);
+        turn_of_line.push(at);
     }
     let linear = parent_of
         .iter()
@@ -57,7 +55,11 @@ pub(crate) fn branch_order(lines: Vec<Line>) -> Vec<Line> {
         .skip(1)
         .all(|(i, p)| *p == Some(i - 1));
     if linear {
-        return turns.into_iter().flatten().collect();
+        return lines;
+    }
+    let mut turns: Vec<Vec<Line>> = (0..parent_of.len()).map(|_| Vec::new()).collect();
+    for (line, t) in lines.into_iter().zip(turn_of_line) {
+        turns[t].push(line);
     }
     // Children in file order; the one on the way to the last message goes last.
     let mut on_path = vec![false; turns.len()];
@@ -91,8 +93,8 @@ pub(crate) fn branch_order(lines: Vec<Line>) -> Vec<Line> {
 /// The turn holding `uuid`, or its nearest ancestor that is in one.
 fn owning_turn(
     uuid: &str,
-    parents: &HashMap<String, String>,
-    turn_of: &HashMap<String, usize>,
+    parents: &HashMap<&str, &str>,
+    turn_of: &HashMap<&str, usize>,
 ) -> Option<usize> {
     let mut at = uuid;
     for _ in 0..10_000 {
