@@ -198,15 +198,30 @@ pub fn stats(id: &str, records: &[Record], own_start: usize, pricing: &Pricing) 
             _ => {}
         }
     }
+    // What a token read from the cache costs on each request from there to the end (`None`
+    // once an unpriced model is among them): a fold's saving is its tokens times that, so
+    // each shrink is priced without walking the requests after it again.
+    let mut read_price_from: Vec<Option<f64>> = vec![Some(0.0); requests.len() + 1];
+    for (i, r) in requests.iter().enumerate().rev() {
+        let per_token = r
+            .model
+            .as_deref()
+            .and_then(|m| pricing.price(m))
+            .map(|p| p.input * p.cache_read / 1e6);
+        read_price_from[i] = per_token.zip(read_price_from[i + 1]).map(|(a, b)| a + b);
+    }
     for (seq, kind, handle) in shrinks {
-        let before = requests.iter().rev().find(|r| r.seq < seq);
-        let after: Vec<&Request> = requests.iter().filter(|r| r.seq > seq).collect();
-        let (Some(before), Some(first)) = (before, after.first()) else {
+        // Requests are in log order, so in seq order.
+        let first_after = requests.partition_point(|r| r.seq <= seq);
+        let before = requests[..requests.partition_point(|r| r.seq < seq)].last();
+        let (Some(before), Some(first)) = (before, requests.get(first_after)) else {
             continue;
         };
         let tokens = before.prompt.saturating_sub(first.prompt);
+        let requests_since = (requests.len() - first_after) as u64;
+        let cost = read_price_from[first_after].map(|per| tokens as f64 * per);
         out.savings
-            .push(saving(kind, handle, seq, tokens, &after, pricing));
+            .push(saving(kind, handle, seq, tokens, requests_since, cost));
     }
     out.unpriced = unpriced.into_iter().collect();
     out.total = out.own.clone();
@@ -255,13 +270,20 @@ pub fn session_stats(store: &Store, id: &str, pricing: &Pricing) -> hotl_log::Re
         let after: Vec<&Request> = parent_requests.iter().filter(|r| r.seq > pinned).collect();
         let tokens = child_last.saturating_sub(parent_at);
         if tokens > 0 && !after.is_empty() {
+            let cost = after
+                .iter()
+                .map(|r| {
+                    let price = pricing.price(r.model.as_deref()?)?;
+                    Some(tokens as f64 * price.input * price.cache_read / 1e6)
+                })
+                .sum::<Option<f64>>();
             out.savings.push(saving(
                 "fork",
                 handle.clone(),
                 pinned,
                 tokens,
-                &after,
-                pricing,
+                after.len() as u64,
+                cost,
             ));
         }
         out.children.push(ChildSpent {
@@ -295,18 +317,10 @@ fn saving(
     handle: String,
     seq: u64,
     tokens: u64,
-    after: &[&Request],
-    pricing: &Pricing,
+    requests_since: u64,
+    cost: Option<f64>,
 ) -> Saving {
-    let requests_since = after.len() as u64;
     let read_tokens = tokens * requests_since;
-    let cost = after
-        .iter()
-        .map(|r| {
-            let price = pricing.price(r.model.as_deref()?)?;
-            Some(tokens as f64 * price.input * price.cache_read / 1e6)
-        })
-        .sum::<Option<f64>>();
     Saving {
         kind,
         handle,

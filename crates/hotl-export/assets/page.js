@@ -164,6 +164,10 @@
       var text = await new Response(new Blob([bytes]).stream().pipeThrough(new DecompressionStream("gzip"))).text();
       doc = JSON.parse(text);
     }
+    if (!doc.log) {
+      window.alert(doc.log_left_out || "this page holds no log");
+      return;
+    }
     var url = URL.createObjectURL(new Blob([doc.log], { type: "application/x-ndjson" }));
     var a = document.createElement("a");
     a.href = url;

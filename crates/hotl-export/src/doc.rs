@@ -34,8 +34,13 @@ pub struct Document {
     /// What redaction replaced, by kind (counts, never values).
     #[serde(default)]
     pub redacted: BTreeMap<String, usize>,
-    /// The session's log, flattened to stand alone (JSONL).
+    /// The session's log, flattened to stand alone (JSONL); left out of a page it would make
+    /// too large (`log_left_out` then says so).
+    #[serde(default)]
     pub log: String,
+    /// Why the log is not in the document, when it is not.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub log_left_out: Option<String>,
     /// The page body, rendered (shares only: an exported page holds it in its markup).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub html: Option<String>,
@@ -65,7 +70,8 @@ pub struct SessionInfo {
 impl SessionInfo {
     /// The facts of a snapshot.
     pub fn of(snapshot: &Snapshot) -> SessionInfo {
-        let view = hotl_view::project(&snapshot.records, snapshot.own_start);
+        // The summary a listing keeps: a pass over the records, no projection.
+        let meta = hotl_log::summarize(&snapshot.records, snapshot.own_start);
         let mut models: Vec<String> = Vec::new();
         for record in &snapshot.records {
             if let Body::Assistant {
@@ -81,8 +87,8 @@ impl SessionInfo {
         snapshot.walk(&mut |s| children += s.children.len());
         SessionInfo {
             id: snapshot.id.clone(),
-            name: view.state.name.clone(),
-            title: view.state.title.clone(),
+            name: meta.name,
+            title: meta.title,
             cwd: start.map(|s| s.cwd.clone()).unwrap_or_default(),
             created: snapshot
                 .own()
@@ -90,7 +96,7 @@ impl SessionInfo {
                 .map(|r| r.ts.clone())
                 .unwrap_or_default(),
             models,
-            turns: view.turns,
+            turns: usize::try_from(meta.turns).unwrap_or(usize::MAX),
             children,
         }
     }
@@ -129,6 +135,7 @@ impl Document {
             trimmed: Vec::new(),
             redacted: BTreeMap::new(),
             log: flattened_log(snapshot),
+            log_left_out: None,
             html: None,
         }
     }
@@ -136,6 +143,37 @@ impl Document {
 
 fn economy_json(economy: &Economy) -> Option<serde_json::Value> {
     serde_json::to_value(economy).ok()
+}
+
+/// About how many bytes of text the snapshot's records hold (messages, thinking, tool inputs
+/// and outputs, notes), children included: a lower bound on any rendering of it.
+pub fn text_bytes(snapshot: &Snapshot) -> usize {
+    fn blocks(content: &[hotl_log::Block]) -> usize {
+        content
+            .iter()
+            .map(|b| match b {
+                hotl_log::Block::Text { text } => text.len(),
+                hotl_log::Block::Thinking { thinking, .. } => thinking.len(),
+                hotl_log::Block::ToolUse { input, .. } => input.get().len(),
+                hotl_log::Block::ToolResult { content, .. } => blocks(content),
+                _ => 0,
+            })
+            .sum()
+    }
+    let mut total = 0;
+    snapshot.walk(&mut |s| {
+        for record in &s.records {
+            total += match &record.body {
+                Body::User { content }
+                | Body::Assistant { content, .. }
+                | Body::ToolResult { content, .. } => blocks(content),
+                Body::Fold(fold) => fold.note.len(),
+                Body::Compaction { summary, .. } => summary.len(),
+                _ => 0,
+            };
+        }
+    });
+    total
 }
 
 /// The session's records as one log that stands alone: its own `session` record first (no

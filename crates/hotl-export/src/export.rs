@@ -4,7 +4,7 @@
 
 use base64::Engine as _;
 
-use crate::doc::Document;
+use crate::doc::{Document, text_bytes};
 use crate::html::page;
 use crate::html::transcript::Omit;
 use crate::redact::{Redactor, Report};
@@ -52,14 +52,49 @@ pub fn html(
     let redacted = redactor
         .map(|r| r.snapshot(&mut snapshot))
         .unwrap_or_default();
-    let mut omit = Omit::default();
-    let mut trimmed = Vec::new();
-    if let Some(budget) = budget {
-        (omit, trimmed) = trim::fit(&mut snapshot, budget, |s, omit| {
-            page_of(s, exported_at, &redacted, &[], omit).map_or(usize::MAX, |(p, _)| p.len())
-        })?;
-    }
-    let (page, doc) = page_of(&snapshot, exported_at, &redacted, &trimmed, omit)?;
+    let Some(budget) = budget else {
+        let (page, doc) = page_of(
+            &snapshot,
+            exported_at,
+            &redacted,
+            &[],
+            Omit::default(),
+            None,
+        )?;
+        return Ok(Written {
+            doc,
+            bytes: page.into_bytes(),
+            key: None,
+        });
+    };
+    // The last page rendered is the one that fit: kept, not rendered again.
+    let mut last: Option<(String, Document)> = None;
+    let (omit, trimmed) = trim::fit(&mut snapshot, budget, |s, omit, steps| {
+        // Text already over the budget cannot render under it: no need to render it.
+        let floor = text_bytes(s);
+        if floor > budget {
+            return floor;
+        }
+        match page_of(s, exported_at, &redacted, steps, omit, Some(budget)) {
+            Ok((page, doc)) => {
+                let len = page.len();
+                last = Some((page, doc));
+                len
+            }
+            Err(_) => usize::MAX,
+        }
+    })?;
+    let (page, doc) = match last {
+        Some(fitted) => fitted,
+        None => page_of(
+            &snapshot,
+            exported_at,
+            &redacted,
+            &trimmed,
+            omit,
+            Some(budget),
+        )?,
+    };
     Ok(Written {
         doc,
         bytes: page.into_bytes(),
@@ -73,13 +108,25 @@ fn page_of(
     redacted: &Report,
     trimmed: &[String],
     omit: Omit,
+    budget: Option<usize>,
 ) -> Result<(String, Document), ExportError> {
     let mut doc = Document::of(snapshot, exported_at);
     doc.redacted = redacted.clone();
     doc.trimmed = trimmed.to_vec();
+    // The log rides along for "download log" while it is a small part of what the page may
+    // weigh; past that, the page says where to get it.
+    if let Some(budget) = budget
+        && doc.log.len() > budget / 4
+    {
+        doc.log = String::new();
+        doc.log_left_out = Some(
+            "the log is too large to embed in this page: hotl sessions export --format jsonl writes it"
+                .to_owned(),
+        );
+    }
     let body = page::body(snapshot, &doc, omit);
-    let embedded =
-        base64::engine::general_purpose::STANDARD.encode(seal::gzip(&serde_json::to_vec(&doc)?)?);
+    let embedded = base64::engine::general_purpose::STANDARD
+        .encode(seal::gzip_fast(&serde_json::to_vec(&doc)?)?);
     let title = doc.session.heading(snapshot);
     Ok((page::export_page(&title, &body, &embedded), doc))
 }
@@ -95,12 +142,25 @@ pub fn share(
     let redacted = redactor
         .map(|r| r.snapshot(&mut snapshot))
         .unwrap_or_default();
-    let (omit, trimmed) = trim::fit(&mut snapshot, limit, |s, omit| {
-        share_plain(s, exported_at, &redacted, &[], omit)
-            .and_then(|(plain, _)| Ok(seal::gzip(&plain)?.len() + seal::IV_LEN + seal::TAG_LEN))
-            .unwrap_or(usize::MAX)
+    let mut last: Option<(Vec<u8>, Document)> = None;
+    let (omit, trimmed) = trim::fit(&mut snapshot, limit, |s, omit, steps| {
+        // gzip shrinks text at most about tenfold: text ten times over the limit cannot fit.
+        let floor = text_bytes(s) / 10;
+        if floor > limit {
+            return floor;
+        }
+        let Ok((plain, doc)) = share_plain(s, exported_at, &redacted, steps, omit) else {
+            return usize::MAX;
+        };
+        let size =
+            seal::gzip(&plain).map_or(usize::MAX, |gz| gz.len() + seal::IV_LEN + seal::TAG_LEN);
+        last = Some((plain, doc));
+        size
     })?;
-    let (plain, doc) = share_plain(&snapshot, exported_at, &redacted, &trimmed, omit)?;
+    let (plain, doc) = match last {
+        Some(fitted) => fitted,
+        None => share_plain(&snapshot, exported_at, &redacted, &trimmed, omit)?,
+    };
     let Sealed { bytes, key } = seal::seal(&plain)?;
     if bytes.len() > limit {
         return Err(TooLarge {

@@ -202,7 +202,7 @@ impl Redactor {
         }
     }
 
-    fn blocks(&self, blocks: &mut Vec<Block>, report: &mut Report) {
+    fn blocks(&self, blocks: &mut [Block], report: &mut Report) {
         for block in blocks.iter_mut() {
             match block {
                 Block::Text { text } => self.text(text, report),

@@ -43,9 +43,18 @@ pub struct Sealed {
     pub key: String,
 }
 
-/// gzip of `plain`.
+/// gzip of `plain`, compressed hard (what a share stores).
 pub fn gzip(plain: &[u8]) -> Result<Vec<u8>, SealError> {
-    let mut encoder = GzEncoder::new(Vec::with_capacity(plain.len() / 4), Compression::new(6));
+    gzip_at(plain, Compression::new(6))
+}
+
+/// gzip of `plain` compressed fast (what a page embeds: written once, read once).
+pub fn gzip_fast(plain: &[u8]) -> Result<Vec<u8>, SealError> {
+    gzip_at(plain, Compression::fast())
+}
+
+fn gzip_at(plain: &[u8], level: Compression) -> Result<Vec<u8>, SealError> {
+    let mut encoder = GzEncoder::new(Vec::with_capacity(plain.len() / 4), level);
     encoder.write_all(plain)?;
     Ok(encoder.finish()?)
 }

@@ -27,77 +27,132 @@ pub struct TooLarge {
 }
 
 /// Trims `snapshot` until `measure` says it fits `limit`; returns what to leave out when
-/// rendering and the steps taken.
+/// rendering and the steps taken. `measure` is given the steps taken so far, so what it
+/// renders last is the final form.
 pub fn fit(
     snapshot: &mut Snapshot,
     limit: usize,
-    mut measure: impl FnMut(&Snapshot, Omit) -> usize,
+    mut measure: impl FnMut(&Snapshot, Omit, &[String]) -> usize,
 ) -> Result<(Omit, Vec<String>), TooLarge> {
     let mut omit = Omit::default();
     let mut steps = Vec::new();
-    let mut size = measure(snapshot, omit);
+    let mut size = measure(snapshot, omit, &steps);
+    // Each step that changes something is said and measured; one that changes nothing is
+    // passed over.
+    let mut step = |snapshot: &mut Snapshot,
+                    omit: Omit,
+                    steps: &mut Vec<String>,
+                    size: &mut usize,
+                    changed: usize,
+                    said: String| {
+        if changed > 0 {
+            steps.push(said);
+            *size = measure(snapshot, omit, steps);
+        }
+        *size <= limit
+    };
     if size <= limit {
         return Ok((omit, steps));
     }
-    // Each step: apply, say what it did, measure again.
     let n = drop_images(snapshot);
     omit.images = true;
-    steps.push(format!("{n} images replaced by placeholders"));
-    size = measure(snapshot, omit);
-    if size <= limit {
+    if step(
+        snapshot,
+        omit,
+        &mut steps,
+        &mut size,
+        n,
+        plural(
+            n,
+            "image replaced by a placeholder",
+            "images replaced by placeholders",
+        ),
+    ) {
         return Ok((omit, steps));
     }
     let n = drop_full_outputs(snapshot);
     omit.full_outputs = true;
-    steps.push(format!(
-        "{n} full outputs and diffs kept only as blob references"
-    ));
-    size = measure(snapshot, omit);
-    if size <= limit {
+    if step(
+        snapshot,
+        omit,
+        &mut steps,
+        &mut size,
+        n,
+        plural(
+            n,
+            "full output or diff kept only as a blob reference",
+            "full outputs and diffs kept only as blob references",
+        ),
+    ) {
         return Ok((omit, steps));
     }
     let n = drop_archived(snapshot);
-    steps.push(format!(
-        "{n} archived records inside folds, compactions and reverted branches left out (notes kept)"
-    ));
-    size = measure(snapshot, omit);
-    if size <= limit {
+    if step(
+        snapshot,
+        omit,
+        &mut steps,
+        &mut size,
+        n,
+        plural(
+            n,
+            "archived record inside a fold, compaction or reverted branch left out (notes kept)",
+            "archived records inside folds, compactions and reverted branches left out (notes kept)",
+        ),
+    ) {
         return Ok((omit, steps));
     }
     let n = brief_children(snapshot);
-    if n > 0 {
-        steps.push(format!(
-            "{n} delegated sessions reduced to their task and final answer"
-        ));
-        size = measure(snapshot, omit);
-        if size <= limit {
-            return Ok((omit, steps));
-        }
+    if step(
+        snapshot,
+        omit,
+        &mut steps,
+        &mut size,
+        n,
+        plural(
+            n,
+            "delegated session reduced to its task and final answer",
+            "delegated sessions reduced to their task and final answer",
+        ),
+    ) {
+        return Ok((omit, steps));
     }
     for cap in STRING_CAPS {
         let n = cap_strings(snapshot, cap);
-        steps.push(format!(
-            "{n} strings cut to {} characters",
-            thousands(cap as u64)
-        ));
-        size = measure(snapshot, omit);
-        if size <= limit {
+        if step(
+            snapshot,
+            omit,
+            &mut steps,
+            &mut size,
+            n,
+            format!("{n} strings cut to {} characters", thousands(cap as u64)),
+        ) {
             return Ok((omit, steps));
         }
     }
     let mut dropped = 0;
     while drop_oldest_turn(snapshot) {
         dropped += 1;
-        size = measure(snapshot, omit);
+        let said = format!(
+            "the {dropped} oldest turn{} left out",
+            if dropped == 1 { "" } else { "s" }
+        );
+        steps.push(said);
+        size = measure(snapshot, omit, &steps);
         if size <= limit {
-            steps.push(format!(
-                "the {dropped} oldest turn{} left out",
-                if dropped == 1 { "" } else { "s" }
-            ));
             return Ok((omit, steps));
         }
+        steps.pop();
     }
     Err(TooLarge { size, limit })
+}
+
+/// "1 image replaced", "3 images replaced".
+fn plural(n: usize, one: &str, many: &str) -> String {
+    if n == 1 {
+        format!("1 {one}")
+    } else {
+        format!("{} {many}", thousands(n as u64))
+    }
 }
 
 fn records_mut(snapshot: &mut Snapshot, f: &mut impl FnMut(&mut Record) -> usize) -> usize {

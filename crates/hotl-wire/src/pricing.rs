@@ -71,14 +71,12 @@ impl Pricing {
 
     /// The price of `model`, if the table knows it.
     pub fn price(&self, model: &str) -> Option<&ModelPrice> {
-        if let Some(p) = self.models.get(model) {
-            return Some(p);
-        }
-        self.models
-            .iter()
-            .filter(|(name, _)| model.starts_with(name.as_str()))
-            .max_by_key(|(name, _)| name.len())
-            .map(|(_, p)| p)
+        // The longest name that is a prefix of `model`: each prefix looked up, longest first
+        // (a session prices every answer; a scan of the table for each was most of the time).
+        (1..=model.len())
+            .rev()
+            .filter(|&end| model.is_char_boundary(end))
+            .find_map(|end| self.models.get(&model[..end]))
     }
 
     /// The cost of `usage` on `model` in dollars, if the table knows the model.

@@ -3,22 +3,31 @@
 
 /// Appends `text` to `out`, escaped for element content and quoted attribute values.
 pub fn push(out: &mut String, text: &str) {
+    // Bytes, not chars: every character replaced starts with a byte no other UTF-8 sequence
+    // holds (ASCII, or 0xE2 for the separators, checked whole).
+    let bytes = text.as_bytes();
+    out.reserve(text.len());
     let mut last = 0;
-    for (i, c) in text.char_indices() {
-        let entity = match c {
-            '&' => "&amp;",
-            '<' => "&lt;",
-            '>' => "&gt;",
-            '"' => "&quot;",
-            '\'' => "&#39;",
+    let mut i = 0;
+    while i < bytes.len() {
+        let (entity, len) = match bytes[i] {
+            b'&' => ("&amp;", 1),
+            b'<' => ("&lt;", 1),
+            b'>' => ("&gt;", 1),
+            b'"' => ("&quot;", 1),
+            b'\'' => ("&#39;", 1),
             // Line and paragraph separators end a line in old JavaScript parsers.
-            '\u{2028}' => "&#8232;",
-            '\u{2029}' => "&#8233;",
-            _ => continue,
+            0xE2 if bytes[i + 1..].starts_with(&[0x80, 0xA8]) => ("&#8232;", 3),
+            0xE2 if bytes[i + 1..].starts_with(&[0x80, 0xA9]) => ("&#8233;", 3),
+            _ => {
+                i += 1;
+                continue;
+            }
         };
         out.push_str(&text[last..i]);
         out.push_str(entity);
-        last = i + c.len_utf8();
+        i += len;
+        last = i;
     }
     out.push_str(&text[last..]);
 }
@@ -41,5 +50,6 @@ mod tests {
             "&lt;/script&gt;&lt;img src=x onerror=&quot;a&quot;&gt;&#39;&#8232;"
         );
         assert_eq!(escape("plain text"), "plain text");
+        assert_eq!(escape("é ✓ \u{2027}\u{2028}x"), "é ✓ \u{2027}&#8232;x");
     }
 }

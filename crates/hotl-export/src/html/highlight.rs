@@ -2,6 +2,7 @@
 //! (no inline styles, so the page's style policy stays strict), and the page's stylesheet
 //! carries the classes' colours for the light and the dark theme.
 
+use std::cell::Cell;
 use std::sync::OnceLock;
 
 use syntect::html::{ClassStyle, ClassedHTMLGenerator, css_for_theme_with_class_style};
@@ -13,7 +14,23 @@ use crate::html::escape;
 const CLASSES: ClassStyle = ClassStyle::SpacedPrefixed { prefix: "sy-" };
 
 /// Blocks larger than this are shown plain: highlighting them costs more than it shows.
-const MAX_HIGHLIGHTED: usize = 64 * 1024;
+const MAX_BLOCK: usize = 32 * 1024;
+
+/// How much code one page highlights at most: syntect runs at a few MB/s, so a session with
+/// megabytes of code shows the rest plain rather than taking seconds.
+pub const PAGE_BUDGET: usize = 128 * 1024;
+
+thread_local! {
+    static BUDGET: Cell<usize> = const { Cell::new(PAGE_BUDGET) };
+}
+
+/// Runs `f` with a fresh highlighting budget of `bytes`.
+pub fn with_budget<T>(bytes: usize, f: impl FnOnce() -> T) -> T {
+    let before = BUDGET.with(|b| b.replace(bytes));
+    let out = f();
+    BUDGET.with(|b| b.set(before));
+    out
+}
 
 fn syntaxes() -> &'static SyntaxSet {
     static SET: OnceLock<SyntaxSet> = OnceLock::new();
@@ -39,9 +56,14 @@ pub fn block(lang: &str, code: &str) -> String {
 }
 
 fn highlighted(lang: &str, code: &str) -> Option<String> {
-    if lang.is_empty() || code.len() > MAX_HIGHLIGHTED {
+    if lang.is_empty() || code.len() > MAX_BLOCK {
         return None;
     }
+    let left = BUDGET.with(Cell::get);
+    if code.len() > left {
+        return None;
+    }
+    BUDGET.with(|b| b.set(left - code.len()));
     let set = syntaxes();
     let syntax = set.find_syntax_by_token(lang)?;
     let mut generator = ClassedHTMLGenerator::new_with_class_style(syntax, set, CLASSES);

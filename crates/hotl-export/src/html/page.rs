@@ -78,6 +78,12 @@ fn origin(url: &str) -> Option<String> {
 /// The body of the page: header, banners, frozen prompt and tools, transcript, children, and
 /// the overlay they open in.
 pub fn body(snapshot: &Snapshot, doc: &Document, omit: Omit) -> String {
+    crate::html::highlight::with_budget(crate::html::highlight::PAGE_BUDGET, || {
+        body_of(snapshot, doc, omit)
+    })
+}
+
+fn body_of(snapshot: &Snapshot, doc: &Document, omit: Omit) -> String {
     let info = &doc.session;
     let mut out = String::with_capacity(snapshot.records.len() * 400 + 4096);
     header(&mut out, snapshot, info);
@@ -206,6 +212,11 @@ fn banners(out: &mut String, snapshot: &Snapshot, doc: &Document) {
         out.push_str("<div class=\"banner\">Forked: lineage ");
         escape::push(out, &snapshot.ancestors.join(" ← "));
         out.push_str(" (nearest first)</div>");
+    }
+    if let Some(why) = &doc.log_left_out {
+        out.push_str("<div class=\"banner\">");
+        escape::push(out, why);
+        out.push_str("</div>");
     }
     for note in &snapshot.notes {
         out.push_str("<div class=\"banner warn\">");

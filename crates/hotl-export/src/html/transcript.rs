@@ -70,6 +70,8 @@ struct Renderer<'a> {
     chipped: HashSet<&'a str>,
     /// The stamp each turn began at, in order.
     turn_starts: Vec<u64>,
+    /// Fold records by handle.
+    folds: HashMap<&'a str, &'a hotl_log::Fold>,
 }
 
 impl<'a> Renderer<'a> {
@@ -84,9 +86,14 @@ impl<'a> Renderer<'a> {
             .filter_map(|c| c.delegation.call.as_deref().map(|call| (call, c)))
             .collect();
         let mut asks: HashMap<&str, Vec<&Record>> = HashMap::new();
+        let mut folds = HashMap::new();
         for record in &snap.records {
-            if let Body::Ask { handle, .. } = &record.body {
-                asks.entry(handle.as_str()).or_default().push(record);
+            match &record.body {
+                Body::Ask { handle, .. } => asks.entry(handle.as_str()).or_default().push(record),
+                Body::Fold(fold) => {
+                    folds.insert(fold.handle.as_str(), &**fold);
+                }
+                _ => {}
             }
         }
         let own_from = snap.own().first().map_or(0, |r| r.seq);
@@ -103,6 +110,7 @@ impl<'a> Renderer<'a> {
             own_from,
             chipped: HashSet::new(),
             turn_starts: Vec::new(),
+            folds,
         }
     }
 
@@ -429,11 +437,9 @@ impl<'a> Renderer<'a> {
 
     /// A fold's files and diff.
     fn fold_extras(&mut self, handle: &str) {
-        let fold = self.snap.records.iter().find_map(|r| match &r.body {
-            Body::Fold(f) if f.handle == handle => Some(f),
-            _ => None,
-        });
-        let Some(fold) = fold else { return };
+        let Some(fold) = self.folds.get(handle).copied() else {
+            return;
+        };
         if !fold.files.is_empty() {
             self.out.push_str("<ul class=\"files\">");
             for f in &fold.files {
