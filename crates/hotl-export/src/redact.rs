@@ -198,6 +198,12 @@ impl Redactor {
             }
             Body::Fresh { cache_key } => cache_key.clear(),
             Body::Reroot { cwd } => self.text(cwd, report),
+            Body::Import(import) => {
+                self.text(&mut import.source_path, report);
+                for note in &mut import.notes {
+                    self.text(note, report);
+                }
+            }
             _ => {}
         }
     }

@@ -542,3 +542,34 @@ fn redacted_exports_hide_keys() -> TestResult {
     assert!(red.contains("[REDACTED anthropic key]"));
     Ok(())
 }
+
+#[test]
+fn an_imported_session_says_where_it_came_from_and_shows_its_sub_agent() -> TestResult {
+    let env = Env::new()?;
+    let file = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(
+        "../hotl-import/tests/fixtures/claude-code/cc-2.1.7-subagent/e9fb405b-169f-40eb-9396-7e75076f045d.jsonl",
+    );
+    let imported = env
+        .run(&[
+            "sessions",
+            "import",
+            "--from",
+            "claude",
+            path_str(&file)?,
+            "--cwd",
+            &env.cwd(),
+        ])
+        .ok();
+    let id = imported.line().to_owned();
+    let (_, page) = export(&env, &[&id])?;
+    assert!(
+        page.contains("Imported from Claude Code 2.1.7"),
+        "the provenance banner"
+    );
+    assert!(
+        page.contains("class=\"chip\""),
+        "the sub-agent opens from its call"
+    );
+    assert!(page.contains("<section class=\"child\""));
+    Ok(())
+}

@@ -208,6 +208,11 @@ fn banners(out: &mut String, snapshot: &Snapshot, doc: &Document) {
         escape::push(out, &counts.join(", "));
         out.push_str("</div>");
     }
+    for record in &snapshot.records {
+        if let hotl_log::Body::Import(import) = &record.body {
+            imported(out, import);
+        }
+    }
     if !snapshot.ancestors.is_empty() {
         out.push_str("<div class=\"banner\">Forked: lineage ");
         escape::push(out, &snapshot.ancestors.join(" ← "));
@@ -223,6 +228,39 @@ fn banners(out: &mut String, snapshot: &Snapshot, doc: &Document) {
         escape::push(out, note);
         out.push_str("</div>");
     }
+}
+
+/// Where an imported session came from: the agent and its version, the file, what was kept
+/// and what was skipped.
+fn imported(out: &mut String, import: &hotl_log::ImportInfo) {
+    let source = match import.source.as_str() {
+        "claude-code" => "Claude Code",
+        "codex" => "Codex",
+        "pi" => "pi",
+        other => other,
+    };
+    let mut line = format!("Imported from {source}");
+    if let Some(version) = &import.source_version {
+        line.push_str(&format!(" {version}"));
+    }
+    line.push_str(&format!(
+        " ({}, {} records",
+        import.source_path,
+        thousands(import.records_total)
+    ));
+    let skipped: u64 = import.skipped.values().sum();
+    if skipped > 0 {
+        let kinds: Vec<String> = import
+            .skipped
+            .iter()
+            .map(|(kind, n)| format!("{n} {kind}"))
+            .collect();
+        line.push_str(&format!(", skipped: {}", kinds.join(", ")));
+    }
+    line.push_str(&format!("); everything up to t{} ran there", import.until));
+    out.push_str("<div class=\"banner import\">");
+    escape::push(out, &line);
+    out.push_str("</div>");
 }
 
 fn frozen(out: &mut String, snapshot: &Snapshot) {
