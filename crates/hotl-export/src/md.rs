@@ -29,10 +29,8 @@ pub fn render(snapshot: &Snapshot) -> String {
         let _ = writeln!(out, "- spent: {}", e.total.line(!e.unpriced.is_empty()));
     }
     out.push('\n');
-    let mut results = std::collections::HashMap::new();
-    for item in &view.items {
-        collect(item, &mut results);
-    }
+    let results = crate::html::transcript::pair_results(&view.items);
+    let paired = paired(&results);
     let mut turn = 0;
     for item in &view.items {
         if matches!(item, Item::User { .. }) && turn > 0 {
@@ -41,30 +39,36 @@ pub fn render(snapshot: &Snapshot) -> String {
         if matches!(item, Item::User { .. }) {
             turn += 1;
         }
-        write_item(&mut out, item, &results);
+        write_item(&mut out, item, &results, &paired);
     }
     out
 }
 
-fn collect<'a>(item: &'a Item, out: &mut std::collections::HashMap<&'a str, &'a Item>) {
-    match item {
-        Item::ToolResult { call, .. } => {
-            out.insert(call, item);
-        }
-        Item::Folded { items, .. } | Item::Compacted { items, .. } => {
-            items.iter().for_each(|i| collect(i, out));
-        }
-        _ => {}
-    }
+/// Tool results by (the answer's seq, the call's id).
+type Results<'a> = std::collections::HashMap<(u64, &'a str), &'a Item>;
+
+/// The seqs of the results shown with their calls.
+fn paired(results: &Results) -> std::collections::HashSet<u64> {
+    results.values().map(|r| r.first_seq()).collect()
 }
 
-fn write_item(out: &mut String, item: &Item, results: &std::collections::HashMap<&str, &Item>) {
+fn write_item(
+    out: &mut String,
+    item: &Item,
+    results: &Results,
+    paired: &std::collections::HashSet<u64>,
+) {
     match item {
         Item::User { seq, content } => {
             let _ = writeln!(out, "## User · t{seq}\n");
-            write_blocks(out, content, results);
+            write_blocks(out, *seq, content, results);
         }
-        Item::Assistant { content, model, .. } => {
+        Item::Assistant {
+            seq,
+            content,
+            model,
+            ..
+        } => {
             match model {
                 Some(m) => {
                     let _ = writeln!(out, "## Assistant · {m}\n");
@@ -73,10 +77,10 @@ fn write_item(out: &mut String, item: &Item, results: &std::collections::HashMap
                     let _ = writeln!(out, "## Assistant\n");
                 }
             }
-            write_blocks(out, content, results);
+            write_blocks(out, *seq, content, results);
         }
         // Shown with the call that asked for it.
-        Item::ToolResult { call, .. } if results.contains_key(call.as_str()) => {}
+        Item::ToolResult { seq, .. } if paired.contains(seq) => {}
         Item::ToolResult { seq, content, .. } => {
             let _ = writeln!(out, "**result · t{seq}**\n");
             fenced(out, "", &plain_text(content));
@@ -101,11 +105,7 @@ fn write_item(out: &mut String, item: &Item, results: &std::collections::HashMap
     }
 }
 
-fn write_blocks(
-    out: &mut String,
-    blocks: &[Block],
-    results: &std::collections::HashMap<&str, &Item>,
-) {
+fn write_blocks(out: &mut String, answer: u64, blocks: &[Block], results: &Results) {
     for block in blocks {
         match block {
             Block::Text { text } => prose(out, text),
@@ -127,7 +127,7 @@ fn write_blocks(
                     content,
                     is_error,
                     ..
-                }) = results.get(id.as_str())
+                }) = results.get(&(answer, id.as_str()))
                 {
                     let error = if *is_error { " (error)" } else { "" };
                     let _ = writeln!(out, "result · t{seq}{error}\n");

@@ -56,12 +56,15 @@ struct Renderer<'a> {
     prefix: &'a str,
     omit: Omit,
     out: String,
-    /// Tool results by the call they answer.
-    results: HashMap<&'a str, &'a Item>,
-    /// Results already shown inside their call's card.
-    shown: HashSet<&'a str>,
-    /// Children by the call that started them.
-    children: HashMap<&'a str, &'a Child>,
+    /// Tool results by the call they answer: the answer's seq and the call's id (ids repeat
+    /// across answers with some providers, so the id alone does not say which call).
+    results: HashMap<(u64, &'a str), &'a Item>,
+    /// Results already shown inside their call's card, by seq.
+    shown: HashSet<u64>,
+    /// Children by the call that started them (several when call ids repeat).
+    children: HashMap<&'a str, Vec<&'a Child>>,
+    /// The answer whose blocks are being rendered.
+    answer_seq: u64,
     /// Asks by the handle they asked.
     asks: HashMap<&'a str, Vec<&'a Record>>,
     /// Where the own records start (earlier seqs are inherited).
@@ -76,15 +79,13 @@ struct Renderer<'a> {
 
 impl<'a> Renderer<'a> {
     fn new(snap: &'a Snapshot, view: &'a View, prefix: &'a str, omit: Omit) -> Self {
-        let mut results = HashMap::new();
-        for item in &view.items {
-            collect_results(item, &mut results);
+        let results = pair_results(&view.items);
+        let mut children: HashMap<&str, Vec<&Child>> = HashMap::new();
+        for child in &snap.children {
+            if let Some(call) = child.delegation.call.as_deref() {
+                children.entry(call).or_default().push(child);
+            }
         }
-        let children = snap
-            .children
-            .iter()
-            .filter_map(|c| c.delegation.call.as_deref().map(|call| (call, c)))
-            .collect();
         let mut asks: HashMap<&str, Vec<&Record>> = HashMap::new();
         let mut folds = HashMap::new();
         for record in &snap.records {
@@ -105,6 +106,7 @@ impl<'a> Renderer<'a> {
             out: String::with_capacity(snap.records.len() * 256),
             results,
             shown: HashSet::new(),
+            answer_seq: 0,
             children,
             asks,
             own_from,
@@ -233,9 +235,7 @@ impl<'a> Renderer<'a> {
             // A branch's stamps repeat seqs of nothing visible, but keep them out of the
             // page's anchors all the same.
             sub.prefix = "";
-            for item in &items {
-                collect_results(item, &mut sub.results);
-            }
+            sub.results = pair_results(&items);
             for item in &items {
                 sub.item_with(item, false);
             }
@@ -316,11 +316,13 @@ impl<'a> Renderer<'a> {
                 self.out.push_str("</div>");
             }
             Item::Assistant {
+                seq,
                 content,
                 model,
                 stop,
                 ..
             } => {
+                self.answer_seq = *seq;
                 self.out
                     .push_str("<div class=\"item assistant\"><div class=\"meta\">assistant");
                 if let Some(model) = model {
@@ -343,8 +345,8 @@ impl<'a> Renderer<'a> {
                 }
                 self.out.push_str("</div>");
             }
-            Item::ToolResult { call, .. } => {
-                if self.shown.contains(call.as_str()) {
+            Item::ToolResult { seq, .. } => {
+                if self.shown.contains(seq) {
                     return;
                 }
                 // A result whose call is not in the view (cut away, or in inherited history
@@ -576,7 +578,7 @@ impl<'a> Renderer<'a> {
 
     /// A tool call's card, with the result that answers it.
     fn call(&mut self, id: &'a str, name: &str, input: &hotl_log::ToolInput) {
-        let result = self.results.get(id).copied();
+        let result = self.results.get(&(self.answer_seq, id)).copied();
         let state = match result {
             Some(Item::ToolResult { is_error: true, .. }) => "err",
             Some(_) => "ok",
@@ -593,14 +595,24 @@ impl<'a> Renderer<'a> {
         self.out.push_str("</summary><div class=\"body\">");
         self.out.push_str(&tools::input_html(name, input));
         if let Some(result) = result {
-            self.shown.insert(id);
+            self.shown.insert(result.first_seq());
             self.result(result, true);
         } else {
             self.out
                 .push_str("<div class=\"no-result\">no result recorded</div>");
         }
         self.out.push_str("</div></details>");
-        if let Some(child) = self.children.get(id).copied() {
+        // The child started at or after this answer, nearest first (call ids can repeat).
+        let answer = self.answer_seq;
+        let child = self.children.get(id).and_then(|children| {
+            children
+                .iter()
+                .filter(|c| c.pinned_at >= answer)
+                .min_by_key(|c| c.pinned_at)
+                .or_else(|| children.last())
+                .copied()
+        });
+        if let Some(child) = child {
             self.chip(child);
         }
     }
@@ -718,18 +730,38 @@ impl<'a> Renderer<'a> {
     }
 }
 
-fn collect_results<'a>(item: &'a Item, out: &mut HashMap<&'a str, &'a Item>) {
-    match item {
-        Item::ToolResult { call, .. } => {
-            out.insert(call.as_str(), item);
-        }
-        Item::Folded { items, .. } | Item::Compacted { items, .. } => {
-            for i in items {
-                collect_results(i, out);
+/// Each tool result paired with the call it answers: the latest call with its id before it,
+/// in the order the items (and the items inside folds and compactions) were written.
+pub(crate) fn pair_results(items: &[Item]) -> HashMap<(u64, &str), &Item> {
+    fn walk<'a>(
+        items: &'a [Item],
+        open: &mut HashMap<&'a str, u64>,
+        out: &mut HashMap<(u64, &'a str), &'a Item>,
+    ) {
+        for item in items {
+            match item {
+                Item::Assistant { seq, content, .. } => {
+                    for block in content {
+                        if let Block::ToolUse { id, .. } = block {
+                            open.insert(id.as_str(), *seq);
+                        }
+                    }
+                }
+                Item::ToolResult { call, .. } => {
+                    if let Some(answer) = open.remove(call.as_str()) {
+                        out.insert((answer, call.as_str()), item);
+                    }
+                }
+                Item::Folded { items, .. } | Item::Compacted { items, .. } => {
+                    walk(items, open, out)
+                }
+                _ => {}
             }
         }
-        _ => {}
     }
+    let mut out = HashMap::new();
+    walk(items, &mut HashMap::new(), &mut out);
+    out
 }
 
 /// A record of a branch a revert left, as an item.
@@ -799,5 +831,75 @@ fn clip(text: &str, max: usize) -> String {
     match text.char_indices().nth(max) {
         Some((i, _)) => format!("{}…", &text[..i]),
         None => text.to_owned(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use hotl_log::{Block, Body, Record, SessionStart};
+
+    use super::*;
+
+    fn snapshot(bodies: Vec<Body>) -> Snapshot {
+        let mut start = SessionStart::new("/p");
+        start.id = "01JE0000000000000000000X01".to_owned();
+        let records = std::iter::once(Body::Session(Box::new(start)))
+            .chain(bodies)
+            .enumerate()
+            .map(|(i, body)| Record::new(i as u64 + 1, "2026-01-01T00:00:00.000Z", body))
+            .collect();
+        Snapshot {
+            id: "01JE0000000000000000000X01".to_owned(),
+            records,
+            ..Snapshot::default()
+        }
+    }
+
+    fn calling(command: &str) -> Body {
+        Body::Assistant {
+            content: vec![Block::ToolUse {
+                id: "call_0".to_owned(),
+                name: "bash".to_owned(),
+                input: serde_json::json!({ "command": command }).into(),
+            }],
+            model: None,
+            stop: Some("tool_use".to_owned()),
+            stop_raw: None,
+            usage: None,
+        }
+    }
+
+    fn result(text: &str) -> Body {
+        Body::ToolResult {
+            call: "call_0".to_owned(),
+            content: vec![Block::text(text)],
+            blob: None,
+            is_error: false,
+            files: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn a_repeated_call_id_pairs_each_result_with_the_call_before_it() {
+        let html = render(
+            &snapshot(vec![
+                Body::user_text("go"),
+                calling("echo first"),
+                result("FIRST-OUTPUT"),
+                calling("echo second"),
+                result("SECOND-OUTPUT"),
+            ]),
+            "",
+            Omit::default(),
+        );
+        let first = html.find("$ echo first").expect("first card");
+        let second = html.find("$ echo second").expect("second card");
+        let first_out = html.find("FIRST-OUTPUT").expect("first output");
+        let second_out = html.find("SECOND-OUTPUT").expect("second output");
+        assert!(
+            first < first_out && first_out < second && second < second_out,
+            "{html}"
+        );
+        assert!(!html.contains("orphan"), "{html}");
     }
 }
