@@ -34,8 +34,8 @@ const HELP: &[(&str, &str)] = &[
         "start a new session here (written with its first message)",
     ),
     (
-        "/resume [REF]",
-        "switch to another session: a list number, id prefix, name or @last (no REF: pick from a list)",
+        "/resume [REF|@claude|@codex|@pi]",
+        "switch to another session: a list number, id prefix, name or @last (no REF: pick from a list); @claude, @codex or @pi [ID]: continue that agent's session of this directory as a new one",
     ),
     (
         "/fork [t<seq>|pick]",
@@ -178,6 +178,14 @@ pub enum SessionOp {
     New,
     /// `/resume [REF]` (no reference: pick from a list).
     Resume(Option<String>),
+    /// `/resume @claude|@codex|@pi [ID|PATH]`: another agent's session, imported as a new
+    /// one and resumed (no id or path: pick from this directory's).
+    ResumeForeign {
+        /// Whose session.
+        agent: Foreign,
+        /// A session id or its prefix, or a file (none: pick).
+        query: Option<String>,
+    },
     /// `/fork [t<seq>|pick]`.
     Fork(ForkPoint),
     /// `/clear`.
@@ -209,7 +217,7 @@ impl SessionOp {
     pub fn name(&self) -> &'static str {
         match self {
             SessionOp::New => "/new",
-            SessionOp::Resume(_) => "/resume",
+            SessionOp::Resume(_) | SessionOp::ResumeForeign { .. } => "/resume",
             SessionOp::Fork(_) => "/fork",
             SessionOp::Clear => "/clear",
             SessionOp::Fresh => "/fresh",
@@ -218,6 +226,48 @@ impl SessionOp {
             SessionOp::Mode(_) => "/mode",
             SessionOp::Revert(_) => "/revert",
             SessionOp::Tree => "/tree",
+        }
+    }
+}
+
+/// An agent whose sessions `/resume @NAME` continues (the names `hotl sessions import --from`
+/// takes).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Foreign {
+    /// Claude Code (`@claude`, `@claude-code`).
+    Claude,
+    /// Codex (`@codex`).
+    Codex,
+    /// pi (`@pi`).
+    Pi,
+}
+
+impl Foreign {
+    /// Its name as `hotl sessions import --from` takes it: `claude`, `codex` or `pi`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Foreign::Claude => "claude",
+            Foreign::Codex => "codex",
+            Foreign::Pi => "pi",
+        }
+    }
+
+    /// How people call it: `Claude Code`, `Codex`, `pi`.
+    pub fn display(self) -> &'static str {
+        match self {
+            Foreign::Claude => "Claude Code",
+            Foreign::Codex => "Codex",
+            Foreign::Pi => "pi",
+        }
+    }
+
+    /// The agent an `@word` names, if any (`@last` names none: it is a hotl reference).
+    fn from_mention(word: &str) -> Option<Foreign> {
+        match word.strip_prefix('@')? {
+            "claude" | "claude-code" => Some(Foreign::Claude),
+            "codex" => Some(Foreign::Codex),
+            "pi" => Some(Foreign::Pi),
+            _ => None,
         }
     }
 }
@@ -264,12 +314,7 @@ pub fn parse(line: &str) -> Slash {
         "/clear" => Slash::Session(SessionOp::Clear),
         "/fresh" => Slash::Session(SessionOp::Fresh),
         "/drop" => Slash::Session(SessionOp::Drop),
-        "/resume" if rest.contains(char::is_whitespace) => Slash::Usage(
-            "/resume takes one reference: a list number, id prefix, name or @last".to_owned(),
-        ),
-        "/resume" => Slash::Session(SessionOp::Resume(
-            (!rest.is_empty()).then(|| rest.to_owned()),
-        )),
+        "/resume" => parse_resume(rest),
         "/fork" => parse_fork(rest),
         "/revert" if rest.is_empty() => Slash::Session(SessionOp::Revert(None)),
         "/revert" => match crate::stamp_seq(rest) {
@@ -341,6 +386,27 @@ fn unquoted(rest: &str) -> &str {
         }
     }
     rest
+}
+
+fn parse_resume(rest: &str) -> Slash {
+    let (first, after) = match rest.split_once(char::is_whitespace) {
+        Some((first, after)) => (first, after.trim()),
+        None => (rest, ""),
+    };
+    if let Some(agent) = Foreign::from_mention(first) {
+        // The rest is one id or one path, which may hold spaces.
+        let query = (!after.is_empty()).then(|| unquoted(after).to_owned());
+        return Slash::Session(SessionOp::ResumeForeign { agent, query });
+    }
+    if !after.is_empty() {
+        return Slash::Usage(
+            "/resume takes one reference: a list number, id prefix, name or @last (or @claude, @codex, @pi)"
+                .to_owned(),
+        );
+    }
+    Slash::Session(SessionOp::Resume(
+        (!rest.is_empty()).then(|| rest.to_owned()),
+    ))
 }
 
 fn parse_fold(rest: &str) -> Slash {
@@ -563,6 +629,53 @@ mod tests {
         ] {
             assert!(matches!(parse(wrong), Slash::Usage(_)), "{wrong}");
         }
+    }
+
+    #[test]
+    fn resume_at_an_agent_continues_its_session() {
+        let foreign = |agent, query: Option<&str>| {
+            Slash::Session(SessionOp::ResumeForeign {
+                agent,
+                query: query.map(str::to_owned),
+            })
+        };
+        assert_eq!(parse("/resume @claude"), foreign(Foreign::Claude, None));
+        assert_eq!(
+            parse("/resume @claude-code"),
+            foreign(Foreign::Claude, None)
+        );
+        assert_eq!(parse("/resume  @codex "), foreign(Foreign::Codex, None));
+        assert_eq!(
+            parse("/resume @pi 0194ab"),
+            foreign(Foreign::Pi, Some("0194ab"))
+        );
+        assert_eq!(
+            parse("/resume @claude \"/my dir/8f1c.jsonl\""),
+            foreign(Foreign::Claude, Some("/my dir/8f1c.jsonl"))
+        );
+        assert_eq!(
+            parse("/resume @claude /my dir/8f1c.jsonl"),
+            foreign(Foreign::Claude, Some("/my dir/8f1c.jsonl"))
+        );
+        // Other mentions stay hotl references.
+        assert_eq!(
+            parse("/resume @last"),
+            Slash::Session(SessionOp::Resume(Some("@last".to_owned())))
+        );
+        assert_eq!(
+            parse("/resume @claudes"),
+            Slash::Session(SessionOp::Resume(Some("@claudes".to_owned())))
+        );
+        assert!(matches!(parse("/resume @last x"), Slash::Usage(_)));
+        assert!(help().contains("/resume [REF|@claude|@codex|@pi]"));
+        assert_eq!(
+            SessionOp::ResumeForeign {
+                agent: Foreign::Codex,
+                query: None
+            }
+            .name(),
+            "/resume"
+        );
     }
 
     #[test]

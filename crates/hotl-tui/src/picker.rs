@@ -1,5 +1,6 @@
 //! A list to pick from, filtered as you type: sessions to resume (this directory first, Tab
-//! for all projects), user messages to fork or revert at.
+//! for all projects), another agent's sessions to import and resume, user messages to fork or
+//! revert at.
 
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use ratatui::style::{Modifier, Style};
@@ -7,7 +8,7 @@ use ratatui::text::{Line, Span};
 
 use crate::app::Effect;
 use crate::cells::style;
-use crate::slash::{ForkPoint, SessionOp};
+use crate::slash::{Foreign, ForkPoint, SessionOp};
 use crate::wrap::truncate;
 
 /// What choosing a row does.
@@ -15,6 +16,8 @@ use crate::wrap::truncate;
 pub enum Kind {
     /// Resume the session (the row's value is its id).
     Resume,
+    /// Import the agent's session and resume it (the value is its file).
+    Foreign(Foreign),
     /// Fork after the turn of the user message (the value is its seq).
     Fork,
     /// Revert to just before the user message (the value is its seq).
@@ -127,6 +130,10 @@ impl Picker {
                     Kind::Resume | Kind::Tree => {
                         Effect::Session(SessionOp::Resume(Some(value.clone())))
                     }
+                    Kind::Foreign(agent) => Effect::Session(SessionOp::ResumeForeign {
+                        agent,
+                        query: Some(value.clone()),
+                    }),
                     Kind::Fork => match seq() {
                         Some(seq) => Effect::Session(SessionOp::Fork(ForkPoint::Message(seq))),
                         None => return Outcome::Cancelled,
@@ -283,6 +290,28 @@ mod tests {
         assert_eq!(
             picker.key(key(KeyCode::Enter)),
             Outcome::Chosen(Effect::Session(SessionOp::Resume(Some("01BBB".into()))))
+        );
+    }
+
+    #[test]
+    fn a_foreign_row_imports_its_file() {
+        let row = Row {
+            label: "fix the parser".into(),
+            detail: "Claude Code · 8f1c2a3b · 2h ago · 12 records".into(),
+            value: "/home/me/.claude/projects/-app/8f1c.jsonl".into(),
+            near: true,
+        };
+        let mut picker = Picker::new("resume", Kind::Foreign(Foreign::Claude), vec![row]);
+        for c in "claude".chars() {
+            picker.key(key(KeyCode::Char(c)));
+        }
+        assert_eq!(picker.visible().len(), 1, "the agent's name filters too");
+        assert_eq!(
+            picker.key(key(KeyCode::Enter)),
+            Outcome::Chosen(Effect::Session(SessionOp::ResumeForeign {
+                agent: Foreign::Claude,
+                query: Some("/home/me/.claude/projects/-app/8f1c.jsonl".into()),
+            }))
         );
     }
 }

@@ -1,6 +1,6 @@
 //! The terminal UI's side in the binary: what [`hotl_tui`] asks of the session store (a
-//! reference resolved as the shell resolves it, the sessions to pick from, a transcript), and
-//! the options it starts with.
+//! reference resolved as the shell resolves it, the sessions to pick from, a transcript,
+//! another agent's sessions imported), and the options it starts with.
 
 use std::process::ExitCode;
 use std::time::Instant;
@@ -40,6 +40,30 @@ impl hotl_tui::Host for StoreHost<'_> {
             tokio::runtime::Handle::current().block_on(crate::takeout::share_here(self.ctx, id))
         })
         .map_err(|e| e.to_string())
+    }
+
+    fn foreign_sessions(&self, agent: hotl_agent::slash::Foreign) -> Result<Vec<Row>, String> {
+        let found = crate::console::foreign::candidates(self.ctx, agent)?;
+        Ok(found
+            .iter()
+            .map(|c| {
+                let (title, detail) = crate::console::foreign::describe(self.ctx, c);
+                Row {
+                    label: title.chars().take(60).collect(),
+                    detail,
+                    value: c.path.to_string_lossy().into_owned(),
+                    near: true,
+                }
+            })
+            .collect())
+    }
+
+    fn import_foreign(
+        &self,
+        agent: hotl_agent::slash::Foreign,
+        query: &str,
+    ) -> Result<(hotl_agent::SwitchTo, Vec<String>), String> {
+        crate::console::foreign::import(self.ctx, agent, query)
     }
 
     fn resolve(&self, query: &str) -> Result<String, String> {

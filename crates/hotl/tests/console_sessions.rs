@@ -3,7 +3,8 @@
 //! `/fresh`, `/drop`, `/rename`; a switch that fails (a session another process holds) or that
 //! a `before_switch` hook cancels leaves the console where it was; a session whose directory
 //! is gone is re-rooted when the user says so; breadcrumbs keep two terminals' `-c` apart;
-//! `--no-session` leaves the home untouched.
+//! `--no-session` leaves the home untouched; `/resume @claude` imports a Claude Code session of
+//! the project picked from a list and continues it, and `/resume @codex` with none says so.
 
 use std::io::Write;
 use std::process::{Command, Stdio};
@@ -12,7 +13,7 @@ use std::time::{Duration, Instant};
 use hotl_fakellm::{Config, FakeLlm, Reply};
 use hotl_testkit::{FIXED_ID, LogBuilder, TestResult};
 
-use crate::common::{Env, Holder, MODEL, console_typed, has_flock, requests};
+use crate::common::{Env, Holder, MODEL, console_typed, has_flock, in_pty, path_str, requests};
 
 fn answers(n: usize) -> TestResult<FakeLlm> {
     Ok(FakeLlm::start(Config::scripted(
@@ -421,5 +422,119 @@ fn no_session_leaves_the_home_untouched() -> TestResult {
     assert!(!env.home.exists(), "the home was never made");
     let refused = env.agent(&fake, &["--no-session", "-c", "-p", "x"]);
     assert_ne!(refused.code, 0, "{refused}");
+    Ok(())
+}
+
+/// The Claude Code fixture with a sub-agent transcript beside it.
+const CC_FLAT: &str = "claude-code/cc-2.0.64-flat/-tmp-private";
+
+/// A Claude Code config directory under the test's root holding [`CC_FLAT`]'s files, their
+/// working directory made the project's: returns it.
+pub(crate) fn claude_home(env: &Env) -> TestResult<std::path::PathBuf> {
+    let from = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../hotl-import/tests/fixtures")
+        .join(CC_FLAT);
+    let home = env.root().join("claude");
+    let dir = home.join("projects").join("-project");
+    std::fs::create_dir_all(&dir)?;
+    for entry in std::fs::read_dir(&from)? {
+        let entry = entry?;
+        let text = std::fs::read_to_string(entry.path())?;
+        let moved = text.replace(
+            "\"cwd\":\"/tmp/private\"",
+            &format!("\"cwd\":{:?}", env.cwd()),
+        );
+        std::fs::write(dir.join(entry.file_name()), moved)?;
+    }
+    Ok(home)
+}
+
+#[test]
+fn resume_at_claude_imports_a_picked_session_and_continues_it() -> TestResult {
+    let env = Env::new()?;
+    let fake = answers(2)?;
+    let claude = claude_home(&env)?;
+    let sub_agent = claude.join("projects/-project/agent-50243ee8.jsonl");
+    let refused = format!("/resume @claude {}\n", path_str(&sub_agent)?);
+    let typed = [
+        ("/resume @codex\n", 0),
+        ("/resume @claude\n", 300),
+        // The list shows the one session of this directory; 1 picks it.
+        ("1\n", 600),
+        ("what next?\n", 600),
+        // Again, by id prefix: the unchanged file is the session already in.
+        ("/resume @claude 4c2d\n", 600),
+        // A sub-agent's transcript is refused, and the console stays.
+        (refused.as_str(), 300),
+        ("/exit\n", 300),
+    ];
+    let mut hotl = env.agent_command();
+    hotl.args(["--provider", "anthropic", "--base-url"])
+        .arg(fake.base_url())
+        .args(["--model", MODEL])
+        .env("CLAUDE_CONFIG_DIR", &claude)
+        .env("CODEX_HOME", env.root().join("codex"))
+        .env("PI_CODING_AGENT_DIR", env.root().join("pi"));
+    let Some(out) = in_pty(&env, &hotl, &typed)? else {
+        return Ok(());
+    };
+    let out = out.ok();
+    let said = &out.stdout;
+    assert!(
+        said.contains(
+            "· no Codex sessions for ~/project in ~/codex/sessions, ~/codex/archived_sessions"
+        ),
+        "{said}"
+    );
+    assert!(said.contains("create hello.py, md and js"), "{said}");
+    assert!(said.contains("Claude Code · 4c2ddfdc · "), "{said}");
+    assert!(
+        said.contains("import and resume which Claude Code session?"),
+        "{said}"
+    );
+    assert!(
+        said.contains("· imported Claude Code session ~/claude/projects/-project/"),
+        "{said}"
+    );
+    // The import is a root session of the project, opening with its session and import
+    // records.
+    let list = env.json(&["sessions", "list", "--json"])?;
+    let rows = list.as_array().ok_or("a list")?;
+    assert_eq!(rows.len(), 1, "{list}");
+    let id = rows[0]["id"].as_str().ok_or("an id")?.to_owned();
+    assert!(said.contains(&format!("· resumed {id}")), "{said}");
+    let records = env.records(&id)?;
+    assert_eq!(records[0]["type"], "session", "{records:?}");
+    assert_eq!(records[1]["type"], "import", "{records:?}");
+    assert_eq!(records[1]["source"], "claude-code", "{records:?}");
+    assert_eq!(records[0]["cwd"], env.cwd().as_str());
+    // The message typed after went to it, and the model saw the imported conversation, its
+    // tool calls as text notes.
+    assert!(
+        records
+            .iter()
+            .any(|r| r["type"] == "user" && r["content"].to_string().contains("what next?")),
+        "{records:?}"
+    );
+    let sent = requests(&fake)?;
+    assert_eq!(sent.len(), 1, "{said}");
+    let body = sent[0].to_string();
+    assert!(body.contains("create hello.py, md and js"), "{body}");
+    assert!(body.contains("[imported tool call: "), "{body}");
+    assert!(body.contains("what next?"), "{body}");
+    assert!(!body.contains("\"tool_use\""), "{body}");
+    // The second /resume @claude found the same, unchanged file.
+    assert!(
+        said.contains("is unchanged since it was imported"),
+        "{said}"
+    );
+    assert!(
+        said.contains(&format!("· already in session {id}")),
+        "{said}"
+    );
+    assert!(
+        said.contains("· error: ") && said.contains("sub-agent transcript"),
+        "{said}"
+    );
     Ok(())
 }

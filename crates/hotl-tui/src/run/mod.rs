@@ -11,7 +11,7 @@ use crossterm::event::{
     Event as Input, EventStream, KeyCode, KeyEventKind, MouseButton, MouseEventKind,
 };
 use futures_util::{FutureExt as _, StreamExt as _};
-use hotl_agent::{Agent, Command};
+use hotl_agent::{Agent, Command, SwitchTo};
 use ratatui::text::Line;
 
 use crate::app::{App, Effect, Modal};
@@ -20,7 +20,7 @@ use crate::fullscreen::{Click, FullScreen};
 use crate::pager::Pager;
 use crate::picker::{self, PickScreen};
 use crate::screen::Screen;
-use crate::slash::SessionOp;
+use crate::slash::{Foreign, SessionOp};
 use crate::ui::{self, Strip};
 
 mod clipboard;
@@ -77,6 +77,17 @@ pub trait Host {
     fn export(&self, id: &str, path: Option<&str>) -> Result<Vec<String>, String>;
     /// Shares session `id` (`/share`): the lines to say (the link last), or the error.
     fn share(&self, id: &str) -> Result<Vec<String>, String>;
+    /// `agent`'s sessions of this directory, newest first (`/resume @claude`): one row each,
+    /// its value the file; or the line saying there are none and where they were looked for.
+    fn foreign_sessions(&self, agent: Foreign) -> Result<Vec<picker::Row>, String>;
+    /// Imports `agent`'s session that `query` names (a file, an id or its prefix) as a new
+    /// session, or finds the one an earlier import of the unchanged file became: the switch
+    /// to it and the lines to say (what was skipped), or the error.
+    fn import_foreign(
+        &self,
+        agent: Foreign,
+        query: &str,
+    ) -> Result<(SwitchTo, Vec<String>), String>;
 }
 
 /// How the UI starts.

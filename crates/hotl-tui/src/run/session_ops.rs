@@ -1,5 +1,6 @@
 //! Session operations typed in the UI, with what only the UI adds: resolving a reference as
-//! the shell does, the pickers, and the question before a drop. The agent does the work.
+//! the shell does, the pickers (another agent's sessions for `/resume @claude` too), and the
+//! question before a drop. The agent does the work; the host imports.
 
 use hotl_agent::{Agent, Command, ForkAt, SwitchTo};
 
@@ -48,6 +49,35 @@ pub(super) fn session_op(op: SessionOp, app: &mut App, agent: Option<&Agent>, ho
                 )));
             }
         }
+        SessionOp::ResumeForeign { agent, query: None } => match host.foreign_sessions(agent) {
+            Ok(rows) => {
+                app.modal = Some(Modal::Pick(Picker::new(
+                    format!(
+                        "resume a {} session (imported as a new one)",
+                        agent.display()
+                    ),
+                    picker::Kind::Foreign(agent),
+                    rows,
+                )));
+            }
+            Err(none) => app.say(none, Tone::Info),
+        },
+        SessionOp::ResumeForeign {
+            agent,
+            query: Some(query),
+        } => match host.import_foreign(agent, &query) {
+            Ok((to, said)) => {
+                said.into_iter().for_each(|l| app.say(l, Tone::Info));
+                match &to {
+                    SwitchTo::Resume { session, .. } if *session == app.session => {
+                        app.say(format!("already in {session}"), Tone::Info);
+                    }
+                    _ => send(app, Command::Switch(to), "resume"),
+                }
+            }
+            // The import failed: the session stays.
+            Err(e) => app.say(e, Tone::Error),
+        },
         SessionOp::Fork(ForkPoint::Head) => send(
             app,
             Command::Switch(SwitchTo::Fork { at: ForkAt::Head }),

@@ -3,7 +3,8 @@
 //! model, cost); asks before commands and writes. Lines that are slash commands are parsed by
 //! [`hotl_tui::slash`]: the moves (`/fold`, `/recall`, `/ask`, `/compact`) run in the agent, and
 //! the session operations (`/new`, `/resume`, `/fork`, `/clear`, `/fresh`, `/drop`,
-//! `/rename`, `/mode`) are [`ops`].
+//! `/rename`, `/mode`) are [`ops`]; [`foreign`] is what `/resume @claude` shares with the
+//! terminal UI.
 
 use std::io::{BufRead, Write};
 use std::process::ExitCode;
@@ -38,6 +39,7 @@ macro_rules! say_more {
     }};
 }
 
+pub(crate) mod foreign;
 mod ops;
 
 /// Runs the console on `agent` until the user leaves; `first`, when given (`hotl "fix the

@@ -1,11 +1,13 @@
-//! The console's session operations: `/new`, `/resume`, `/fork`, `/clear`, `/fresh`,
-//! `/drop`, `/rename` and `/mode`, each one command to the agent, which does the work (a
-//! switch is all or nothing there). What the console adds is the talk around it: the picker,
-//! the questions, and saying what happened. A reference that matches nothing or several
-//! sessions gets the shell's error, and the console stays where it is.
+//! The console's session operations: `/new`, `/resume` (also `@claude`, `@codex`, `@pi`:
+//! another agent's session imported first, see [`super::foreign`]), `/fork`, `/clear`,
+//! `/fresh`, `/drop`, `/rename` and `/mode`, each one command to the agent, which does the
+//! work (a switch is all or nothing there). What the console adds is the talk around it: the
+//! pickers, the questions, and saying what happened. A reference that matches nothing or
+//! several sessions gets the shell's error, and the console stays where it is.
 
 use std::path::{Path, PathBuf};
 
+use hotl_agent::slash::Foreign;
 use hotl_agent::{Agent, Command, Event, ForkAt, SwitchTo};
 use hotl_log::SessionMeta;
 use hotl_view::{Item, View};
@@ -28,6 +30,12 @@ pub async fn run(
             Some(to) => Command::Switch(to),
             None => return Ok(()),
         },
+        SessionOp::ResumeForeign { agent: from, query } => {
+            match foreign_target(ctx, live, from, query).await? {
+                Some(to) => Command::Switch(to),
+                None => return Ok(()),
+            }
+        }
         SessionOp::Fork(point) => {
             let at = match point {
                 ForkPoint::Head => ForkAt::Head,
@@ -222,6 +230,80 @@ async fn resume_target(
         session: meta.id,
         reroot,
     }))
+}
+
+/// Where `/resume @claude` (`@codex`, `@pi`) goes: the agent's session `query` names, or one
+/// picked from this directory's, imported; `None` when nothing is to be done (told already,
+/// an import error too: the console stays where it is).
+async fn foreign_target(
+    ctx: &Ctx,
+    live: &mut Live,
+    from: Foreign,
+    query: Option<String>,
+) -> Result<Option<SwitchTo>, CliError> {
+    let query = match query {
+        Some(query) => query,
+        None => match pick_foreign(ctx, live, from).await {
+            Some(query) => query,
+            None => return Ok(None),
+        },
+    };
+    let (to, said) = match super::foreign::import(ctx, from, &query) {
+        Ok(done) => done,
+        Err(e) => {
+            say!("· error: {e}");
+            return Ok(None);
+        }
+    };
+    for line in said {
+        say!("· {line}");
+    }
+    if let SwitchTo::Resume { session, .. } = &to
+        && *session == live.session
+    {
+        say!("· already in session {session}");
+        return Ok(None);
+    }
+    Ok(Some(to))
+}
+
+/// A numbered list of `from`'s sessions of this directory, and the file (or the id typed)
+/// picked.
+async fn pick_foreign(ctx: &Ctx, live: &mut Live, from: Foreign) -> Option<String> {
+    let found = match super::foreign::candidates(ctx, from) {
+        Ok(found) => found,
+        Err(none) => {
+            say!("· {none}");
+            return None;
+        }
+    };
+    for (i, c) in found.iter().enumerate().take(30) {
+        let (title, detail) = super::foreign::describe(ctx, c);
+        say!(
+            "{:>3}  {:<50}  {detail}",
+            i + 1,
+            title.chars().take(50).collect::<String>()
+        );
+    }
+    let question = format!(
+        "import and resume which {} session? (a number, or Enter for none)",
+        from.display()
+    );
+    let answer = live.read_answer(&question).await?;
+    if answer.is_empty() {
+        return None;
+    }
+    match answer.parse::<usize>().ok().and_then(|n| n.checked_sub(1)) {
+        Some(i) => match found.get(i) {
+            Some(c) => Some(c.path.to_string_lossy().into_owned()),
+            None => {
+                say!("· {answer:?} is not one of the numbers listed");
+                None
+            }
+        },
+        // An id or a path typed instead.
+        None => Some(answer),
+    }
 }
 
 /// An error the console tells without leaving the session.
