@@ -870,3 +870,64 @@ fn mcp_servers_start_after_the_first_frame_and_their_tools_arrive_later() -> Tes
     assert!(sent[1]["messages"].to_string().contains("echo: hi"));
     Ok(())
 }
+
+#[test]
+fn resume_at_claude_picks_an_imported_session_and_shows_its_transcript() -> TestResult {
+    let env = Env::new()?;
+    let fake = FakeLlm::start(Config::scripted([Reply::text("carried on")]))?;
+    let claude = crate::console_sessions::claude_home(&env)?;
+    let codex = env.root().join("codex");
+    let Some(shown) = tui_with(
+        &env,
+        &fake,
+        &[],
+        &[
+            ("/resume @codex\r", 600),
+            ("/resume @claude\r", 800),
+            // The picker shows the one session of this directory: Enter takes it.
+            ("\r", 1000),
+            ("what next?\r", 1500),
+            exit(),
+            ("", 1500),
+        ],
+        &[("CLAUDE_CONFIG_DIR", &claude), ("CODEX_HOME", &codex)],
+    )?
+    else {
+        return Ok(());
+    };
+    assert_eq!(shown.code, 0, "{}", shown.screen());
+    assert!(
+        shown.has("no Codex sessions for ~/project in ~/codex/sessions"),
+        "{}",
+        shown.screen()
+    );
+    assert!(
+        shown.bytes.contains("resume a Claude Code session")
+            && shown.bytes.contains("Claude Code · 4c2ddfdc"),
+        "the picker showed the row"
+    );
+    let id = env.only_session()?;
+    assert!(
+        shown.has("imported Claude Code session"),
+        "{}",
+        shown.screen()
+    );
+    let short = id.get(..10).ok_or("a short id")?;
+    assert!(shown.has(&format!("resumed {short}")), "{}", shown.screen());
+    // The imported conversation is the transcript, and the next message continues it.
+    assert!(
+        shown.has("create hello.py, md and js"),
+        "{}",
+        shown.screen()
+    );
+    assert!(shown.has("carried on"), "{}", shown.screen());
+    let records = env.records(&id)?;
+    assert_eq!(records[1]["type"], "import", "{records:?}");
+    assert!(
+        records
+            .iter()
+            .any(|r| r["type"] == "user" && r["content"].to_string().contains("what next?")),
+        "{records:?}"
+    );
+    Ok(())
+}
