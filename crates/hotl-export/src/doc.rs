@@ -124,6 +124,22 @@ impl SessionInfo {
 }
 
 impl Document {
+    /// The document of a snapshot without its log (too large to carry).
+    pub fn without_log(snapshot: &Snapshot, exported_at: &str) -> Document {
+        Document {
+            format: FORMAT.to_owned(),
+            exported_at: exported_at.to_owned(),
+            hotl: hotl_log::ENGINE_VERSION.to_owned(),
+            session: SessionInfo::of(snapshot),
+            economy: snapshot.economy.as_ref().and_then(economy_json),
+            trimmed: Vec::new(),
+            redacted: BTreeMap::new(),
+            log: String::new(),
+            log_left_out: None,
+            html: None,
+        }
+    }
+
     /// The document of a snapshot (without the rendered body).
     pub fn of(snapshot: &Snapshot, exported_at: &str) -> Document {
         Document {

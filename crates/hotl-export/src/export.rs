@@ -110,11 +110,17 @@ fn page_of(
     omit: Omit,
     budget: Option<usize>,
 ) -> Result<(String, Document), ExportError> {
-    let mut doc = Document::of(snapshot, exported_at);
+    // The log rides along for "download log" while it is a small part of what the page may
+    // weigh; past that, the page says where to get it (and it is not encoded at all when its
+    // text alone is over).
+    let mut doc = match budget {
+        Some(budget) if text_bytes(snapshot) > budget / 4 => {
+            Document::without_log(snapshot, exported_at)
+        }
+        _ => Document::of(snapshot, exported_at),
+    };
     doc.redacted = redacted.clone();
     doc.trimmed = trimmed.to_vec();
-    // The log rides along for "download log" while it is a small part of what the page may
-    // weigh; past that, the page says where to get it.
     if let Some(budget) = budget
         && doc.log.len() > budget / 4
     {

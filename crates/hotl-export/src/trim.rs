@@ -4,10 +4,7 @@
 //! (their notes stay), then children reduced to their task and final answer, then long strings
 //! cut (32K, 8K, 2K, 512 characters), then the oldest whole turns.
 
-use std::collections::HashSet;
-
 use hotl_log::{Block, Body, Record, ToolInput, visible_mask};
-use hotl_view::Item;
 
 use crate::html::transcript::Omit;
 use crate::names::thousands;
@@ -220,40 +217,32 @@ fn drop_full_outputs(snapshot: &mut Snapshot) -> usize {
 fn drop_archived(snapshot: &mut Snapshot) -> usize {
     let mut n = 0;
     snapshot.walk_mut(&mut |s| {
-        let view = hotl_view::project(&s.records, s.own_start);
-        let mut archived: HashSet<u64> = HashSet::new();
-        for item in &view.items {
-            if let Item::Folded { items, .. } | Item::Compacted { items, .. } = item {
-                for inner in items {
-                    seqs(inner, &mut archived);
-                }
+        // The spans the visible folds and compactions archived, from their records (a pass,
+        // not a projection): a message inside one goes, the fold or compaction stays.
+        let mask = visible_mask(&s.records);
+        let mut spans: Vec<(u64, u64)> = Vec::new();
+        for (record, visible) in s.records.iter().zip(&mask) {
+            match &record.body {
+                Body::Fold(fold) if *visible => spans.push((fold.since, fold.until)),
+                Body::Compaction { until, .. } if *visible => spans.push((0, *until)),
+                _ => {}
             }
         }
-        let mask = visible_mask(&s.records);
+        let archived = |seq: u64| spans.iter().any(|&(a, b)| a <= seq && seq <= b);
         let before = s.records.len();
         let mut keep = mask.iter();
         s.records.retain(|r| {
             let visible = keep.next().copied().unwrap_or(true);
-            matches!(r.body, Body::Session(_)) || (visible && !archived.contains(&r.seq))
+            let message = matches!(
+                r.body,
+                Body::User { .. } | Body::Assistant { .. } | Body::ToolResult { .. }
+            );
+            matches!(r.body, Body::Session(_)) || (visible && !(message && archived(r.seq)))
         });
         n += before - s.records.len();
         find_own_start(s);
     });
     n
-}
-
-fn seqs(item: &Item, out: &mut HashSet<u64>) {
-    match item {
-        Item::User { seq, .. } | Item::Assistant { seq, .. } | Item::ToolResult { seq, .. } => {
-            out.insert(*seq);
-        }
-        Item::Folded { items, .. } | Item::Compacted { items, .. } => {
-            for i in items {
-                seqs(i, out);
-            }
-        }
-        Item::Elided { .. } => {}
-    }
 }
 
 /// Each child keeps its `session` record, its first message (the task) and its last answer.

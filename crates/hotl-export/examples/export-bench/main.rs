@@ -63,6 +63,22 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     });
     let written = written?;
     println!("page {page:.1} ms ({} bytes)", written.bytes.len());
+    let (budgeted, fitted) = time(runs, || {
+        Snapshot::load(&store, id, &none).map(|s| {
+            hotl_export::export_html(
+                s,
+                "2026-01-01T00:00:00.000Z",
+                None,
+                Some(hotl_export::DEFAULT_BUDGET),
+            )
+        })
+    });
+    let fitted = fitted??;
+    println!(
+        "load + page within 50 MB {budgeted:.1} ms ({} bytes, {} steps)",
+        fitted.bytes.len(),
+        fitted.doc.trimmed.len()
+    );
     // A share of about 1 MB of the session: its first records up to 1 MB of log.
     let mut small = snapshot.clone();
     let mut bytes = 0;

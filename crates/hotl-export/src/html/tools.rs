@@ -66,6 +66,8 @@ pub fn input_html(name: &str, input: &ToolInput) -> String {
             out.push_str("</pre>");
         }
         ("write", _, _, _, Some(content)) => push_clipped(&mut out, content, "in"),
+        // Their summary line says all they were given.
+        ("read" | "ls" | "glob" | "grep", ..) if is_summarized(&args) => {}
         _ => {
             let pretty =
                 serde_json::to_string_pretty(&args).unwrap_or_else(|_| input.get().to_owned());
@@ -73,6 +75,14 @@ pub fn input_html(name: &str, input: &ToolInput) -> String {
         }
     }
     out
+}
+
+/// Whether a call's arguments are all in its summary line (a path, a pattern, line numbers).
+fn is_summarized(args: &serde_json::Value) -> bool {
+    args.as_object().is_some_and(|map| {
+        map.keys()
+            .all(|k| matches!(k.as_str(), "path" | "pattern" | "offset" | "limit"))
+    })
 }
 
 /// A unified diff of an edit's old and new text.
