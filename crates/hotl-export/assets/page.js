@@ -81,6 +81,7 @@
     for (var d = el.closest("details"); d; d = d.parentElement && d.parentElement.closest("details")) {
       d.open = true;
     }
+    all("details.more[data-rest]", el).forEach(function (m) { m.open = true; fillRest(m); });
     all(".target").forEach(function (t) { t.classList.remove("target"); });
     var target = el.closest(".item") || el;
     target.classList.add("target");
@@ -108,20 +109,54 @@
     return label + (stamp ? " · " + stamp[0] : "");
   }
 
-  function buildIndex() {
+  // The page's document (embedded gzipped JSON, or the share's decrypted one), opened once.
+  var opened = null;
+  function documentOf() {
+    if (window.hotlDocument) { return Promise.resolve(window.hotlDocument); }
+    if (!opened) {
+      opened = (async function () {
+        var data = $("#hotl-data");
+        if (!data) { return {}; }
+        var bytes = Uint8Array.from(atob(data.textContent.trim()), function (c) { return c.charCodeAt(0); });
+        var text = await new Response(new Blob([bytes]).stream().pipeThrough(new DecompressionStream("gzip"))).text();
+        return JSON.parse(text);
+      })();
+    }
+    return opened;
+  }
+
+  // A long output's rest lives in the document until it is opened.
+  async function fillRest(details) {
+    if (details.getAttribute("data-filled")) { return; }
+    details.setAttribute("data-filled", "1");
+    var doc = await documentOf();
+    var pre = document.createElement("pre");
+    pre.className = details.getAttribute("data-class") || "out";
+    pre.textContent = (doc.rest || [])[Number(details.getAttribute("data-rest"))] || "";
+    details.appendChild(pre);
+  }
+
+  async function buildIndex() {
+    var doc = await documentOf();
+    var rests = doc.rest || [];
     index = all("#app .item").filter(function (el) {
       return !el.querySelector(".item");
     }).map(function (el) {
-      return { el: el, text: el.textContent.toLowerCase() };
+      var text = el.textContent;
+      // Rests not opened yet are searched from the document.
+      all("details.more[data-rest]:not([data-filled])", el).forEach(function (d) {
+        text += "\n" + (rests[Number(d.getAttribute("data-rest"))] || "");
+      });
+      return { el: el, text: text.toLowerCase() };
     });
   }
 
-  function search(q) {
+  async function search(q) {
     var box = $("#results");
     box.textContent = "";
     var tokens = q.toLowerCase().split(/\s+/).filter(Boolean);
     if (!tokens.length) { box.classList.remove("open"); return 0; }
-    if (!index) { buildIndex(); }
+    if (!index) { await buildIndex(); }
     var hits = index.filter(function (e) {
       return tokens.every(function (t) { return e.text.indexOf(t) >= 0; });
     });
@@ -137,8 +172,7 @@
       w.textContent = where(hit.el);
       b.appendChild(w);
       var i = hit.text.indexOf(tokens[0]);
-      var raw = hit.el.textContent;
-      b.appendChild(document.createTextNode(raw.slice(Math.max(0, i - 40), i + 80).replace(/\s+/g, " ")));
+      b.appendChild(document.createTextNode(hit.text.slice(Math.max(0, i - 40), i + 80).replace(/\s+/g, " ")));
       b.addEventListener("click", function () { reveal(hit.el); });
       box.appendChild(b);
     });
@@ -156,14 +190,7 @@
   }
 
   async function downloadLog() {
-    var doc = window.hotlDocument;
-    if (!doc) {
-      var data = $("#hotl-data");
-      if (!data) { return; }
-      var bytes = Uint8Array.from(atob(data.textContent.trim()), function (c) { return c.charCodeAt(0); });
-      var text = await new Response(new Blob([bytes]).stream().pipeThrough(new DecompressionStream("gzip"))).text();
-      doc = JSON.parse(text);
-    }
+    var doc = await documentOf();
     if (!doc.log) {
       window.alert(doc.log_left_out || "this page holds no log");
       return;
@@ -185,6 +212,11 @@
       theme.value = root.getAttribute("data-theme") || "auto";
       theme.addEventListener("change", function () { setTheme(theme.value); });
     }
+    // Opening a clipped output's rest (a click, "O", a search hit) fills it in.
+    document.addEventListener("toggle", function (e) {
+      var d = e.target;
+      if (d.open && d.matches && d.matches("details.more[data-rest]")) { fillRest(d); }
+    }, true);
     document.addEventListener("click", function (e) {
       var chip = e.target.closest && e.target.closest(".chip");
       if (chip) { openChild(chip.getAttribute("data-child")); }

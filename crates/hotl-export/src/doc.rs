@@ -41,6 +41,10 @@ pub struct Document {
     /// Why the log is not in the document, when it is not.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub log_left_out: Option<String>,
+    /// The long rests of clipped tool outputs, which the page shows from here when opened
+    /// (`data-rest` indexes them).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub rest: Vec<String>,
     /// The page body, rendered (shares only: an exported page holds it in its markup).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub html: Option<String>,
@@ -136,6 +140,7 @@ impl Document {
             redacted: BTreeMap::new(),
             log: String::new(),
             log_left_out: None,
+            rest: Vec::new(),
             html: None,
         }
     }
@@ -152,6 +157,7 @@ impl Document {
             redacted: BTreeMap::new(),
             log: flattened_log(snapshot),
             log_left_out: None,
+            rest: Vec::new(),
             html: None,
         }
     }

@@ -130,7 +130,8 @@ fn page_of(
                 .to_owned(),
         );
     }
-    let body = page::body(snapshot, &doc, omit);
+    let (body, rest) = page::body(snapshot, &doc, omit);
+    doc.rest = rest;
     let embedded = base64::engine::general_purpose::STANDARD
         .encode(seal::gzip_fast(&serde_json::to_vec(&doc)?)?);
     let title = doc.session.heading(snapshot);
@@ -192,7 +193,9 @@ fn share_plain(
     let mut doc = Document::of(snapshot, exported_at);
     doc.redacted = redacted.clone();
     doc.trimmed = trimmed.to_vec();
-    doc.html = Some(page::body(snapshot, &doc, omit));
+    let (body, rest) = page::body(snapshot, &doc, omit);
+    doc.html = Some(body);
+    doc.rest = rest;
     let plain = serde_json::to_vec(&doc)?;
     doc.html = None;
     Ok((plain, doc))

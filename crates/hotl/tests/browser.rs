@@ -114,12 +114,17 @@ const SELFTEST: &str = r##"
   out.crumbs3 = crumbs();
   document.dispatchEvent(new KeyboardEvent("keydown", { key: "Escape", bubbles: true }));
   out.closed = !overlay.classList.contains("open");
-  out.searchArchived = window.hotlSearch("ARCHIVED-TOKEN-ALPHA");
+  out.searchArchived = await window.hotlSearch("ARCHIVED-TOKEN-ALPHA");
   out.whereArchived = Array.from(document.querySelectorAll("#results .where")).slice(1).map((e) => e.textContent);
-  out.searchChild = window.hotlSearch("GRANDCHILD-TOKEN-GAMMA");
+  out.searchChild = await window.hotlSearch("GRANDCHILD-TOKEN-GAMMA");
   out.whereChild = Array.from(document.querySelectorAll("#results .where")).slice(1).map((e) => e.textContent);
-  out.searchNothing = window.hotlSearch("NO-SUCH-TOKEN-ANYWHERE");
-  window.hotlSearch("GRANDCHILD-TOKEN-GAMMA");
+  out.searchNothing = await window.hotlSearch("NO-SUCH-TOKEN-ANYWHERE");
+  out.searchTail = await window.hotlSearch("TAIL-TOKEN-EPSILON");
+  const tail = document.querySelector("details.more[data-rest]");
+  tail.open = true;
+  await wait(200);
+  out.tailShown = tail.textContent.indexOf("TAIL-TOKEN-EPSILON") >= 0;
+  await window.hotlSearch("GRANDCHILD-TOKEN-GAMMA");
   document.querySelectorAll("#results button")[0].click();
   out.revealed = overlay.classList.contains("open") && crumbs().indexOf("kid2") >= 0;
   let stored = -1;
@@ -229,6 +234,9 @@ fn the_page_behaves_as_a_reader_expects() -> TestResult {
         "{result}"
     );
     assert_eq!(result["searchNothing"], 0);
+    // A long output's rest is searched before it is opened, and shown when it is.
+    assert_eq!(result["searchTail"], 1);
+    assert_eq!(result["tailShown"], true);
     assert_eq!(
         result["revealed"], true,
         "a hit in a grandchild opens its overlay"

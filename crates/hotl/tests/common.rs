@@ -611,16 +611,44 @@ pub fn typing(
     mut cmd: std::process::Command,
     pieces: &[(&str, u64)],
 ) -> TestResult<std::process::Output> {
-    use std::io::Write;
+    use std::io::{Read, Write};
     let mut child = cmd.spawn()?;
     let mut stdin = child.stdin.take().ok_or("no stdin")?;
+    // Read what it writes while typing: a full pipe would stop the program mid-draw (a
+    // terminal UI writes a frame for every change) until the typing is over.
+    let drain = |pipe: Option<Box<dyn Read + Send>>| {
+        std::thread::spawn(move || {
+            let mut bytes = Vec::new();
+            if let Some(mut pipe) = pipe {
+                let _ = pipe.read_to_end(&mut bytes);
+            }
+            bytes
+        })
+    };
+    let stdout = drain(
+        child
+            .stdout
+            .take()
+            .map(|p| Box::new(p) as Box<dyn Read + Send>),
+    );
+    let stderr = drain(
+        child
+            .stderr
+            .take()
+            .map(|p| Box::new(p) as Box<dyn Read + Send>),
+    );
     for (piece, wait_ms) in pieces {
         std::thread::sleep(std::time::Duration::from_millis(*wait_ms));
         stdin.write_all(piece.as_bytes())?;
         stdin.flush()?;
     }
     drop(stdin);
-    Ok(child.wait_with_output()?)
+    let status = child.wait()?;
+    Ok(std::process::Output {
+        status,
+        stdout: stdout.join().map_err(|_| "the stdout reader panicked")?,
+        stderr: stderr.join().map_err(|_| "the stderr reader panicked")?,
+    })
 }
 
 /// An Anthropic stream whose only block is a call of `tool` whose arguments, `partial`, are

@@ -129,8 +129,22 @@ pub fn rich(env: &Env) -> TestResult<Rich> {
     root.record(Body::Revert { to: kept });
     root.user("fourth task");
     root.record(answer(
-        vec![Block::text("Fourth answer.")],
+        vec![call("call_r4", "bash", json!({"command": "seq 400"}))],
         usage(70, 0, 4400, 15),
+    ));
+    let long: String = (1..=400)
+        .map(|i| {
+            if i == 350 {
+                "TAIL-TOKEN-EPSILON\n".to_owned()
+            } else {
+                format!("output line {i}\n")
+            }
+        })
+        .collect();
+    root.tool_result("call_r4", &long);
+    root.record(answer(
+        vec![Block::text("Fourth answer.")],
+        usage(10, 4400, 0, 15),
     ));
 
     let mut child = LogBuilder::delegated(
@@ -295,6 +309,9 @@ fn tool_cards_pair_results_by_call_and_show_edits_as_diffs() -> TestResult {
     assert!(page.contains("<span class=\"da\">+2</span>"));
     // 30 lines: ten shown, twenty behind a click.
     assert!(page.contains("20 more lines"));
+    // A long output's rest waits in the page's document until opened.
+    assert!(page.contains("390 more lines"));
+    assert!(!page.contains("TAIL-TOKEN-EPSILON"), "not in the markup");
     // The result sits in its call's card, anchored by its stamp.
     let card = page
         .split_once("<span class=\"sum\">$ cat README.md")

@@ -50,7 +50,11 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             hotl_export::html::transcript::Omit::default(),
         )
     });
-    println!("body {body:.1} ms ({} bytes)", html.len());
+    println!(
+        "body {body:.1} ms ({} bytes, {} rests)",
+        html.0.len(),
+        html.1.len()
+    );
     let json = serde_json::to_vec(&doc)?;
     let (gz, zipped) = time(runs, || hotl_export::seal::gzip(&json));
     println!(

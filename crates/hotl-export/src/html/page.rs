@@ -76,10 +76,12 @@ fn origin(url: &str) -> Option<String> {
 }
 
 /// The body of the page: header, banners, frozen prompt and tools, transcript, children, and
-/// the overlay they open in.
-pub fn body(snapshot: &Snapshot, doc: &Document, omit: Omit) -> String {
-    crate::html::highlight::with_budget(crate::html::highlight::PAGE_BUDGET, || {
-        body_of(snapshot, doc, omit)
+/// the overlay they open in; and the long rests of tool outputs it leaves to the document.
+pub fn body(snapshot: &Snapshot, doc: &Document, omit: Omit) -> (String, Vec<String>) {
+    crate::html::tools::collect_rests(|| {
+        crate::html::highlight::with_budget(crate::html::highlight::PAGE_BUDGET, || {
+            body_of(snapshot, doc, omit)
+        })
     })
 }
 

@@ -2,6 +2,8 @@
 //! `edit path`), the input shown the way the tool uses it (an edit as a diff), and output
 //! clipped with the rest a click away.
 
+use std::cell::RefCell;
+
 use hotl_log::ToolInput;
 
 use crate::html::escape;
@@ -123,6 +125,37 @@ pub fn push_diff(out: &mut String, patch: &str) {
     out.push_str("</pre>");
 }
 
+/// Rests longer than this leave the markup for the page's document (see [`collect_rests`]).
+pub const LAZY_REST: usize = 2048;
+
+thread_local! {
+    static RESTS: RefCell<Option<Vec<String>>> = const { RefCell::new(None) };
+}
+
+/// Runs `f` (a page's rendering) collecting the long rests of clipped outputs instead of
+/// writing them into the markup: a page parses its markup before it shows anything, and
+/// megabytes of tool output nobody has opened yet made that seconds. Each rest is shown, on
+/// expand, from the page's embedded document (`rest[i]`), and searched from there.
+pub fn collect_rests<T>(f: impl FnOnce() -> T) -> (T, Vec<String>) {
+    let before = RESTS.with(|r| r.replace(Some(Vec::new())));
+    let out = f();
+    let rests = RESTS.with(|r| r.replace(before)).unwrap_or_default();
+    (out, rests)
+}
+
+/// Takes a long rest for the document when rests are being collected: its index.
+fn lazy(rest: &str) -> Option<usize> {
+    if rest.len() < LAZY_REST {
+        return None;
+    }
+    RESTS.with(|r| {
+        r.borrow_mut().as_mut().map(|rests| {
+            rests.push(rest.to_owned());
+            rests.len() - 1
+        })
+    })
+}
+
 /// Text shown to its first lines, the rest behind "N more lines".
 pub fn push_clipped(out: &mut String, text: &str, class: &str) {
     let mut lines = text.split_inclusive('\n');
@@ -135,11 +168,19 @@ pub fn push_clipped(out: &mut String, text: &str, class: &str) {
     out.push_str("</pre>");
     if !rest.is_empty() {
         let more = rest.lines().count();
+        let rest = rest.strip_suffix('\n').unwrap_or(&rest);
+        if let Some(index) = lazy(rest) {
+            out.push_str(&format!(
+                "<details class=\"more\" data-rest=\"{index}\" data-class=\"{class}\"><summary>{more} more line{}</summary></details>",
+                if more == 1 { "" } else { "s" }
+            ));
+            return;
+        }
         out.push_str(&format!(
             "<details class=\"more\"><summary>{more} more line{}</summary><pre class=\"{class}\">",
             if more == 1 { "" } else { "s" }
         ));
-        escape::push(out, rest.strip_suffix('\n').unwrap_or(&rest));
+        escape::push(out, rest);
         out.push_str("</pre></details>");
     }
 }
