@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Export and share against session size. Writes `hotl-synth` sessions of 100k and 10k records,
+# Export and share against session size. Writes `hotl-synth` sessions of 100k and 21k records
+# (the second about 10k items: a message, an answer or a tool call each),
 # then measures:
 #   open:    what opening the 100k session costs (`hotl-bench-open ... project`: read the log,
 #            project the view and the model view, in process), and `hotl sessions show` as a
@@ -8,8 +9,9 @@
 #            --full, as Markdown and as JSONL, each a process, median of RUNS;
 #   share:   redact + render + gzip + seal of about 1 MB of the session, in process
 #            (examples/export-bench), median;
-#   render:  the page of the 10k session (--full) opened in headless Chromium: the page's own
-#            `performance.now()` when its script finished, written into the DOM, median of 3.
+#   render:  the page of the 21k session opened in headless Chromium, as exported (50 MB
+#            budget) and with --full (its log embedded too): the page's own `performance.now()`
+#            when its script finished, written into the DOM, median of 3.
 # Usage: bench/export.sh (RUNS=5 by default). Needs chromium for the last line.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -49,18 +51,26 @@ printf '  export Markdown                  %6d ms\n' "$(median_ms "${hotl[@]}" s
 printf '  export JSONL                     %6d ms\n' "$(median_ms "${hotl[@]}" sessions export "$id" -o page.jsonl)"
 "$BIN/examples/export-bench" "$OUT/h100k" "$id" 1 | grep '^share' | sed 's/^/  /'
 
-"$BIN/hotl-synth" --home "$OUT/h10k" --sessions 1 --records 10000 --cwd "$OUT/project" >/dev/null
-id10=$(basename "$(ls "$OUT"/h10k/sessions/*.jsonl)" .jsonl)
-"$BIN/hotl" --home "$OUT/h10k" sessions export "$id10" --full -o ten.html >/dev/null
-items=$(grep -o 'class="item ' ten.html | wc -l)
-if command -v chromium >/dev/null; then
+"$BIN/hotl-synth" --home "$OUT/h21k" --sessions 1 --records 21000 --cwd "$OUT/project" >/dev/null
+id21=$(basename "$(ls "$OUT"/h21k/sessions/*.jsonl)" .jsonl)
+render() {
+  local page=$1 label=$2
+  local items size
+  items=$(grep -o 'class="item ' "$page" | wc -l)
+  size=$(du -h "$page" | cut -f1)
+  if ! command -v chromium >/dev/null; then
+    echo "$label: no chromium, first render not measured"
+    return
+  fi
   for _ in 1 2 3; do
     chromium --headless --no-sandbox --disable-gpu --no-first-run \
       "--host-resolver-rules=MAP * ~NOTFOUND , EXCLUDE 127.0.0.1" \
       --user-data-dir="$OUT/profile" --virtual-time-budget=20000 --dump-dom \
-      "file://$OUT/project/ten.html" 2>/dev/null | grep -o 'data-rendered-ms="[0-9]*"' | grep -o '[0-9]*'
-  done | sort -n | awk -v items="$items" -v size="$(du -h ten.html | cut -f1)" \
-    '{ t[NR] = $1 } END { printf "10k records (%d items, %s page): first render in Chromium %d ms (median of 3)\n", items, size, t[2] }'
-else
-  echo "10k records: no chromium, first render not measured"
-fi
+      "file://$page" 2>/dev/null | grep -o 'data-rendered-ms="[0-9]*"' | grep -o '[0-9]*'
+  done | sort -n | awk -v items="$items" -v size="$size" -v label="$label" \
+    '{ t[NR] = $1 } END { printf "%s (%d items, %s): first render in Chromium %d ms (median of 3)\n", label, items, size, t[2] }'
+}
+"$BIN/hotl" --home "$OUT/h21k" sessions export "$id21" -o "$OUT/project/page21.html" >/dev/null 2>&1
+"$BIN/hotl" --home "$OUT/h21k" sessions export "$id21" --full -o "$OUT/project/full21.html" >/dev/null 2>&1
+render "$OUT/project/page21.html" "21k records, page"
+render "$OUT/project/full21.html" "21k records, --full"

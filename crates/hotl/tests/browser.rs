@@ -120,7 +120,8 @@ const SELFTEST: &str = r##"
   out.whereChild = Array.from(document.querySelectorAll("#results .where")).slice(1).map((e) => e.textContent);
   out.searchNothing = await window.hotlSearch("NO-SUCH-TOKEN-ANYWHERE");
   out.searchTail = await window.hotlSearch("TAIL-TOKEN-EPSILON");
-  const tail = document.querySelector("details.more[data-rest]");
+  const tail = Array.from(document.querySelectorAll("details.more[data-rest]"))
+    .find((d) => d.textContent.indexOf("390 more lines") >= 0);
   tail.open = true;
   await wait(200);
   out.tailShown = tail.textContent.indexOf("TAIL-TOKEN-EPSILON") >= 0;

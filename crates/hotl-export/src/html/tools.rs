@@ -126,7 +126,7 @@ pub fn push_diff(out: &mut String, patch: &str) {
 }
 
 /// Rests longer than this leave the markup for the page's document (see [`collect_rests`]).
-pub const LAZY_REST: usize = 2048;
+pub const LAZY_REST: usize = 256;
 
 thread_local! {
     static RESTS: RefCell<Option<Vec<String>>> = const { RefCell::new(None) };
