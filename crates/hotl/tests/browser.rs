@@ -411,3 +411,73 @@ fn screenshots_of_the_page_light_and_dark() -> TestResult {
     }
     Ok(())
 }
+
+/// A loopback stand-in for the GitHub gists API: answers every GET with `body` as JSON, open to
+/// any origin (as the real API is), and counts what it was asked.
+fn fake_gist_api(
+    body: String,
+) -> TestResult<(String, std::sync::Arc<std::sync::Mutex<Vec<String>>>)> {
+    use std::io::{BufRead, BufReader, Write};
+    let listener = std::net::TcpListener::bind("127.0.0.1:0")?;
+    let url = format!("http://{}/gists", listener.local_addr()?);
+    let asked = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+    let seen = asked.clone();
+    std::thread::spawn(move || {
+        for stream in listener.incoming().flatten() {
+            let mut reader = BufReader::new(match stream.try_clone() {
+                Ok(s) => s,
+                Err(_) => continue,
+            });
+            let mut line = String::new();
+            let _ = reader.read_line(&mut line);
+            // The rest of the request's head.
+            let mut header = String::new();
+            while reader.read_line(&mut header).is_ok_and(|n| n > 2) {
+                header.clear();
+            }
+            if let Ok(mut all) = seen.lock() {
+                all.push(line.trim().to_owned());
+            }
+            let mut stream = stream;
+            let _ = write!(
+                stream,
+                "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nAccess-Control-Allow-Origin: *\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{}",
+                body.len(),
+                body
+            );
+        }
+    });
+    Ok((url, asked))
+}
+
+#[test]
+fn the_viewer_opens_a_gist_share_by_its_hex_id() -> TestResult {
+    let Some(browser) = chromium()? else {
+        return Ok(());
+    };
+    use base64::Engine as _;
+    let env = Env::new()?;
+    let doc = serde_json::json!({
+        "format": "hotl-export/1", "exported_at": "", "hotl": "", "session": {"id": "x"},
+        "log": "", "html": "<main id=\"main\"><div class=\"item\">OPENED-FROM-A-GIST</div></main>"
+    });
+    let sealed = hotl_export::seal::seal(&serde_json::to_vec(&doc)?)?;
+    let gist = serde_json::json!({
+        "files": {"session.hotlshare.txt": {
+            "content": base64::engine::general_purpose::STANDARD.encode(&sealed.bytes)
+        }}
+    });
+    let (api, asked) = fake_gist_api(gist.to_string())?;
+    let server = ShareServer::start(&env, &["--gist-api", &api])?;
+    let id = "0123456789abcdef0123456789abcdef";
+    let (dom, log) = dump_dom(
+        &browser,
+        &env,
+        &format!("{}/s/{id}#{}", server.url, sealed.key),
+        &[],
+    )?;
+    assert!(dom.contains("OPENED-FROM-A-GIST"), "{dom}\n{log}");
+    let asked = asked.lock().map_err(|_| "poisoned")?.clone();
+    assert_eq!(asked, [format!("GET /gists/{id} HTTP/1.1")]);
+    Ok(())
+}

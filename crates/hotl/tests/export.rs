@@ -590,3 +590,65 @@ fn an_imported_session_says_where_it_came_from_and_shows_its_sub_agent() -> Test
     assert!(page.contains("<section class=\"child\""));
     Ok(())
 }
+
+#[test]
+fn images_show_inline_and_only_as_images() -> TestResult {
+    let env = Env::new()?;
+    let mut log = env.log("01JE0000000000000000000W01");
+    log.record(Body::User {
+        content: vec![
+            Block::text("what is in this picture?"),
+            Block::Image {
+                media_type: "image/png".to_owned(),
+                data: Some("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==".to_owned()),
+                blob: None,
+            },
+            // Not an image type a page shows: a placeholder, never markup.
+            Block::Image {
+                media_type: "text/html\"><script>".to_owned(),
+                data: Some("PHNjcmlwdD4=".to_owned()),
+                blob: None,
+            },
+        ],
+    });
+    log.assistant("a single pixel");
+    let id = env.import(&log)?;
+    let (_, page) = export(&env, &[&id])?;
+    assert!(
+        page.contains("<img class=\"img\" alt=\"image\" src=\"data:image/png;base64,iVBORw0KGgo")
+    );
+    assert!(page.contains("[image text/html&quot;&gt;&lt;script&gt; omitted]"));
+    Ok(())
+}
+
+#[test]
+fn slash_export_writes_the_page_from_the_console() -> TestResult {
+    let env = Env::new()?;
+    std::fs::create_dir_all(env.project.join("my pages"))?;
+    let fake = crate::common::fake_answering(1)?;
+    let Some(out) = crate::common::console(
+        &env,
+        &fake,
+        &[],
+        "hello there\n/export \"my pages/run one.html\"\n/export notes.md\n/exit\n",
+    )?
+    else {
+        return Ok(());
+    };
+    let page = env.project.join("my pages/run one.html");
+    let md = env.project.join("notes.md");
+    // A quoted path with spaces, relative to the project; the format from the extension.
+    assert!(
+        out.stdout
+            .contains(&format!("exported to {}", page.display())),
+        "{out}"
+    );
+    assert!(std::fs::read_to_string(&page)?.contains("hello there"));
+    assert!(
+        out.stdout
+            .contains(&format!("exported to {}", md.display())),
+        "{out}"
+    );
+    assert!(std::fs::read_to_string(&md)?.starts_with("# hello there"));
+    Ok(())
+}
