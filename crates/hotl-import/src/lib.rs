@@ -163,6 +163,7 @@ pub fn import_foreign(
             handle: child.handle,
             call: child.call,
             at: child.at,
+            agent_blob: None,
         });
         let bytes = Session {
             id: child_id.clone(),

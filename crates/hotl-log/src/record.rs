@@ -79,6 +79,10 @@ pub struct Delegation {
     /// the seq of the delegating session it was started at, its position in that session.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub at: Option<u64>,
+    /// Blob holding the agent definition the session runs under, as its file was when the
+    /// session started (a resumed or continued run uses the same one).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub agent_blob: Option<String>,
 }
 
 /// The first record of every log.
@@ -1019,6 +1023,7 @@ mod tests {
                 handle: None,
                 call: Some("toolu_1".into()),
                 at: Some(7),
+                agent_blob: None,
             }),
             ..SessionStart::new("/p")
         })));

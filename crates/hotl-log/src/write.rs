@@ -155,6 +155,24 @@ impl Writer {
             .create_with(start, pin.seq + 1, state, None, Some(tree))
     }
 
+    /// Creates a clean delegated session inside this writer's tree, under its lock: `start`
+    /// inherits no history (no `parent` pin) and says in `delegated` who delegated it and at
+    /// which seq (`at`); `state` follows it in the same write.
+    pub fn delegate_clean(&self, start: SessionStart, state: Vec<Body>) -> Result<Writer> {
+        if start.parent.is_some() || start.delegated.as_ref().is_none_or(|d| d.at.is_none()) {
+            return Err(LogError::NotALog {
+                path: self.store.log_path(&start.id),
+                reason: "a clean delegated session has no parent pin and a delegated.at".to_owned(),
+            });
+        }
+        let tree = Tree {
+            root: self.root.clone(),
+            lock: Arc::clone(&self.lock),
+        };
+        self.store
+            .create_with(start, 1, state, Some(Inherited::default()), Some(tree))
+    }
+
     /// Opens a session already delegated inside this writer's tree for appending, under this
     /// writer's lock (as recovery does for a fork a dead process left running). Refuses a
     /// session of another tree.

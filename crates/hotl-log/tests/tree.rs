@@ -12,6 +12,7 @@ fn delegation(by: &str, handle: &str) -> Delegation {
         handle: Some(handle.to_owned()),
         call: None,
         at: None,
+        agent_blob: None,
     }
 }
 
@@ -319,6 +320,7 @@ fn clean_tree(store: &Store, revert_after: bool) -> TestResult<(String, String)>
         handle: None,
         call: Some("toolu_1".into()),
         at: Some(3),
+        agent_blob: None,
     });
     let mut child_lines = Vec::new();
     for (seq, body) in (1..).zip([Body::Session(Box::new(start)), Body::user_text("task")]) {

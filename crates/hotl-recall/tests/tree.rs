@@ -96,6 +96,7 @@ fn delegate_child(store: &Store, parent: &Writer, handle: &str) -> TestResult<Wr
             handle: Some(handle.to_owned()),
             call: None,
             at: None,
+            agent_blob: None,
         },
     )?;
     Ok(child)

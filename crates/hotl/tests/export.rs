@@ -157,6 +157,7 @@ pub fn rich(env: &Env) -> TestResult<Rich> {
             handle: Some("kid1".to_owned()),
             call: Some("call_r3".to_owned()),
             at: Some(spawn),
+            agent_blob: None,
         },
     );
     child.user("look into the child part: CHILD-TOKEN-BETA");
@@ -179,6 +180,7 @@ pub fn rich(env: &Env) -> TestResult<Rich> {
             handle: Some("kid2".to_owned()),
             call: Some("call_c1".to_owned()),
             at: Some(grand_at),
+            agent_blob: None,
         },
     );
     grandchild.user("deeper: GRANDCHILD-TOKEN-GAMMA");

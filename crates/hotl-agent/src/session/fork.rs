@@ -37,6 +37,7 @@ impl Session {
             handle: Some(handle.clone()),
             call: Some(call.to_owned()),
             at: None,
+            agent_blob: None,
         };
         // The child runs under the parent's modes, titled by its task.
         let mut state: Vec<Body> = hotl_view::fork_state(&self.view.state, false)

@@ -319,6 +319,7 @@ fn forks(store: &Store, gen_: &mut Gen, queries: &[String]) -> Res {
                 handle: Some(format!("f{i:03x}")),
                 call: None,
                 at: None,
+                agent_blob: None,
             },
         )?;
         let mut written = 0;
