@@ -12,3 +12,4 @@ pub mod rename;
 pub mod revert;
 pub mod share;
 pub mod show;
+pub mod tree;

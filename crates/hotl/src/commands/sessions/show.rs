@@ -14,7 +14,7 @@ use crate::render;
 /// Show a session's transcript
 #[derive(Debug, Args)]
 #[command(
-    after_help = "Examples:\n  hotl sessions show 1\n  hotl sessions show @last --model-view"
+    after_help = "Examples:\n  hotl sessions show 1\n  hotl sessions show @last --model-view\n  hotl sessions show 1 --tree"
 )]
 pub struct ShowArgs {
     /// List number, id prefix, name or @last
@@ -23,6 +23,9 @@ pub struct ShowArgs {
     /// Show exactly the messages the model would be sent
     #[arg(long)]
     pub model_view: bool,
+    /// Show the sessions delegated beneath it, nested, with what each spent
+    #[arg(long, conflicts_with = "model_view")]
+    pub tree: bool,
     /// JSON instead of text (schema: docs/json.md)
     #[arg(long)]
     pub json: bool,
@@ -30,6 +33,9 @@ pub struct ShowArgs {
 
 pub fn run(ctx: &Ctx, args: &ShowArgs) -> Result<ExitCode, CliError> {
     let meta = ctx.resolve(&args.session)?;
+    if args.tree {
+        return tree(ctx, &meta, args.json);
+    }
     let lineage = ctx.store.lineage(&meta.id)?;
     let view = View::of(&lineage);
     let skipped = lineage.report.summary();
@@ -75,6 +81,25 @@ pub fn run(ctx: &Ctx, args: &ShowArgs) -> Result<ExitCode, CliError> {
     }
     if let Some(skipped) = skipped {
         writeln!(out, "{skipped}")?;
+    }
+    flush(out)?;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `--tree`: the session and the sessions delegated beneath it, with what each spent.
+fn tree(ctx: &Ctx, meta: &hotl_log::SessionMeta, json: bool) -> Result<ExitCode, CliError> {
+    let pricing = crate::config::resolve(
+        crate::config::load_file()?,
+        &crate::config::Overrides::default(),
+    )?
+    .pricing;
+    let root = super::tree::build(&ctx.store, meta, &pricing)?;
+    let mut out = ctx.out();
+    if json {
+        serde_json::to_writer_pretty(&mut out, &super::tree::to_json(&root))?;
+        writeln!(out)?;
+    } else {
+        super::tree::write_text(&mut out, &root)?;
     }
     flush(out)?;
     Ok(ExitCode::SUCCESS)
