@@ -47,6 +47,7 @@
 #![deny(missing_docs)]
 
 mod agent;
+pub mod agents;
 mod args;
 mod context;
 mod error;
