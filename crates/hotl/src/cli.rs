@@ -59,6 +59,9 @@ pub enum Command {
     /// Manage MCP servers: list, check, add, remove
     #[command(subcommand)]
     Mcp(crate::commands::mcp::McpCommand),
+    /// Agent definitions delegated children are made from: list, show, check
+    #[command(subcommand)]
+    Agents(crate::commands::agents::AgentsCommand),
     /// Show the effective configuration and where each value comes from
     Config(crate::commands::config::ConfigArgs),
     /// Print a shell completion script: hotl completions bash > ~/.local/share/bash-completion/completions/hotl

@@ -196,15 +196,14 @@ impl AgentDef {
         for (key, value, line) in parsed.entries {
             let at = |why: String| format!("line {line}: {why}");
             if !KEYS.contains(&key.as_str()) {
-                let hint = KEYS
+                let hint = match KEYS
                     .iter()
                     .find(|k| k.starts_with(&key) || key.starts_with(*k))
-                    .map(|k| format!(" (did you mean `{k}`?)"))
-                    .unwrap_or_default();
-                return Err(at(format!(
-                    "unknown key `{key}`{hint}; the keys are {}",
-                    KEYS.join(", ")
-                )));
+                {
+                    Some(k) => format!("did you mean `{k}`?"),
+                    None => format!("the keys are {}", KEYS.join(", ")),
+                };
+                return Err(at(format!("unknown key `{key}` ({hint})")));
             }
             match key.as_str() {
                 "name" => {

@@ -1,6 +1,7 @@
 //! Command dispatch: one module per command group, one file per verb.
 
 pub mod acp;
+pub mod agents;
 pub mod ask;
 pub mod compact;
 pub mod completions;
@@ -68,6 +69,7 @@ pub fn run(ctx: &Ctx, command: Option<Command>, args: &run::RunArgs) -> Result<E
         }
         Command::Completions(args) => completions::run(ctx, &args),
         Command::Mcp(command) => mcp::run(ctx, &command),
+        Command::Agents(command) => agents::run(ctx, &command),
         Command::Man => completions::man(ctx),
         Command::Acp(mut acp_args) => {
             acp_args.model_flags = acp_args.model_flags.merged(&args.model_flags);
