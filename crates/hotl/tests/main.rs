@@ -39,7 +39,6 @@ mod seam;
 mod security;
 mod share;
 mod show;
-mod show_tree;
 mod small_models;
 mod stats;
 mod tui;
