@@ -39,7 +39,9 @@ mod seam;
 mod security;
 mod share;
 mod show;
+mod show_tree;
 mod small_models;
+mod spawn;
 mod stats;
 mod tui;
 
