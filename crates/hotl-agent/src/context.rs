@@ -85,6 +85,12 @@ impl Context {
         }
     }
 
+    /// The same context asking with `settings` (a delegated agent's model, mode and limits).
+    pub(crate) fn with_settings(mut self, settings: Settings) -> Context {
+        self.settings = Arc::new(settings);
+        self
+    }
+
     /// Sends a notice.
     pub(crate) fn notice(&self, message: impl Into<String>) {
         self.events.notice(message);

@@ -50,6 +50,15 @@ impl ToolSet {
         set
     }
 
+    /// This set with the `spawn` tool offering `defs` (the agents a session may consult).
+    pub fn with_agents(mut self, defs: Vec<crate::agents::AgentDef>) -> ToolSet {
+        if self.get("spawn").is_none() {
+            self.tools
+                .push(Arc::new(crate::moves::spawn::SpawnTool::new(defs)));
+        }
+        self
+    }
+
     /// Adds `tool` at the end.
     pub fn add(&mut self, tool: Arc<dyn Tool>) -> Result<(), DuplicateTool> {
         if self.get(tool.name()).is_some() {

@@ -11,6 +11,7 @@ mod commands;
 mod config;
 mod console;
 mod ctx;
+mod delegation;
 mod error;
 mod headless;
 mod input;

@@ -145,8 +145,8 @@ impl hotl_tui::Host for StoreHost<'_> {
 
     fn open(&self, id: &str) -> Option<Agent> {
         let opener = self.opener.as_ref()?;
-        let session =
-            hotl_agent::Session::open(&self.ctx.store, id, hotl_agent::ToolSet::standard()).ok()?;
+        let (tools, _) = crate::delegation::tools(std::path::Path::new(&self.ctx.cwd));
+        let session = hotl_agent::Session::open(&self.ctx.store, id, tools).ok()?;
         Some(Agent::spawn(
             hotl_agent::Start::Open(Box::new(session)),
             opener.provider.clone(),

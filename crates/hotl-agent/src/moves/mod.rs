@@ -8,6 +8,7 @@ mod ask;
 mod fold;
 mod fork;
 mod recall;
+pub mod spawn;
 
 use std::sync::Arc;
 

@@ -17,13 +17,31 @@ impl Session {
     /// fork call with the task, so its first request extends this session's last one. It runs
     /// to completion with the same tools; its final message comes back as the result.
     pub(crate) async fn fork_call(&mut self, call: &str, task: &str, cx: &Context) -> ToolOutput {
-        match self.run_fork(call, task, cx).await {
+        self.fork_call_as(call, task, "fork", cx).await
+    }
+
+    /// [`Session::fork_call`] for the agent `agent` (`spawn` of a definition whose shape is a
+    /// true fork): the child records the definition's name.
+    pub(crate) async fn fork_call_as(
+        &mut self,
+        call: &str,
+        task: &str,
+        agent: &str,
+        cx: &Context,
+    ) -> ToolOutput {
+        match self.run_fork(call, task, agent, cx).await {
             Ok(output) => output,
             Err(e) => ToolOutput::error(format!("the fork failed: {e}")),
         }
     }
 
-    async fn run_fork(&mut self, call: &str, task: &str, cx: &Context) -> Result<ToolOutput> {
+    async fn run_fork(
+        &mut self,
+        call: &str,
+        task: &str,
+        agent: &str,
+        cx: &Context,
+    ) -> Result<ToolOutput> {
         let id = self.writer.id().to_owned();
         let pin = self.writer.pin_head()?;
         let handle = crate::moves::unique_handle(
@@ -32,7 +50,7 @@ impl Session {
         );
         let delegation = hotl_log::Delegation {
             by: id.clone(),
-            agent: Some("fork".to_owned()),
+            agent: Some(agent.to_owned()),
             description: task.to_owned(),
             handle: Some(handle.clone()),
             call: Some(call.to_owned()),
@@ -306,7 +324,7 @@ fn first_result(store: &Store, child: &str) -> Option<String> {
 }
 
 /// A fork's title: its task's first line, at most 80 characters.
-fn task_title(task: &str) -> String {
+pub(super) fn task_title(task: &str) -> String {
     let line = task.lines().next().unwrap_or("").trim();
     let mut title: String = line.chars().take(80).collect();
     if line.chars().count() > 80 {

@@ -29,6 +29,7 @@ mod requests;
 mod rules;
 mod settings;
 mod snapshots;
+mod spawn;
 mod turn;
 mod words;
 

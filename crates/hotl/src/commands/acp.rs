@@ -5,7 +5,7 @@
 use std::process::ExitCode;
 
 use clap::Args;
-use hotl_agent::{Mode, Policy, ToolSet};
+use hotl_agent::{Mode, Policy};
 use hotl_wire::Ttl;
 
 use crate::commands::run::ProviderFlags;
@@ -64,8 +64,8 @@ pub fn run(ctx: &Ctx, args: &AcpArgs) -> Result<ExitCode, CliError> {
             interactive: true,
             secrets: config::secret_paths(ctx.home_dir.as_deref()),
         };
-        let mut tools = ToolSet::standard();
         let cwd = std::path::Path::new(&ctx.cwd);
+        let (mut tools, _left_out) = crate::delegation::tools(cwd);
         // stdin is the protocol's: no question can be asked.
         let project = crate::mcp::trust::servers(ctx.store.home(), cwd, true, args.trust_project)?;
         let (instructions, allowed) = crate::mcp::Servers::new(&resolved, project)

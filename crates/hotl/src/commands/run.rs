@@ -195,7 +195,10 @@ async fn run_async(
         })?),
         None => None,
     };
-    let mut tools = ToolSet::standard();
+    let (mut tools, left_out) = crate::delegation::tools(std::path::Path::new(&ctx.cwd));
+    for problem in left_out {
+        eprintln!("hotl: warning: agent definition {problem}");
+    }
     // An MCP tool is known only once its server runs: `mcp__` entries are checked by name.
     if let Some(unknown) = args
         .allow

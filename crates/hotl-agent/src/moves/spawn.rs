@@ -1,0 +1,78 @@
+//! The `spawn` tool: another agent (one of the session's definitions) consulted on a task; its
+//! definition decides how much of this conversation it starts with, and only its report comes
+//! back, with a handle to its work.
+
+use std::sync::Arc;
+
+use hotl_wire::ToolDef;
+
+use crate::agents::{AgentDef, description_list};
+use crate::tool::{Invocation, Tool, ToolFuture, ToolKind, ToolOutput, definition};
+
+const SCHEMA: &str = r#"{"type":"object","properties":{"agent":{"type":"string"},"task":{"type":"string"},"fork":{"type":"boolean","description":"hand it this conversation"}},"required":["agent","task"]}"#;
+
+/// The `spawn` tool over a session's agent definitions.
+pub struct SpawnTool {
+    defs: Arc<[AgentDef]>,
+}
+
+impl SpawnTool {
+    /// The tool offering `defs`.
+    pub fn new(defs: impl Into<Arc<[AgentDef]>>) -> SpawnTool {
+        SpawnTool { defs: defs.into() }
+    }
+}
+
+impl Tool for SpawnTool {
+    fn name(&self) -> &str {
+        "spawn"
+    }
+
+    fn kind(&self) -> ToolKind {
+        ToolKind::Read
+    }
+
+    /// The child may run tools that change files (its own calls ask for permission).
+    fn changes_files(&self) -> bool {
+        true
+    }
+
+    /// The child starts after the step's other calls are answered.
+    fn runs_last(&self) -> bool {
+        true
+    }
+
+    /// Cancelled, the child closes its own run (its log stays valid) before this returns.
+    fn stops_itself(&self) -> bool {
+        true
+    }
+
+    fn definition(&self) -> ToolDef {
+        // The definitions are listed in the description, frozen with the session's tools.
+        let description = format!(
+            "Hand a task to another agent; only its report comes back, with a handle for recall and ask. Agents:\n{}",
+            description_list(&self.defs).trim_end()
+        );
+        definition("spawn", &description, SCHEMA)
+    }
+
+    fn run<'a>(&'a self, call: Invocation<'a>) -> ToolFuture<'a> {
+        Box::pin(async move { ToolOutput::from_result(spawn(&self.defs, call).await) })
+    }
+}
+
+async fn spawn(defs: &[AgentDef], mut call: Invocation<'_>) -> Result<ToolOutput, String> {
+    let agent = call.args.text("agent")?;
+    let task = call.args.text("task")?;
+    let fork = call.args.opt_bool("fork")?.unwrap_or(false);
+    let Some(def) = defs.iter().find(|d| d.name == agent) else {
+        let names: Vec<&str> = defs.iter().map(|d| d.name.as_str()).collect();
+        return Err(format!(
+            "there is no agent {agent:?}; the agents are: {}",
+            names.join(", ")
+        ));
+    };
+    let id = call.id;
+    let host = call.host("spawn")?;
+    Ok(Box::pin(host.session.spawn_call(id, def, &task, fork, host.cx)).await)
+}

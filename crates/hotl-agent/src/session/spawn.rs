@@ -1,0 +1,259 @@
+//! The spawn move: another agent consulted on purpose. Its definition decides how it starts
+//! (see [`AgentDef::shape`]): a true fork continues this session's work as the fork move does;
+//! a wrapped fork gets this session's messages as one labelled block under its own prompt; a
+//! clean child gets its prompt and the task only; the reviewer gets the user's messages and
+//! the working-tree diff, never what the assistant wrote. It runs in the foreground under the
+//! definition's tools, model and limits (never wider than this session's permissions) and
+//! answers with its final message and what it spent.
+
+use hotl_log::{Block, Body, Delegation, RunState, SessionStart};
+
+use super::turn::Turn;
+use super::{Session, TurnOutcome};
+use crate::agents::{AgentDef, Shape};
+use crate::context::Context;
+use crate::error::Result;
+use crate::events::Event;
+use crate::permission::Mode;
+use crate::snapshot::Snapshotter;
+use crate::tool::ToolOutput;
+
+/// The most of a task a reviewer is handed: it reviews the work, not the parent's account of it.
+const REVIEWER_TASK_CHARS: usize = 500;
+
+impl Session {
+    /// The `spawn` tool: `task` handed to the agent `def` describes, as a fork of this session
+    /// when `fork` asks for one and the definition allows it.
+    pub(crate) async fn spawn_call(
+        &mut self,
+        call: &str,
+        def: &AgentDef,
+        task: &str,
+        fork: bool,
+        cx: &Context,
+    ) -> ToolOutput {
+        let shape = match def.shape(fork) {
+            Ok(shape) => shape,
+            Err(why) => return ToolOutput::error(why),
+        };
+        let first = match shape {
+            Shape::Fork => return self.fork_call_as(call, task, &def.name, cx).await,
+            Shape::Clean => task.to_owned(),
+            Shape::Wrapped => self.wrapped_brief(task),
+            Shape::Reviewer => self.reviewer_brief(task).await,
+        };
+        match self.run_child(call, def, task, first, cx).await {
+            Ok(output) => output,
+            Err(e) => ToolOutput::error(format!("{} failed to start: {e}", def.name)),
+        }
+    }
+
+    async fn run_child(
+        &mut self,
+        call: &str,
+        def: &AgentDef,
+        task: &str,
+        first: String,
+        cx: &Context,
+    ) -> Result<ToolOutput> {
+        let id = self.writer.id().to_owned();
+        let at = self.view.head_seq;
+        let handle = crate::moves::unique_handle(
+            &format!("{}:{id}:{at}:{task}", def.name),
+            &self.taken_handles()?,
+        );
+        let blobs = self.store.blobs();
+        // Its tools: this session's, as the definition allows (it never delegates in turn
+        // unless its definition lists spawn or fork).
+        let tools = self.tools.filtered(|t| def.allows(t.name()));
+        let mut system = vec![if def.prompt.is_empty() {
+            crate::prompt::BASE.to_owned()
+        } else {
+            def.prompt.clone()
+        }];
+        // The project's own instructions apply to every agent working in it.
+        system.extend(crate::prompt::system_blocks(&self.cwd).into_iter().skip(1));
+        let mut settings = (*cx.settings).clone();
+        if let Some(model) = &def.model {
+            settings.model.clone_from(model);
+        }
+        settings.policy.mode = narrower(settings.policy.mode, def.permission_mode);
+        if let Some(steps) = def.max_steps {
+            settings.max_steps = settings.max_steps.min(steps as usize);
+        }
+        let mut start = SessionStart::new(self.cwd.display().to_string());
+        start.model = Some(settings.model.clone());
+        let system = serde_json::to_vec(&system).map_err(hotl_log::LogError::from)?;
+        let defs = serde_json::to_vec(&tools.definitions()).map_err(hotl_log::LogError::from)?;
+        start.system_blob = Some(blobs.put(&system)?);
+        start.tools_blob = Some(blobs.put(&defs)?);
+        start.delegated = Some(Delegation {
+            by: id.clone(),
+            agent: Some(def.name.clone()),
+            description: task.to_owned(),
+            handle: Some(handle.clone()),
+            call: Some(call.to_owned()),
+            at: Some(at),
+            agent_blob: Some(blobs.put(&def.bytes)?),
+        });
+        // Titled by its task at once; its run starts in the write that creates its log.
+        let run = hotl_log::new_session_id();
+        let state = vec![
+            Body::Title {
+                title: super::fork::task_title(task),
+            },
+            Body::Mode {
+                permission: Some(settings.policy.mode.name().to_owned()),
+                plan: Some(settings.policy.mode == Mode::Plan),
+                effort: None,
+            },
+            Body::Run {
+                run: run.clone(),
+                state: RunState::Started,
+            },
+            Body::User {
+                content: vec![Block::text(first)],
+            },
+        ];
+        let writer = self.writer.delegate_clean(start, state)?;
+        let mut child = Session::from_writer(&self.store, writer, tools)?;
+        cx.notice(format!("{} {handle} started: {task}", def.name));
+        cx.events.send(Event::ChildStarted {
+            handle: handle.clone(),
+            task: task.to_owned(),
+        });
+        let child_cx = cx.child(&handle).with_settings(settings);
+        let mut turn = Turn::new(run, &child_cx, None);
+        let outcome = Box::pin(turn.run(&mut child)).await;
+        cx.events.send(Event::ChildEnded {
+            handle: handle.clone(),
+            ok: outcome.is_ok(),
+        });
+        // What the child spent counts, however it ended.
+        self.totals.add(&child.totals);
+        Ok(match outcome {
+            Ok(outcome) => report(&def.name, &handle, child.id(), &outcome, &child),
+            Err(e) => ToolOutput::error(format!(
+                "{} {handle} (session {}) failed: {e}; its work so far is archived under {handle}",
+                def.name,
+                child.id()
+            )),
+        })
+    }
+
+    /// A wrapped fork's first message: this session's conversation as the model sees it, in
+    /// one labelled block, then the task.
+    fn wrapped_brief(&self, task: &str) -> String {
+        let conversation = super::messages_text(&hotl_view::model_messages(&self.view));
+        format!(
+            "The conversation of the session that hands you this task, as its model sees it:\n\n<parent_conversation>\n{}\n</parent_conversation>\n\nYour task:\n{task}",
+            conversation.trim_end()
+        )
+    }
+
+    /// The reviewer's first message: the user's messages verbatim and the diff of the
+    /// session's work in the working tree; of the parent's words only the task, capped.
+    async fn reviewer_brief(&mut self, task: &str) -> String {
+        let mut users = String::new();
+        for item in &self.view.items {
+            item.for_each_user(&mut |seq, content| {
+                users.push_str(&format!("[t{seq}] {}\n\n", hotl_log::plain_text(content)));
+            });
+        }
+        let diff = self.work_diff().await;
+        let task: String = task.chars().take(REVIEWER_TASK_CHARS).collect();
+        format!(
+            "The user's messages in the session under review, verbatim:\n\n{}\nThe working-tree diff of the session's work:\n\n```diff\n{}\n```\n\nThe session that asked for this review handed you this task (its words, not the user's):\n{task}",
+            if users.is_empty() {
+                "(none)\n".to_owned()
+            } else {
+                users
+            },
+            diff.trim_end()
+        )
+    }
+
+    /// The diff between the working tree before this session's first step that could change
+    /// files and the tree now; a note when there is none to show.
+    async fn work_diff(&mut self) -> String {
+        let blobs = self.store.blobs();
+        let first = self
+            .store
+            .lineage(self.writer.id())
+            .ok()
+            .and_then(|lineage| {
+                lineage.records.iter().find_map(|r| match &r.body {
+                    Body::Snapshot { tree } => Some(tree.clone()),
+                    _ => None,
+                })
+            });
+        let Some(first) = first else {
+            return "(no working-tree snapshot was taken: the session changed no files)".to_owned();
+        };
+        let cwd = self.cwd.clone();
+        let Some(now) = self.tree.snapshots.take(&cwd, &blobs).await else {
+            return "(the working tree could not be read)".to_owned();
+        };
+        if first == now {
+            return "(no changes)".to_owned();
+        }
+        Snapshotter::diff(&cwd, &first, &now, &blobs)
+            .map(|patch| String::from_utf8_lossy(&patch).into_owned())
+            .unwrap_or_else(|| "(no changes)".to_owned())
+    }
+}
+
+/// The narrower of a session's mode and the one a definition asks (a child never gets more
+/// than its parent has): plan, then default, then accept-edits, then bypass.
+fn narrower(parent: Mode, asked: Option<Mode>) -> Mode {
+    let rank = |m: Mode| match m {
+        Mode::Plan => 0,
+        Mode::Default => 1,
+        Mode::AcceptEdits => 2,
+        Mode::Bypass => 3,
+    };
+    match asked {
+        Some(asked) if rank(asked) < rank(parent) => asked,
+        _ => parent,
+    }
+}
+
+/// The call's answer: the child's final message, then what it spent.
+fn report(
+    agent: &str,
+    handle: &str,
+    id: &str,
+    outcome: &TurnOutcome,
+    child: &Session,
+) -> ToolOutput {
+    if outcome.cancelled {
+        return ToolOutput::error(format!(
+            "{agent} {handle} (session {id}) was cancelled by the user before it finished; its work so far is archived under {handle}"
+        ));
+    }
+    let t = &child.totals;
+    ToolOutput::ok(format!(
+        "{agent} {handle} (session {id}) finished:\n{}\n[spent: {} input, {} cache read, {} output tokens, ${:.4}]",
+        outcome.text,
+        t.usage.input + t.usage.cache_write_5m + t.usage.cache_write_1h,
+        t.usage.cache_read,
+        t.usage.output,
+        t.cost
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_child_never_gets_a_wider_mode() {
+        assert_eq!(narrower(Mode::Plan, Some(Mode::Bypass)), Mode::Plan);
+        assert_eq!(narrower(Mode::Bypass, Some(Mode::Plan)), Mode::Plan);
+        assert_eq!(narrower(Mode::AcceptEdits, None), Mode::AcceptEdits);
+        assert_eq!(
+            narrower(Mode::Default, Some(Mode::AcceptEdits)),
+            Mode::Default
+        );
+    }
+}

@@ -1,0 +1,273 @@
+//! The `spawn` tool end to end against the fake provider: a clean `explore` child with its own
+//! prompt and read-only tools, the reviewer seeing the user's words and the diff and nothing
+//! the assistant wrote, a wrapped fork under a project definition, `general-purpose` as a true
+//! fork, and the errors a model can read.
+
+use hotl_fakellm::{Config, FakeLlm, Reply};
+use hotl_testkit::TestResult;
+use serde_json::json;
+
+use crate::common::{Env, requests};
+
+/// The session's delegated children as `sessions list --json` lists them.
+fn children(env: &Env) -> TestResult<Vec<serde_json::Value>> {
+    let listed = env.json(&["sessions", "list", "--json"])?;
+    Ok(listed[0]["delegated"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default())
+}
+
+fn tool_names(request: &serde_json::Value) -> Vec<String> {
+    request["tools"]
+        .as_array()
+        .map(|tools| {
+            tools
+                .iter()
+                .filter_map(|t| t["name"].as_str().map(str::to_owned))
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+#[test]
+fn explore_starts_clean_with_its_own_prompt_and_read_only_tools() -> TestResult {
+    let env = Env::new()?;
+    let fake = FakeLlm::start(Config::scripted([
+        Reply::text("").with_tool(
+            "spawn",
+            json!({"agent": "explore", "task": "find where the tests live"}),
+        ),
+        Reply::text("The tests live in tests/, three files."),
+        Reply::text("Explore says: tests/ holds three files."),
+    ]))?;
+    let out = env.agent(&fake, &["-p", "where are the tests?"]).ok();
+    assert_eq!(
+        out.stdout, "Explore says: tests/ holds three files.\n",
+        "{out}"
+    );
+    let sent = requests(&fake)?;
+    assert_eq!(sent.len(), 3, "parent, child, parent");
+    let child = &sent[1];
+    let system = child["system"].to_string();
+    assert!(
+        !system.contains("You are hotl, a coding agent"),
+        "its own prompt: {system}"
+    );
+    assert!(
+        system.to_lowercase().contains("explor") || system.contains("codebase"),
+        "{system}"
+    );
+    let tools = tool_names(child);
+    for writer in ["bash", "write", "edit", "spawn", "fork"] {
+        assert!(!tools.iter().any(|t| t == writer), "{writer} in {tools:?}");
+    }
+    assert!(tools.iter().any(|t| t == "read"), "{tools:?}");
+    let messages = child["messages"].as_array().ok_or("messages")?;
+    assert_eq!(messages.len(), 1, "the task alone: {messages:?}");
+    assert!(
+        messages[0]
+            .to_string()
+            .contains("find where the tests live")
+    );
+    assert!(
+        !child.to_string().contains("where are the tests?"),
+        "nothing of the parent's"
+    );
+    // The report came back with what the child spent.
+    let last = sent[2].to_string();
+    assert!(
+        last.contains("The tests live in tests/, three files."),
+        "{last}"
+    );
+    assert!(last.contains("[spent: "), "{last}");
+    // Recorded as a clean delegated child of the explore definition, its bytes frozen.
+    let listed = children(&env)?;
+    assert_eq!(listed.len(), 1, "{listed:?}");
+    assert_eq!(listed[0]["agent"], "explore");
+    let child_id = listed[0]["id"].as_str().ok_or("id")?;
+    let id = env.only_session()?;
+    let log = std::fs::read_to_string(
+        env.home
+            .join("sessions")
+            .join(&id)
+            .join(format!("{child_id}.jsonl")),
+    )?;
+    let start: serde_json::Value = serde_json::from_str(log.lines().next().ok_or("empty")?)?;
+    assert!(start["parent"].is_null(), "no inherited history: {start}");
+    assert!(start["delegated"]["at"].as_u64().is_some(), "{start}");
+    assert!(
+        start["delegated"]["agent_blob"].as_str().is_some(),
+        "{start}"
+    );
+    Ok(())
+}
+
+#[test]
+fn the_reviewer_sees_the_users_words_and_the_diff_and_nothing_the_assistant_wrote() -> TestResult {
+    let env = Env::new()?;
+    std::fs::write(env.project.join("greet.txt"), "hello\n")?;
+    let fake = FakeLlm::start(Config::scripted([
+        Reply::text("PRIVATE-ASSISTANT-MUSING before writing").with_tool(
+            "write",
+            json!({"path": "greet.txt", "content": "hello, reviewer\n"}),
+        ),
+        Reply::text("Written. ANOTHER-ASSISTANT-LINE").with_tool(
+            "spawn",
+            json!({"agent": "reviewer", "task": "review the greeting change"}),
+        ),
+        Reply::text("Verdict: fine. greet.txt:1 minor: no trailing period."),
+        Reply::text("The reviewer found nothing serious."),
+    ]))?;
+    env.agent(
+        &fake,
+        &[
+            "-p",
+            "USER-ASKS: change the greeting",
+            "--permission-mode",
+            "accept-edits",
+        ],
+    )
+    .ok();
+    let sent = requests(&fake)?;
+    assert_eq!(sent.len(), 4, "{}", sent.len());
+    let reviewer = sent[2].to_string();
+    assert!(
+        reviewer.contains("USER-ASKS: change the greeting"),
+        "the user's words"
+    );
+    assert!(
+        reviewer.contains("+hello, reviewer"),
+        "the diff: {reviewer}"
+    );
+    assert!(
+        reviewer.contains("review the greeting change"),
+        "the task it was handed"
+    );
+    for theirs in [
+        "PRIVATE-ASSISTANT-MUSING",
+        "ANOTHER-ASSISTANT-LINE",
+        "tool_use",
+        "\"write\"",
+    ] {
+        assert!(!reviewer.contains(theirs), "{theirs} reached the reviewer");
+    }
+    let tools = tool_names(&sent[2]);
+    assert!(
+        !tools
+            .iter()
+            .any(|t| t == "write" || t == "bash" || t == "edit"),
+        "{tools:?}"
+    );
+    assert!(sent[3].to_string().contains("Verdict: fine."));
+    Ok(())
+}
+
+#[test]
+fn a_definition_with_its_own_prompt_forks_wrapped() -> TestResult {
+    let env = Env::new()?;
+    let agents = env.project.join(".hotl/agents");
+    std::fs::create_dir_all(&agents)?;
+    std::fs::write(
+        agents.join("summarizer.md"),
+        "---\nname: summarizer\ndescription: Sums up the conversation for a hand-off\ncontext: fork\n---\nYou write hand-off notes: what was asked, what was done, what is open.\n",
+    )?;
+    let fake = FakeLlm::start(Config::scripted([
+        Reply::text("noted"),
+        Reply::text("").with_tool(
+            "spawn",
+            json!({"agent": "summarizer", "task": "write the hand-off", "fork": true}),
+        ),
+        Reply::text("Hand-off: the user asked about colours."),
+        Reply::text("Here is the hand-off."),
+    ]))?;
+    env.agent(&fake, &["-p", "FIRST-USER-WORDS about colours"])
+        .ok();
+    env.agent(&fake, &["-c", "-p", "now hand it off"]).ok();
+    let sent = requests(&fake)?;
+    let child = &sent[2];
+    assert!(
+        child["system"]
+            .to_string()
+            .contains("You write hand-off notes"),
+        "its prompt"
+    );
+    let messages = child["messages"].as_array().ok_or("messages")?;
+    assert_eq!(messages.len(), 1, "one labelled block, then the task");
+    let first = messages[0].to_string();
+    assert!(first.contains("<parent_conversation>"), "{first}");
+    assert!(first.contains("FIRST-USER-WORDS about colours"), "{first}");
+    assert!(first.contains("write the hand-off"), "{first}");
+    assert_eq!(children(&env)?[0]["agent"], "summarizer");
+    Ok(())
+}
+
+#[test]
+fn general_purpose_is_a_true_fork_extending_the_parents_request() -> TestResult {
+    let env = Env::new()?;
+    let fake = FakeLlm::start(Config::scripted([
+        Reply::text("").with_tool(
+            "spawn",
+            json!({"agent": "general-purpose", "task": "count the files", "fork": true}),
+        ),
+        Reply::text("There are 2 files."),
+        Reply::text("The fork counted 2 files."),
+    ]))?;
+    env.agent(&fake, &["-p", "how many files?"]).ok();
+    let sent = requests(&fake)?;
+    // The child's request holds the parent's messages, then the call answered by the task.
+    // (Cache breakpoints move to the end of each request: compared without them.)
+    let parent = unmarked(&sent[0]["messages"]);
+    let child = unmarked(&sent[1]["messages"]);
+    let (parent, child) = (
+        parent.as_array().ok_or("messages")?,
+        child.as_array().ok_or("messages")?,
+    );
+    assert!(child.len() > parent.len());
+    assert_eq!(&child[..parent.len()], parent.as_slice(), "the same prefix");
+    assert_eq!(sent[1]["system"], sent[0]["system"]);
+    assert_eq!(children(&env)?[0]["agent"], "general-purpose");
+    Ok(())
+}
+
+/// `value` without its `cache_control` marks.
+fn unmarked(value: &serde_json::Value) -> serde_json::Value {
+    match value {
+        serde_json::Value::Object(map) => map
+            .iter()
+            .filter(|(k, _)| k.as_str() != "cache_control")
+            .map(|(k, v)| (k.clone(), unmarked(v)))
+            .collect::<serde_json::Map<_, _>>()
+            .into(),
+        serde_json::Value::Array(items) => items.iter().map(unmarked).collect(),
+        other => other.clone(),
+    }
+}
+
+#[test]
+fn a_model_reads_why_a_spawn_was_refused() -> TestResult {
+    let env = Env::new()?;
+    let fake = FakeLlm::start(Config::scripted([
+        Reply::text("").with_tool("spawn", json!({"agent": "nobody", "task": "x"})),
+        Reply::text("").with_tool(
+            "spawn",
+            json!({"agent": "reviewer", "task": "x", "fork": true}),
+        ),
+        Reply::text("ok"),
+    ]))?;
+    env.agent(&fake, &["-p", "try"]).ok();
+    let sent = requests(&fake)?;
+    let first = sent[1].to_string();
+    assert!(
+        first.contains("there is no agent \\\"nobody\\\""),
+        "{first}"
+    );
+    assert!(
+        first.contains("general-purpose"),
+        "the agents are listed: {first}"
+    );
+    let second = sent[2].to_string();
+    assert!(second.contains("cannot be a fork"), "{second}");
+    assert!(children(&env)?.is_empty(), "nothing was started");
+    Ok(())
+}
