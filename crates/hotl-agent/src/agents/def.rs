@@ -308,12 +308,11 @@ impl AgentDef {
                 }
             }
         }
-        if self.context == Some(Context::Reviewer) {
-            if let Some(writes) = self.tools.iter().flatten().find(|t| !reads_only(t, &known)) {
-                return Err(format!(
-                    "`context: reviewer` only reads, but `tools` lists {writes:?}"
-                ));
-            }
+        let writes = self.tools.iter().flatten().find(|t| !reads_only(t, &known));
+        if let (Some(Context::Reviewer), Some(writes)) = (self.context, writes) {
+            return Err(format!(
+                "`context: reviewer` only reads, but `tools` lists {writes:?}"
+            ));
         }
         Ok(())
     }
