@@ -162,10 +162,10 @@ fn known_tools() -> Vec<(String, ToolKind)> {
         .collect()
 }
 
-/// Whether a tool only reads: its kind is read and it is not `fork` (a fork's child has the
-/// parent's tools) nor an MCP tool (hotl treats those as commands).
+/// Whether a tool only reads: its kind is read and it does not start a child (`fork`, `spawn`:
+/// the child may write) nor is an MCP tool (hotl treats those as commands).
 fn reads_only(name: &str, known: &[(String, ToolKind)]) -> bool {
-    name != "fork"
+    !matches!(name, "fork" | "spawn")
         && known
             .iter()
             .any(|(n, kind)| n == name && *kind == ToolKind::Read)
