@@ -430,3 +430,27 @@ fn an_unreadable_child_is_said_and_a_dropped_one_left_out() -> TestResult {
     assert!(text.contains("├─ kid3 "), "{text}");
     Ok(())
 }
+
+#[test]
+fn a_session_without_children_shows_its_line_and_the_total() -> TestResult {
+    let env = Env::new()?;
+    let fake = FakeLlm::start(Config::scripted([Reply::text("Hi.")]))?;
+    env.agent(&fake, &["-p", "say hi"]).ok();
+    let id = env.only_session()?;
+    let text = env.run(&["sessions", "show", &id, "--tree"]).ok().stdout;
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines.len(), 3, "{text}");
+    let words: Vec<&str> = lines[1].split_whitespace().collect();
+    assert_eq!(words[..3], [&id[..8], "-", "finished"], "{text}");
+    let stats = env.json(&["stats", &id, "--json"])?;
+    let dollars = format!("${:.4}", cost(&stats["total"]["cost"]));
+    assert!(lines[1].ends_with(&format!("{dollars}   100%")), "{text}");
+    assert!(lines[2].starts_with("total") && lines[2].ends_with(&format!("{dollars}   100%")));
+    let tree = env.json(&["sessions", "show", &id, "--tree", "--json"])?;
+    assert_eq!(tree["children"], json!([]));
+    assert!(close(
+        cost(&tree["total"]["cost"]),
+        cost(&stats["total"]["cost"])
+    ));
+    Ok(())
+}
