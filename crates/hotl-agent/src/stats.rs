@@ -229,7 +229,8 @@ pub fn stats(id: &str, records: &[Record], own_start: usize, pricing: &Pricing) 
 }
 
 /// [`stats`] of session `id` in `store`, with its delegated children (each counted in the
-/// total, and its context beyond the parent's as what the fork saved).
+/// total with everything delegated beneath it, and its context beyond the parent's as what the
+/// fork saved).
 pub fn session_stats(store: &Store, id: &str, pricing: &Pricing) -> hotl_log::Result<Stats> {
     let lineage = store.lineage(id)?;
     let mut out = stats(id, &lineage.records, lineage.own_start, pricing);
@@ -251,8 +252,18 @@ pub fn session_stats(store: &Store, id: &str, pricing: &Pricing) -> hotl_log::Re
             child_lineage.own_start,
             pricing,
         );
-        unpriced.extend(child_stats.unpriced.iter().cloned());
-        out.total.merge(&child_stats.own);
+        // Its own delegated sessions are part of what it cost: the total holds the subtree.
+        let subtree = session_stats(store, &child.id, pricing);
+        match &subtree {
+            Ok(subtree) => {
+                unpriced.extend(subtree.unpriced.iter().cloned());
+                out.total.merge(&subtree.total);
+            }
+            Err(_) => {
+                unpriced.extend(child_stats.unpriced.iter().cloned());
+                out.total.merge(&child_stats.own);
+            }
+        }
         // What the fork carried that the parent never did: its last request's prompt beyond
         // the parent's last before the fork.
         let child_last = child_lineage
