@@ -50,7 +50,7 @@ mod tests {
         assert!(lines[0].starts_with("- general-purpose: xxx") && lines[0].ends_with('…'));
         assert!(lines[0].chars().count() < 200, "{}", lines[0]);
         assert!(
-            lines[1].starts_with("- explore: Reads the codebase"),
+            lines[1].starts_with("- explore: read-only code questions"),
             "{list}"
         );
         assert!(!list.contains("second line"));

@@ -9,7 +9,7 @@ use hotl_wire::ToolDef;
 use crate::agents::{AgentDef, description_list};
 use crate::tool::{Invocation, Tool, ToolFuture, ToolKind, ToolOutput, definition};
 
-const SCHEMA: &str = r#"{"type":"object","properties":{"agent":{"type":"string"},"task":{"type":"string"},"fork":{"type":"boolean","description":"hand it this conversation"}},"required":["agent","task"]}"#;
+const SCHEMA: &str = r#"{"type":"object","properties":{"agent":{"type":"string"},"task":{"type":"string"},"fork":{"type":"boolean"}},"required":["agent","task"]}"#;
 
 /// The `spawn` tool over a session's agent definitions.
 pub struct SpawnTool {
@@ -50,7 +50,7 @@ impl Tool for SpawnTool {
     fn definition(&self) -> ToolDef {
         // The definitions are listed in the description, frozen with the session's tools.
         let description = format!(
-            "Hand a task to another agent; only its report comes back, with a handle for recall and ask. Agents:\n{}",
+            "Hand a task to an agent; its report comes back. Agents:\n{}",
             description_list(&self.defs).trim_end()
         );
         definition("spawn", &description, SCHEMA)
