@@ -50,11 +50,16 @@ impl ToolSet {
         set
     }
 
-    /// This set with the `spawn` tool offering `defs` (the agents a session may consult).
+    /// This set with the `spawn` tool offering `defs` (the agents a session may consult) and
+    /// `continue` (another turn for one of its children).
     pub fn with_agents(mut self, defs: Vec<crate::agents::AgentDef>) -> ToolSet {
         if self.get("spawn").is_none() {
             self.tools
                 .push(Arc::new(crate::moves::spawn::SpawnTool::new(defs)));
+        }
+        if self.get("continue").is_none() {
+            self.tools
+                .push(Arc::new(crate::moves::continue_tool::ContinueTool));
         }
         self
     }

@@ -271,3 +271,72 @@ fn a_model_reads_why_a_spawn_was_refused() -> TestResult {
     assert!(children(&env)?.is_empty(), "nothing was started");
     Ok(())
 }
+
+#[test]
+fn a_child_continues_in_its_own_log_after_the_parent_process_restarted() -> TestResult {
+    let env = Env::new()?;
+    let first = FakeLlm::start(Config::scripted([
+        Reply::text("").with_tool(
+            "spawn",
+            json!({"agent": "explore", "task": "find the config loader"}),
+        ),
+        Reply::text("It is in src/config.rs."),
+        Reply::text("Found it."),
+    ]))?;
+    env.agent(&first, &["-p", "where is config loaded?"]).ok();
+    let child = children(&env)?.first().cloned().ok_or("no child")?;
+    let handle = child["handle"].as_str().ok_or("a handle")?.to_owned();
+    // Another process, another provider: the handle is in the log.
+    let mut script = Config::scripted([
+        Reply::text("").with_tool("continue", json!({"handle": "nope", "message": "x"})),
+        Reply::text("").with_tool(
+            "continue",
+            json!({"handle": handle, "message": "and where is it tested?"}),
+        ),
+        Reply::text("Tested in tests/config.rs."),
+        Reply::text("Both found."),
+    ]);
+    // Its ids must not repeat the first one's: the conversation holds both.
+    script.id_seed = 1;
+    let second = FakeLlm::start(script)?;
+    let out = env
+        .agent(&second, &["-c", "-p", "ask it about the tests"])
+        .ok();
+    assert_eq!(out.stdout, "Both found.\n", "{out}");
+    let sent = requests(&second)?;
+    assert!(
+        sent[1].to_string().contains(&format!(
+            "there is no child \\\"nope\\\"; this session's children are: {handle}"
+        )),
+        "{}",
+        sent[1]
+    );
+    // The child's own conversation, then the new message.
+    let child_request = sent[2].to_string();
+    assert!(
+        child_request.contains("find the config loader"),
+        "{child_request}"
+    );
+    assert!(
+        child_request.contains("It is in src/config.rs."),
+        "{child_request}"
+    );
+    assert!(
+        child_request.contains("and where is it tested?"),
+        "{child_request}"
+    );
+    assert!(
+        !child_request.contains("ask it about the tests"),
+        "not the parent's"
+    );
+    assert!(sent[3].to_string().contains("Tested in tests/config.rs."));
+    // Still one child, with two turns in its own log.
+    let listed = children(&env)?;
+    assert_eq!(listed.len(), 1);
+    let shown = env
+        .run(&["sessions", "show", listed[0]["id"].as_str().ok_or("id")?])
+        .ok()
+        .stdout;
+    assert!(shown.contains("and where is it tested?"), "{shown}");
+    Ok(())
+}

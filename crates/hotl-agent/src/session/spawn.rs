@@ -141,6 +141,91 @@ impl Session {
         })
     }
 
+    /// The `continue` tool: one more turn of this session's child `handle`, in its own log,
+    /// under the model it was started with; its new final message answers. Handles live in the
+    /// log, so a child made before this process started continues as well.
+    pub(crate) async fn continue_call(
+        &mut self,
+        handle: &str,
+        message: &str,
+        cx: &Context,
+    ) -> ToolOutput {
+        match self.run_continue(handle, message, cx).await {
+            Ok(output) => output,
+            Err(e) => ToolOutput::error(format!("{handle} could not continue: {e}")),
+        }
+    }
+
+    async fn run_continue(
+        &mut self,
+        handle: &str,
+        message: &str,
+        cx: &Context,
+    ) -> Result<ToolOutput> {
+        let id = self.writer.id().to_owned();
+        let children: Vec<hotl_log::Delegated> = self
+            .store
+            .visible_delegated(&id)?
+            .into_iter()
+            .filter(|c| c.delegation.by == id)
+            .collect();
+        let Some(child) = children
+            .iter()
+            .find(|c| c.delegation.handle.as_deref() == Some(handle))
+        else {
+            let known: Vec<&str> = children
+                .iter()
+                .filter_map(|c| c.delegation.handle.as_deref())
+                .collect();
+            return Ok(ToolOutput::error(if known.is_empty() {
+                format!("there is no child {handle:?}: this session has delegated nothing")
+            } else {
+                format!(
+                    "there is no child {handle:?}; this session's children are: {}",
+                    known.join(", ")
+                )
+            }));
+        };
+        let agent = child
+            .delegation
+            .agent
+            .clone()
+            .unwrap_or_else(|| "fork".to_owned());
+        let writer = self.writer.open_delegated(&child.id)?;
+        let mut session = Session::from_writer(&self.store, writer, self.tools.clone())?;
+        // The model it was started with, frozen for its runs.
+        let mut settings = (*cx.settings).clone();
+        if let Some(model) = self
+            .store
+            .read_start(&child.id)
+            .ok()
+            .and_then(|start| start.model)
+        {
+            settings.model = model;
+        }
+        cx.notice(format!("{agent} {handle} continues: {message}"));
+        cx.events.send(Event::ChildStarted {
+            handle: handle.to_owned(),
+            task: message.to_owned(),
+        });
+        let child_cx = cx.child(handle).with_settings(settings);
+        // A session opened here counts from zero: what it spends is this turn's.
+        let outcome = Box::pin(session.submit(message, &child_cx)).await;
+        cx.events.send(Event::ChildEnded {
+            handle: handle.to_owned(),
+            ok: outcome.is_ok(),
+        });
+        let spent = session.totals;
+        self.totals.add(&spent);
+        Ok(match outcome {
+            Ok(outcome) => report_spent(&agent, handle, session.id(), &outcome, &spent),
+            Err(e) => ToolOutput::error(format!(
+                "{agent} {handle} (session {}) failed: {e}",
+                session.id()
+            )),
+        })
+    }
+
     /// A wrapped fork's first message: this session's conversation as the model sees it, in
     /// one labelled block, then the task.
     fn wrapped_brief(&self, task: &str) -> String {
@@ -226,12 +311,22 @@ fn report(
     outcome: &TurnOutcome,
     child: &Session,
 ) -> ToolOutput {
+    report_spent(agent, handle, id, outcome, &child.totals)
+}
+
+/// [`report`] with what the child spent given.
+fn report_spent(
+    agent: &str,
+    handle: &str,
+    id: &str,
+    outcome: &TurnOutcome,
+    t: &super::Totals,
+) -> ToolOutput {
     if outcome.cancelled {
         return ToolOutput::error(format!(
             "{agent} {handle} (session {id}) was cancelled by the user before it finished; its work so far is archived under {handle}"
         ));
     }
-    let t = &child.totals;
     ToolOutput::ok(format!(
         "{agent} {handle} (session {id}) finished:\n{}\n[spent: {} input, {} cache read, {} output tokens, ${:.4}]",
         outcome.text,
