@@ -23,6 +23,9 @@
 //! [tui]
 //! fullscreen = true           # the transcript in the alternate screen, with the mouse
 //!
+//! [agents]
+//! max_depth = 2               # how deep delegated children may go (forks count)
+//!
 //! [share]
 //! server = "https://share.example.com"   # where `hotl sessions share` uploads (hotl share-server)
 //! command = "/usr/local/bin/my-share"    # or: an executable given the page's path, printing the link
@@ -51,6 +54,16 @@ pub struct FileConfig {
     pub mcp_servers: std::collections::BTreeMap<String, hotl_mcp::ServerConfig>,
     /// `[share]`: where shares go and what else they hide.
     pub share: ShareConfig,
+    /// `[agents]`: delegation's limits.
+    pub agents: AgentsConfig,
+}
+
+/// `[agents]`: how far delegation goes.
+#[derive(Debug, Default, Clone, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct AgentsConfig {
+    /// How deep children may go (a root's children are at depth 1; forks count).
+    pub max_depth: Option<usize>,
 }
 
 /// `[share]`: sharing sessions.
@@ -139,6 +152,8 @@ pub struct Resolved {
     pub fullscreen: bool,
     /// The MCP servers configured.
     pub mcp_servers: std::collections::BTreeMap<String, hotl_mcp::ServerConfig>,
+    /// `[agents] max_depth`.
+    pub max_depth: usize,
 }
 
 /// Where the config file lives: `$XDG_CONFIG_HOME/hotl/config.toml`, else
@@ -249,6 +264,10 @@ pub fn resolve(file: FileConfig, flags: &Overrides) -> Result<Resolved, CliError
     }
     let mcp_servers = file.mcp_servers;
     let fullscreen = file.tui.fullscreen.unwrap_or(false);
+    let max_depth = file
+        .agents
+        .max_depth
+        .unwrap_or(hotl_agent::DEFAULT_MAX_DEPTH);
     let cold_headless = duration(file.cache.cold_headless, 300)?;
     let cold_console = duration(file.cache.cold_console, 3600)?;
     let explicit_breakpoints = file.provider.cache_breakpoints.unwrap_or(false);
@@ -293,6 +312,7 @@ pub fn resolve(file: FileConfig, flags: &Overrides) -> Result<Resolved, CliError
             hooks,
             fullscreen,
             mcp_servers,
+            max_depth,
         });
     };
     let (default_url, default_model, key, key_var) = match dialect {
@@ -332,6 +352,7 @@ pub fn resolve(file: FileConfig, flags: &Overrides) -> Result<Resolved, CliError
         hooks,
         fullscreen,
         mcp_servers,
+        max_depth,
     })
 }
 
@@ -342,6 +363,7 @@ pub async fn settings(resolved: &Resolved) -> hotl_agent::Settings {
     settings.explicit_breakpoints = resolved.explicit_breakpoints;
     settings.context_window = context_window(resolved, &resolved.model).await;
     settings.max_tokens = resolved.max_tokens;
+    settings.max_depth = resolved.max_depth;
     settings
 }
 

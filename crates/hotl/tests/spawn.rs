@@ -340,3 +340,30 @@ fn a_child_continues_in_its_own_log_after_the_parent_process_restarted() -> Test
     assert!(shown.contains("and where is it tested?"), "{shown}");
     Ok(())
 }
+
+#[test]
+fn delegation_stops_at_the_configured_depth() -> TestResult {
+    let env = Env::new()?;
+    let config = env.root().join("config/hotl");
+    std::fs::create_dir_all(&config)?;
+    std::fs::write(config.join("config.toml"), "[agents]\nmax_depth = 1\n")?;
+    let fake = FakeLlm::start(Config::scripted([
+        Reply::text("").with_tool(
+            "spawn",
+            json!({"agent": "general-purpose", "task": "count", "fork": true}),
+        ),
+        // The child tries to delegate in turn.
+        Reply::text("").with_tool("fork", json!({"task": "deeper"})),
+        Reply::text("Counted alone: 4."),
+        Reply::text("4."),
+    ]))?;
+    env.agent(&fake, &["-p", "count things"]).ok();
+    let sent = requests(&fake)?;
+    let refused = sent[2].to_string();
+    assert!(
+        refused.contains("delegation goes at most 1 deep ([agents] max_depth)"),
+        "{refused}"
+    );
+    assert_eq!(children(&env)?.len(), 1, "no grandchild");
+    Ok(())
+}

@@ -29,6 +29,9 @@ impl Session {
         agent: &str,
         cx: &Context,
     ) -> ToolOutput {
+        if let Some(refused) = self.too_deep(cx) {
+            return refused;
+        }
         match self.run_fork(call, task, agent, cx).await {
             Ok(output) => output,
             Err(e) => ToolOutput::error(format!("the fork failed: {e}")),

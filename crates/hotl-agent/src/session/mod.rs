@@ -55,7 +55,7 @@ pub use self::dump::{Dump, DumpedTool, messages_text};
 use self::fold::note_files;
 use self::fork::note_delegated_files;
 pub use self::outcome::{Totals, TurnOutcome};
-pub use self::settings::{DEFAULT_MAX_TOKENS, PROVIDER_KEY_VARS, Settings};
+pub use self::settings::{DEFAULT_MAX_DEPTH, DEFAULT_MAX_TOKENS, PROVIDER_KEY_VARS, Settings};
 pub use self::turn::INTERRUPTED;
 
 /// A session open for writing. It holds its tree's lock until dropped.

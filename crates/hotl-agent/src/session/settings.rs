@@ -22,6 +22,9 @@ pub struct Settings {
     pub policy: Policy,
     /// Model calls per turn before giving up.
     pub max_steps: usize,
+    /// How deep delegation may go: a root's children are at depth 1, theirs at 2
+    /// (`[agents] max_depth`, forks included).
+    pub max_depth: usize,
     /// Reasoning settings.
     pub reasoning: Option<Reasoning>,
     /// The level of reasoning effort `reasoning` was made from (`low`, `medium`, `high`),
@@ -60,6 +63,9 @@ const SMALL_WINDOW: u64 = 32_768;
 /// The environment variables hotl reads provider keys from.
 pub const PROVIDER_KEY_VARS: &[&str] = &["ANTHROPIC_API_KEY", "OPENAI_API_KEY"];
 
+/// The default `[agents] max_depth`.
+pub const DEFAULT_MAX_DEPTH: usize = 2;
+
 impl Settings {
     /// The output limit for a request of about `request_tokens`: the one set (else the
     /// default, at most a quarter of a small window), never more than the window leaves after
@@ -89,6 +95,7 @@ impl Settings {
             pricing: Pricing::builtin(),
             policy: Policy::default(),
             max_steps: 200,
+            max_depth: DEFAULT_MAX_DEPTH,
             reasoning: None,
             effort: None,
             explicit_breakpoints: false,

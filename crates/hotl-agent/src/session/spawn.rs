@@ -36,6 +36,9 @@ impl Session {
             Ok(shape) => shape,
             Err(why) => return ToolOutput::error(why),
         };
+        if let Some(refused) = self.too_deep(cx) {
+            return refused;
+        }
         let first = match shape {
             Shape::Fork => return self.fork_call_as(call, task, &def.name, cx).await,
             Shape::Clean => task.to_owned(),
@@ -139,6 +142,35 @@ impl Session {
                 child.id()
             )),
         })
+    }
+
+    /// A refusal when a child of this session would go past `[agents] max_depth`.
+    pub(crate) fn too_deep(&self, cx: &Context) -> Option<ToolOutput> {
+        let depth = self.delegation_depth();
+        let max = cx.settings.max_depth;
+        (depth + 1 > max).then(|| {
+            ToolOutput::error(format!(
+                "delegation goes at most {max} deep ([agents] max_depth) and this session is at depth {depth}: do this task yourself"
+            ))
+        })
+    }
+
+    /// How many delegations this session is from its tree's root (0 for a root).
+    fn delegation_depth(&self) -> usize {
+        let mut depth = 0;
+        let mut id = self.writer.id().to_owned();
+        // A tree is never deeper than this; a loop in damaged logs must not hang.
+        while depth < 64 {
+            let Ok(start) = self.store.read_start(&id) else {
+                break;
+            };
+            let Some(delegation) = start.delegated else {
+                break;
+            };
+            depth += 1;
+            id = delegation.by;
+        }
+        depth
     }
 
     /// The `continue` tool: one more turn of this session's child `handle`, in its own log,
