@@ -85,8 +85,8 @@ pub use crate::prompt::system_blocks;
 pub use crate::provider::Provider;
 pub use crate::session::{
     COMPACT_AT_PERCENT, CheckpointState, ContextParts, DEFAULT_MAX_DEPTH, DEFAULT_MAX_TOKENS, Dump,
-    DumpedTool, INTERRUPTED, PROVIDER_KEY_VARS, Session, Settings, Totals, TurnOutcome,
-    checkpoint_state, default_context_window, known_context_window, messages_text,
+    DumpedTool, INTERRUPTED, PROVIDER_KEY_VARS, Session, Settings, TitleSettings, Totals,
+    TurnOutcome, checkpoint_state, default_context_window, known_context_window, messages_text,
 };
 pub use crate::snapshot::end_children;
 pub use crate::stats::{

@@ -9,6 +9,7 @@
 //! model = "claude-sonnet-4-5"
 //! cache_breakpoints = false   # OpenAI explicit breakpoints (GPT-5.6 and later)
 //! context_window = 200000     # tokens; a turn compacts near it (default: by model family)
+//! fast_model = "claude-haiku-4-5"  # side work (session titles); default: the model
 //! max_tokens = 4096           # the most one answer may take (default: 8192, a quarter of a
 //!                             # window under 32K; never more than the window leaves)
 //!
@@ -22,6 +23,11 @@
 //!
 //! [tui]
 //! fullscreen = true           # the transcript in the alternate screen, with the mouse
+//!
+//! [session_title]
+//! enabled = true              # consoles and editors title a new session after its first
+//!                             # answer (HOTL_SESSION_TITLE=off|on overrides it for a run)
+//! max_chars = 80              # (the title is written by [provider] fast_model, else the model)
 //!
 //! [agents]
 //! max_depth = 2               # how deep delegated children may go (forks count)
@@ -56,6 +62,18 @@ pub struct FileConfig {
     pub share: ShareConfig,
     /// `[agents]`: delegation's limits.
     pub agents: AgentsConfig,
+    /// `[session_title]`: titles written after a root session's first answer.
+    pub session_title: SessionTitleConfig,
+}
+
+/// `[session_title]`.
+#[derive(Debug, Default, Clone, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct SessionTitleConfig {
+    /// Whether consoles and editors title new sessions (default true).
+    pub enabled: Option<bool>,
+    /// The longest title (default and at most 80, the log's limit).
+    pub max_chars: Option<usize>,
 }
 
 /// `[agents]`: how far delegation goes.
@@ -111,6 +129,8 @@ pub struct ProviderConfig {
     pub cache_breakpoints: Option<bool>,
     pub context_window: Option<u64>,
     pub max_tokens: Option<u32>,
+    /// A cheaper model for side work (session titles); the main model when unset.
+    pub fast_model: Option<String>,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -154,6 +174,8 @@ pub struct Resolved {
     pub mcp_servers: std::collections::BTreeMap<String, hotl_mcp::ServerConfig>,
     /// `[agents] max_depth`.
     pub max_depth: usize,
+    /// How sessions are titled, unless `[session_title] enabled = false`.
+    pub title: Option<hotl_agent::TitleSettings>,
 }
 
 /// Where the config file lives: `$XDG_CONFIG_HOME/hotl/config.toml`, else
@@ -268,6 +290,16 @@ pub fn resolve(file: FileConfig, flags: &Overrides) -> Result<Resolved, CliError
         .agents
         .max_depth
         .unwrap_or(hotl_agent::DEFAULT_MAX_DEPTH);
+    // HOTL_SESSION_TITLE=off|on overrides the file for a run.
+    let titles_on = match std::env::var("HOTL_SESSION_TITLE").ok().as_deref() {
+        Some("off" | "0" | "false") => false,
+        Some("on" | "1" | "true") => true,
+        _ => file.session_title.enabled != Some(false),
+    };
+    let title = titles_on.then(|| hotl_agent::TitleSettings {
+        model: file.provider.fast_model.clone(),
+        max_chars: file.session_title.max_chars.unwrap_or(80).clamp(8, 80),
+    });
     let cold_headless = duration(file.cache.cold_headless, 300)?;
     let cold_console = duration(file.cache.cold_console, 3600)?;
     let explicit_breakpoints = file.provider.cache_breakpoints.unwrap_or(false);
@@ -313,6 +345,7 @@ pub fn resolve(file: FileConfig, flags: &Overrides) -> Result<Resolved, CliError
             fullscreen,
             mcp_servers,
             max_depth,
+            title,
         });
     };
     let (default_url, default_model, key, key_var) = match dialect {
@@ -353,6 +386,7 @@ pub fn resolve(file: FileConfig, flags: &Overrides) -> Result<Resolved, CliError
         fullscreen,
         mcp_servers,
         max_depth,
+        title,
     })
 }
 

@@ -114,6 +114,8 @@ impl Env {
             .env("HOME", self.root())
             .env("HOTL_NOW", &self.now)
             .env("NO_COLOR", "1")
+            // A title request would take a scripted reply; the tests of titles turn it on.
+            .env("HOTL_SESSION_TITLE", "off")
             .stdin(Stdio::null());
         cmd
     }
@@ -515,6 +517,25 @@ pub fn console(
     input: &str,
 ) -> TestResult<Option<Run>> {
     console_typed(env, fake, args, &[(input, 0)])
+}
+
+/// [`console`] with more environment variables for hotl.
+pub fn console_with_env(
+    env: &Env,
+    fake: &hotl_fakellm::FakeLlm,
+    args: &[&str],
+    vars: &[(&str, &str)],
+    input: &str,
+) -> TestResult<Option<Run>> {
+    let mut hotl = env.agent_command();
+    for (key, value) in vars {
+        hotl.env(key, value);
+    }
+    hotl.args(["--provider", "anthropic", "--base-url"])
+        .arg(fake.base_url())
+        .args(["--model", MODEL])
+        .args(args);
+    in_pty(env, &hotl, &[(input, 0)])
 }
 
 /// [`console`], typing each piece of input after waiting its milliseconds (a `\x03` piece is

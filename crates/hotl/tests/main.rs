@@ -43,6 +43,7 @@ mod show_tree;
 mod small_models;
 mod spawn;
 mod stats;
+mod titles;
 mod tui;
 
 /// Every test file is declared above (a file left out would silently never run).

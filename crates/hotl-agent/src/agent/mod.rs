@@ -588,6 +588,19 @@ impl Worker {
         }
     }
 
+    /// Titles a root session after its first answer, when titles are on; a title that cannot
+    /// be had is logged, never told (the session goes on untitled).
+    async fn title(&mut self, cx: &Context) {
+        let Some(session) = self.session.as_mut() else {
+            return;
+        };
+        match session.title_after_first_answer(cx).await {
+            Ok(Some(_)) => self.send_status(),
+            Ok(None) => {}
+            Err(e) => tracing::warn!("no title was written: {e}"),
+        }
+    }
+
     fn send_status(&self) {
         self.events().send(Event::Status(self.status()));
     }
@@ -726,9 +739,13 @@ impl Worker {
                 };
                 self.stop_hooks(&done).await;
                 self.send_status();
+                let ended = done.is_ok();
                 match done {
                     Ok(outcome) => self.events().send(Event::TurnEnded(outcome)),
                     Err(e) => self.fail_after("submit", &e, before),
+                }
+                if ended {
+                    self.title(&cx).await;
                 }
             }
             Command::Recover => {

@@ -30,6 +30,7 @@ mod rules;
 mod settings;
 mod snapshots;
 mod spawn;
+mod title;
 mod turn;
 mod words;
 
@@ -56,6 +57,7 @@ use self::fold::note_files;
 use self::fork::note_delegated_files;
 pub use self::outcome::{Totals, TurnOutcome};
 pub use self::settings::{DEFAULT_MAX_DEPTH, DEFAULT_MAX_TOKENS, PROVIDER_KEY_VARS, Settings};
+pub use self::title::TitleSettings;
 pub use self::turn::INTERRUPTED;
 
 /// A session open for writing. It holds its tree's lock until dropped.

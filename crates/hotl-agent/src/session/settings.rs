@@ -25,6 +25,8 @@ pub struct Settings {
     /// How deep delegation may go: a root's children are at depth 1, theirs at 2
     /// (`[agents] max_depth`, forks included).
     pub max_depth: usize,
+    /// Title a root session after its first answer (consoles and editors; never headless).
+    pub title: Option<super::TitleSettings>,
     /// Reasoning settings.
     pub reasoning: Option<Reasoning>,
     /// The level of reasoning effort `reasoning` was made from (`low`, `medium`, `high`),
@@ -96,6 +98,7 @@ impl Settings {
             policy: Policy::default(),
             max_steps: 200,
             max_depth: DEFAULT_MAX_DEPTH,
+            title: None,
             reasoning: None,
             effort: None,
             explicit_breakpoints: false,

@@ -57,6 +57,7 @@ pub fn run(ctx: &Ctx, args: &AcpArgs) -> Result<ExitCode, CliError> {
         settings.ttl = Ttl::OneHour;
         settings.reaper = std::env::current_exe().ok().map(std::sync::Arc::from);
         settings.hooks = resolved.hooks.clone().into();
+        settings.title = resolved.title.clone();
         settings.policy = Policy {
             mode,
             allow: Vec::new(),
