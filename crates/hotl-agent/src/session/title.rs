@@ -91,10 +91,10 @@ fn clean(text: &str, max: usize) -> String {
         .find(|l| !l.is_empty())
         .unwrap_or("");
     let line = line
-        .trim_start_matches(|c| matches!(c, '#' | '*' | '"' | '\'' | '`' | ' '))
-        .trim_end_matches(|c| matches!(c, '*' | '"' | '\'' | '`' | '.' | ' '));
+        .trim_start_matches(['#', '*', '"', '\'', '`', ' '])
+        .trim_end_matches(['*', '"', '\'', '`', '.', ' ']);
     let line = line.strip_prefix("Title:").map_or(line, |rest| {
-        rest.trim_start_matches(|c| matches!(c, '*' | '"' | '\'' | '`' | ' '))
+        rest.trim_start_matches(['*', '"', '\'', '`', ' '])
     });
     match line.char_indices().nth(max) {
         // Cut at a word's end when one is near, so the title does not stop mid-word.
