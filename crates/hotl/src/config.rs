@@ -96,8 +96,6 @@ pub struct ShareConfig {
     /// More secrets to redact, besides the built-in credential shapes and secret-looking
     /// environment variables.
     pub secrets: Vec<String>,
-    /// The GitHub API base the viewer reads gists from (tests point it at a local fake).
-    pub gist_api: Option<String>,
 }
 
 /// `[tui]`: how the terminal UI draws.
