@@ -343,7 +343,8 @@ pub fn resolve(file: FileConfig, flags: &Overrides) -> Result<Resolved, CliError
             fullscreen,
             mcp_servers,
             max_depth,
-            title,
+            // The demo answers by rules: it cannot name a session.
+            title: None,
         });
     };
     let (default_url, default_model, key, key_var) = match dialect {
