@@ -148,17 +148,8 @@ impl Document {
     /// The document of a snapshot (without the rendered body).
     pub fn of(snapshot: &Snapshot, exported_at: &str) -> Document {
         Document {
-            format: FORMAT.to_owned(),
-            exported_at: exported_at.to_owned(),
-            hotl: hotl_log::ENGINE_VERSION.to_owned(),
-            session: SessionInfo::of(snapshot),
-            economy: snapshot.economy.as_ref().and_then(economy_json),
-            trimmed: Vec::new(),
-            redacted: BTreeMap::new(),
             log: flattened_log(snapshot),
-            log_left_out: None,
-            rest: Vec::new(),
-            html: None,
+            ..Document::without_log(snapshot, exported_at)
         }
     }
 }

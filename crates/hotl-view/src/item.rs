@@ -100,6 +100,18 @@ impl Item {
         }
     }
 
+    /// Whether a turn begins here: a user message, or a folded or compacted span whose first
+    /// item is one (transcripts draw a turn's end before it).
+    pub fn starts_turn(&self) -> bool {
+        match self {
+            Item::User { .. } => true,
+            Item::Folded { items, .. } | Item::Compacted { items, .. } => {
+                items.first().is_some_and(Item::starts_turn)
+            }
+            _ => false,
+        }
+    }
+
     /// How many original items this stands for (a folded span counts as its items).
     pub fn original_count(&self) -> usize {
         match self {

@@ -104,6 +104,14 @@ impl View {
         project_owned(lineage.records, lineage.own_start)
     }
 
+    /// The seq turn `turn` (1-based) ends at, 0 when the view does not know it.
+    pub fn turn_end_seq(&self, turn: usize) -> u64 {
+        self.boundaries
+            .iter()
+            .find(|b| b.turns == turn)
+            .map_or(0, |b| b.seq)
+    }
+
     /// Original items on the visible branch (a folded span counts as its items).
     pub fn item_count(&self) -> usize {
         self.items.iter().map(Item::original_count).sum()

@@ -43,8 +43,8 @@ pub fn transcript(out: &mut impl Write, view: &View) -> io::Result<()> {
         Ok(())
     };
     for item in &view.items {
-        if first_is_user(item) && turn > 0 {
-            marks_until(out, turn_end_seq(view, turn))?;
+        if item.starts_turn() && turn > 0 {
+            marks_until(out, view.turn_end_seq(turn))?;
             turn_end(out, view, turn)?;
         }
         marks_until(out, item.first_seq().saturating_sub(1))?;
@@ -62,7 +62,7 @@ pub fn transcript(out: &mut impl Write, view: &View) -> io::Result<()> {
         turn += users;
     }
     if turn > 0 && !view.open_turn {
-        marks_until(out, turn_end_seq(view, turn))?;
+        marks_until(out, view.turn_end_seq(turn))?;
         turn_end(out, view, turn)?;
     }
     marks_until(out, u64::MAX)?;
@@ -90,24 +90,6 @@ fn failure_line(failure: &hotl_view::Failure) -> String {
         failure.error,
         failure.message
     )
-}
-
-fn first_is_user(item: &Item) -> bool {
-    match item {
-        Item::User { .. } => true,
-        Item::Folded { items, .. } | Item::Compacted { items, .. } => {
-            items.first().is_some_and(first_is_user)
-        }
-        _ => false,
-    }
-}
-
-/// The seq turn `turn` ends at (0 when unknown).
-fn turn_end_seq(view: &View, turn: usize) -> u64 {
-    view.boundaries
-        .iter()
-        .find(|b| b.turns == turn)
-        .map_or(0, |b| b.seq)
 }
 
 fn turn_end(out: &mut impl Write, view: &View, turn: usize) -> io::Result<()> {

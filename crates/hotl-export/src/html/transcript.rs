@@ -154,8 +154,8 @@ impl<'a> Renderer<'a> {
             self.out.push_str("</details>");
         }
         for item in items {
-            if first_is_user(item) && turn > 0 {
-                self.marks_until(&mut marks, turn_end_seq(view, turn));
+            if item.starts_turn() && turn > 0 {
+                self.marks_until(&mut marks, view.turn_end_seq(turn));
                 self.turn_end(turn, economy);
             }
             self.marks_until(&mut marks, item.first_seq().saturating_sub(1));
@@ -176,7 +176,7 @@ impl<'a> Renderer<'a> {
             turn += users;
         }
         if turn > 0 && !view.open_turn {
-            self.marks_until(&mut marks, turn_end_seq(view, turn));
+            self.marks_until(&mut marks, view.turn_end_seq(turn));
             self.turn_end(turn, economy);
         }
         self.marks_until(&mut marks, u64::MAX);
@@ -262,7 +262,7 @@ impl<'a> Renderer<'a> {
     }
 
     fn turn_end(&mut self, turn: usize, economy: Option<&Economy>) {
-        let seq = turn_end_seq(self.view, turn);
+        let seq = self.view.turn_end_seq(turn);
         let _ = write!(
             self.out,
             "<div class=\"turn-end\" id=\"{}turn-{turn}\">── end of turn {turn}",
@@ -799,23 +799,6 @@ fn record_item(record: &Record) -> Option<Item> {
         }),
         _ => None,
     }
-}
-
-fn first_is_user(item: &Item) -> bool {
-    match item {
-        Item::User { .. } => true,
-        Item::Folded { items, .. } | Item::Compacted { items, .. } => {
-            items.first().is_some_and(first_is_user)
-        }
-        _ => false,
-    }
-}
-
-fn turn_end_seq(view: &View, turn: usize) -> u64 {
-    view.boundaries
-        .iter()
-        .find(|b| b.turns == turn)
-        .map_or(0, |b| b.seq)
 }
 
 fn short_hash(hash: &str) -> &str {
