@@ -63,6 +63,14 @@ fn push(item: &Item, out: &mut Vec<s::SessionUpdate>) {
         Item::Compacted { until, summary, .. } => out.push(s::SessionUpdate::AgentMessageChunk(
             chunk(format!("\n[compacted through t{until}]\n{summary}\n")),
         )),
+        Item::ChildReport {
+            handle,
+            state,
+            report,
+            ..
+        } => out.push(s::SessionUpdate::AgentMessageChunk(chunk(format!(
+            "\n[background child {handle} {state}]\n{report}\n"
+        )))),
         // Only inside a span, which replays as its note.
         Item::Elided { .. } => {}
     }

@@ -102,6 +102,15 @@ fn write_item(
         Item::Elided { count, .. } => {
             let _ = writeln!(out, "_{count} archived items_\n");
         }
+        Item::ChildReport {
+            seq,
+            handle,
+            state,
+            report,
+        } => {
+            let _ = writeln!(out, "**background child `{handle}` {state} · t{seq}**\n");
+            prose(out, report);
+        }
     }
 }
 

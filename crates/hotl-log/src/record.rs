@@ -464,6 +464,22 @@ pub enum Body {
     /// `import`: this session was converted from another agent's file (right after
     /// `session`).
     Import(Box<ImportInfo>),
+    /// `child_finished`: a child that ran in the background ended; its report reaches this
+    /// session's model from here (appended at a step boundary, or at once when idle).
+    ChildFinished {
+        /// The handle the child is known by.
+        handle: String,
+        /// The child's session id.
+        child: String,
+        /// `finished`, `failed`, `cancelled` or `interrupted`.
+        state: String,
+        /// Its final message (or what ended it).
+        report: String,
+        /// What it spent.
+        usage: Option<Usage>,
+        /// Its dollars, when its model is priced.
+        cost: Option<f64>,
+    },
     /// Any other `type`: kept in the file, skipped by the projection.
     Unknown {
         /// The `type` it had.
@@ -490,6 +506,7 @@ impl Body {
             Body::Mode { .. } => "mode",
             Body::Drop => "drop",
             Body::Ask { .. } => "ask",
+            Body::ChildFinished { .. } => "child_finished",
             Body::Snapshot { .. } => "snapshot",
             Body::Error { .. } => "error",
             Body::Fresh { .. } => "fresh",
@@ -614,6 +631,13 @@ struct RecordWire<'a> {
     notes: Option<Cow<'a, [String]>>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     previous: Option<Cow<'a, str>>,
+    // child_finished
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    child: Option<Cow<'a, str>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    report: Option<Cow<'a, str>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    cost: Option<f64>,
 }
 
 fn b(s: &str) -> Option<Cow<'_, str>> {
@@ -677,6 +701,9 @@ impl<'a> RecordWire<'a> {
             skipped: None,
             notes: None,
             previous: None,
+            child: None,
+            report: None,
+            cost: None,
         }
     }
 
@@ -765,6 +792,21 @@ impl<'a> RecordWire<'a> {
                 w.usage = *usage;
             }
             Body::Snapshot { tree } => w.tree = b(tree),
+            Body::ChildFinished {
+                handle,
+                child,
+                state,
+                report,
+                usage,
+                cost,
+            } => {
+                w.handle = b(handle);
+                w.child = b(child);
+                w.state = b(state);
+                w.report = b(report);
+                w.usage = *usage;
+                w.cost = *cost;
+            }
             Body::Error {
                 error,
                 message,
@@ -909,6 +951,14 @@ impl<'a> RecordWire<'a> {
                 error: need(own(self.error), kind, "error")?,
                 message: own(self.message).unwrap_or_default(),
                 status: self.status,
+            },
+            "child_finished" => Body::ChildFinished {
+                handle: need(own(self.handle), kind, "handle")?,
+                child: own(self.child).unwrap_or_default(),
+                state: own(self.state).unwrap_or_else(|| "finished".to_owned()),
+                report: own(self.report).unwrap_or_default(),
+                usage: self.usage,
+                cost: self.cost,
             },
             "ask" => Body::Ask {
                 handle: need(own(self.handle), kind, "handle")?,
@@ -1122,6 +1172,17 @@ mod tests {
         rt(Body::Drop);
         rt(Body::Snapshot {
             tree: "4b825dc642cb6eb9a060e54bf8d69288fbee4904".into(),
+        });
+        rt(Body::ChildFinished {
+            handle: "kid1".into(),
+            child: "01JD0000000000000000000002".into(),
+            state: "finished".into(),
+            report: "found it".into(),
+            usage: Some(Usage {
+                input: 10,
+                ..Usage::default()
+            }),
+            cost: Some(0.25),
         });
         rt(Body::Ask {
             handle: "b2e4".into(),

@@ -224,9 +224,9 @@ impl Walk<'_> {
         });
         for inner in items {
             match inner {
-                Item::User { seq, .. } | Item::Assistant { seq, .. } => {
-                    self.plan.members[t].items.push(*seq)
-                }
+                Item::User { seq, .. }
+                | Item::Assistant { seq, .. }
+                | Item::ChildReport { seq, .. } => self.plan.members[t].items.push(*seq),
                 Item::ToolResult { seq, .. } => {
                     self.plan.members[t].items.push(*seq);
                     if let Some(f) = self.files.get(seq) {

@@ -94,6 +94,15 @@ fn push_item(item: &Item, out: &mut Vec<Entry>) {
             summary: summary.clone(),
             archived: entries(items),
         }),
+        Item::ChildReport {
+            handle,
+            state,
+            report,
+            ..
+        } => out.push(Entry::Notice {
+            text: format!("background child {handle} {state}: {report}"),
+            tone: crate::cells::Tone::Info,
+        }),
         // Archived answers a checkpoint left in the log: the pager (Ctrl+T) reads them there.
         Item::Elided { count, .. } => out.push(Entry::Notice {
             text: format!(

@@ -63,6 +63,18 @@ pub enum Item {
         /// The original items.
         items: Vec<Item>,
     },
+    /// A child that ran in the background ended: its report, which the model reads as a
+    /// user-side message (it starts no turn).
+    ChildReport {
+        /// Its seq (the stamp `t<seq>`).
+        seq: u64,
+        /// The child's handle.
+        handle: String,
+        /// `finished`, `failed`, `cancelled` or `interrupted`.
+        state: String,
+        /// Its final message.
+        report: String,
+    },
     /// Original items of a folded or compacted span that a view read from a checkpoint did
     /// not load (the log keeps them; whatever needs them projects the log). Only answers and
     /// tool results are left out: a span's user messages stay, the model view quotes them.
@@ -80,9 +92,10 @@ impl Item {
     /// The first seq the item covers.
     pub fn first_seq(&self) -> u64 {
         match self {
-            Item::User { seq, .. } | Item::Assistant { seq, .. } | Item::ToolResult { seq, .. } => {
-                *seq
-            }
+            Item::User { seq, .. }
+            | Item::Assistant { seq, .. }
+            | Item::ToolResult { seq, .. }
+            | Item::ChildReport { seq, .. } => *seq,
             Item::Folded { since, .. } => *since,
             Item::Compacted { items, .. } => items.first().map_or(0, Item::first_seq),
             Item::Elided { first, .. } => *first,
@@ -92,9 +105,10 @@ impl Item {
     /// The last seq the item covers.
     pub fn last_seq(&self) -> u64 {
         match self {
-            Item::User { seq, .. } | Item::Assistant { seq, .. } | Item::ToolResult { seq, .. } => {
-                *seq
-            }
+            Item::User { seq, .. }
+            | Item::Assistant { seq, .. }
+            | Item::ToolResult { seq, .. }
+            | Item::ChildReport { seq, .. } => *seq,
             Item::Folded { until, .. } | Item::Compacted { until, .. } => *until,
             Item::Elided { last, .. } => *last,
         }

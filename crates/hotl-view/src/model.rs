@@ -352,6 +352,15 @@ fn render_into<'a>(item: &'a Item, parts: &mut Vec<Part<'a>>) {
         }
         // Only inside a folded or compacted span, whose text quotes its user messages alone.
         Item::Elided { .. } => {}
+        Item::ChildReport {
+            seq,
+            handle,
+            state,
+            report,
+        } => parts.push(Part::Text(Cow::Owned(format!(
+            "{} background child {handle} {state}:\n{report}",
+            stamp(*seq)
+        )))),
         Item::Compacted {
             until,
             summary,

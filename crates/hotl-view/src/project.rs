@@ -249,6 +249,21 @@ impl View {
                 status,
             }),
             Body::Import(info) => self.imported_until = self.imported_until.max(info.until),
+            // A background child's report: model-visible, but no turn of its own.
+            Body::ChildFinished {
+                handle,
+                state,
+                report,
+                ..
+            } => {
+                walk.flat_items += 1;
+                self.items.push(Item::ChildReport {
+                    seq,
+                    handle,
+                    state,
+                    report,
+                });
+            }
             _ => {}
         }
         if !self.walk.in_preamble && moves_boundary {

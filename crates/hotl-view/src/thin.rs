@@ -180,6 +180,12 @@ enum Stored {
         last: u64,
         count: usize,
     },
+    ChildReport {
+        seq: u64,
+        handle: String,
+        state: String,
+        report: String,
+    },
 }
 
 /// `items` in pre-order, each span followed by its children.
@@ -231,6 +237,20 @@ fn flatten(items: impl Iterator<Item = Item>) -> Vec<Stored> {
             }
             Item::Elided { first, last, count } => {
                 out.push(Stored::Elided { first, last, count });
+                continue;
+            }
+            Item::ChildReport {
+                seq,
+                handle,
+                state,
+                report,
+            } => {
+                out.push(Stored::ChildReport {
+                    seq,
+                    handle,
+                    state,
+                    report,
+                });
                 continue;
             }
             Item::Folded {
@@ -312,6 +332,20 @@ fn unflatten(flat: Vec<Stored>) -> Vec<Item> {
                 0,
             ),
             Stored::Elided { first, last, count } => (Item::Elided { first, last, count }, 0),
+            Stored::ChildReport {
+                seq,
+                handle,
+                state,
+                report,
+            } => (
+                Item::ChildReport {
+                    seq,
+                    handle,
+                    state,
+                    report,
+                },
+                0,
+            ),
             Stored::Folded {
                 handle,
                 note,

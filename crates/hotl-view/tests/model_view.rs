@@ -503,3 +503,34 @@ fn a_lost_result_is_answered_before_an_orphan_result_s_text() {
         "{messages:#?}"
     );
 }
+
+#[test]
+fn a_background_childs_report_reaches_the_model_without_a_turn_of_its_own() {
+    let mut log = log();
+    log.turn("start the work");
+    let report = log.record(Body::ChildFinished {
+        handle: "kid1".into(),
+        child: "01JD0000000000000000000002".into(),
+        state: "finished".into(),
+        report: "the tests pass".into(),
+        usage: None,
+        cost: None,
+    });
+    log.user("what did it find?");
+    let v = view(&log);
+    assert_eq!(v.turns, 2, "the report starts no turn");
+    let messages = model_messages(&v);
+    let text = model_text(&messages);
+    assert!(
+        text.contains(&format!(
+            "{} background child kid1 finished:\nthe tests pass",
+            stamp(report)
+        )),
+        "{text}"
+    );
+    // It sits on the user's side, merged with the next message (roles alternate).
+    let last = messages.last().expect("messages");
+    assert_eq!(last.role, Role::User);
+    assert!(model_text(std::slice::from_ref(last)).contains("the tests pass"));
+    assert!(model_text(std::slice::from_ref(last)).contains("what did it find?"));
+}

@@ -186,6 +186,19 @@ fn write_item(out: &mut impl Write, item: &Item, depth: usize) -> io::Result<()>
             }
             write_quoted_users(out, items, &pad)?;
         }
+        Item::ChildReport {
+            seq,
+            handle,
+            state,
+            report,
+        } => {
+            writeln!(
+                out,
+                "{pad}{} background child {handle} {state}:",
+                stamp(*seq)
+            )?;
+            write_text(out, report, &pad, None)?;
+        }
         // `sessions show` projects the log: it never holds these.
         Item::Elided { count, .. } => writeln!(out, "{pad}⋯ {count} archived items")?,
     }

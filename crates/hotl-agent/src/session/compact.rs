@@ -209,6 +209,7 @@ impl Session {
             Item::User { seq, .. } => ("your message", *seq),
             Item::ToolResult { seq, .. } => ("the tool result", *seq),
             Item::Assistant { seq, .. } => ("the model's answer", *seq),
+            Item::ChildReport { seq, .. } => ("a background child's report", *seq),
             Item::Folded { since, .. } => ("a fold's note", *since),
             Item::Compacted { until, .. } => ("the compaction's note", *until),
             // Never at the top of a view: only inside a span.
@@ -326,6 +327,7 @@ pub(super) fn item_bytes(item: &Item) -> u64 {
         Item::Assistant { content, .. } => content,
         Item::Folded { note, .. } => return note.len() as u64,
         Item::Compacted { summary, .. } => return summary.len() as u64,
+        Item::ChildReport { report, .. } => return report.len() as u64 + 64,
         // Never sent: only inside a span, whose text is its note.
         Item::Elided { .. } => return 0,
     };

@@ -403,6 +403,25 @@ impl<'a> Renderer<'a> {
                     "<div class=\"item elided\">⋯ {count} archived items (not in this export)</div>"
                 );
             }
+            Item::ChildReport {
+                seq,
+                handle,
+                state,
+                report,
+            } => {
+                let _ = write!(
+                    self.out,
+                    "<div class=\"item child-report\"{}><div class=\"meta\">{} background child <b>",
+                    id(*seq),
+                    self.stamp(*seq, anchors)
+                );
+                escape::push(&mut self.out, handle);
+                self.out.push_str("</b> ");
+                escape::push(&mut self.out, state);
+                self.out.push_str("</div><div class=\"md\">");
+                markdown::push(&mut self.out, report);
+                self.out.push_str("</div></div>");
+            }
         }
     }
 
