@@ -367,3 +367,59 @@ fn delegation_stops_at_the_configured_depth() -> TestResult {
     assert_eq!(children(&env)?.len(), 1, "no grandchild");
     Ok(())
 }
+
+#[test]
+fn a_background_child_reports_as_a_message_and_headless_waits_for_it() -> TestResult {
+    let env = Env::new()?;
+    let fake = FakeLlm::start(Config::scripted([
+        Reply::text("")
+            .with_tool(
+                "spawn",
+                json!({"agent": "explore", "task": "CHILD-TASK list the modules", "background": true}),
+            )
+            .matching("survey the repo"),
+        // The child answers slowly: the parent's turn ends first and waits for it.
+        Reply::text("modules: parser, printer")
+            .with_fault(hotl_fakellm::Fault::split_at([40, 80, 120]).with_chunk_delay_ms(400))
+            .matching("CHILD-TASK"),
+        Reply::text("Started it; waiting for its report.").matching("started in the background"),
+        Reply::text("The explorer found the parser and the printer.").matching("background child"),
+    ]))?;
+    let out = env.agent(&fake, &["-p", "survey the repo"]).ok();
+    assert_eq!(
+        out.stdout, "The explorer found the parser and the printer.\n",
+        "{out}"
+    );
+    let id = env.only_session()?;
+    let records = env.records(&id)?;
+    let finished = records
+        .iter()
+        .find(|r| r["type"] == "child_finished")
+        .ok_or("no child_finished record")?;
+    assert_eq!(finished["state"], "finished");
+    assert_eq!(finished["report"], "modules: parser, printer");
+    let handle = finished["handle"].as_str().ok_or("handle")?;
+    let sent = requests(&fake)?;
+    let last = sent.last().ok_or("requests")?.to_string();
+    assert!(
+        last.contains(&format!(
+            "background child {handle} finished:\\nmodules: parser, printer"
+        )),
+        "{last}"
+    );
+    // The child ran with reading tools only.
+    let child = sent
+        .iter()
+        .find(|r| {
+            r.to_string().contains("CHILD-TASK") && !r.to_string().contains("survey the repo")
+        })
+        .ok_or("no child request")?;
+    let tools = tool_names(child);
+    assert!(
+        !tools.is_empty() && !tools.iter().any(|t| t == "bash" || t == "write"),
+        "{tools:?}"
+    );
+    // A finished run: nothing open, and the child is in the tree.
+    assert_eq!(children(&env)?.len(), 1);
+    Ok(())
+}

@@ -375,10 +375,21 @@ async fn drive(
         let command = match queue.pop_front() {
             Some(command) => command,
             None if open => {
+                // A background child that ends while nothing runs is recorded at once.
+                let background = worker.session.as_ref().map(|s| s.background().clone());
                 let next = tokio::select! {
                     command = commands.recv() => command,
                     late = worker.late_arrival() => {
                         worker.take_late(late);
+                        continue;
+                    }
+                    () = async {
+                        match &background {
+                            Some(background) => background.arrival().await,
+                            None => std::future::pending().await,
+                        }
+                    } => {
+                        worker.deliver_background();
                         continue;
                     }
                 };
@@ -585,6 +596,29 @@ impl Worker {
                     .then(|| self.cx.settings.policy.mode.name().to_owned()),
                 ..Status::default()
             },
+        }
+    }
+
+    /// Records the background children that ended while the session was idle, and says so.
+    fn deliver_background(&mut self) {
+        let Some(session) = self.session.as_mut() else {
+            return;
+        };
+        match session.deliver_finished() {
+            Ok(0) => {}
+            Ok(n) => {
+                self.events().notice(format!(
+                    "{n} background child{} reported: the next message carries {}",
+                    if n == 1 { "" } else { "ren" },
+                    if n == 1 {
+                        "its report"
+                    } else {
+                        "their reports"
+                    }
+                ));
+                self.send_status();
+            }
+            Err(e) => tracing::warn!("a background child's end could not be recorded: {e}"),
         }
     }
 

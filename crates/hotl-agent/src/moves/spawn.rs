@@ -9,7 +9,7 @@ use hotl_wire::ToolDef;
 use crate::agents::{AgentDef, description_list};
 use crate::tool::{Invocation, Tool, ToolFuture, ToolKind, ToolOutput, definition};
 
-const SCHEMA: &str = r#"{"type":"object","properties":{"agent":{"type":"string"},"task":{"type":"string"},"fork":{"type":"boolean"}},"required":["agent","task"]}"#;
+const SCHEMA: &str = r#"{"type":"object","properties":{"agent":{"type":"string"},"task":{"type":"string"},"fork":{"type":"boolean"},"background":{"type":"boolean"}},"required":["agent","task"]}"#;
 
 /// The `spawn` tool over a session's agent definitions.
 pub struct SpawnTool {
@@ -65,6 +65,7 @@ async fn spawn(defs: &[AgentDef], mut call: Invocation<'_>) -> Result<ToolOutput
     let agent = call.args.text("agent")?;
     let task = call.args.text("task")?;
     let fork = call.args.opt_bool("fork")?.unwrap_or(false);
+    let background = call.args.opt_bool("background")?;
     let Some(def) = defs.iter().find(|d| d.name == agent) else {
         let names: Vec<&str> = defs.iter().map(|d| d.name.as_str()).collect();
         return Err(format!(
@@ -74,5 +75,9 @@ async fn spawn(defs: &[AgentDef], mut call: Invocation<'_>) -> Result<ToolOutput
     };
     let id = call.id;
     let host = call.host("spawn")?;
-    Ok(Box::pin(host.session.spawn_call(id, def, &task, fork, host.cx)).await)
+    Ok(Box::pin(
+        host.session
+            .spawn_call(id, def, &task, fork, background, host.cx),
+    )
+    .await)
 }

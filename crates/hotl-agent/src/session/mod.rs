@@ -14,6 +14,7 @@
 //! `fold`, `ask` (with recall), `fork`, and `compact` (the fallback when the window fills).
 
 mod ask;
+mod background;
 mod calls;
 mod checkpoint;
 mod compact;
@@ -101,6 +102,8 @@ pub struct Session {
     /// The own seq the latest checkpoint covers (0: none), and whether a record since
     /// reshaped the view.
     checkpoint_seq: u64,
+    /// Its children running in the background, and their ends not yet recorded.
+    background: background::Background,
 }
 
 /// A file an archived thread touched.
@@ -253,6 +256,7 @@ impl Session {
             turns_run: 0,
             thin,
             checkpoint_seq,
+            background: background::Background::default(),
         })
     }
 

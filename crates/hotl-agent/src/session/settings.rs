@@ -25,6 +25,9 @@ pub struct Settings {
     /// How deep delegation may go: a root's children are at depth 1, theirs at 2
     /// (`[agents] max_depth`, forks included).
     pub max_depth: usize,
+    /// Wait for background children at the end of a turn and give the model one more step
+    /// with their reports (headless runs: nothing would be there to receive them later).
+    pub wait_background: bool,
     /// Title a root session after its first answer (consoles and editors; never headless).
     pub title: Option<super::TitleSettings>,
     /// Reasoning settings.
@@ -99,6 +102,7 @@ impl Settings {
             max_steps: 200,
             max_depth: DEFAULT_MAX_DEPTH,
             title: None,
+            wait_background: false,
             reasoning: None,
             effort: None,
             explicit_breakpoints: false,

@@ -30,12 +30,26 @@ impl Session {
         def: &AgentDef,
         task: &str,
         fork: bool,
+        background: Option<bool>,
         cx: &Context,
     ) -> ToolOutput {
         let shape = match def.shape(fork) {
             Ok(shape) => shape,
             Err(why) => return ToolOutput::error(why),
         };
+        let background = background.unwrap_or(def.background);
+        if background && shape == Shape::Fork {
+            return ToolOutput::error(format!(
+                "{} continues this conversation: it runs in the foreground (leave out background, or choose another agent)",
+                def.name
+            ));
+        }
+        if background && def.isolation.is_some() {
+            return ToolOutput::error(format!(
+                "{} asks for isolation: worktree, which hotl cannot give a background child yet: run it in the foreground",
+                def.name
+            ));
+        }
         if let Some(refused) = self.too_deep(cx) {
             return refused;
         }
@@ -45,7 +59,7 @@ impl Session {
             Shape::Wrapped => self.wrapped_brief(task),
             Shape::Reviewer => self.reviewer_brief(task).await,
         };
-        match self.run_child(call, def, task, first, cx).await {
+        match self.run_child(call, def, task, first, background, cx).await {
             Ok(output) => output,
             Err(e) => ToolOutput::error(format!("{} failed to start: {e}", def.name)),
         }
@@ -57,6 +71,7 @@ impl Session {
         def: &AgentDef,
         task: &str,
         first: String,
+        background: bool,
         cx: &Context,
     ) -> Result<ToolOutput> {
         let id = self.writer.id().to_owned();
@@ -67,8 +82,15 @@ impl Session {
         );
         let blobs = self.store.blobs();
         // Its tools: this session's, as the definition allows (it never delegates in turn
-        // unless its definition lists spawn or fork).
-        let tools = self.tools.filtered(|t| def.allows(t.name()));
+        // unless its definition lists spawn or fork); in the background, only those that
+        // read, since nobody watches it write.
+        let tools = self.tools.filtered(|t| {
+            def.allows(t.name())
+                && (!background
+                    || (t.kind() == crate::tool::ToolKind::Read
+                        && !t.changes_files()
+                        && !t.name().starts_with("mcp__")))
+        });
         let mut system = vec![if def.prompt.is_empty() {
             crate::prompt::BASE.to_owned()
         } else {
@@ -126,6 +148,37 @@ impl Session {
             task: task.to_owned(),
         });
         let child_cx = cx.child(&handle).with_settings(settings);
+        if background {
+            let id = child.id().to_owned();
+            let runs = self.background.clone();
+            runs.started();
+            let events = cx.events.clone();
+            let handle_ = handle.clone();
+            tokio::spawn(async move {
+                let mut turn = Turn::new(run, &child_cx, None);
+                let outcome = Box::pin(turn.run(&mut child)).await;
+                events.send(Event::ChildEnded {
+                    handle: handle_.clone(),
+                    ok: outcome.is_ok(),
+                });
+                let (state, report) = match outcome {
+                    Ok(outcome) if outcome.cancelled => ("cancelled", outcome.text),
+                    Ok(outcome) => ("finished", outcome.text),
+                    Err(e) => ("failed", e.to_string()),
+                };
+                runs.finished(super::background::Finished {
+                    handle: handle_,
+                    child: child.id().to_owned(),
+                    state,
+                    report,
+                    totals: child.totals,
+                });
+            });
+            return Ok(ToolOutput::ok(format!(
+                "{} {handle} (session {id}) started in the background; its report comes as a message when it ends",
+                def.name
+            )));
+        }
         let mut turn = Turn::new(run, &child_cx, None);
         let outcome = Box::pin(turn.run(&mut child)).await;
         cx.events.send(Event::ChildEnded {

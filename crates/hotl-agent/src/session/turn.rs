@@ -89,6 +89,9 @@ impl<'c> Turn<'c> {
                 return Err(AgentError::TooManySteps(settings.max_steps));
             }
             self.outcome.steps += 1;
+            // Background children that ended since the last step: their reports join the
+            // request (a step boundary, so nothing is inserted).
+            s.deliver_finished()?;
             if !self.compact_ahead(s).await {
                 return self.cancel(s);
             }
@@ -528,7 +531,37 @@ impl Session {
         ])?;
         self.turns_run += 1;
         let mut turn = Turn::new(run, cx, self.next_reminder.take());
-        let outcome = turn.run(self).await;
+        let mut outcome = turn.run(self).await;
+        // A run that ends with its work (headless) waits for its background children, then
+        // lets the model take one more step with their reports.
+        if cx.settings.wait_background
+            && outcome.as_ref().is_ok_and(|o| !o.cancelled)
+            && (self.background().running() > 0 || self.background().has_done())
+        {
+            let waited = tokio::select! {
+                n = self.wait_background() => Some(n),
+                () = cx.cancelled() => None,
+            };
+            if let Some(n) = waited
+                && n? > 0
+            {
+                let run = hotl_log::new_session_id();
+                self.append(Body::Run {
+                    run: run.clone(),
+                    state: RunState::Started,
+                })?;
+                let mut more = Turn::new(run, cx, None);
+                let then = more.run(self).await;
+                outcome = match (outcome, then) {
+                    (Ok(mut first), Ok(then)) => {
+                        first.add(&then);
+                        first.text = then.text;
+                        Ok(first)
+                    }
+                    (_, Err(e)) | (Err(e), _) => Err(e),
+                };
+            }
+        }
         if outcome.is_err() && turn.window_full && !self.answered_since(before) {
             // The message itself does not fit beside what compaction keeps. Left in the
             // conversation, it would ride with every later message (they merge) and refuse

@@ -221,8 +221,11 @@ async fn run_async(
     settings.reaper = std::env::current_exe().ok().map(std::sync::Arc::from);
     settings.hooks = resolved.hooks.clone().into();
     settings.ephemeral = ctx.is_in_memory();
-    // A console titles its new sessions; a headless run never spends a request on it.
-    if !headless {
+    // A console titles its new sessions; a headless run never spends a request on it, and
+    // waits for its background children before it ends.
+    if headless {
+        settings.wait_background = true;
+    } else {
         settings.title = resolved.title.clone();
     }
     if let Some(notice) = &resolved.demo_notice {

@@ -1,0 +1,135 @@
+//! Children running in the background: each reports its end here, and the session appends it
+//! as a `child_finished` record at its next step boundary, at once when it is idle, or, in a
+//! headless run, after waiting for them at the end of its turn.
+
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, PoisonError};
+
+use hotl_log::Body;
+use tokio::sync::Notify;
+
+use super::{Session, Totals};
+use crate::error::Result;
+
+/// How a background child ended.
+#[derive(Clone, Debug)]
+pub(crate) struct Finished {
+    pub handle: String,
+    pub child: String,
+    pub state: &'static str,
+    pub report: String,
+    pub totals: Totals,
+}
+
+/// The session's side of its background children: how many run, and the ends not yet
+/// recorded.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Background {
+    inner: Arc<Inner>,
+}
+
+#[derive(Debug, Default)]
+struct Inner {
+    running: AtomicUsize,
+    done: Mutex<Vec<Finished>>,
+    arrived: Notify,
+}
+
+impl Background {
+    /// One more child runs.
+    pub(crate) fn started(&self) {
+        self.inner.running.fetch_add(1, Ordering::SeqCst);
+    }
+
+    /// A child ended (called from its task).
+    pub(crate) fn finished(&self, finished: Finished) {
+        self.inner
+            .done
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .push(finished);
+        self.inner.running.fetch_sub(1, Ordering::SeqCst);
+        // A permit is kept when nobody waits yet: no end is missed.
+        self.inner.arrived.notify_one();
+    }
+
+    /// Children still running.
+    pub(crate) fn running(&self) -> usize {
+        self.inner.running.load(Ordering::SeqCst)
+    }
+
+    fn take(&self) -> Vec<Finished> {
+        std::mem::take(
+            &mut *self
+                .inner
+                .done
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner),
+        )
+    }
+
+    pub(crate) fn has_done(&self) -> bool {
+        !self
+            .inner
+            .done
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .is_empty()
+    }
+
+    /// Resolves when an end is waiting to be recorded (never, while nothing runs or waits).
+    pub(crate) async fn arrival(&self) {
+        loop {
+            if self.has_done() {
+                return;
+            }
+            if self.running() == 0 {
+                std::future::pending::<()>().await;
+            }
+            self.inner.arrived.notified().await;
+        }
+    }
+}
+
+impl Session {
+    /// The session's background children.
+    pub(crate) fn background(&self) -> &Background {
+        &self.background
+    }
+
+    /// Records the background children that ended since last asked, each a `child_finished`
+    /// record; how many.
+    pub(crate) fn deliver_finished(&mut self) -> Result<usize> {
+        let done = self.background.take();
+        let n = done.len();
+        for f in done {
+            self.totals.add(&f.totals);
+            let t = &f.totals;
+            self.append(Body::ChildFinished {
+                handle: f.handle,
+                child: f.child,
+                state: f.state.to_owned(),
+                report: f.report,
+                usage: Some(hotl_log::Usage {
+                    input: t.usage.input,
+                    cache_read: t.usage.cache_read,
+                    cache_write: t.usage.cache_write_5m + t.usage.cache_write_1h,
+                    output: t.usage.output,
+                    thinking: t.usage.thinking,
+                }),
+                cost: Some(t.cost),
+            })?;
+        }
+        Ok(n)
+    }
+
+    /// Waits for every background child to end and records their ends; how many.
+    pub(crate) async fn wait_background(&mut self) -> Result<usize> {
+        let mut n = self.deliver_finished()?;
+        while self.background.running() > 0 {
+            self.background.arrival().await;
+            n += self.deliver_finished()?;
+        }
+        Ok(n)
+    }
+}
