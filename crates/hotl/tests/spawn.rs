@@ -423,3 +423,75 @@ fn a_background_child_reports_as_a_message_and_headless_waits_for_it() -> TestRe
     assert_eq!(children(&env)?.len(), 1);
     Ok(())
 }
+
+#[test]
+fn a_background_child_killed_with_its_process_is_reported_interrupted_on_reopen() -> TestResult {
+    let env = Env::new()?;
+    let fake = FakeLlm::start(Config::scripted([
+        Reply::text("")
+            .with_tool(
+                "spawn",
+                json!({"agent": "explore", "task": "SLOW-TASK read everything", "background": true}),
+            )
+            .matching("start the survey"),
+        // The child is still answering when its process dies.
+        Reply::text("never finished")
+            .with_fault(hotl_fakellm::Fault::split_at([10, 20, 30]).with_chunk_delay_ms(5_000))
+            .matching("SLOW-TASK"),
+        Reply::text("Started; waiting.").matching("started in the background"),
+    ]))?;
+    let mut cmd = env.agent_command();
+    cmd.args(["--provider", "anthropic", "--base-url"])
+        .arg(fake.base_url())
+        .args(["--model", "claude-sonnet-5", "-p", "start the survey"])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null());
+    let mut hotl = cmd.spawn()?;
+    // Until the child's request is out (the parent then waits for it, headless).
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    while !requests(&fake)?.iter().any(|r| {
+        r.to_string().contains("Started; waiting")
+            || r.to_string().contains("started in the background")
+    }) {
+        if std::time::Instant::now() > deadline {
+            return Err("the parent never got its spawn answered".into());
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    hotl.kill()?;
+    hotl.wait()?;
+
+    let mut script = Config::scripted([Reply::text("It was cut off; I will redo it.")]);
+    script.id_seed = 1;
+    let next = FakeLlm::start(script)?;
+    let out = env.agent(&next, &["-c", "-p", "what happened to it?"]).ok();
+    assert_eq!(out.stdout, "It was cut off; I will redo it.\n", "{out}");
+    let sent = requests(&next)?;
+    let first = sent[0].to_string();
+    assert!(first.contains("background child"), "{first}");
+    assert!(first.contains("interrupted"), "{first}");
+    let id = env.only_session()?;
+    let finished: Vec<serde_json::Value> = env
+        .records(&id)?
+        .into_iter()
+        .filter(|r| r["type"] == "child_finished")
+        .collect();
+    assert_eq!(finished.len(), 1, "{finished:?}");
+    assert_eq!(finished[0]["state"], "interrupted");
+    // The child's own run was closed so; its log is valid.
+    let child = children(&env)?.first().cloned().ok_or("no child")?;
+    let child_id = child["id"].as_str().ok_or("id")?;
+    let log = std::fs::read_to_string(
+        env.home
+            .join("sessions")
+            .join(&id)
+            .join(format!("{child_id}.jsonl")),
+    )?;
+    assert!(log.contains("\"state\":\"interrupted\""), "{log}");
+    assert!(
+        env.run(&["sessions", "check"]).code == 0,
+        "the logs check clean"
+    );
+    Ok(())
+}

@@ -133,3 +133,90 @@ impl Session {
         Ok(n)
     }
 }
+
+impl Session {
+    /// Settles the background children a dead process left: each child of this session whose
+    /// spawn was answered ("started in the background") but whose end was never recorded here
+    /// gets it now: `interrupted` (its own open run closed so) when it was still running,
+    /// else what it last said. Called when a session is opened, before it is used; how many.
+    pub(crate) fn reconcile_background(&mut self) -> Result<usize> {
+        let id = self.writer.id().to_owned();
+        let own = self.store.read(&id)?.records;
+        let mut answered: std::collections::HashSet<&str> = std::collections::HashSet::new();
+        let mut reported: std::collections::HashSet<&str> = std::collections::HashSet::new();
+        for record in &own {
+            match &record.body {
+                Body::ToolResult { call, .. } => {
+                    answered.insert(call.as_str());
+                }
+                Body::ChildFinished { handle, .. } => {
+                    reported.insert(handle.as_str());
+                }
+                _ => {}
+            }
+        }
+        let mut ends = Vec::new();
+        for child in self.store.visible_delegated(&id)? {
+            let d = &child.delegation;
+            let (Some(handle), Some(call)) = (d.handle.as_deref(), d.call.as_deref()) else {
+                continue;
+            };
+            // A foreground child's call is still open: the turn's own recovery answers it.
+            if d.by != id || d.at.is_none() || !answered.contains(call) || reported.contains(handle)
+            {
+                continue;
+            }
+            let log = self.store.read(&child.id)?;
+            let open_run = log.records.iter().rev().find_map(|r| match &r.body {
+                Body::Run { run, state } => Some((run.clone(), state.clone())),
+                _ => None,
+            });
+            let last_words = log
+                .records
+                .iter()
+                .rev()
+                .find_map(|r| match &r.body {
+                    Body::Assistant { content, .. } => {
+                        let text = hotl_log::plain_text(content);
+                        (!text.trim().is_empty()).then_some(text)
+                    }
+                    _ => None,
+                })
+                .unwrap_or_default();
+            let end = match open_run {
+                Some((run, hotl_log::RunState::Started)) => {
+                    let mut writer = self.writer.open_delegated(&child.id)?;
+                    writer.append_all(vec![Body::Run {
+                        run,
+                        state: hotl_log::RunState::Interrupted,
+                    }])?;
+                    (
+                        "interrupted",
+                        format!(
+                            "the process running it ended before it did; what it did is in its log (continue {handle} takes it on){}",
+                            if last_words.is_empty() {
+                                String::new()
+                            } else {
+                                format!(". It last said:\n{last_words}")
+                            }
+                        ),
+                    )
+                }
+                _ => ("finished", last_words),
+            };
+            ends.push(Body::ChildFinished {
+                handle: handle.to_owned(),
+                child: child.id.clone(),
+                state: end.0.to_owned(),
+                report: end.1,
+                usage: None,
+                cost: None,
+            });
+        }
+        let n = ends.len();
+        if n > 0 {
+            self.append_all(ends)?;
+        }
+        Ok(n)
+    }
+}

@@ -183,7 +183,10 @@ impl Session {
     /// then loads its lineage and its frozen prompt and tools.
     pub fn open(store: &Store, id: &str, tools: ToolSet) -> Result<Session> {
         let writer = store.writer(id)?;
-        Session::from_writer(store, writer, tools)
+        let mut session = Session::from_writer(store, writer, tools)?;
+        // Background children a dead process left are settled before the session is used.
+        session.reconcile_background()?;
+        Ok(session)
     }
 
     /// A session around a writer already holding the lock (a new fork, say). A frozen prompt
