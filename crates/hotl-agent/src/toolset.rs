@@ -51,7 +51,8 @@ impl ToolSet {
     }
 
     /// This set with the `spawn` tool offering `defs` (the agents a session may consult) and
-    /// `continue` (another turn for one of its children).
+    /// `continue` (another turn for one of its children) and `cancel` (a background one
+    /// stopped).
     pub fn with_agents(mut self, defs: Vec<crate::agents::AgentDef>) -> ToolSet {
         if self.get("spawn").is_none() {
             self.tools
@@ -60,6 +61,10 @@ impl ToolSet {
         if self.get("continue").is_none() {
             self.tools
                 .push(Arc::new(crate::moves::continue_tool::ContinueTool));
+        }
+        if self.get("cancel").is_none() {
+            self.tools
+                .push(Arc::new(crate::moves::cancel_tool::CancelTool));
         }
         self
     }

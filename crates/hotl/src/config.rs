@@ -31,6 +31,7 @@
 //!
 //! [agents]
 //! max_depth = 2               # how deep delegated children may go (forks count)
+//! max_concurrent = 4          # background children running at once; more wait for a slot
 //!
 //! [share]
 //! server = "https://share.example.com"   # where `hotl sessions share` uploads (hotl share-server)
@@ -82,6 +83,8 @@ pub struct SessionTitleConfig {
 pub struct AgentsConfig {
     /// How deep children may go (a root's children are at depth 1; forks count).
     pub max_depth: Option<usize>,
+    /// How many background children of a session run at once.
+    pub max_concurrent: Option<usize>,
 }
 
 /// `[share]`: sharing sessions.
@@ -172,6 +175,8 @@ pub struct Resolved {
     pub mcp_servers: std::collections::BTreeMap<String, hotl_mcp::ServerConfig>,
     /// `[agents] max_depth`.
     pub max_depth: usize,
+    /// `[agents] max_concurrent`.
+    pub max_concurrent: usize,
     /// How sessions are titled, unless `[session_title] enabled = false`.
     pub title: Option<hotl_agent::TitleSettings>,
 }
@@ -288,6 +293,11 @@ pub fn resolve(file: FileConfig, flags: &Overrides) -> Result<Resolved, CliError
         .agents
         .max_depth
         .unwrap_or(hotl_agent::DEFAULT_MAX_DEPTH);
+    let max_concurrent = file
+        .agents
+        .max_concurrent
+        .unwrap_or(hotl_agent::DEFAULT_MAX_CONCURRENT)
+        .max(1);
     // HOTL_SESSION_TITLE=off|on overrides the file for a run.
     let titles_on = match std::env::var("HOTL_SESSION_TITLE").ok().as_deref() {
         Some("off" | "0" | "false") => false,
@@ -343,6 +353,7 @@ pub fn resolve(file: FileConfig, flags: &Overrides) -> Result<Resolved, CliError
             fullscreen,
             mcp_servers,
             max_depth,
+            max_concurrent,
             // The demo answers by rules: it cannot name a session.
             title: None,
         });
@@ -385,6 +396,7 @@ pub fn resolve(file: FileConfig, flags: &Overrides) -> Result<Resolved, CliError
         fullscreen,
         mcp_servers,
         max_depth,
+        max_concurrent,
         title,
     })
 }
@@ -397,6 +409,7 @@ pub async fn settings(resolved: &Resolved) -> hotl_agent::Settings {
     settings.context_window = context_window(resolved, &resolved.model).await;
     settings.max_tokens = resolved.max_tokens;
     settings.max_depth = resolved.max_depth;
+    settings.max_concurrent = resolved.max_concurrent;
     settings
 }
 

@@ -26,7 +26,7 @@ fn dump_prints_what_the_model_sees_and_writes_the_body_privately() -> TestResult
     for part in [
         "=== system prompt ===",
         "You are hotl",
-        "=== tools (14) ===",
+        "=== tools (15) ===",
         "bash: Run a bash command",
         "  parameters: {\"type\":\"object\"",
         "[t3] say hi",

@@ -495,3 +495,38 @@ fn a_background_child_killed_with_its_process_is_reported_interrupted_on_reopen(
     );
     Ok(())
 }
+
+#[test]
+fn cancel_names_the_children_that_run() -> TestResult {
+    let env = Env::new()?;
+    let fake = FakeLlm::start(Config::scripted([
+        Reply::text("")
+            .with_tool(
+                "spawn",
+                json!({"agent": "explore", "task": "LONG-TASK look around", "background": true}),
+            )
+            .matching("look around for me"),
+        Reply::text("looked")
+            .with_fault(hotl_fakellm::Fault::split_at([3, 6]).with_chunk_delay_ms(700))
+            .matching("LONG-TASK"),
+        Reply::text("")
+            .with_tool("cancel", json!({"handle": "nope"}))
+            .matching("started in the background"),
+        Reply::text("It keeps running.").matching("these are"),
+        Reply::text("It looked.").matching("background child"),
+    ]))?;
+    let out = env.agent(&fake, &["-p", "look around for me"]).ok();
+    assert_eq!(out.stdout, "It looked.\n", "{out}");
+    let handle = children(&env)?[0]["handle"]
+        .as_str()
+        .ok_or("a handle")?
+        .to_owned();
+    let sent = requests(&fake)?;
+    assert!(
+        sent.iter().any(|r| r.to_string().contains(&format!(
+            "no background child \\\"nope\\\" is running; these are: {handle}"
+        ))),
+        "the running children are named"
+    );
+    Ok(())
+}

@@ -5,6 +5,7 @@
 //! invocation's host): the work itself needs the log, so it lives in `session/`.
 
 mod ask;
+pub mod cancel_tool;
 pub mod continue_tool;
 mod fold;
 mod fork;

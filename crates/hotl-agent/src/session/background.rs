@@ -2,11 +2,12 @@
 //! as a `child_finished` record at its next step boundary, at once when it is idle, or, in a
 //! headless run, after waiting for them at the end of its turn.
 
+use std::collections::HashMap;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 
 use hotl_log::Body;
-use tokio::sync::Notify;
+use tokio::sync::{Notify, OwnedSemaphorePermit, Semaphore, watch};
 
 use super::{Session, Totals};
 use crate::error::Result;
@@ -33,16 +34,80 @@ struct Inner {
     running: AtomicUsize,
     done: Mutex<Vec<Finished>>,
     arrived: Notify,
+    /// What stops each running child, by handle.
+    stops: Mutex<HashMap<String, watch::Sender<bool>>>,
+    /// The slots children run in (`[agents] max_concurrent`), made with the first child.
+    slots: std::sync::OnceLock<Arc<Semaphore>>,
 }
 
 impl Background {
-    /// One more child runs.
-    pub(crate) fn started(&self) {
+    /// One more child runs, stopped through the receiver this returns (which `cancel`
+    /// and the parent's own cancellation both reach).
+    pub(crate) fn started(&self, handle: &str) -> watch::Receiver<bool> {
         self.inner.running.fetch_add(1, Ordering::SeqCst);
+        let (stop, stopped) = watch::channel(false);
+        self.inner
+            .stops
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .insert(handle.to_owned(), stop);
+        stopped
+    }
+
+    /// A slot to run in, once one is free (`max` slots in all).
+    pub(crate) async fn slot(&self, max: usize) -> Option<OwnedSemaphorePermit> {
+        let slots = self
+            .inner
+            .slots
+            .get_or_init(|| Arc::new(Semaphore::new(max.max(1))));
+        Arc::clone(slots).acquire_owned().await.ok()
+    }
+
+    /// Whether every slot is taken now (a new child waits).
+    pub(crate) fn slots_full(&self, max: usize) -> bool {
+        self.inner
+            .slots
+            .get()
+            .map_or(max == 0, |s| s.available_permits() == 0)
+    }
+
+    /// Stops the running child `handle`; `false` when no child of that handle runs.
+    pub(crate) fn cancel(&self, handle: &str) -> bool {
+        let stops = self
+            .inner
+            .stops
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        match stops.get(handle) {
+            Some(stop) => {
+                let _ = stop.send(true);
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// The handles of the children running now.
+    pub(crate) fn running_handles(&self) -> Vec<String> {
+        let mut handles: Vec<String> = self
+            .inner
+            .stops
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .keys()
+            .cloned()
+            .collect();
+        handles.sort();
+        handles
     }
 
     /// A child ended (called from its task).
     pub(crate) fn finished(&self, finished: Finished) {
+        self.inner
+            .stops
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .remove(&finished.handle);
         self.inner
             .done
             .lock()
@@ -218,5 +283,45 @@ impl Session {
             self.append_all(ends)?;
         }
         Ok(n)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn end(handle: &str) -> Finished {
+        Finished {
+            handle: handle.to_owned(),
+            child: String::new(),
+            state: "finished",
+            report: String::new(),
+            totals: Totals::default(),
+        }
+    }
+
+    #[tokio::test]
+    async fn slots_hold_children_back_and_cancel_reaches_the_running_one() {
+        let background = Background::default();
+        let first = background.slot(1).await.expect("a free slot");
+        assert!(background.slots_full(1));
+        let waiting = {
+            let background = background.clone();
+            tokio::spawn(async move { background.slot(1).await.is_some() })
+        };
+        tokio::task::yield_now().await;
+        assert!(!waiting.is_finished(), "the second waits for the slot");
+        drop(first);
+        assert!(waiting.await.expect("joined"), "and runs once it is free");
+
+        let stopped = background.started("kid1");
+        assert_eq!(background.running_handles(), ["kid1"]);
+        assert!(!background.cancel("nobody"));
+        assert!(background.cancel("kid1"));
+        assert!(*stopped.borrow());
+        background.finished(end("kid1"));
+        assert!(background.running_handles().is_empty());
+        assert_eq!(background.running(), 0);
+        assert!(background.has_done());
     }
 }

@@ -57,7 +57,9 @@ pub use self::dump::{Dump, DumpedTool, messages_text};
 use self::fold::note_files;
 use self::fork::note_delegated_files;
 pub use self::outcome::{Totals, TurnOutcome};
-pub use self::settings::{DEFAULT_MAX_DEPTH, DEFAULT_MAX_TOKENS, PROVIDER_KEY_VARS, Settings};
+pub use self::settings::{
+    DEFAULT_MAX_CONCURRENT, DEFAULT_MAX_DEPTH, DEFAULT_MAX_TOKENS, PROVIDER_KEY_VARS, Settings,
+};
 pub use self::title::TitleSettings;
 pub use self::turn::INTERRUPTED;
 

@@ -25,6 +25,9 @@ pub struct Settings {
     /// How deep delegation may go: a root's children are at depth 1, theirs at 2
     /// (`[agents] max_depth`, forks included).
     pub max_depth: usize,
+    /// How many background children of a session run at once (`[agents] max_concurrent`);
+    /// more wait for a slot.
+    pub max_concurrent: usize,
     /// Wait for background children at the end of a turn and give the model one more step
     /// with their reports (headless runs: nothing would be there to receive them later).
     pub wait_background: bool,
@@ -68,6 +71,9 @@ const SMALL_WINDOW: u64 = 32_768;
 /// The environment variables hotl reads provider keys from.
 pub const PROVIDER_KEY_VARS: &[&str] = &["ANTHROPIC_API_KEY", "OPENAI_API_KEY"];
 
+/// The default `[agents] max_concurrent`.
+pub const DEFAULT_MAX_CONCURRENT: usize = 4;
+
 /// The default `[agents] max_depth`.
 pub const DEFAULT_MAX_DEPTH: usize = 2;
 
@@ -103,6 +109,7 @@ impl Settings {
             max_depth: DEFAULT_MAX_DEPTH,
             title: None,
             wait_background: false,
+            max_concurrent: DEFAULT_MAX_CONCURRENT,
             reasoning: None,
             effort: None,
             explicit_breakpoints: false,

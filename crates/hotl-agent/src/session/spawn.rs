@@ -151,12 +151,41 @@ impl Session {
         if background {
             let id = child.id().to_owned();
             let runs = self.background.clone();
-            runs.started();
+            let max = cx.settings.max_concurrent;
+            let queued = runs.slots_full(max);
+            // Its own stop (`cancel`), which the parent's cancellation also pulls.
+            let stopped = runs.started(&handle);
+            let (stop, child_stopped) = tokio::sync::watch::channel(false);
+            let parent = cx.clone();
+            let mut own = stopped.clone();
+            tokio::spawn(async move {
+                tokio::select! {
+                    () = parent.cancelled() => {}
+                    _ = own.wait_for(|s| *s) => {}
+                    () = stop.closed() => return,
+                }
+                let _ = stop.send(true);
+            });
+            let child_cx = child_cx.with_cancel(child_stopped);
             let events = cx.events.clone();
             let handle_ = handle.clone();
             tokio::spawn(async move {
-                let mut turn = Turn::new(run, &child_cx, None);
-                let outcome = Box::pin(turn.run(&mut child)).await;
+                // Beyond the slots, a child waits its turn (cancelled meanwhile, it never runs).
+                let slot = tokio::select! {
+                    slot = runs.slot(max) => slot,
+                    () = child_cx.cancelled() => None,
+                };
+                let outcome = if slot.is_some() || !child_cx.is_cancelled() {
+                    let mut turn = Turn::new(run, &child_cx, None);
+                    Box::pin(turn.run(&mut child)).await
+                } else {
+                    Ok(TurnOutcome {
+                        cancelled: true,
+                        text: "cancelled before it started".to_owned(),
+                        ..TurnOutcome::default()
+                    })
+                };
+                drop(slot);
                 events.send(Event::ChildEnded {
                     handle: handle_.clone(),
                     ok: outcome.is_ok(),
@@ -174,8 +203,15 @@ impl Session {
                     totals: child.totals,
                 });
             });
+            let queued = if queued {
+                format!(
+                    " (every one of the {max} slots is taken: it starts when one frees, [agents] max_concurrent)"
+                )
+            } else {
+                String::new()
+            };
             return Ok(ToolOutput::ok(format!(
-                "{} {handle} (session {id}) started in the background; its report comes as a message when it ends",
+                "{} {handle} (session {id}) started in the background{queued}; its report comes as a message when it ends (cancel {handle} stops it)",
                 def.name
             )));
         }
