@@ -530,3 +530,38 @@ fn cancel_names_the_children_that_run() -> TestResult {
     );
     Ok(())
 }
+
+#[test]
+fn leaving_the_console_stops_background_children_and_records_it() -> TestResult {
+    let env = Env::new()?;
+    let fake = FakeLlm::start(Config::scripted([
+        Reply::text("")
+            .with_tool(
+                "spawn",
+                json!({"agent": "explore", "task": "SLOW-TASK read it all", "background": true}),
+            )
+            .matching("go look"),
+        Reply::text("never said")
+            .with_fault(hotl_fakellm::Fault::split_at([5, 10]).with_chunk_delay_ms(20_000))
+            .matching("SLOW-TASK"),
+        Reply::text("It runs in the background.").matching("started in the background"),
+    ]))?;
+    let Some(_) =
+        crate::common::console_typed(&env, &fake, &[], &[("go look\n", 0), ("/exit\n", 1_500)])?
+    else {
+        return Ok(());
+    };
+    let id = env.only_session()?;
+    let finished: Vec<serde_json::Value> = env
+        .records(&id)?
+        .into_iter()
+        .filter(|r| r["type"] == "child_finished")
+        .collect();
+    assert_eq!(finished.len(), 1, "{finished:?}");
+    assert_eq!(finished[0]["state"], "cancelled");
+    assert!(
+        env.run(&["sessions", "check"]).code == 0,
+        "the logs check clean"
+    );
+    Ok(())
+}

@@ -446,7 +446,11 @@ async fn drive(
             break;
         }
     }
+    worker.stop_background().await;
 }
+
+/// How long an ending agent waits for its background children to record that they stopped.
+const STOP_BOUND: std::time::Duration = std::time::Duration::from_secs(2);
 
 /// The agent's own state: the session and what its work runs with.
 struct Worker {
@@ -596,6 +600,32 @@ impl Worker {
                     .then(|| self.cx.settings.policy.mode.name().to_owned()),
                 ..Status::default()
             },
+        }
+    }
+
+    /// The agent is ending: its background children are stopped, and their ends recorded if
+    /// they come within [`STOP_BOUND`] (a child that does not is settled by the next open, as
+    /// interrupted).
+    async fn stop_background(&mut self) {
+        let Some(session) = self.session.as_mut() else {
+            return;
+        };
+        let background = session.background().clone();
+        if background.running() == 0 && !background.has_done() {
+            return;
+        }
+        for handle in background.running_handles() {
+            background.cancel(&handle);
+        }
+        match tokio::time::timeout(STOP_BOUND, session.wait_background()).await {
+            Ok(Ok(_)) => {}
+            Ok(Err(e)) => tracing::warn!("a background child's end could not be recorded: {e}"),
+            Err(_) => {
+                tracing::warn!(
+                    "background children did not stop in time; the next open settles them"
+                );
+                let _ = session.deliver_finished();
+            }
         }
     }
 
