@@ -565,3 +565,59 @@ fn leaving_the_console_stops_background_children_and_records_it() -> TestResult 
     );
     Ok(())
 }
+
+#[test]
+fn children_beyond_the_slots_wait_their_turn() -> TestResult {
+    let env = Env::new()?;
+    let config = env.root().join("config/hotl");
+    std::fs::create_dir_all(&config)?;
+    std::fs::write(config.join("config.toml"), "[agents]\nmax_concurrent = 1\n")?;
+    let slow = || hotl_fakellm::Fault::split_at([2, 4]).with_chunk_delay_ms(300);
+    let fake = FakeLlm::start(Config::scripted([
+        Reply::text("")
+            .with_tool(
+                "spawn",
+                json!({"agent": "explore", "task": "FIRST-CHILD", "background": true}),
+            )
+            .with_tool(
+                "spawn",
+                json!({"agent": "explore", "task": "SECOND-CHILD", "background": true}),
+            )
+            .matching("two surveys"),
+        Reply::text("first done")
+            .with_fault(slow())
+            .matching("FIRST-CHILD"),
+        Reply::text("second done")
+            .with_fault(slow())
+            .matching("SECOND-CHILD"),
+        Reply::text("Both started.").matching("started in the background"),
+        Reply::text("Both reported.").matching("background child"),
+    ]))?;
+    let out = env.agent(&fake, &["-p", "two surveys"]).ok();
+    let sent = requests(&fake)?;
+    let results = sent
+        .iter()
+        .map(|r| r.to_string())
+        .find(|r| r.contains("Both started") || r.contains("slots is taken"))
+        .ok_or("no request with the spawn results")?;
+    assert!(
+        results.contains("every one of the 1 slots is taken"),
+        "the second child was told to wait: {results}"
+    );
+    // One slot: the second child's request came after the first child had answered.
+    let first = sent.iter().position(|r| {
+        r.to_string().contains("FIRST-CHILD") && !r.to_string().contains("two surveys")
+    });
+    let second = sent.iter().position(|r| {
+        r.to_string().contains("SECOND-CHILD") && !r.to_string().contains("two surveys")
+    });
+    assert!(first < second, "{first:?} {second:?}");
+    let id = env.only_session()?;
+    let finished = env
+        .records(&id)?
+        .into_iter()
+        .filter(|r| r["type"] == "child_finished")
+        .count();
+    assert_eq!(finished, 2, "{out}");
+    Ok(())
+}
