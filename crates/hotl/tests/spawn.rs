@@ -621,3 +621,48 @@ fn children_beyond_the_slots_wait_their_turn() -> TestResult {
     assert_eq!(finished, 2, "{out}");
     Ok(())
 }
+
+#[test]
+fn ctrl_c_stops_the_turn_and_the_children_running() -> TestResult {
+    let env = Env::new()?;
+    let slow = || hotl_fakellm::Fault::split_at([3, 6]).with_chunk_delay_ms(10_000);
+    let fake = FakeLlm::start(Config::scripted([
+        Reply::text("")
+            .with_tool(
+                "spawn",
+                json!({"agent": "explore", "task": "BG-TASK keep looking", "background": true}),
+            )
+            .matching("look in the background"),
+        Reply::text("never").with_fault(slow()).matching("BG-TASK"),
+        // The parent's next answer is slow too: Ctrl-C comes while both run.
+        Reply::text("still thinking")
+            .with_fault(slow())
+            .matching("started in the background"),
+        Reply::text("Here again.").matching("are you there"),
+    ]))?;
+    let typed = [
+        ("look in the background\n", 0),
+        ("\x03", 2_000),
+        ("are you there?\n", 1_000),
+        ("/exit\n", 1_500),
+    ];
+    let Some(out) = crate::common::console_typed(&env, &fake, &[], &typed)? else {
+        return Ok(());
+    };
+    assert!(out.stdout.contains("Here again."), "{out}");
+    let id = env.only_session()?;
+    let records = env.records(&id)?;
+    assert!(
+        records
+            .iter()
+            .any(|r| r["type"] == "run" && r["state"] == "cancelled"),
+        "the parent's turn was cancelled"
+    );
+    let finished: Vec<&serde_json::Value> = records
+        .iter()
+        .filter(|r| r["type"] == "child_finished")
+        .collect();
+    assert_eq!(finished.len(), 1, "{finished:?}");
+    assert_eq!(finished[0]["state"], "cancelled");
+    Ok(())
+}
