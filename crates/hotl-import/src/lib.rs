@@ -164,6 +164,7 @@ pub fn import_foreign(
             call: child.call,
             at: child.at,
             agent_blob: None,
+            background: false,
         });
         let bytes = Session {
             id: child_id.clone(),

@@ -83,6 +83,10 @@ pub struct Delegation {
     /// session started (a resumed or continued run uses the same one).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub agent_blob: Option<String>,
+    /// Started in the background: the delegating session records its end as a
+    /// `child_finished` record (and settles it on reopen when the process died first).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub background: bool,
 }
 
 /// The first record of every log.
@@ -1074,6 +1078,7 @@ mod tests {
                 call: Some("toolu_1".into()),
                 at: Some(7),
                 agent_blob: None,
+                background: false,
             }),
             ..SessionStart::new("/p")
         })));

@@ -13,6 +13,7 @@ fn delegation(by: &str, handle: &str) -> Delegation {
         call: None,
         at: None,
         agent_blob: None,
+        background: false,
     }
 }
 
@@ -321,6 +322,7 @@ fn clean_tree(store: &Store, revert_after: bool) -> TestResult<(String, String)>
         call: Some("toolu_1".into()),
         at: Some(3),
         agent_blob: None,
+        background: false,
     });
     let mut child_lines = Vec::new();
     for (seq, body) in (1..).zip([Body::Session(Box::new(start)), Body::user_text("task")]) {

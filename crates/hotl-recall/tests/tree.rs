@@ -97,6 +97,7 @@ fn delegate_child(store: &Store, parent: &Writer, handle: &str) -> TestResult<Wr
             call: None,
             at: None,
             agent_blob: None,
+            background: false,
         },
     )?;
     Ok(child)

@@ -158,6 +158,7 @@ pub fn rich(env: &Env) -> TestResult<Rich> {
             call: Some("call_r3".to_owned()),
             at: Some(spawn),
             agent_blob: None,
+            background: false,
         },
     );
     child.user("look into the child part: CHILD-TOKEN-BETA");
@@ -181,6 +182,7 @@ pub fn rich(env: &Env) -> TestResult<Rich> {
             call: Some("call_c1".to_owned()),
             at: Some(grand_at),
             agent_blob: None,
+            background: false,
         },
     );
     grandchild.user("deeper: GRANDCHILD-TOKEN-GAMMA");

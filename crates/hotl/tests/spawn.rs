@@ -330,6 +330,14 @@ fn a_child_continues_in_its_own_log_after_the_parent_process_restarted() -> Test
         "not the parent's"
     );
     assert!(sent[3].to_string().contains("Tested in tests/config.rs."));
+    // A foreground child reported through its call: reopening adds no child_finished.
+    let id = env.only_session()?;
+    assert!(
+        !env.records(&id)?
+            .iter()
+            .any(|r| r["type"] == "child_finished"),
+        "a foreground child is not settled as a background one"
+    );
     // Still one child, with two turns in its own log.
     let listed = children(&env)?;
     assert_eq!(listed.len(), 1);

@@ -200,8 +200,8 @@ impl Session {
 }
 
 impl Session {
-    /// Settles the background children a dead process left: each child of this session whose
-    /// spawn was answered ("started in the background") but whose end was never recorded here
+    /// Settles the background children a dead process left: each background child of this
+    /// session whose spawn was answered but whose end was never recorded here
     /// gets it now: `interrupted` (its own open run closed so) when it was still running,
     /// else what it last said. Called when a session is opened, before it is used; how many.
     pub(crate) fn reconcile_background(&mut self) -> Result<usize> {
@@ -226,8 +226,10 @@ impl Session {
             let (Some(handle), Some(call)) = (d.handle.as_deref(), d.call.as_deref()) else {
                 continue;
             };
-            // A foreground child's call is still open: the turn's own recovery answers it.
-            if d.by != id || d.at.is_none() || !answered.contains(call) || reported.contains(handle)
+            // Only background children report this way (a foreground child's call is answered
+            // by its report, or by the turn's own recovery); one whose spawn was never
+            // answered did not start in this session's eyes.
+            if d.by != id || !d.background || !answered.contains(call) || reported.contains(handle)
             {
                 continue;
             }

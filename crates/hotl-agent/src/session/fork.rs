@@ -59,6 +59,7 @@ impl Session {
             call: Some(call.to_owned()),
             at: None,
             agent_blob: None,
+            background: false,
         };
         // The child runs under the parent's modes, titled by its task.
         let mut state: Vec<Body> = hotl_view::fork_state(&self.view.state, false)

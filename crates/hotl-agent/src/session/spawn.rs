@@ -120,6 +120,7 @@ impl Session {
             call: Some(call.to_owned()),
             at: Some(at),
             agent_blob: Some(blobs.put(&def.bytes)?),
+            background,
         });
         // Titled by its task at once; its run starts in the write that creates its log.
         let run = hotl_log::new_session_id();

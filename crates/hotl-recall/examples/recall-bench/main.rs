@@ -320,6 +320,7 @@ fn forks(store: &Store, gen_: &mut Gen, queries: &[String]) -> Res {
                 call: None,
                 at: None,
                 agent_blob: None,
+                background: false,
             },
         )?;
         let mut written = 0;
