@@ -674,3 +674,56 @@ fn ctrl_c_stops_the_turn_and_the_children_running() -> TestResult {
     assert_eq!(finished[0]["state"], "cancelled");
     Ok(())
 }
+
+#[test]
+fn a_fork_can_run_in_the_background_reading_only() -> TestResult {
+    let env = Env::new()?;
+    let fake = FakeLlm::start(Config::scripted([
+        Reply::text("")
+            .with_tool(
+                "fork",
+                json!({"task": "FORK-TASK check the docs", "background": true}),
+            )
+            .matching("check in the background"),
+        Reply::text("docs are fine")
+            .with_fault(hotl_fakellm::Fault::split_at([3, 6]).with_chunk_delay_ms(300))
+            .matching("FORK-TASK"),
+        Reply::text("Forked; waiting.").matching("started in the background"),
+        Reply::text("The fork says the docs are fine.").matching("background child"),
+    ]))?;
+    let out = env.agent(&fake, &["-p", "check in the background"]).ok();
+    assert_eq!(out.stdout, "The fork says the docs are fine.\n", "{out}");
+    let sent = requests(&fake)?;
+    // A true fork: its request begins with the parent's conversation.
+    let child = sent
+        .iter()
+        .find(|r| {
+            let text = r.to_string();
+            text.contains("FORK-TASK")
+                && !text.contains("Forked; waiting")
+                && r["messages"].as_array().is_some_and(|m| m.len() > 1)
+        })
+        .ok_or("no fork request")?;
+    let parent = unmarked(&sent[0]["messages"]);
+    let forked = unmarked(&child["messages"]);
+    let (parent, forked) = (
+        parent.as_array().ok_or("messages")?,
+        forked.as_array().ok_or("messages")?,
+    );
+    assert_eq!(
+        &forked[..parent.len()],
+        parent.as_slice(),
+        "the same prefix"
+    );
+    let listed = children(&env)?;
+    assert_eq!(listed.len(), 1);
+    let id = env.only_session()?;
+    let finished: Vec<serde_json::Value> = env
+        .records(&id)?
+        .into_iter()
+        .filter(|r| r["type"] == "child_finished")
+        .collect();
+    assert_eq!(finished.len(), 1);
+    assert_eq!(finished[0]["report"], "docs are fine");
+    Ok(())
+}

@@ -7,8 +7,7 @@ use crate::tool::{BoxFuture, Invocation, Tool, ToolFuture, ToolKind, ToolOutput,
 
 const DESCRIPTION: &str = "Run a task in a fork of yourself: it starts from this conversation with the same tools, and only its report comes back, with a handle to its work. For log-heavy or exploratory work.";
 
-const SCHEMA: &str =
-    r#"{"type":"object","properties":{"task":{"type":"string"}},"required":["task"]}"#;
+const SCHEMA: &str = r#"{"type":"object","properties":{"task":{"type":"string"},"background":{"type":"boolean"}},"required":["task"]}"#;
 
 /// The `fork` tool.
 pub(crate) struct ForkTool;
@@ -59,7 +58,8 @@ impl Tool for ForkTool {
 
 async fn fork(mut call: Invocation<'_>) -> Result<ToolOutput, String> {
     let task = call.args.text("task")?;
+    let background = call.args.opt_bool("background")?.unwrap_or(false);
     let id = call.id;
     let host = call.host("fork")?;
-    Ok(Box::pin(host.session.fork_call(id, &task, host.cx)).await)
+    Ok(Box::pin(host.session.fork_call(id, &task, background, host.cx)).await)
 }

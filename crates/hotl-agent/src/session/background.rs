@@ -9,8 +9,11 @@ use std::sync::{Arc, Mutex, PoisonError};
 use hotl_log::Body;
 use tokio::sync::{Notify, OwnedSemaphorePermit, Semaphore, watch};
 
-use super::{Session, Totals};
+use super::turn::Turn;
+use super::{Session, Totals, TurnOutcome};
+use crate::context::Context;
 use crate::error::Result;
+use crate::events::Event;
 
 /// How a background child ended.
 #[derive(Clone, Debug)]
@@ -61,14 +64,6 @@ impl Background {
             .slots
             .get_or_init(|| Arc::new(Semaphore::new(max.max(1))));
         Arc::clone(slots).acquire_owned().await.ok()
-    }
-
-    /// Whether every slot is taken now (a new child waits).
-    pub(crate) fn slots_full(&self, max: usize) -> bool {
-        self.inner
-            .slots
-            .get()
-            .map_or(max == 0, |s| s.available_permits() == 0)
     }
 
     /// Stops the running child `handle`; `false` when no child of that handle runs.
@@ -157,6 +152,80 @@ impl Background {
 }
 
 impl Session {
+    /// Runs `child`'s open turn in a task of its own, in a slot, stopped by `cancel` or by
+    /// this session's cancellation; its end is queued for this session to record. Returns
+    /// what to add to the call's answer when it must wait for a slot.
+    pub(crate) fn run_in_background(
+        &self,
+        mut child: Session,
+        child_cx: Context,
+        run: String,
+        handle: &str,
+        cx: &Context,
+    ) -> String {
+        let runs = self.background.clone();
+        let max = cx.settings.max_concurrent;
+        // Every slot held by a child started before: this one waits.
+        let queued = runs.running() >= max;
+        // Its own stop (`cancel`), which this session's cancellation also pulls.
+        let stopped = runs.started(handle);
+        let (stop, child_stopped) = watch::channel(false);
+        let parent = cx.clone();
+        let mut own = stopped.clone();
+        tokio::spawn(async move {
+            tokio::select! {
+                () = parent.cancelled() => {}
+                _ = own.wait_for(|s| *s) => {}
+                () = stop.closed() => return,
+            }
+            let _ = stop.send(true);
+        });
+        let child_cx = child_cx.with_cancel(child_stopped);
+        let events = cx.events.clone();
+        let handle = handle.to_owned();
+        tokio::spawn(async move {
+            // Beyond the slots, a child waits its turn (cancelled meanwhile, it never runs).
+            let slot = tokio::select! {
+                slot = runs.slot(max) => slot,
+                () = child_cx.cancelled() => None,
+            };
+            let outcome = if slot.is_some() || !child_cx.is_cancelled() {
+                let mut turn = Turn::new(run, &child_cx, None);
+                Box::pin(turn.run(&mut child)).await
+            } else {
+                Ok(TurnOutcome {
+                    cancelled: true,
+                    text: "cancelled before it started".to_owned(),
+                    ..TurnOutcome::default()
+                })
+            };
+            drop(slot);
+            events.send(Event::ChildEnded {
+                handle: handle.clone(),
+                ok: outcome.is_ok(),
+            });
+            let (state, report) = match outcome {
+                Ok(outcome) if outcome.cancelled => ("cancelled", outcome.text),
+                Ok(outcome) => ("finished", outcome.text),
+                Err(e) => ("failed", e.to_string()),
+            };
+            runs.finished(Finished {
+                handle,
+                child: child.id().to_owned(),
+                state,
+                report,
+                totals: child.totals,
+            });
+        });
+        if queued {
+            format!(
+                " (every one of the {max} slots is taken: it starts when one frees, [agents] max_concurrent)"
+            )
+        } else {
+            String::new()
+        }
+    }
+
     /// The session's background children.
     pub(crate) fn background(&self) -> &Background {
         &self.background
@@ -306,7 +375,6 @@ mod tests {
     async fn slots_hold_children_back_and_cancel_reaches_the_running_one() {
         let background = Background::default();
         let first = background.slot(1).await.expect("a free slot");
-        assert!(background.slots_full(1));
         let waiting = {
             let background = background.clone();
             tokio::spawn(async move { background.slot(1).await.is_some() })

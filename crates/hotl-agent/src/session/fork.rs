@@ -16,8 +16,14 @@ impl Session {
     /// called `fork`, other calls of the step already answered), whose first record answers the
     /// fork call with the task, so its first request extends this session's last one. It runs
     /// to completion with the same tools; its final message comes back as the result.
-    pub(crate) async fn fork_call(&mut self, call: &str, task: &str, cx: &Context) -> ToolOutput {
-        self.fork_call_as(call, task, "fork", cx).await
+    pub(crate) async fn fork_call(
+        &mut self,
+        call: &str,
+        task: &str,
+        background: bool,
+        cx: &Context,
+    ) -> ToolOutput {
+        self.fork_call_as(call, task, "fork", background, cx).await
     }
 
     /// [`Session::fork_call`] for the agent `agent` (`spawn` of a definition whose shape is a
@@ -27,12 +33,13 @@ impl Session {
         call: &str,
         task: &str,
         agent: &str,
+        background: bool,
         cx: &Context,
     ) -> ToolOutput {
         if let Some(refused) = self.too_deep(cx) {
             return refused;
         }
-        match self.run_fork(call, task, agent, cx).await {
+        match self.run_fork(call, task, agent, background, cx).await {
             Ok(output) => output,
             Err(e) => ToolOutput::error(format!("the fork failed: {e}")),
         }
@@ -43,6 +50,7 @@ impl Session {
         call: &str,
         task: &str,
         agent: &str,
+        background: bool,
         cx: &Context,
     ) -> Result<ToolOutput> {
         let id = self.writer.id().to_owned();
@@ -59,7 +67,7 @@ impl Session {
             call: Some(call.to_owned()),
             at: None,
             agent_blob: None,
-            background: false,
+            background,
         };
         // The child runs under the parent's modes, titled by its task.
         let mut state: Vec<Body> = hotl_view::fork_state(&self.view.state, false)
@@ -81,13 +89,31 @@ impl Session {
         let writer =
             self.writer
                 .delegate(pin, &self.cwd.display().to_string(), state, delegation)?;
-        let mut child = Session::from_writer(&self.store, writer, self.tools.clone())?;
+        // In the background it may only read (its tool list stays the parent's, for the
+        // prompt cache: a tool it may not use is refused when called).
+        let tools = if background {
+            self.tools.filtered(|t| {
+                t.kind() == crate::tool::ToolKind::Read
+                    && !t.changes_files()
+                    && !t.name().starts_with("mcp__")
+            })
+        } else {
+            self.tools.clone()
+        };
+        let mut child = Session::from_writer(&self.store, writer, tools)?;
         cx.notice(format!("fork {handle} started: {task}"));
         cx.events.send(Event::ChildStarted {
             handle: handle.clone(),
             task: task.to_owned(),
         });
         let child_cx = cx.child(&handle);
+        if background {
+            let id = child.id().to_owned();
+            let queued = self.run_in_background(child, child_cx, run, &handle, cx);
+            return Ok(ToolOutput::ok(format!(
+                "{agent} {handle} (session {id}) started in the background{queued}; its report comes as a message when it ends (cancel {handle} stops it)"
+            )));
+        }
         let mut turn = Turn::new(run, &child_cx, None);
         let outcome = Box::pin(turn.run(&mut child)).await;
         cx.events.send(Event::ChildEnded {

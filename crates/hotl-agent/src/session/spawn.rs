@@ -38,12 +38,6 @@ impl Session {
             Err(why) => return ToolOutput::error(why),
         };
         let background = background.unwrap_or(def.background);
-        if background && shape == Shape::Fork {
-            return ToolOutput::error(format!(
-                "{} continues this conversation: it runs in the foreground (leave out background, or choose another agent)",
-                def.name
-            ));
-        }
         if background && def.isolation.is_some() {
             return ToolOutput::error(format!(
                 "{} asks for isolation: worktree, which hotl cannot give a background child yet: run it in the foreground",
@@ -54,7 +48,11 @@ impl Session {
             return refused;
         }
         let first = match shape {
-            Shape::Fork => return self.fork_call_as(call, task, &def.name, cx).await,
+            Shape::Fork => {
+                return self
+                    .fork_call_as(call, task, &def.name, background, cx)
+                    .await;
+            }
             Shape::Clean => task.to_owned(),
             Shape::Wrapped => self.wrapped_brief(task),
             Shape::Reviewer => self.reviewer_brief(task).await,
@@ -151,66 +149,7 @@ impl Session {
         let child_cx = cx.child(&handle).with_settings(settings);
         if background {
             let id = child.id().to_owned();
-            let runs = self.background.clone();
-            let max = cx.settings.max_concurrent;
-            let queued = runs.slots_full(max);
-            // Its own stop (`cancel`), which the parent's cancellation also pulls.
-            let stopped = runs.started(&handle);
-            let (stop, child_stopped) = tokio::sync::watch::channel(false);
-            let parent = cx.clone();
-            let mut own = stopped.clone();
-            tokio::spawn(async move {
-                tokio::select! {
-                    () = parent.cancelled() => {}
-                    _ = own.wait_for(|s| *s) => {}
-                    () = stop.closed() => return,
-                }
-                let _ = stop.send(true);
-            });
-            let child_cx = child_cx.with_cancel(child_stopped);
-            let events = cx.events.clone();
-            let handle_ = handle.clone();
-            tokio::spawn(async move {
-                // Beyond the slots, a child waits its turn (cancelled meanwhile, it never runs).
-                let slot = tokio::select! {
-                    slot = runs.slot(max) => slot,
-                    () = child_cx.cancelled() => None,
-                };
-                let outcome = if slot.is_some() || !child_cx.is_cancelled() {
-                    let mut turn = Turn::new(run, &child_cx, None);
-                    Box::pin(turn.run(&mut child)).await
-                } else {
-                    Ok(TurnOutcome {
-                        cancelled: true,
-                        text: "cancelled before it started".to_owned(),
-                        ..TurnOutcome::default()
-                    })
-                };
-                drop(slot);
-                events.send(Event::ChildEnded {
-                    handle: handle_.clone(),
-                    ok: outcome.is_ok(),
-                });
-                let (state, report) = match outcome {
-                    Ok(outcome) if outcome.cancelled => ("cancelled", outcome.text),
-                    Ok(outcome) => ("finished", outcome.text),
-                    Err(e) => ("failed", e.to_string()),
-                };
-                runs.finished(super::background::Finished {
-                    handle: handle_,
-                    child: child.id().to_owned(),
-                    state,
-                    report,
-                    totals: child.totals,
-                });
-            });
-            let queued = if queued {
-                format!(
-                    " (every one of the {max} slots is taken: it starts when one frees, [agents] max_concurrent)"
-                )
-            } else {
-                String::new()
-            };
+            let queued = self.run_in_background(child, child_cx, run, &handle, cx);
             return Ok(ToolOutput::ok(format!(
                 "{} {handle} (session {id}) started in the background{queued}; its report comes as a message when it ends (cancel {handle} stops it)",
                 def.name
