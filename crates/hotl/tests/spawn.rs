@@ -727,3 +727,52 @@ fn a_fork_can_run_in_the_background_reading_only() -> TestResult {
     assert_eq!(finished[0]["report"], "docs are fine");
     Ok(())
 }
+
+#[test]
+fn sigterm_stops_a_headless_run_and_records_its_children_stopping() -> TestResult {
+    let env = Env::new()?;
+    let fake = FakeLlm::start(Config::scripted([
+        Reply::text("")
+            .with_tool(
+                "spawn",
+                json!({"agent": "explore", "task": "SLOW-TASK read it all", "background": true}),
+            )
+            .matching("start and wait"),
+        Reply::text("never said")
+            .with_fault(hotl_fakellm::Fault::split_at([5, 10]).with_chunk_delay_ms(20_000))
+            .matching("SLOW-TASK"),
+        Reply::text("Waiting for it.").matching("started in the background"),
+    ]))?;
+    let mut cmd = env.agent_command();
+    cmd.args(["--provider", "anthropic", "--base-url"])
+        .arg(fake.base_url())
+        .args(["--model", "claude-sonnet-5", "-p", "start and wait"])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null());
+    let mut hotl = cmd.spawn()?;
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    while !requests(&fake)?
+        .iter()
+        .any(|r| r.to_string().contains("started in the background"))
+    {
+        if std::time::Instant::now() > deadline {
+            return Err("the parent never got its spawn answered".into());
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    let killed = std::process::Command::new("kill")
+        .args(["-TERM", &hotl.id().to_string()])
+        .status()?;
+    assert!(killed.success());
+    hotl.wait()?;
+    let id = env.only_session()?;
+    let finished: Vec<serde_json::Value> = env
+        .records(&id)?
+        .into_iter()
+        .filter(|r| r["type"] == "child_finished")
+        .collect();
+    assert_eq!(finished.len(), 1, "{finished:?}");
+    assert_eq!(finished[0]["state"], "cancelled");
+    Ok(())
+}

@@ -356,8 +356,27 @@ async fn run_async(
     });
     let agent = Agent::spawn_with_late(start, resolved.provider.clone(), settings, late);
     let canceller = agent.canceller();
+    // A headless run told to stop (SIGTERM, as a supervisor or CI says it) stops as Ctrl-C
+    // stops it: the turn and its children cancelled and recorded, then the process ends.
+    let mut terminate = if headless {
+        tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()).ok()
+    } else {
+        None
+    };
     tokio::spawn(async move {
-        while tokio::signal::ctrl_c().await.is_ok() {
+        loop {
+            let asked = tokio::select! {
+                c = tokio::signal::ctrl_c() => c.is_ok(),
+                t = async {
+                    match terminate.as_mut() {
+                        Some(t) => t.recv().await,
+                        None => std::future::pending().await,
+                    }
+                } => t.is_some(),
+            };
+            if !asked {
+                break;
+            }
             canceller.cancel();
         }
     });
