@@ -242,6 +242,78 @@ fn explain(
             source(("", false), None, file.tui.fullscreen.is_some(), "default"),
         ),
         setting(
+            "provider.fast_model",
+            p.fast_model
+                .clone()
+                .unwrap_or_else(|| "the model".to_owned()),
+            source(("", false), None, p.fast_model.is_some(), "default"),
+        ),
+        setting(
+            "session_title.enabled",
+            resolved.title.is_some().to_string(),
+            source(
+                ("", false),
+                Some("HOTL_SESSION_TITLE"),
+                file.session_title.enabled.is_some(),
+                "default; off with the demo provider",
+            ),
+        ),
+        setting(
+            "session_title.max_chars",
+            resolved
+                .title
+                .as_ref()
+                .map_or(80, |t| t.max_chars)
+                .to_string(),
+            source(
+                ("", false),
+                None,
+                file.session_title.max_chars.is_some(),
+                "default",
+            ),
+        ),
+        setting(
+            "agents.max_depth",
+            resolved.max_depth.to_string(),
+            source(
+                ("", false),
+                None,
+                file.agents.max_depth.is_some(),
+                "default",
+            ),
+        ),
+        setting(
+            "agents.max_concurrent",
+            resolved.max_concurrent.to_string(),
+            source(
+                ("", false),
+                None,
+                file.agents.max_concurrent.is_some(),
+                "default",
+            ),
+        ),
+        setting(
+            "share.server",
+            file.share
+                .server
+                .clone()
+                .unwrap_or_else(|| "(none)".to_owned()),
+            source(("", false), None, file.share.server.is_some(), "none"),
+        ),
+        setting(
+            "share.command",
+            file.share
+                .command
+                .clone()
+                .unwrap_or_else(|| "(none)".to_owned()),
+            source(("", false), None, file.share.command.is_some(), "none"),
+        ),
+        setting(
+            "share.secrets",
+            format!("{} configured", file.share.secrets.len()),
+            source(("", false), None, !file.share.secrets.is_empty(), "none"),
+        ),
+        setting(
             "hooks",
             format!("{} configured", resolved.hooks.len()),
             source(("", false), None, !file.hooks.is_empty(), "none"),
