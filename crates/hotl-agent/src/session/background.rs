@@ -275,6 +275,17 @@ impl Session {
     /// else what it last said. Called when a session is opened, before it is used; how many.
     pub(crate) fn reconcile_background(&mut self) -> Result<usize> {
         let id = self.writer.id().to_owned();
+        // Most sessions never ran a child in the background: then the log is not read again
+        // (opening a long session reads only its checkpoint and what follows).
+        let background: Vec<hotl_log::Delegated> = self
+            .store
+            .visible_delegated(&id)?
+            .into_iter()
+            .filter(|c| c.delegation.by == id && c.delegation.background)
+            .collect();
+        if background.is_empty() {
+            return Ok(0);
+        }
         let own = self.store.read(&id)?.records;
         let mut answered: std::collections::HashSet<&str> = std::collections::HashSet::new();
         let mut reported: std::collections::HashSet<&str> = std::collections::HashSet::new();
@@ -290,16 +301,14 @@ impl Session {
             }
         }
         let mut ends = Vec::new();
-        for child in self.store.visible_delegated(&id)? {
+        for child in background {
             let d = &child.delegation;
             let (Some(handle), Some(call)) = (d.handle.as_deref(), d.call.as_deref()) else {
                 continue;
             };
-            // Only background children report this way (a foreground child's call is answered
-            // by its report, or by the turn's own recovery); one whose spawn was never
-            // answered did not start in this session's eyes.
-            if d.by != id || !d.background || !answered.contains(call) || reported.contains(handle)
-            {
+            // A spawn never answered did not start in this session's eyes; an end already
+            // recorded is settled.
+            if !answered.contains(call) || reported.contains(handle) {
                 continue;
             }
             let log = self.store.read(&child.id)?;
