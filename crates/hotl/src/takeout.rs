@@ -59,13 +59,13 @@ pub struct Exported {
     pub redacted: Report,
 }
 
-/// The session's snapshot, its spending priced with the configured table.
-pub fn snapshot(store: &Store, id: &str) -> Result<Snapshot, CliError> {
-    let pricing = crate::config::resolve(
-        crate::config::load_file()?,
-        &crate::config::Overrides::default(),
-    )?
-    .pricing;
+/// The session's snapshot, its spending priced with the table `file` configures.
+pub fn snapshot(
+    store: &Store,
+    id: &str,
+    file: crate::config::FileConfig,
+) -> Result<Snapshot, CliError> {
+    let pricing = crate::config::resolve(file, &crate::config::Overrides::default())?.pricing;
     let price = |id: &str, records: &[Record], own_start: usize| {
         Some(economy(hotl_agent::stats(id, records, own_start, &pricing)))
     };
@@ -124,8 +124,9 @@ pub fn export(store: &Store, cwd: &Path, req: &ExportRequest) -> Result<Exported
         Some(path) => path,
         None => cwd.join(default_name(&req.id, format)),
     };
-    let snapshot = snapshot(store, &req.id)?;
-    let config = crate::config::load_file()?.share;
+    let file = crate::config::load_file()?;
+    let config = file.share.clone();
+    let snapshot = snapshot(store, &req.id, file)?;
     let redactor = req.redact.then(|| redactor(&config));
     write_export(
         snapshot,
@@ -268,7 +269,8 @@ const GIST_LIMIT: usize = 5_000_000;
 /// Shares a session: redacted (unless asked not to), trimmed to the store's limit, sealed,
 /// and stored; the link carries the key in its fragment.
 pub async fn share(store: &Store, req: &ShareRequest) -> Result<Shared, CliError> {
-    let config = crate::config::load_file()?.share;
+    let file = crate::config::load_file()?;
+    let config = file.share.clone();
     let mut notices = Vec::new();
     if !req.redact {
         notices.push(
@@ -277,7 +279,7 @@ pub async fn share(store: &Store, req: &ShareRequest) -> Result<Shared, CliError
         );
     }
     let redactor = req.redact.then(|| redactor(&config));
-    let snapshot = snapshot(store, &req.id)?;
+    let snapshot = snapshot(store, &req.id, file)?;
     let now = now(store);
     if let Some(command) = &config.command {
         return share_by_command(command, snapshot, redactor.as_ref(), &now, notices).await;
