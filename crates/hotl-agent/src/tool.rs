@@ -168,6 +168,12 @@ pub trait Tool: Send + Sync {
     fn changes_files(&self) -> bool {
         self.kind() != ToolKind::Read
     }
+    /// Whether it only reads: a read that changes no file (so not a tool that starts a child,
+    /// which may write) and not an MCP tool (hotl treats those as commands). What a reviewer
+    /// and a background child may use.
+    fn reads_only(&self) -> bool {
+        self.kind() == ToolKind::Read && !self.changes_files() && !self.name().starts_with("mcp__")
+    }
     /// Whether its calls wait for the step's other calls to be answered first (a fork starts
     /// from the view with them answered). No by default.
     fn runs_last(&self) -> bool {

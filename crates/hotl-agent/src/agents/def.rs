@@ -5,7 +5,6 @@ use std::path::{Path, PathBuf};
 
 use super::frontmatter::{self, Value};
 use crate::permission::Mode;
-use crate::tool::ToolKind;
 use crate::toolset::ToolSet;
 
 /// The keys a definition's header may have; any other is an error naming it.
@@ -153,22 +152,19 @@ fn covers(entry: &str, tool: &str) -> bool {
     }
 }
 
-/// The tools hotl has to offer, with their kinds (the built-in tools and the moves).
-fn known_tools() -> Vec<(String, ToolKind)> {
-    let set = ToolSet::standard();
+/// The tools hotl has to offer (the built-in tools, the moves and the delegation tools), and
+/// whether each only reads ([`Tool::reads_only`](crate::tool::Tool::reads_only)).
+fn known_tools() -> Vec<(String, bool)> {
+    let set = ToolSet::standard().with_agents(Vec::new());
     set.names()
         .into_iter()
-        .filter_map(|name| Some((name.to_owned(), set.get(name)?.kind())))
+        .filter_map(|name| Some((name.to_owned(), set.get(name)?.reads_only())))
         .collect()
 }
 
-/// Whether a tool only reads: its kind is read and it does not start a child (`fork`, `spawn`:
-/// the child may write) nor is an MCP tool (hotl treats those as commands).
-fn reads_only(name: &str, known: &[(String, ToolKind)]) -> bool {
-    !matches!(name, "fork" | "spawn")
-        && known
-            .iter()
-            .any(|(n, kind)| n == name && *kind == ToolKind::Read)
+/// Whether a tool only reads.
+fn reads_only(name: &str, known: &[(String, bool)]) -> bool {
+    known.iter().any(|(n, reads)| n == name && *reads)
 }
 
 impl AgentDef {
@@ -418,6 +414,15 @@ mod tests {
 
     fn def(header: &str, body: &str) -> AgentDef {
         parse(&format!("---\ndescription: d\n{header}---\n{body}")).expect(header)
+    }
+
+    #[test]
+    fn a_definition_may_list_the_delegation_tools() {
+        let text = "---\ndescription: plans and hands out work\ntools: [read, spawn, continue, cancel]\n---\n";
+        let def = AgentDef::parse("lead", text.as_bytes(), Source::BuiltIn).expect("parses");
+        assert!(def.allows("spawn") && def.allows("continue") && def.allows("cancel"));
+        let reviewer = "---\ndescription: x\ncontext: reviewer\ntools: [read, spawn]\n---\n";
+        assert!(AgentDef::parse("r", reviewer.as_bytes(), Source::BuiltIn).is_err());
     }
 
     #[test]

@@ -92,11 +92,7 @@ impl Session {
         // In the background it may only read (its tool list stays the parent's, for the
         // prompt cache: a tool it may not use is refused when called).
         let tools = if background {
-            self.tools.filtered(|t| {
-                t.kind() == crate::tool::ToolKind::Read
-                    && !t.changes_files()
-                    && !t.name().starts_with("mcp__")
-            })
+            self.tools.filtered(|t| t.reads_only())
         } else {
             self.tools.clone()
         };

@@ -82,13 +82,9 @@ impl Session {
         // Its tools: this session's, as the definition allows (it never delegates in turn
         // unless its definition lists spawn or fork); in the background, only those that
         // read, since nobody watches it write.
-        let tools = self.tools.filtered(|t| {
-            def.allows(t.name())
-                && (!background
-                    || (t.kind() == crate::tool::ToolKind::Read
-                        && !t.changes_files()
-                        && !t.name().starts_with("mcp__")))
-        });
+        let tools = self
+            .tools
+            .filtered(|t| def.allows(t.name()) && (!background || t.reads_only()));
         let mut system = vec![if def.prompt.is_empty() {
             crate::prompt::BASE.to_owned()
         } else {
