@@ -84,10 +84,10 @@ pub use crate::permission::{Access, Decision, Mode, Policy, allows, inside, reso
 pub use crate::prompt::system_blocks;
 pub use crate::provider::Provider;
 pub use crate::session::{
-    COMPACT_AT_PERCENT, CheckpointState, ContextParts, DEFAULT_MAX_CONCURRENT, DEFAULT_MAX_DEPTH,
-    DEFAULT_MAX_TOKENS, Dump, DumpedTool, INTERRUPTED, PROVIDER_KEY_VARS, Session, Settings,
-    TitleSettings, Totals, TurnOutcome, checkpoint_state, default_context_window,
-    known_context_window, messages_text,
+    COMPACT_AT_PERCENT, CheckpointState, ChildRun, ContextParts, DEFAULT_MAX_CONCURRENT,
+    DEFAULT_MAX_DEPTH, DEFAULT_MAX_TOKENS, Dump, DumpedTool, INTERRUPTED, PROVIDER_KEY_VARS,
+    Session, Settings, Started, TitleSettings, Totals, TurnOutcome, checkpoint_state,
+    default_context_window, known_context_window, messages_text,
 };
 pub use crate::snapshot::end_children;
 pub use crate::stats::{

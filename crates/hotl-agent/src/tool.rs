@@ -16,7 +16,7 @@ use hotl_wire::ToolDef;
 
 use crate::args::Args;
 use crate::context::Context;
-use crate::session::Session;
+use crate::session::{Session, Started};
 
 /// What a tool may do, for permission checks.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -198,6 +198,12 @@ pub trait Tool: Send + Sync {
     }
     /// Runs the call.
     fn run<'a>(&'a self, call: Invocation<'a>) -> ToolFuture<'a>;
+    /// Starts the call and hands back the child it delegates to, to be run beside the step's
+    /// other delegations (the calls that [run last](Tool::runs_last) go this way); a tool that
+    /// delegates nothing is answered by [`run`](Tool::run), the default.
+    fn delegate<'a>(&'a self, call: Invocation<'a>) -> BoxFuture<'a, Started> {
+        Box::pin(async move { Started::Answered(self.run(call).await) })
+    }
     /// Finishes a call a dead process left running, when the tool can (a fork resumes its
     /// child); `None` leaves it to be answered "interrupted". Only calls made in a session
     /// reach it.

@@ -816,14 +816,16 @@ fn a_forks_changes_are_not_counted_in_a_later_span() {
 }
 
 #[test]
-fn two_forks_in_one_step_each_start_with_every_call_answered() {
+fn two_forks_of_one_step_run_side_by_side_from_one_prefix() {
+    // A's answer streams slowly: run one after the other, B would ask only once A is done.
+    let slow = hotl_fakellm::Fault::split_at([5, 10, 15]).with_chunk_delay_ms(1_000);
     let mut f = Fixture::new(
         vec![
             Reply::text("")
                 .with_tool("fork", serde_json::json!({ "task": "task A" }))
                 .with_tool("fork", serde_json::json!({ "task": "task B" })),
-            Reply::text("A done"),
-            Reply::text("B done"),
+            Reply::text("A done").matching("task A").with_fault(slow),
+            Reply::text("B done").matching("task B"),
             Reply::text("both done"),
         ],
         false,
@@ -833,17 +835,74 @@ fn two_forks_in_one_step_each_start_with_every_call_answered() {
     let sent = f.fake.captured();
     assert_eq!(sent.len(), 4);
     // The fake validates every request like the real services: a call without a result is a
-    // 400. The first child answers the call still waiting for the second; the second starts
-    // after the first reported.
-    let first = sent[1].body_text();
-    assert!(
-        first.contains("the parent session runs this call"),
-        "{first}"
+    // 400. Each child answers its sibling's call with the same placeholder and gets its own
+    // task last, so the two requests differ only in that last message.
+    let child = |task: &str| {
+        sent[1..3]
+            .iter()
+            .filter_map(|r| r.json())
+            .find(|b| b.to_string().contains(task))
+            .expect("a child's request")
+    };
+    let (a, b) = (
+        without_marks(&child("task A")),
+        without_marks(&child("task B")),
     );
-    let second = sent[2].body_text();
-    assert!(second.contains("A done"), "{second}");
+    let (a, b) = (
+        a["messages"].as_array().unwrap(),
+        b["messages"].as_array().unwrap(),
+    );
+    assert_eq!(a.len(), b.len());
+    assert_eq!(a[..a.len() - 1], b[..b.len() - 1], "one shared prefix");
+    for last in [&a[a.len() - 1], &b[b.len() - 1]] {
+        assert!(
+            last.to_string()
+                .contains("the parent session runs this call"),
+            "{last}"
+        );
+    }
+    assert!(
+        !b[b.len() - 1].to_string().contains("A done"),
+        "B did not wait for A"
+    );
+    // Both read the prefix the parent's request cached, and B ended while A still streamed.
+    let children = f.store.tree_children(f.session.id()).expect("tree");
+    assert_eq!(children.len(), 2, "{children:?}");
+    let answer = |id: &String| {
+        let log = f.store.lineage(id).expect("lineage");
+        let own = log.own();
+        let usage = answer_usages(own)[0];
+        let text = own
+            .iter()
+            .find_map(|r| match &r.body {
+                Body::Assistant { content, .. } => {
+                    Some((hotl_log::plain_text(content), r.ts.clone()))
+                }
+                _ => None,
+            })
+            .expect("an answer");
+        (text, usage)
+    };
+    let ends: Vec<_> = children.iter().map(answer).collect();
+    for (_, usage) in &ends {
+        assert!(usage.cache_read > 0, "{usage:?}");
+    }
+    let at = |said: &str| {
+        ends.iter()
+            .find(|((text, _), _)| text == said)
+            .map(|((_, ts), _)| ts.clone())
+            .expect("the child's answer")
+    };
+    assert!(
+        at("B done") < at("A done"),
+        "B finished first: they ran at once"
+    );
     let back = sent[3].body_text();
-    assert!(back.contains("A done") && back.contains("B done"), "{back}");
+    let (ia, ib) = (back.find("A done").unwrap(), back.find("B done").unwrap());
+    assert!(
+        ia < ib,
+        "the reports answer the calls in their order: {back}"
+    );
 }
 
 /// The usage each model answer in `records` recorded, in order.

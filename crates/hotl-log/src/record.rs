@@ -483,6 +483,9 @@ pub enum Body {
         usage: Option<Usage>,
         /// Its dollars, when its model is priced.
         cost: Option<f64>,
+        /// The patch of what it changed in its own worktree (`isolation: worktree`), as a
+        /// blob; applied only when asked.
+        patch_blob: Option<String>,
     },
     /// Any other `type`: kept in the file, skipped by the projection.
     Unknown {
@@ -642,6 +645,8 @@ struct RecordWire<'a> {
     report: Option<Cow<'a, str>>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     cost: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    patch_blob: Option<Cow<'a, str>>,
 }
 
 fn b(s: &str) -> Option<Cow<'_, str>> {
@@ -708,6 +713,7 @@ impl<'a> RecordWire<'a> {
             child: None,
             report: None,
             cost: None,
+            patch_blob: None,
         }
     }
 
@@ -803,6 +809,7 @@ impl<'a> RecordWire<'a> {
                 report,
                 usage,
                 cost,
+                patch_blob,
             } => {
                 w.handle = b(handle);
                 w.child = b(child);
@@ -810,6 +817,7 @@ impl<'a> RecordWire<'a> {
                 w.report = b(report);
                 w.usage = *usage;
                 w.cost = *cost;
+                w.patch_blob = patch_blob.as_deref().and_then(b);
             }
             Body::Error {
                 error,
@@ -963,6 +971,7 @@ impl<'a> RecordWire<'a> {
                 report: own(self.report).unwrap_or_default(),
                 usage: self.usage,
                 cost: self.cost,
+                patch_blob: own(self.patch_blob),
             },
             "ask" => Body::Ask {
                 handle: need(own(self.handle), kind, "handle")?,
@@ -1188,6 +1197,7 @@ mod tests {
                 ..Usage::default()
             }),
             cost: Some(0.25),
+            patch_blob: Some("ab".repeat(32)),
         });
         rt(Body::Ask {
             handle: "b2e4".into(),

@@ -515,6 +515,7 @@ fn a_background_childs_report_reaches_the_model_without_a_turn_of_its_own() {
         report: "the tests pass".into(),
         usage: None,
         cost: None,
+        patch_blob: None,
     });
     log.user("what did it find?");
     let v = view(&log);

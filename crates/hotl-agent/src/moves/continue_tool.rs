@@ -3,7 +3,8 @@
 
 use hotl_wire::ToolDef;
 
-use crate::tool::{Invocation, Tool, ToolFuture, ToolKind, ToolOutput, definition};
+use crate::session::Started;
+use crate::tool::{BoxFuture, Invocation, Tool, ToolFuture, ToolKind, ToolOutput, definition};
 
 const DESCRIPTION: &str = "Give a finished child (spawn or fork) a new message by its handle; its next report comes back.";
 
@@ -38,14 +39,30 @@ impl Tool for ContinueTool {
         definition("continue", DESCRIPTION, SCHEMA)
     }
 
-    fn run<'a>(&'a self, call: Invocation<'a>) -> ToolFuture<'a> {
-        Box::pin(async move { ToolOutput::from_result(carry_on(call).await) })
+    fn run<'a>(&'a self, mut call: Invocation<'a>) -> ToolFuture<'a> {
+        Box::pin(async move {
+            let started = start(&mut call);
+            match call.host("continue") {
+                Ok(host) => super::wait_for(host, started).await,
+                Err(why) => ToolOutput::error(why),
+            }
+        })
+    }
+
+    fn delegate<'a>(&'a self, mut call: Invocation<'a>) -> BoxFuture<'a, Started> {
+        Box::pin(async move { start(&mut call) })
     }
 }
 
-async fn carry_on(mut call: Invocation<'_>) -> Result<ToolOutput, String> {
-    let handle = call.args.text("handle")?;
-    let message = call.args.text("message")?;
-    let host = call.host("continue")?;
-    Ok(Box::pin(host.session.continue_call(&handle, &message, host.cx)).await)
+/// Starts the child's new turn a call asks for.
+fn start(call: &mut Invocation<'_>) -> Started {
+    let parsed = (|| {
+        let handle = call.args.text("handle")?;
+        let message = call.args.text("message")?;
+        Ok::<_, String>((handle, message))
+    })();
+    match (parsed, call.host("continue")) {
+        (Ok((handle, message)), Ok(host)) => host.session.continue_call(&handle, &message, host.cx),
+        (Err(why), _) | (_, Err(why)) => ToolOutput::error(why).into(),
+    }
 }

@@ -3,6 +3,7 @@
 
 use hotl_wire::ToolDef;
 
+use crate::session::Started;
 use crate::tool::{BoxFuture, Invocation, Tool, ToolFuture, ToolKind, ToolOutput, definition};
 
 const DESCRIPTION: &str = "Run a task in a fork of yourself: it starts from this conversation with the same tools, and only its report comes back, with a handle to its work. For log-heavy or exploratory work.";
@@ -41,8 +42,18 @@ impl Tool for ForkTool {
         definition("fork", DESCRIPTION, SCHEMA)
     }
 
-    fn run<'a>(&'a self, call: Invocation<'a>) -> ToolFuture<'a> {
-        Box::pin(async move { ToolOutput::from_result(fork(call).await) })
+    fn run<'a>(&'a self, mut call: Invocation<'a>) -> ToolFuture<'a> {
+        Box::pin(async move {
+            let started = start(&mut call);
+            match call.host("fork") {
+                Ok(host) => super::wait_for(host, started).await,
+                Err(why) => ToolOutput::error(why),
+            }
+        })
+    }
+
+    fn delegate<'a>(&'a self, mut call: Invocation<'a>) -> BoxFuture<'a, Started> {
+        Box::pin(async move { start(&mut call) })
     }
 
     /// A fork the dead process left running is resumed: its child finishes its own turn and
@@ -56,10 +67,18 @@ impl Tool for ForkTool {
     }
 }
 
-async fn fork(mut call: Invocation<'_>) -> Result<ToolOutput, String> {
-    let task = call.args.text("task")?;
-    let background = call.args.opt_bool("background")?.unwrap_or(false);
+/// Starts the fork a call asks for.
+fn start(call: &mut Invocation<'_>) -> Started {
+    let parsed = (|| {
+        let task = call.args.text("task")?;
+        let background = call.args.opt_bool("background")?.unwrap_or(false);
+        Ok::<_, String>((task, background))
+    })();
     let id = call.id;
-    let host = call.host("fork")?;
-    Ok(Box::pin(host.session.fork_call(id, &task, background, host.cx)).await)
+    match (parsed, call.host("fork")) {
+        (Ok((task, background)), Ok(host)) => {
+            host.session.fork_call(id, &task, background, host.cx)
+        }
+        (Err(why), _) | (_, Err(why)) => ToolOutput::error(why).into(),
+    }
 }

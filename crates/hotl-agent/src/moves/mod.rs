@@ -17,7 +17,8 @@ use std::sync::Arc;
 use hotl_log::{Body, FileTouch, Fold, Record};
 use hotl_view::{FoldSpan, NOTE_HEADINGS, missing_headings};
 
-use crate::tool::Tool;
+use crate::session::Started;
+use crate::tool::{Host, Tool, ToolOutput};
 
 /// The moves, in the order the model sees them: fold, recall, ask, fork.
 pub(crate) fn tools() -> Vec<Arc<dyn Tool>> {
@@ -27,6 +28,15 @@ pub(crate) fn tools() -> Vec<Arc<dyn Tool>> {
         Arc::new(ask::AskTool),
         Arc::new(fork::ForkTool),
     ]
+}
+
+/// Runs what a delegating call started to its end in the session (the call was made alone,
+/// through [`Tool::run`]).
+pub(crate) async fn wait_for(host: &mut Host<'_>, started: Started) -> ToolOutput {
+    match started {
+        Started::Answered(output) => output,
+        Started::Child(child) => host.session.run_child_here(child, host.cx).await,
+    }
 }
 
 /// Parses a recall mode as the model or a person writes it.

@@ -7,7 +7,8 @@ use std::sync::Arc;
 use hotl_wire::ToolDef;
 
 use crate::agents::{AgentDef, description_list};
-use crate::tool::{Invocation, Tool, ToolFuture, ToolKind, ToolOutput, definition};
+use crate::session::Started;
+use crate::tool::{BoxFuture, Invocation, Tool, ToolFuture, ToolKind, ToolOutput, definition};
 
 const SCHEMA: &str = r#"{"type":"object","properties":{"agent":{"type":"string"},"task":{"type":"string"},"fork":{"type":"boolean"},"background":{"type":"boolean"}},"required":["agent","task"]}"#;
 
@@ -56,12 +57,30 @@ impl Tool for SpawnTool {
         definition("spawn", &description, SCHEMA)
     }
 
-    fn run<'a>(&'a self, call: Invocation<'a>) -> ToolFuture<'a> {
-        Box::pin(async move { ToolOutput::from_result(spawn(&self.defs, call).await) })
+    fn run<'a>(&'a self, mut call: Invocation<'a>) -> ToolFuture<'a> {
+        Box::pin(async move {
+            let started = start(&self.defs, &mut call).await;
+            match call.host("spawn") {
+                Ok(host) => super::wait_for(host, started).await,
+                Err(why) => ToolOutput::error(why),
+            }
+        })
+    }
+
+    fn delegate<'a>(&'a self, mut call: Invocation<'a>) -> BoxFuture<'a, Started> {
+        Box::pin(async move { start(&self.defs, &mut call).await })
     }
 }
 
-async fn spawn(defs: &[AgentDef], mut call: Invocation<'_>) -> Result<ToolOutput, String> {
+/// Starts the child a call asks for.
+async fn start(defs: &[AgentDef], call: &mut Invocation<'_>) -> Started {
+    match spawn(defs, call).await {
+        Ok(started) => started,
+        Err(why) => ToolOutput::error(why).into(),
+    }
+}
+
+async fn spawn(defs: &[AgentDef], call: &mut Invocation<'_>) -> Result<Started, String> {
     let agent = call.args.text("agent")?;
     let task = call.args.text("task")?;
     let fork = call.args.opt_bool("fork")?.unwrap_or(false);

@@ -252,6 +252,7 @@ impl Session {
                     thinking: t.usage.thinking,
                 }),
                 cost: Some(t.cost),
+                patch_blob: None,
             })?;
         }
         Ok(n)
@@ -356,6 +357,7 @@ impl Session {
                 report: end.1,
                 usage: None,
                 cost: None,
+                patch_blob: None,
             });
         }
         let n = ends.len();

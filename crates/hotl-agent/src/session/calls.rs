@@ -9,12 +9,14 @@ use hotl_log::{Block, Body, ToolInput};
 use hotl_view::Item;
 
 use super::Session;
+use super::delegate::Ran;
 use crate::args::Args;
 use crate::context::{Answer, Context};
 use crate::error::Result;
 use crate::events::Event;
 use crate::hooks::HookPoint;
 use crate::permission::Decision;
+use crate::session::Started;
 use crate::tool::{Host, Invocation, Tool, ToolCtx, ToolOutput};
 
 /// One tool call of a step.
@@ -26,6 +28,15 @@ pub(super) struct Call {
     pub(super) bad_json: Option<String>,
     /// The answer stopped at the output limit: invalid arguments were cut off there.
     pub(super) cut: bool,
+}
+
+/// A call past its checks, ready to run.
+struct Ready {
+    tool: Arc<dyn Tool>,
+    args: Args,
+    ctx: ToolCtx,
+    /// What its hooks are given.
+    event: serde_json::Value,
 }
 
 /// How much of a call's invalid arguments its error quotes: enough to recognise the call,
@@ -79,9 +90,114 @@ impl Session {
     }
 
     async fn run_call(&mut self, call: &Call, cx: &Context) -> ToolOutput {
+        let Ready {
+            tool,
+            args,
+            ctx,
+            event,
+        } = match self.prepare(call, cx).await {
+            Ok(ready) => ready,
+            Err(refused) => return refused,
+        };
+        let invocation = Invocation {
+            id: &call.id,
+            args,
+            input: &call.input,
+            ctx: &ctx,
+            host: Some(Host { session: self, cx }),
+        };
+        let started = std::time::Instant::now();
+        let output = tool.run(invocation).await;
+        self.totals.tool_time += started.elapsed();
+        self.after_tool(call, event, &output, cx).await;
+        output
+    }
+
+    /// Runs calls that delegate (`fork`, `spawn`, `continue`) side by side: each is started
+    /// in turn through the seam (its log written, its permission asked), then the children
+    /// run at once within the slots, and their ends answer the calls, in the calls' order.
+    /// Each child stops itself when the turn is cancelled.
+    pub(super) async fn call_together(&mut self, calls: &[Call], cx: &Context) -> Vec<ToolOutput> {
+        /// A call's answer, or the child whose end answers it.
+        enum Answer {
+            Now(ToolOutput),
+            Child(usize),
+        }
+        let started = std::time::Instant::now();
+        let mut children = Vec::new();
+        let mut answers = Vec::with_capacity(calls.len());
+        for call in calls {
+            cx.events.send(Event::ToolUse {
+                id: call.id.clone(),
+                name: call.name.clone(),
+                input: call.input.clone(),
+            });
+            let ready = match self.prepare(call, cx).await {
+                Ok(ready) => ready,
+                Err(refused) => {
+                    answers.push((None, Answer::Now(refused)));
+                    continue;
+                }
+            };
+            let invocation = Invocation {
+                id: &call.id,
+                args: ready.args,
+                input: &call.input,
+                ctx: &ready.ctx,
+                host: Some(Host { session: self, cx }),
+            };
+            let answer = match ready.tool.delegate(invocation).await {
+                Started::Answered(output) => Answer::Now(output),
+                Started::Child(child) => {
+                    children.push(child);
+                    Answer::Child(children.len() - 1)
+                }
+            };
+            answers.push((Some(ready.event), answer));
+        }
+        let slots = self.background().clone();
+        let max = cx.settings.max_concurrent;
+        let ran = futures_util::future::join_all(
+            children
+                .into_iter()
+                .map(|child| child.run(slots.clone(), max)),
+        )
+        .await;
+        self.totals.tool_time += started.elapsed();
+        let mut ran: Vec<Option<Ran>> = ran.into_iter().map(Some).collect();
+        let mut outputs = Vec::with_capacity(calls.len());
+        for (call, (event, answer)) in calls.iter().zip(answers) {
+            let output = match answer {
+                Answer::Now(output) => output,
+                Answer::Child(k) => match ran[k].take() {
+                    Some(ran) => self.take_end(ran, cx),
+                    None => ToolOutput::error("the child's end was lost"),
+                },
+            };
+            if let Some(event) = event {
+                self.after_tool(call, event, &output, cx).await;
+            }
+            cx.events.send(Event::ToolResult {
+                id: call.id.clone(),
+                name: call.name.clone(),
+                is_error: output.is_error,
+                content: output.content.clone(),
+            });
+            outputs.push(output);
+        }
+        outputs
+    }
+
+    /// What a call needs before it runs: refused when its arguments are bad, its tool
+    /// unknown, a `before_tool` hook stops it, or its permission is not given.
+    async fn prepare(
+        &mut self,
+        call: &Call,
+        cx: &Context,
+    ) -> std::result::Result<Ready, ToolOutput> {
         if let Some(args) = &call.bad_json {
             let head = quoted_head(args);
-            return ToolOutput::error(if call.cut {
+            return Err(ToolOutput::error(if call.cut {
                 format!(
                     "this call was cut off at the output limit before its arguments were \
                      complete ({} characters), so it did not run; they began: {head}. Make \
@@ -90,20 +206,17 @@ impl Session {
                 )
             } else {
                 format!("the arguments of this call are not valid JSON, so it did not run: {head}")
-            });
+            }));
         }
         let Some(tool) = self.tool(&call.name) else {
-            return ToolOutput::error(format!(
+            return Err(ToolOutput::error(format!(
                 "there is no tool named {:?}; the tools are: {}",
                 call.name,
                 self.tools.names().join(", ")
-            ));
+            )));
         };
         let ctx = self.tool_ctx(cx);
-        let args = match Args::parse(&call.input) {
-            Ok(args) => args,
-            Err(why) => return ToolOutput::error(why),
-        };
+        let args = Args::parse(&call.input).map_err(ToolOutput::error)?;
         let input: serde_json::Value = call.input.parse().unwrap_or_default();
         let event = serde_json::json!({ "tool": call.name, "call_id": call.id, "input": input });
         if let Err(why) = crate::hooks::fire(
@@ -117,27 +230,29 @@ impl Session {
         .await
         {
             cx.notice(format!("a before_tool hook stopped {}: {why}", call.name));
-            return ToolOutput::error(format!(
+            return Err(ToolOutput::error(format!(
                 "a before_tool hook stopped this call, so it did not run: {why}"
-            ));
+            )));
         }
-        if let Err(refused) = self
-            .permit(tool.as_ref(), &args, &call.input, &ctx, cx)
-            .await
-        {
-            return refused;
-        }
-        let invocation = Invocation {
-            id: &call.id,
+        self.permit(tool.as_ref(), &args, &call.input, &ctx, cx)
+            .await?;
+        Ok(Ready {
+            tool,
             args,
-            input: &call.input,
-            ctx: &ctx,
-            host: Some(Host { session: self, cx }),
-        };
-        let started = std::time::Instant::now();
-        let output = tool.run(invocation).await;
-        self.totals.tool_time += started.elapsed();
-        let mut event = event;
+            ctx,
+            event,
+        })
+    }
+
+    /// Fires the `after_tool` hooks for a call that ran (`event` is what its `before_tool`
+    /// hooks were given).
+    async fn after_tool(
+        &self,
+        call: &Call,
+        mut event: serde_json::Value,
+        output: &ToolOutput,
+        cx: &Context,
+    ) {
         event["is_error"] = output.is_error.into();
         event["output"] = output.content.clone().into();
         if let Err(why) = crate::hooks::fire(
@@ -152,7 +267,6 @@ impl Session {
         {
             cx.notice(format!("an after_tool hook failed: {why}"));
         }
-        output
     }
 
     /// The permission decision for a call, asking the user when the policy says so; `Err`

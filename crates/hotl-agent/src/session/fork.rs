@@ -4,7 +4,7 @@
 use hotl_log::{Block, Body, RunState, Store};
 use hotl_view::Item;
 
-use super::turn::Turn;
+use super::delegate::{ChildRun, Started};
 use super::{ArchivedFile, Session, TurnOutcome};
 use crate::context::Context;
 use crate::error::Result;
@@ -13,46 +13,47 @@ use crate::tool::ToolOutput;
 
 impl Session {
     /// The `fork` tool: a child session pinned at this session's end (the assistant message that
-    /// called `fork`, other calls of the step already answered), whose first record answers the
-    /// fork call with the task, so its first request extends this session's last one. It runs
-    /// to completion with the same tools; its final message comes back as the result.
-    pub(crate) async fn fork_call(
+    /// called `fork`, the step's other delegations left open), whose first records answer the
+    /// other open calls with one placeholder and the fork call with the task, so its first
+    /// request extends this session's last one, and forks of one step share that prefix. It
+    /// runs to completion with the same tools; its final message comes back as the result.
+    pub(crate) fn fork_call(
         &mut self,
         call: &str,
         task: &str,
         background: bool,
         cx: &Context,
-    ) -> ToolOutput {
-        self.fork_call_as(call, task, "fork", background, cx).await
+    ) -> Started {
+        self.fork_call_as(call, task, "fork", background, cx)
     }
 
     /// [`Session::fork_call`] for the agent `agent` (`spawn` of a definition whose shape is a
     /// true fork): the child records the definition's name.
-    pub(crate) async fn fork_call_as(
+    pub(crate) fn fork_call_as(
         &mut self,
         call: &str,
         task: &str,
         agent: &str,
         background: bool,
         cx: &Context,
-    ) -> ToolOutput {
+    ) -> Started {
         if let Some(refused) = self.too_deep(cx) {
-            return refused;
+            return refused.into();
         }
-        match self.run_fork(call, task, agent, background, cx).await {
-            Ok(output) => output,
-            Err(e) => ToolOutput::error(format!("the fork failed: {e}")),
+        match self.start_fork(call, task, agent, background, cx) {
+            Ok(started) => started,
+            Err(e) => ToolOutput::error(format!("the fork failed: {e}")).into(),
         }
     }
 
-    async fn run_fork(
+    fn start_fork(
         &mut self,
         call: &str,
         task: &str,
         agent: &str,
         background: bool,
         cx: &Context,
-    ) -> Result<ToolOutput> {
+    ) -> Result<Started> {
         let id = self.writer.id().to_owned();
         let pin = self.writer.pin_head()?;
         let handle = crate::moves::unique_handle(
@@ -96,8 +97,8 @@ impl Session {
         } else {
             self.tools.clone()
         };
-        let mut child = Session::from_writer(&self.store, writer, tools)?;
-        cx.notice(format!("fork {handle} started: {task}"));
+        let child = Session::from_writer(&self.store, writer, tools)?;
+        cx.notice(format!("{agent} {handle} started: {task}"));
         cx.events.send(Event::ChildStarted {
             handle: handle.clone(),
             task: task.to_owned(),
@@ -108,45 +109,18 @@ impl Session {
             let queued = self.run_in_background(child, child_cx, run, &handle, cx);
             return Ok(ToolOutput::ok(format!(
                 "{agent} {handle} (session {id}) started in the background{queued}; its report comes as a message when it ends (cancel {handle} stops it)"
-            )));
+            ))
+            .into());
         }
-        let mut turn = Turn::new(run, &child_cx, None);
-        let outcome = Box::pin(turn.run(&mut child)).await;
-        cx.events.send(Event::ChildEnded {
-            handle: handle.clone(),
-            ok: outcome.is_ok(),
-        });
-        cx.notice(format!(
-            "fork {handle} {}",
-            if outcome.is_ok() {
-                "finished"
-            } else {
-                "failed"
-            }
-        ));
-        // What the child spent counts, however it ended.
-        self.totals.add(&child.totals);
-        let outcome = match outcome {
-            Ok(outcome) => outcome,
-            Err(e) => {
-                return Ok(ToolOutput::error(format!(
-                    "the fork failed: {e}; its work so far is archived under {handle}"
-                )));
-            }
-        };
-        note_fork_files(
-            &self.store,
-            child.id(),
-            &handle,
-            task,
-            &mut self.archived_files,
-        );
-        Ok(fork_report(&handle, child.id(), &outcome))
+        Ok(Started::Child(Box::new(ChildRun::fork(
+            child, child_cx, run, &handle, agent, task,
+        ))))
     }
 
     /// The records a fork's child starts with after its run: the calls of this step still
-    /// open (a second fork runs after this one) answered as the parent's (every call needs a
-    /// result before the next request), then `call` answered with the task.
+    /// open (the step's other delegations) answered with one placeholder, the same in every
+    /// sibling (every call needs a result before the next request), then `call` answered with
+    /// the task, last.
     fn child_answers(&self, call: &str, task: &str) -> Vec<Body> {
         let mut records: Vec<Body> = self
             .open_calls()
@@ -273,7 +247,7 @@ impl Session {
 
 /// What a fork's call is answered with: its final message and its handle, or that it was
 /// cancelled.
-fn fork_report(handle: &str, id: &str, outcome: &TurnOutcome) -> ToolOutput {
+pub(super) fn fork_report(handle: &str, id: &str, outcome: &TurnOutcome) -> ToolOutput {
     if outcome.cancelled {
         return ToolOutput::error(format!(
             "fork {handle} (session {id}) was cancelled by the user before it finished; \
@@ -306,7 +280,7 @@ pub(super) fn note_delegated_files(store: &Store, id: &str, out: &mut Vec<Archiv
 }
 
 /// Remembers which files the fork `child` (known by `handle`, working on `task`) touched.
-fn note_fork_files(
+pub(super) fn note_fork_files(
     store: &Store,
     child: &str,
     handle: &str,

@@ -19,6 +19,7 @@ mod calls;
 mod checkpoint;
 mod compact;
 mod context;
+mod delegate;
 mod dump;
 mod fit;
 mod fold;
@@ -53,6 +54,7 @@ pub use self::checkpoint::{CheckpointState, checkpoint_state};
 pub(crate) use self::compact::thousands;
 pub use self::compact::{COMPACT_AT_PERCENT, default_context_window, known_context_window};
 pub use self::context::ContextParts;
+pub use self::delegate::{ChildRun, Started};
 pub use self::dump::{Dump, DumpedTool, messages_text};
 use self::fold::note_files;
 use self::fork::note_delegated_files;
@@ -106,6 +108,8 @@ pub struct Session {
     checkpoint_seq: u64,
     /// Its children running in the background, and their ends not yet recorded.
     background: background::Background,
+    /// The handles of its children running in the foreground now.
+    in_flight: Vec<String>,
 }
 
 /// A file an archived thread touched.
@@ -262,6 +266,7 @@ impl Session {
             thin,
             checkpoint_seq,
             background: background::Background::default(),
+            in_flight: Vec::new(),
         })
     }
 

@@ -8,7 +8,7 @@
 
 use hotl_log::{Block, Body, Delegation, RunState, SessionStart};
 
-use super::turn::Turn;
+use super::delegate::{ChildRun, Started};
 use super::{Session, TurnOutcome};
 use crate::agents::{AgentDef, Shape};
 use crate::context::Context;
@@ -32,38 +32,35 @@ impl Session {
         fork: bool,
         background: Option<bool>,
         cx: &Context,
-    ) -> ToolOutput {
+    ) -> Started {
         let shape = match def.shape(fork) {
             Ok(shape) => shape,
-            Err(why) => return ToolOutput::error(why),
+            Err(why) => return ToolOutput::error(why).into(),
         };
         let background = background.unwrap_or(def.background);
         if background && def.isolation.is_some() {
             return ToolOutput::error(format!(
                 "{} asks for isolation: worktree, which hotl cannot give a background child yet: run it in the foreground",
                 def.name
-            ));
+            ))
+            .into();
         }
         if let Some(refused) = self.too_deep(cx) {
-            return refused;
+            return refused.into();
         }
         let first = match shape {
-            Shape::Fork => {
-                return self
-                    .fork_call_as(call, task, &def.name, background, cx)
-                    .await;
-            }
+            Shape::Fork => return self.fork_call_as(call, task, &def.name, background, cx),
             Shape::Clean => task.to_owned(),
             Shape::Wrapped => self.wrapped_brief(task),
             Shape::Reviewer => self.reviewer_brief(task).await,
         };
-        match self.run_child(call, def, task, first, background, cx).await {
-            Ok(output) => output,
-            Err(e) => ToolOutput::error(format!("{} failed to start: {e}", def.name)),
+        match self.start_child(call, def, task, first, background, cx) {
+            Ok(started) => started,
+            Err(e) => ToolOutput::error(format!("{} failed to start: {e}", def.name)).into(),
         }
     }
 
-    async fn run_child(
+    fn start_child(
         &mut self,
         call: &str,
         def: &AgentDef,
@@ -71,7 +68,7 @@ impl Session {
         first: String,
         background: bool,
         cx: &Context,
-    ) -> Result<ToolOutput> {
+    ) -> Result<Started> {
         let id = self.writer.id().to_owned();
         let at = self.view.head_seq;
         let handle = crate::moves::unique_handle(
@@ -136,7 +133,7 @@ impl Session {
             },
         ];
         let writer = self.writer.delegate_clean(start, state)?;
-        let mut child = Session::from_writer(&self.store, writer, tools)?;
+        let child = Session::from_writer(&self.store, writer, tools)?;
         cx.notice(format!("{} {handle} started: {task}", def.name));
         cx.events.send(Event::ChildStarted {
             handle: handle.clone(),
@@ -149,24 +146,12 @@ impl Session {
             return Ok(ToolOutput::ok(format!(
                 "{} {handle} (session {id}) started in the background{queued}; its report comes as a message when it ends (cancel {handle} stops it)",
                 def.name
-            )));
+            ))
+            .into());
         }
-        let mut turn = Turn::new(run, &child_cx, None);
-        let outcome = Box::pin(turn.run(&mut child)).await;
-        cx.events.send(Event::ChildEnded {
-            handle: handle.clone(),
-            ok: outcome.is_ok(),
-        });
-        // What the child spent counts, however it ended.
-        self.totals.add(&child.totals);
-        Ok(match outcome {
-            Ok(outcome) => report(&def.name, &handle, child.id(), &outcome, &child),
-            Err(e) => ToolOutput::error(format!(
-                "{} {handle} (session {}) failed: {e}; its work so far is archived under {handle}",
-                def.name,
-                child.id()
-            )),
-        })
+        Ok(Started::Child(Box::new(ChildRun::agent(
+            child, child_cx, run, &handle, &def.name,
+        ))))
     }
 
     /// A refusal when a child of this session would go past `[agents] max_depth`.
@@ -201,24 +186,17 @@ impl Session {
     /// The `continue` tool: one more turn of this session's child `handle`, in its own log,
     /// under the model it was started with; its new final message answers. Handles live in the
     /// log, so a child made before this process started continues as well.
-    pub(crate) async fn continue_call(
-        &mut self,
-        handle: &str,
-        message: &str,
-        cx: &Context,
-    ) -> ToolOutput {
-        match self.run_continue(handle, message, cx).await {
-            Ok(output) => output,
-            Err(e) => ToolOutput::error(format!("{handle} could not continue: {e}")),
+    pub(crate) fn continue_call(&mut self, handle: &str, message: &str, cx: &Context) -> Started {
+        match self.start_continue(handle, message, cx) {
+            Ok(started) => started,
+            Err(e) => {
+                self.in_flight.retain(|h| h != handle);
+                ToolOutput::error(format!("{handle} could not continue: {e}")).into()
+            }
         }
     }
 
-    async fn run_continue(
-        &mut self,
-        handle: &str,
-        message: &str,
-        cx: &Context,
-    ) -> Result<ToolOutput> {
+    fn start_continue(&mut self, handle: &str, message: &str, cx: &Context) -> Result<Started> {
         let id = self.writer.id().to_owned();
         let children: Vec<hotl_log::Delegated> = self
             .store
@@ -241,15 +219,23 @@ impl Session {
                     "there is no child {handle:?}; this session's children are: {}",
                     known.join(", ")
                 )
-            }));
+            })
+            .into());
         };
+        // One turn at a time in a child's log.
+        if !self.claim_child(handle) {
+            return Ok(ToolOutput::error(format!(
+                "{handle} is still running: continue it once it has ended (its report comes as a message; cancel {handle} stops it)"
+            ))
+            .into());
+        }
         let agent = child
             .delegation
             .agent
             .clone()
             .unwrap_or_else(|| "fork".to_owned());
         let writer = self.writer.open_delegated(&child.id)?;
-        let mut session = Session::from_writer(&self.store, writer, self.tools.clone())?;
+        let session = Session::from_writer(&self.store, writer, self.tools.clone())?;
         // The model it was started with, frozen for its runs.
         let mut settings = (*cx.settings).clone();
         if let Some(model) = self
@@ -266,21 +252,9 @@ impl Session {
             task: message.to_owned(),
         });
         let child_cx = cx.child(handle).with_settings(settings);
-        // A session opened here counts from zero: what it spends is this turn's.
-        let outcome = Box::pin(session.submit(message, &child_cx)).await;
-        cx.events.send(Event::ChildEnded {
-            handle: handle.to_owned(),
-            ok: outcome.is_ok(),
-        });
-        let spent = session.totals;
-        self.totals.add(&spent);
-        Ok(match outcome {
-            Ok(outcome) => report_spent(&agent, handle, session.id(), &outcome, &spent),
-            Err(e) => ToolOutput::error(format!(
-                "{agent} {handle} (session {}) failed: {e}",
-                session.id()
-            )),
-        })
+        Ok(Started::Child(Box::new(ChildRun::continued(
+            session, child_cx, message, handle, &agent,
+        ))))
     }
 
     /// A wrapped fork's first message: this session's conversation as the model sees it, in
@@ -361,18 +335,7 @@ fn narrower(parent: Mode, asked: Option<Mode>) -> Mode {
 }
 
 /// The call's answer: the child's final message, then what it spent.
-fn report(
-    agent: &str,
-    handle: &str,
-    id: &str,
-    outcome: &TurnOutcome,
-    child: &Session,
-) -> ToolOutput {
-    report_spent(agent, handle, id, outcome, &child.totals)
-}
-
-/// [`report`] with what the child spent given.
-fn report_spent(
+pub(super) fn report_spent(
     agent: &str,
     handle: &str,
     id: &str,

@@ -333,11 +333,17 @@ impl<'c> Turn<'c> {
 
     /// Runs a step's calls and records their results, with the working tree snapshotted
     /// around them when they may change files; `false` when the user cancelled.
-    async fn run_calls(&mut self, s: &mut Session, mut calls: Vec<Call>) -> Result<bool> {
+    async fn run_calls(&mut self, s: &mut Session, calls: Vec<Call>) -> Result<bool> {
         let cx = self.cx;
-        // A call that runs last (a fork) starts from the view with the others answered.
-        calls.sort_by_key(|call| s.tool(&call.name).is_some_and(|t| t.runs_last()));
-        let changes_files = calls.iter().any(|call| s.changes_files(&call.name));
+        // Calls that delegate run last, side by side: each child starts from the view with
+        // the step's other calls answered.
+        let (alone, together): (Vec<Call>, Vec<Call>) = calls
+            .into_iter()
+            .partition(|call| !s.tool(&call.name).is_some_and(|t| t.runs_last()));
+        let changes_files = alone
+            .iter()
+            .chain(&together)
+            .any(|call| s.changes_files(&call.name));
         // The tree before this step's tools run (the one started with the turn, when there is
         // one), unless a snapshot this turn already shows it: the user may have changed files
         // since the last one.
@@ -349,11 +355,10 @@ impl<'c> Turn<'c> {
         }
         // What tools spend on the model (a fork's child, an ask) counts in this turn.
         let spent_before = s.totals;
-        for call in calls {
+        for call in alone {
             let stops_itself = s.tool(&call.name).is_some_and(|t| t.stops_itself());
             let output = if stops_itself {
-                // It stops itself when cancelled (a fork closes its child's log), then this
-                // turn stops.
+                // It stops itself when cancelled, then this turn stops.
                 let output = s.call(&call, cx).await;
                 if cx.is_cancelled() {
                     self.note_result(s, &call, output)?;
@@ -371,6 +376,18 @@ impl<'c> Turn<'c> {
                 }
             };
             self.note_result(s, &call, output)?;
+        }
+        if !together.is_empty() {
+            // Each child stops itself when cancelled (closing its own log); then this turn
+            // stops, their calls answered.
+            let outputs = s.call_together(&together, cx).await;
+            for (call, output) in together.iter().zip(outputs) {
+                self.note_result(s, call, output)?;
+            }
+            if cx.is_cancelled() {
+                self.outcome.add_spent(&spent_before, &s.totals);
+                return Ok(false);
+            }
         }
         self.outcome.add_spent(&spent_before, &s.totals);
         if changes_files {

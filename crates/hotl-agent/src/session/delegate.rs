@@ -1,0 +1,250 @@
+//! A child run in the foreground, the same way for `fork`, `spawn` and `continue`: the call
+//! starts it (quickly, holding the parent: its log is written then), it runs on its own (the
+//! parent is not borrowed, so the step's other delegations run beside it, within the slots),
+//! and the parent takes its end: what it spent, the files it touched, the report its call is
+//! answered with.
+
+use hotl_log::{Body, RunState};
+
+use super::background::Background;
+use super::turn::Turn;
+use super::{Session, TurnOutcome};
+use crate::context::Context;
+use crate::error::Result;
+use crate::events::Event;
+use crate::tool::ToolOutput;
+
+/// What a call that delegates came to when it started: answered at once (refused, or started
+/// in the background), or a child to run.
+pub enum Started {
+    /// The call's answer.
+    Answered(ToolOutput),
+    /// A child started in the foreground, whose end answers the call.
+    Child(Box<ChildRun>),
+}
+
+impl From<ToolOutput> for Started {
+    fn from(output: ToolOutput) -> Started {
+        Started::Answered(output)
+    }
+}
+
+/// A child started in the foreground, with what its run is and how its report reads.
+pub struct ChildRun {
+    child: Session,
+    /// The child's context: its events carry its handle; its settings are its definition's.
+    cx: Context,
+    work: Work,
+    handle: String,
+    /// Its agent's name (`fork` for a fork made by the `fork` tool).
+    agent: String,
+    kind: Kind,
+}
+
+/// What the child runs.
+enum Work {
+    /// The turn its log was created with (the run already `started` there).
+    Turn(String),
+    /// A new message, a new turn (`continue`).
+    Message(String),
+}
+
+/// How its end is told.
+#[derive(Clone, PartialEq)]
+enum Kind {
+    /// A fork of the parent working `task`: the report is its final message.
+    Fork { task: String },
+    /// Another agent, or a child continued: the report ends with what it spent.
+    Agent,
+    /// A child given one more turn by `continue`.
+    Continued,
+}
+
+/// A child whose run ended.
+pub(crate) struct Ran {
+    run: ChildRun,
+    outcome: Result<TurnOutcome>,
+}
+
+impl ChildRun {
+    /// A fork running the turn `run` its log starts with.
+    pub(super) fn fork(
+        child: Session,
+        cx: Context,
+        run: String,
+        handle: &str,
+        agent: &str,
+        task: &str,
+    ) -> ChildRun {
+        ChildRun {
+            child,
+            cx,
+            work: Work::Turn(run),
+            handle: handle.to_owned(),
+            agent: agent.to_owned(),
+            kind: Kind::Fork {
+                task: task.to_owned(),
+            },
+        }
+    }
+
+    /// Another agent running the turn `run` its log starts with.
+    pub(super) fn agent(
+        child: Session,
+        cx: Context,
+        run: String,
+        handle: &str,
+        agent: &str,
+    ) -> ChildRun {
+        ChildRun {
+            child,
+            cx,
+            work: Work::Turn(run),
+            handle: handle.to_owned(),
+            agent: agent.to_owned(),
+            kind: Kind::Agent,
+        }
+    }
+
+    /// A child given `message`, a turn of its own.
+    pub(super) fn continued(
+        child: Session,
+        cx: Context,
+        message: &str,
+        handle: &str,
+        agent: &str,
+    ) -> ChildRun {
+        ChildRun {
+            child,
+            cx,
+            work: Work::Message(message.to_owned()),
+            handle: handle.to_owned(),
+            agent: agent.to_owned(),
+            kind: Kind::Continued,
+        }
+    }
+
+    /// Runs it in one of the tree's slots (`max` in all, shared with the background children
+    /// of `slots`'s session): beyond them it waits, and cancelled meanwhile it never runs (its
+    /// run closed `cancelled`).
+    pub(crate) async fn run(mut self, slots: Background, max: usize) -> Ran {
+        if slots.running() >= max {
+            self.cx.notice(format!(
+                "{} {} waits for a slot (all {max} are taken, [agents] max_concurrent)",
+                self.agent, self.handle
+            ));
+        }
+        let slot = tokio::select! {
+            slot = slots.slot(max) => slot,
+            () = self.cx.cancelled() => None,
+        };
+        let outcome = if slot.is_none() && self.cx.is_cancelled() {
+            self.never_ran()
+        } else {
+            let cx = self.cx.clone();
+            match std::mem::replace(&mut self.work, Work::Message(String::new())) {
+                Work::Turn(run) => {
+                    let mut turn = Turn::new(run, &cx, None);
+                    Box::pin(turn.run(&mut self.child)).await
+                }
+                Work::Message(message) => Box::pin(self.child.submit(&message, &cx)).await,
+            }
+        };
+        drop(slot);
+        Ran { run: self, outcome }
+    }
+
+    /// Closes the run a child cancelled before it began (a turn already `started` in its log).
+    fn never_ran(&mut self) -> Result<TurnOutcome> {
+        if let Work::Turn(run) = &self.work {
+            self.child.append(Body::Run {
+                run: run.clone(),
+                state: RunState::Cancelled,
+            })?;
+        }
+        Ok(TurnOutcome {
+            cancelled: true,
+            text: "cancelled before it started".to_owned(),
+            ..TurnOutcome::default()
+        })
+    }
+}
+
+impl Session {
+    /// Runs `child` to its end here (a step's only delegation) and returns its call's answer.
+    pub(crate) async fn run_child_here(
+        &mut self,
+        child: Box<ChildRun>,
+        cx: &Context,
+    ) -> ToolOutput {
+        let ran = child
+            .run(self.background().clone(), cx.settings.max_concurrent)
+            .await;
+        self.take_end(ran, cx)
+    }
+
+    /// Takes the end of a child this session ran in the foreground: what it spent counts here
+    /// however it ended, a fork's files join the file-touch cue, and the report answers its
+    /// call.
+    pub(crate) fn take_end(&mut self, ran: Ran, cx: &Context) -> ToolOutput {
+        let Ran { run, outcome } = ran;
+        let (handle, agent, child) = (&run.handle, &run.agent, &run.child);
+        self.in_flight.retain(|h| h != handle);
+        cx.events.send(Event::ChildEnded {
+            handle: handle.clone(),
+            ok: outcome.is_ok(),
+        });
+        cx.notice(format!(
+            "{agent} {handle} {}",
+            match &outcome {
+                Ok(o) if o.cancelled => "cancelled",
+                Ok(_) => "finished",
+                Err(_) => "failed",
+            }
+        ));
+        self.totals.add(&child.totals);
+        let id = child.id();
+        match (&run.kind, outcome) {
+            (Kind::Fork { task }, Ok(outcome)) => {
+                super::fork::note_fork_files(
+                    &self.store,
+                    id,
+                    handle,
+                    task,
+                    &mut self.archived_files,
+                );
+                super::fork::fork_report(handle, id, &outcome)
+            }
+            (Kind::Fork { .. }, Err(e)) => ToolOutput::error(format!(
+                "the fork failed: {e}; its work so far is archived under {handle}"
+            )),
+            (Kind::Agent | Kind::Continued, Ok(outcome)) => {
+                super::spawn::report_spent(agent, handle, id, &outcome, &child.totals)
+            }
+            (kind, Err(e)) => ToolOutput::error(format!(
+                "{agent} {handle} (session {id}) failed: {e}{}",
+                if *kind == Kind::Agent {
+                    format!("; its work so far is archived under {handle}")
+                } else {
+                    String::new()
+                }
+            )),
+        }
+    }
+
+    /// Marks `handle` as running in the foreground (a second `continue` of it in the same
+    /// step is refused); `false` when it already runs, here or in the background.
+    pub(crate) fn claim_child(&mut self, handle: &str) -> bool {
+        if self.in_flight.iter().any(|h| h == handle)
+            || self
+                .background()
+                .running_handles()
+                .iter()
+                .any(|h| h == handle)
+        {
+            return false;
+        }
+        self.in_flight.push(handle.to_owned());
+        true
+    }
+}
