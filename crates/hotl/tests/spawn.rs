@@ -776,3 +776,148 @@ fn sigterm_stops_a_headless_run_and_records_its_children_stopping() -> TestResul
     assert_eq!(finished[0]["state"], "cancelled");
     Ok(())
 }
+
+/// Runs git in `dir` with a name set (the test's HOME has no git config).
+fn git(dir: &std::path::Path, args: &[&str]) -> TestResult<String> {
+    let out = std::process::Command::new("git")
+        .arg("-C")
+        .arg(dir)
+        .args([
+            "-c",
+            "user.name=t",
+            "-c",
+            "user.email=t@t",
+            "-c",
+            "init.defaultBranch=main",
+        ])
+        .args(args)
+        .output()?;
+    if !out.status.success() {
+        return Err(format!("git {args:?}: {}", String::from_utf8_lossy(&out.stderr)).into());
+    }
+    Ok(String::from_utf8_lossy(&out.stdout).into_owned())
+}
+
+#[test]
+fn an_isolated_child_writes_in_its_own_worktree_and_its_patch_is_applied_only_when_asked()
+-> TestResult {
+    let env = Env::new()?;
+    let project = &env.project;
+    git(project, &["init", "-q"])?;
+    std::fs::write(project.join("a.txt"), "one\n")?;
+    git(project, &["add", "a.txt"])?;
+    git(project, &["commit", "-q", "-m", "first"])?;
+    // Work in progress the child must see: a change not committed and a file not tracked.
+    std::fs::write(project.join("a.txt"), "one\ntwo\n")?;
+    std::fs::write(project.join("notes.txt"), "NOTES-HERE\n")?;
+    let agents = project.join(".hotl/agents");
+    std::fs::create_dir_all(&agents)?;
+    std::fs::write(
+        agents.join("fixer.md"),
+        "---\nname: fixer\ndescription: Fixes things in a worktree of its own.\ntools: [read, write, bash]\nisolation: worktree\nbackground: true\n---\nYou fix things.\n",
+    )?;
+    let branches = git(project, &["branch", "--list"])?;
+    let fake = FakeLlm::start(Config::scripted([
+        Reply::text("")
+            .with_tool("spawn", json!({"agent": "fixer", "task": "FIX-TASK add b.txt"}))
+            .matching("fix it apart"),
+        Reply::text("")
+            .with_tool(
+                "bash",
+                json!({"command": "printf 'bee\\n' > b.txt && echo three >> a.txt && cat a.txt notes.txt"}),
+            )
+            .matching("FIX-TASK"),
+        Reply::text("Added b.txt and a third line.").matching("NOTES-HERE"),
+        Reply::text("Started the fixer.").matching("started in the background"),
+        Reply::text("The fixer's patch is ready.").matching("background child"),
+    ]))?;
+    let out = env
+        .agent(
+            &fake,
+            &["-p", "fix it apart", "--permission-mode", "bypass"],
+        )
+        .ok();
+    assert_eq!(out.stdout, "The fixer's patch is ready.\n", "{out}");
+
+    // The child wrote with its own tools, in the background, and the user's files are as
+    // they were: no new file, no new branch, the work in progress untouched.
+    let sent = requests(&fake)?;
+    let child = sent
+        .iter()
+        .find(|r| r.to_string().contains("NOTES-HERE"))
+        .ok_or("the child's second request")?
+        .to_string();
+    assert!(
+        child.contains("one\\ntwo\\nthree"),
+        "it started from the work in progress: {child}"
+    );
+    assert!(!project.join("b.txt").exists());
+    assert_eq!(
+        std::fs::read_to_string(project.join("a.txt"))?,
+        "one\ntwo\n"
+    );
+    assert_eq!(git(project, &["branch", "--list"])?, branches);
+
+    let id = env.only_session()?;
+    let records = env.records(&id)?;
+    let finished = records
+        .iter()
+        .find(|r| r["type"] == "child_finished")
+        .ok_or("no child_finished record")?;
+    assert_eq!(finished["state"], "finished");
+    let blob = finished["patch_blob"].as_str().ok_or("a patch blob")?;
+    let report = finished["report"].as_str().ok_or("report")?;
+    let worktrees = env.home.join("worktrees");
+    let start = report
+        .find("`git apply ")
+        .ok_or(format!("how to apply: {report}"))?
+        + 11;
+    let patch = &report[start..start + report[start..].find('`').ok_or("end")?];
+    assert!(
+        patch.starts_with(&worktrees.display().to_string()),
+        "{patch}"
+    );
+    let dir = std::path::Path::new(patch).with_extension("");
+    assert_eq!(
+        std::fs::read_to_string(dir.join("b.txt"))?,
+        "bee\n",
+        "kept for a look"
+    );
+
+    // Applied when asked, the patch brings exactly the child's changes.
+    git(project, &["apply", patch])?;
+    assert_eq!(std::fs::read_to_string(project.join("b.txt"))?, "bee\n");
+    assert_eq!(
+        std::fs::read_to_string(project.join("a.txt"))?,
+        "one\ntwo\nthree\n"
+    );
+    assert_eq!(
+        std::fs::read_to_string(project.join("notes.txt"))?,
+        "NOTES-HERE\n"
+    );
+    Ok(())
+}
+
+#[test]
+fn isolation_outside_git_is_a_tool_error_the_model_reads() -> TestResult {
+    let env = Env::new()?;
+    let agents = env.project.join(".hotl/agents");
+    std::fs::create_dir_all(&agents)?;
+    std::fs::write(
+        agents.join("fixer.md"),
+        "---\nname: fixer\ndescription: Fixes things apart.\nisolation: worktree\n---\nYou fix things.\n",
+    )?;
+    let fake = FakeLlm::start(Config::scripted([
+        Reply::text("").with_tool("spawn", json!({"agent": "fixer", "task": "fix"})),
+        Reply::text("No worktree here; I fix it myself."),
+    ]))?;
+    env.agent(&fake, &["-p", "go"]).ok();
+    let sent = requests(&fake)?;
+    let last = sent.last().ok_or("requests")?.to_string();
+    assert!(
+        last.contains("isolation: worktree") && last.contains("not inside a git work tree"),
+        "{last}"
+    );
+    assert!(!env.home.join("worktrees").exists());
+    Ok(())
+}

@@ -14,6 +14,7 @@ use super::{Session, Totals, TurnOutcome};
 use crate::context::Context;
 use crate::error::Result;
 use crate::events::Event;
+use crate::snapshot::Worktree;
 
 /// How a background child ended.
 #[derive(Clone, Debug)]
@@ -23,6 +24,8 @@ pub(crate) struct Finished {
     pub state: &'static str,
     pub report: String,
     pub totals: Totals,
+    /// The patch of what it changed in its own worktree.
+    pub patch_blob: Option<String>,
 }
 
 /// The session's side of its background children: how many run, and the ends not yet
@@ -161,6 +164,7 @@ impl Session {
         child_cx: Context,
         run: String,
         handle: &str,
+        worktree: Option<Worktree>,
         cx: &Context,
     ) -> String {
         let runs = self.background.clone();
@@ -183,6 +187,7 @@ impl Session {
         let child_cx = child_cx.with_cancel(child_stopped);
         let events = cx.events.clone();
         let handle = handle.to_owned();
+        let blobs = self.store.blobs();
         tokio::spawn(async move {
             // Beyond the slots, a child waits its turn (cancelled meanwhile, it never runs).
             let slot = tokio::select! {
@@ -204,17 +209,25 @@ impl Session {
                 handle: handle.clone(),
                 ok: outcome.is_ok(),
             });
-            let (state, report) = match outcome {
+            let (state, mut report) = match outcome {
                 Ok(outcome) if outcome.cancelled => ("cancelled", outcome.text),
                 Ok(outcome) => ("finished", outcome.text),
                 Err(e) => ("failed", e.to_string()),
             };
+            // Its changes stay in its worktree: the report says where, and how to take them.
+            let patch_blob = worktree.and_then(|worktree| {
+                let settled = worktree.settle(&blobs);
+                report.push('\n');
+                report.push_str(&settled.note);
+                settled.patch_blob
+            });
             runs.finished(Finished {
                 handle,
                 child: child.id().to_owned(),
                 state,
                 report,
                 totals: child.totals,
+                patch_blob,
             });
         });
         if queued {
@@ -252,7 +265,7 @@ impl Session {
                     thinking: t.usage.thinking,
                 }),
                 cost: Some(t.cost),
-                patch_blob: None,
+                patch_blob: f.patch_blob,
             })?;
         }
         Ok(n)
@@ -379,6 +392,7 @@ mod tests {
             state: "finished",
             report: String::new(),
             totals: Totals::default(),
+            patch_blob: None,
         }
     }
 

@@ -12,6 +12,7 @@ use super::{Session, TurnOutcome};
 use crate::context::Context;
 use crate::error::Result;
 use crate::events::Event;
+use crate::snapshot::Worktree;
 use crate::tool::ToolOutput;
 
 /// What a call that delegates came to when it started: answered at once (refused, or started
@@ -39,6 +40,8 @@ pub struct ChildRun {
     /// Its agent's name (`fork` for a fork made by the `fork` tool).
     agent: String,
     kind: Kind,
+    /// The worktree it writes in, apart from the parent's files.
+    worktree: Option<Worktree>,
 }
 
 /// What the child runs.
@@ -75,6 +78,7 @@ impl ChildRun {
         handle: &str,
         agent: &str,
         task: &str,
+        worktree: Option<Worktree>,
     ) -> ChildRun {
         ChildRun {
             child,
@@ -85,6 +89,7 @@ impl ChildRun {
             kind: Kind::Fork {
                 task: task.to_owned(),
             },
+            worktree,
         }
     }
 
@@ -95,6 +100,7 @@ impl ChildRun {
         run: String,
         handle: &str,
         agent: &str,
+        worktree: Option<Worktree>,
     ) -> ChildRun {
         ChildRun {
             child,
@@ -103,6 +109,7 @@ impl ChildRun {
             handle: handle.to_owned(),
             agent: agent.to_owned(),
             kind: Kind::Agent,
+            worktree,
         }
     }
 
@@ -121,6 +128,7 @@ impl ChildRun {
             handle: handle.to_owned(),
             agent: agent.to_owned(),
             kind: Kind::Continued,
+            worktree: None,
         }
     }
 
@@ -204,7 +212,7 @@ impl Session {
         ));
         self.totals.add(&child.totals);
         let id = child.id();
-        match (&run.kind, outcome) {
+        let mut output = match (&run.kind, outcome) {
             (Kind::Fork { task }, Ok(outcome)) => {
                 super::fork::note_fork_files(
                     &self.store,
@@ -229,7 +237,14 @@ impl Session {
                     String::new()
                 }
             )),
+        };
+        // Its changes stay in its worktree: the report says where, and how to take them.
+        if let Some(worktree) = &run.worktree {
+            let settled = worktree.settle(&self.store.blobs());
+            output.content.push('\n');
+            output.content.push_str(&settled.note);
         }
+        output
     }
 
     /// Marks `handle` as running in the foreground (a second `continue` of it in the same

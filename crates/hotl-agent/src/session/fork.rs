@@ -9,6 +9,7 @@ use super::{ArchivedFile, Session, TurnOutcome};
 use crate::context::Context;
 use crate::error::Result;
 use crate::events::Event;
+use crate::snapshot::Worktree;
 use crate::tool::ToolOutput;
 
 impl Session {
@@ -24,23 +25,25 @@ impl Session {
         background: bool,
         cx: &Context,
     ) -> Started {
-        self.fork_call_as(call, task, "fork", background, cx)
+        self.fork_call_as(call, task, "fork", background, None, cx)
     }
 
     /// [`Session::fork_call`] for the agent `agent` (`spawn` of a definition whose shape is a
-    /// true fork): the child records the definition's name.
+    /// true fork): the child records the definition's name, and works in `worktree` when it
+    /// has one.
     pub(crate) fn fork_call_as(
         &mut self,
         call: &str,
         task: &str,
         agent: &str,
         background: bool,
+        worktree: Option<Worktree>,
         cx: &Context,
     ) -> Started {
         if let Some(refused) = self.too_deep(cx) {
             return refused.into();
         }
-        match self.start_fork(call, task, agent, background, cx) {
+        match self.start_fork(call, task, agent, background, worktree, cx) {
             Ok(started) => started,
             Err(e) => ToolOutput::error(format!("the fork failed: {e}")).into(),
         }
@@ -52,6 +55,7 @@ impl Session {
         task: &str,
         agent: &str,
         background: bool,
+        worktree: Option<Worktree>,
         cx: &Context,
     ) -> Result<Started> {
         let id = self.writer.id().to_owned();
@@ -87,12 +91,14 @@ impl Session {
             state: RunState::Started,
         });
         state.extend(self.child_answers(call, task));
-        let writer =
-            self.writer
-                .delegate(pin, &self.cwd.display().to_string(), state, delegation)?;
-        // In the background it may only read (its tool list stays the parent's, for the
-        // prompt cache: a tool it may not use is refused when called).
-        let tools = if background {
+        let cwd = worktree.as_ref().map_or(&self.cwd, |w| &w.cwd);
+        let writer = self
+            .writer
+            .delegate(pin, &cwd.display().to_string(), state, delegation)?;
+        // In the background it may only read, unless it writes in a worktree of its own (its
+        // tool list stays the parent's, for the prompt cache: a tool it may not use is
+        // refused when called).
+        let tools = if background && worktree.is_none() {
             self.tools.filtered(|t| t.reads_only())
         } else {
             self.tools.clone()
@@ -106,14 +112,14 @@ impl Session {
         let child_cx = cx.child(&handle);
         if background {
             let id = child.id().to_owned();
-            let queued = self.run_in_background(child, child_cx, run, &handle, cx);
+            let queued = self.run_in_background(child, child_cx, run, &handle, worktree, cx);
             return Ok(ToolOutput::ok(format!(
                 "{agent} {handle} (session {id}) started in the background{queued}; its report comes as a message when it ends (cancel {handle} stops it)"
             ))
             .into());
         }
         Ok(Started::Child(Box::new(ChildRun::fork(
-            child, child_cx, run, &handle, agent, task,
+            child, child_cx, run, &handle, agent, task, worktree,
         ))))
     }
 

@@ -10,12 +10,12 @@ use hotl_log::{Block, Body, Delegation, RunState, SessionStart};
 
 use super::delegate::{ChildRun, Started};
 use super::{Session, TurnOutcome};
-use crate::agents::{AgentDef, Shape};
+use crate::agents::{AgentDef, Isolation, Shape};
 use crate::context::Context;
 use crate::error::Result;
 use crate::events::Event;
 use crate::permission::Mode;
-use crate::snapshot::Snapshotter;
+use crate::snapshot::{Snapshotter, Worktree};
 use crate::tool::ToolOutput;
 
 /// The most of a task a reviewer is handed: it reviews the work, not the parent's account of it.
@@ -38,37 +38,53 @@ impl Session {
             Err(why) => return ToolOutput::error(why).into(),
         };
         let background = background.unwrap_or(def.background);
-        if background && def.isolation.is_some() {
-            return ToolOutput::error(format!(
-                "{} asks for isolation: worktree, which hotl cannot give a background child yet: run it in the foreground",
-                def.name
-            ))
-            .into();
-        }
         if let Some(refused) = self.too_deep(cx) {
             return refused.into();
         }
+        // An isolated child writes in a worktree of its own, so it may write in the
+        // background too.
+        let worktree = match def.isolation {
+            Some(Isolation::Worktree) => match self.isolate().await {
+                Ok(worktree) => Some(worktree),
+                Err(why) => {
+                    return ToolOutput::error(format!(
+                        "{} works in a worktree of its own (isolation: worktree), which cannot be made: {why}",
+                        def.name
+                    ))
+                    .into();
+                }
+            },
+            None => None,
+        };
         let first = match shape {
-            Shape::Fork => return self.fork_call_as(call, task, &def.name, background, cx),
+            Shape::Fork => {
+                return self.fork_call_as(call, task, &def.name, background, worktree, cx);
+            }
             Shape::Clean => task.to_owned(),
             Shape::Wrapped => self.wrapped_brief(task),
             Shape::Reviewer => self.reviewer_brief(task).await,
         };
-        match self.start_child(call, def, task, first, background, cx) {
+        let child = NewChild {
+            call,
+            task,
+            first,
+            background,
+            worktree,
+        };
+        match self.start_child(def, child, cx) {
             Ok(started) => started,
             Err(e) => ToolOutput::error(format!("{} failed to start: {e}", def.name)).into(),
         }
     }
 
-    fn start_child(
-        &mut self,
-        call: &str,
-        def: &AgentDef,
-        task: &str,
-        first: String,
-        background: bool,
-        cx: &Context,
-    ) -> Result<Started> {
+    fn start_child(&mut self, def: &AgentDef, new: NewChild<'_>, cx: &Context) -> Result<Started> {
+        let NewChild {
+            call,
+            task,
+            first,
+            background,
+            worktree,
+        } = new;
         let id = self.writer.id().to_owned();
         let at = self.view.head_seq;
         let handle = crate::moves::unique_handle(
@@ -78,17 +94,21 @@ impl Session {
         let blobs = self.store.blobs();
         // Its tools: this session's, as the definition allows (it never delegates in turn
         // unless its definition lists spawn or fork); in the background, only those that
-        // read, since nobody watches it write.
+        // read, since nobody watches it write, unless it writes in a worktree of its own.
+        let writes_apart = worktree.is_some();
         let tools = self
             .tools
-            .filtered(|t| def.allows(t.name()) && (!background || t.reads_only()));
+            .filtered(|t| def.allows(t.name()) && (!background || writes_apart || t.reads_only()));
+        let cwd = worktree
+            .as_ref()
+            .map_or_else(|| self.cwd.clone(), |w| w.cwd.clone());
         let mut system = vec![if def.prompt.is_empty() {
             crate::prompt::BASE.to_owned()
         } else {
             def.prompt.clone()
         }];
         // The project's own instructions apply to every agent working in it.
-        system.extend(crate::prompt::system_blocks(&self.cwd).into_iter().skip(1));
+        system.extend(crate::prompt::system_blocks(&cwd).into_iter().skip(1));
         let mut settings = (*cx.settings).clone();
         if let Some(model) = &def.model {
             settings.model.clone_from(model);
@@ -97,7 +117,7 @@ impl Session {
         if let Some(steps) = def.max_steps {
             settings.max_steps = settings.max_steps.min(steps as usize);
         }
-        let mut start = SessionStart::new(self.cwd.display().to_string());
+        let mut start = SessionStart::new(cwd.display().to_string());
         start.model = Some(settings.model.clone());
         let system = serde_json::to_vec(&system).map_err(hotl_log::LogError::from)?;
         let defs = serde_json::to_vec(&tools.definitions()).map_err(hotl_log::LogError::from)?;
@@ -142,7 +162,7 @@ impl Session {
         let child_cx = cx.child(&handle).with_settings(settings);
         if background {
             let id = child.id().to_owned();
-            let queued = self.run_in_background(child, child_cx, run, &handle, cx);
+            let queued = self.run_in_background(child, child_cx, run, &handle, worktree, cx);
             return Ok(ToolOutput::ok(format!(
                 "{} {handle} (session {id}) started in the background{queued}; its report comes as a message when it ends (cancel {handle} stops it)",
                 def.name
@@ -150,8 +170,31 @@ impl Session {
             .into());
         }
         Ok(Started::Child(Box::new(ChildRun::agent(
-            child, child_cx, run, &handle, &def.name,
+            child, child_cx, run, &handle, &def.name, worktree,
         ))))
+    }
+
+    /// A new worktree at this session's working tree as it is now, under
+    /// `<home>/worktrees/`; why not, outside git or when git fails.
+    async fn isolate(&mut self) -> std::result::Result<Worktree, String> {
+        let cwd = self.cwd.clone();
+        let top = Worktree::repository(&cwd)?;
+        let blobs = self.store.blobs();
+        let tree = self
+            .tree
+            .snapshots
+            .take(&cwd, &blobs)
+            .await
+            .filter(|tree| !tree.contains(':'))
+            .ok_or("git cannot snapshot the working tree")?;
+        let dir = self
+            .store
+            .home()
+            .join("worktrees")
+            .join(hotl_log::new_session_id().to_lowercase());
+        tokio::task::spawn_blocking(move || Worktree::create(&cwd, &top, &tree, &dir))
+            .await
+            .map_err(|e| e.to_string())?
     }
 
     /// A refusal when a child of this session would go past `[agents] max_depth`.
@@ -317,6 +360,18 @@ impl Session {
             .map(|patch| String::from_utf8_lossy(&patch).into_owned())
             .unwrap_or_else(|| "(no changes)".to_owned())
     }
+}
+
+/// What a new child of `spawn` starts with.
+struct NewChild<'a> {
+    /// The call it answers.
+    call: &'a str,
+    task: &'a str,
+    /// Its first message.
+    first: String,
+    background: bool,
+    /// The worktree it writes in, apart from the parent's files.
+    worktree: Option<Worktree>,
 }
 
 /// The narrower of a session's mode and the one a definition asks (a child never gets more

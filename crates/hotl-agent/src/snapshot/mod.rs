@@ -17,6 +17,7 @@ mod children;
 mod git;
 mod manifest;
 mod patch;
+mod worktree;
 
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
@@ -25,6 +26,7 @@ use hotl_log::Blobs;
 
 pub use children::end_children;
 pub(crate) use manifest::Limits;
+pub(crate) use worktree::Worktree;
 
 /// Takes the snapshots of one session's working tree, keeping what makes the next one cheap: a
 /// cache of the files already hashed, and whether the tree was too big last time.
