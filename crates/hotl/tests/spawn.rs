@@ -883,6 +883,12 @@ fn an_isolated_child_writes_in_its_own_worktree_and_its_patch_is_applied_only_wh
         "bee\n",
         "kept for a look"
     );
+    let stored = env.home.join("blobs").join(&blob[..2]).join(blob);
+    assert_eq!(
+        std::fs::read(stored)?,
+        std::fs::read(patch)?,
+        "the blob is the patch"
+    );
 
     // Applied when asked, the patch brings exactly the child's changes.
     git(project, &["apply", patch])?;
