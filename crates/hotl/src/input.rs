@@ -79,3 +79,27 @@ fn private_file(path: &std::path::Path) {
         tracing::warn!("{} stays readable by others: {e}", path.display());
     }
 }
+
+/// The terminal's mode as it was before the editor first read, to put back when the process
+/// is stopped while the editor holds the terminal in raw mode.
+pub struct TerminalMode(Option<rustix::termios::Termios>);
+
+impl TerminalMode {
+    /// The mode of the terminal on stdin now (nothing, when stdin is no terminal).
+    pub fn save() -> TerminalMode {
+        TerminalMode(rustix::termios::tcgetattr(std::io::stdin()).ok())
+    }
+
+    /// Puts the saved mode back.
+    pub fn restore(&self) {
+        if let Some(mode) = &self.0
+            && let Err(e) = rustix::termios::tcsetattr(
+                std::io::stdin(),
+                rustix::termios::OptionalActions::Now,
+                mode,
+            )
+        {
+            tracing::warn!("the terminal's mode cannot be restored: {e}");
+        }
+    }
+}

@@ -770,3 +770,31 @@ pub fn has_flock() -> bool {
         .status()
         .is_ok_and(|s| s.success())
 }
+
+/// Sends SIGTERM to the hotl process that holds a session lock in `env`'s home, once `fake`
+/// has received a request containing `seen` and `settle_ms` more have passed; whether it was
+/// sent. Blocks: run it beside the typing (`std::thread::scope`).
+pub fn terminate_when(env: &Env, fake: &hotl_fakellm::FakeLlm, seen: &str, settle_ms: u64) -> bool {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    while !fake.captured().iter().any(|r| r.body_text().contains(seen)) {
+        if std::time::Instant::now() > deadline {
+            return false;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    std::thread::sleep(std::time::Duration::from_millis(settle_ms));
+    let pid = std::fs::read_dir(env.home.join("sessions"))
+        .ok()
+        .and_then(|dir| {
+            dir.flatten()
+                .filter(|f| f.path().extension().is_some_and(|e| e == "lock"))
+                .find_map(|f| hotl_log::TreeLock::owner_pid(&f.path()))
+        });
+    let Some(pid) = pid else {
+        return false;
+    };
+    std::process::Command::new("kill")
+        .args(["-TERM", &pid.to_string()])
+        .status()
+        .is_ok_and(|s| s.success())
+}

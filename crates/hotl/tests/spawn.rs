@@ -777,6 +777,60 @@ fn sigterm_stops_a_headless_run_and_records_its_children_stopping() -> TestResul
     Ok(())
 }
 
+/// A script whose parent starts a background child that would answer only after 20 s, and
+/// says so when told it started.
+fn a_slow_background_child() -> TestResult<FakeLlm> {
+    Ok(FakeLlm::start(Config::scripted([
+        Reply::text("")
+            .with_tool(
+                "spawn",
+                json!({"agent": "explore", "task": "SLOW-TASK read it all", "background": true}),
+            )
+            .matching("go look"),
+        Reply::text("never said")
+            .with_fault(hotl_fakellm::Fault::split_at([5, 10]).with_chunk_delay_ms(20_000))
+            .matching("SLOW-TASK"),
+        Reply::text("It runs in the background.").matching("started in the background"),
+    ]))?)
+}
+
+/// The `child_finished` records of the only session, once hotl ended.
+fn ends_recorded(env: &Env) -> TestResult<Vec<serde_json::Value>> {
+    let id = env.only_session()?;
+    Ok(env
+        .records(&id)?
+        .into_iter()
+        .filter(|r| r["type"] == "child_finished")
+        .collect())
+}
+
+#[test]
+fn sigterm_stops_the_console_as_leaving_does_and_records_its_children_stopping() -> TestResult {
+    let env = Env::new()?;
+    let fake = a_slow_background_child()?;
+    let (run, sent) = std::thread::scope(|scope| {
+        let killer = scope
+            .spawn(|| crate::common::terminate_when(&env, &fake, "started in the background", 800));
+        let run = crate::common::console_typed(&env, &fake, &[], &[("go look\n", 0), ("", 5_000)]);
+        (run, killer.join())
+    });
+    let Some(run) = run? else {
+        return Ok(());
+    };
+    assert_eq!(sent.ok(), Some(true), "SIGTERM was sent");
+    assert!(run.stdout.contains("stopped (SIGTERM)"), "{run}");
+    assert_eq!(run.code, 143, "{run}");
+    let finished = ends_recorded(&env)?;
+    assert_eq!(finished.len(), 1, "{finished:?}");
+    assert_eq!(finished[0]["state"], "cancelled");
+    assert_eq!(
+        env.run(&["sessions", "check"]).code,
+        0,
+        "the logs check clean"
+    );
+    Ok(())
+}
+
 /// Runs git in `dir` with a name set (the test's HOME has no git config).
 fn git(dir: &std::path::Path, args: &[&str]) -> TestResult<String> {
     let out = std::process::Command::new("git")

@@ -931,3 +931,46 @@ fn resume_at_claude_picks_an_imported_session_and_shows_its_transcript() -> Test
     );
     Ok(())
 }
+
+#[test]
+fn sigterm_leaves_as_the_user_would_restoring_the_terminal_and_recording_the_children() -> TestResult
+{
+    let env = Env::new()?;
+    let fake = FakeLlm::start(Config::scripted([
+        Reply::text("")
+            .with_tool(
+                "spawn",
+                serde_json::json!({"agent": "explore", "task": "SLOW-TASK read it all", "background": true}),
+            )
+            .matching("go look"),
+        Reply::text("never said")
+            .with_fault(Fault::split_at([5, 10]).with_chunk_delay_ms(20_000))
+            .matching("SLOW-TASK"),
+        Reply::text("It runs in the background.").matching("started in the background"),
+    ]))?;
+    let (shown, sent) = std::thread::scope(|scope| {
+        let killer = scope
+            .spawn(|| crate::common::terminate_when(&env, &fake, "started in the background", 800));
+        let shown = tui(&env, &fake, &[], &[("go look\r", 500), ("", 5_000)]);
+        (shown, killer.join())
+    });
+    let Some(shown) = shown? else {
+        return Ok(());
+    };
+    assert_eq!(sent.ok(), Some(true), "SIGTERM was sent");
+    // It left as on /exit: the goodbye line, and the terminal given back (cursor shown,
+    // bracketed paste off).
+    assert!(shown.has("resume with: hotl -r"), "{}", shown.screen());
+    assert!(shown.bytes.contains("\x1b[?2004l"), "bracketed paste off");
+    assert!(shown.bytes.contains("\x1b[?25h"), "cursor shown");
+    let id = env.only_session()?;
+    let finished: Vec<serde_json::Value> = env
+        .records(&id)?
+        .into_iter()
+        .filter(|r| r["type"] == "child_finished")
+        .collect();
+    assert_eq!(finished.len(), 1, "{finished:?}");
+    assert_eq!(finished[0]["state"], "cancelled");
+    assert_eq!(shown.code, 143, "{}", shown.screen());
+    Ok(())
+}

@@ -122,6 +122,9 @@ pub struct Options {
     /// Notified once the first frame is on the screen (what waits for it, MCP servers, starts
     /// then).
     pub first_frame: Option<std::sync::Arc<tokio::sync::Notify>>,
+    /// Notified when the process is told to end (SIGTERM): the UI leaves as when the user
+    /// leaves (the turn and its children stopped and recorded, the terminal restored).
+    pub terminated: Option<std::sync::Arc<tokio::sync::Notify>>,
 }
 
 impl Default for Options {
@@ -143,6 +146,7 @@ impl Default for Options {
             ephemeral: false,
             monochrome: false,
             first_frame: None,
+            terminated: None,
         }
     }
 }
@@ -457,6 +461,17 @@ async fn main_loop(
                     app.say("the agent stopped", Tone::Error);
                 }
             },
+            () = async {
+                match &options.terminated {
+                    Some(terminated) => terminated.notified().await,
+                    None => std::future::pending().await,
+                }
+            } => {
+                if let Some(alt) = pick_screen.take() {
+                    alt.close()?;
+                }
+                return leave(&mut screen, full.as_mut(), &mut app, agent, host, options).await;
+            }
             () = sleep => {
                 if animating {
                     app.dirty = true;

@@ -356,13 +356,16 @@ async fn run_async(
     });
     let agent = Agent::spawn_with_late(start, resolved.provider.clone(), settings, late);
     let canceller = agent.canceller();
-    // A headless run told to stop (SIGTERM, as a supervisor or CI says it) stops as Ctrl-C
-    // stops it: the turn and its children cancelled and recorded, then the process ends.
-    let mut terminate = if headless {
-        tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()).ok()
-    } else {
-        None
-    };
+    // SIGTERM (a supervisor, CI, a closing terminal multiplexer) stops hotl as Ctrl-C and
+    // then leaving would: the turn and its children cancelled and recorded, then the process
+    // ends. Headless, the run's own end follows the cancel; the console and the terminal UI
+    // are told, and leave as when the user leaves.
+    let terminated = Arc::new(tokio::sync::Notify::new());
+    let mut terminate =
+        tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()).ok();
+    let told = Arc::clone(&terminated);
+    let by_signal = Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let signalled = Arc::clone(&by_signal);
     tokio::spawn(async move {
         loop {
             let asked = tokio::select! {
@@ -372,7 +375,11 @@ async fn run_async(
                         Some(t) => t.recv().await,
                         None => std::future::pending().await,
                     }
-                } => t.is_some(),
+                } => {
+                    signalled.store(true, std::sync::atomic::Ordering::SeqCst);
+                    told.notify_one();
+                    t.is_some()
+                }
             };
             if !asked {
                 break;
@@ -405,11 +412,18 @@ async fn run_async(
                 opened: resumed.then_some(opened),
                 fullscreen: args.fullscreen || resolved.fullscreen,
                 first_frame: Some(first_frame),
+                terminated: Some(terminated),
                 ..crate::tui::options(ctx)
             };
-            crate::tui::run(ctx, Some(agent), options, None).await
+            let left = crate::tui::run(ctx, Some(agent), options, None).await?;
+            // Ended by SIGTERM: the shell's convention says so (128 + 15).
+            Ok(if by_signal.load(std::sync::atomic::Ordering::SeqCst) {
+                ExitCode::from(143)
+            } else {
+                left
+            })
         }
-        None => crate::console::run(ctx, agent, first_message, first_frame).await,
+        None => crate::console::run(ctx, agent, first_message, first_frame, terminated).await,
     }
 }
 

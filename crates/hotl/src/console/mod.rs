@@ -49,8 +49,23 @@ pub async fn run(
     mut agent: Agent,
     first: Option<String>,
     first_frame: std::sync::Arc<tokio::sync::Notify>,
+    terminated: std::sync::Arc<tokio::sync::Notify>,
 ) -> Result<ExitCode, CliError> {
-    let result = converse(ctx, &mut agent, first, &first_frame).await;
+    // The line editor puts the terminal in raw mode while it reads; a SIGTERM may come then.
+    let terminal = crate::input::TerminalMode::save();
+    let result = tokio::select! {
+        result = converse(ctx, &mut agent, first, &first_frame) => result,
+        () = terminated.notified() => {
+            // Stopped as when the user leaves: what runs is cancelled and recorded (children
+            // get 2 s), the terminal is as it was, and the process ends at once (the editor's
+            // thread may be blocked reading the terminal).
+            agent.shutdown().await;
+            terminal.restore();
+            say!("\n· stopped (SIGTERM)");
+            hotl_agent::end_children();
+            std::process::exit(143);
+        }
+    };
     agent.shutdown().await;
     result
 }
