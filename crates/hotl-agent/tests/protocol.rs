@@ -452,3 +452,85 @@ fn a_tool_made_at_run_time_is_frozen_with_the_session() -> TestResult {
     s.runtime.block_on(agent.shutdown());
     Ok(())
 }
+
+#[test]
+fn a_childs_approval_reaches_the_front_end_labelled_with_its_handle() -> TestResult {
+    let s = Setup::new(vec![
+        Reply::text("").with_tool("fork", json!({ "task": "count the files" })),
+        bash("echo KID-RAN"),
+        Reply::text("kid done"),
+        Reply::text("Done."),
+    ])?;
+    let mut agent = s.agent(Policy {
+        interactive: true,
+        ..Policy::default()
+    })?;
+    let (asked_by, results) = s.runtime.block_on(async {
+        agent.send(Command::Submit { text: "go".into() });
+        let mut asked_by = Vec::new();
+        let mut results = Vec::new();
+        while let Some(envelope) = agent.recv().await {
+            match envelope.event {
+                Event::Approval { id, tool, .. } => {
+                    assert_eq!(tool, "bash");
+                    asked_by.push(envelope.child.clone());
+                    agent.send(Command::Approve {
+                        id,
+                        answer: Answer::Yes,
+                    });
+                }
+                Event::ToolResult { content, .. } => results.push((envelope.child, content)),
+                Event::TurnEnded(_) => break,
+                Event::Failed { error, .. } => panic!("{error}"),
+                _ => {}
+            }
+        }
+        (asked_by, results)
+    });
+    assert_eq!(asked_by.len(), 1, "{asked_by:?}");
+    let handle = asked_by[0]
+        .clone()
+        .expect("the child's handle labels its question");
+    assert!(
+        results
+            .iter()
+            .any(|(child, content)| child.as_deref() == Some(handle.as_str())
+                && content.contains("KID-RAN")),
+        "{results:?}"
+    );
+    Ok(())
+}
+
+#[test]
+fn a_childs_call_that_needs_an_answer_nobody_can_give_fails_and_the_parent_goes_on() -> TestResult {
+    let s = Setup::new(vec![
+        Reply::text("").with_tool("fork", json!({ "task": "count the files" })),
+        bash("echo KID-RAN"),
+        Reply::text("kid could not run it"),
+        Reply::text("Done."),
+    ])?;
+    let mut agent = s.agent(Policy::default())?;
+    let events = s.runtime.block_on(async {
+        agent.send(Command::Submit { text: "go".into() });
+        until_done(&mut agent).await
+    });
+    let refused = events.iter().find_map(|e| match &e.event {
+        Event::ToolResult {
+            content, is_error, ..
+        } if e.child.is_some() && *is_error => Some(content.clone()),
+        _ => None,
+    });
+    assert!(
+        refused
+            .as_deref()
+            .is_some_and(|c| c.contains("permission denied")),
+        "{refused:?}"
+    );
+    assert!(
+        events
+            .iter()
+            .any(|e| matches!(&e.event, Event::TurnEnded(o) if o.text == "Done.")),
+        "the parent goes on"
+    );
+    Ok(())
+}

@@ -163,9 +163,20 @@ impl Env {
         Ok(run.line().to_owned())
     }
 
-    /// A session's log file.
+    /// A session's log file (a delegated child's lives in its root's tree directory).
     pub fn log_path(&self, id: &str) -> PathBuf {
-        self.home.join("sessions").join(format!("{id}.jsonl"))
+        let sessions = self.home.join("sessions");
+        let own = sessions.join(format!("{id}.jsonl"));
+        if own.exists() {
+            return own;
+        }
+        std::fs::read_dir(&sessions)
+            .into_iter()
+            .flatten()
+            .flatten()
+            .map(|tree| tree.path().join(format!("{id}.jsonl")))
+            .find(|path| path.exists())
+            .unwrap_or(own)
     }
 
     /// A session's log bytes.

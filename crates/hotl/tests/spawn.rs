@@ -170,7 +170,7 @@ fn a_definition_with_its_own_prompt_forks_wrapped() -> TestResult {
     std::fs::create_dir_all(&agents)?;
     std::fs::write(
         agents.join("summarizer.md"),
-        "---\nname: summarizer\ndescription: Sums up the conversation for a hand-off\ncontext: fork\n---\nYou write hand-off notes: what was asked, what was done, what is open.\n",
+        "---\nname: summarizer\ndescription: Sums up the conversation for a hand-off\ncontext: fork\nmodel: claude-haiku-4-5\n---\nYou write hand-off notes: what was asked, what was done, what is open.\n",
     )?;
     let fake = FakeLlm::start(Config::scripted([
         Reply::text("noted"),
@@ -191,6 +191,10 @@ fn a_definition_with_its_own_prompt_forks_wrapped() -> TestResult {
             .to_string()
             .contains("You write hand-off notes"),
         "its prompt"
+    );
+    assert_eq!(
+        child["model"], "claude-haiku-4-5",
+        "the wrap-up runs on its cheaper model"
     );
     let messages = child["messages"].as_array().ok_or("messages")?;
     assert_eq!(messages.len(), 1, "one labelled block, then the task");
@@ -575,58 +579,70 @@ fn leaving_the_console_stops_background_children_and_records_it() -> TestResult 
 }
 
 #[test]
-fn children_beyond_the_slots_wait_their_turn() -> TestResult {
+fn three_children_in_two_slots_the_third_waits_and_every_end_is_read() -> TestResult {
     let env = Env::new()?;
     let config = env.root().join("config/hotl");
     std::fs::create_dir_all(&config)?;
-    std::fs::write(config.join("config.toml"), "[agents]\nmax_concurrent = 1\n")?;
+    std::fs::write(config.join("config.toml"), "[agents]\nmax_concurrent = 2\n")?;
     let slow = || hotl_fakellm::Fault::split_at([2, 4]).with_chunk_delay_ms(300);
+    let spawn = |task: &str| json!({"agent": "explore", "task": task, "background": true});
     let fake = FakeLlm::start(Config::scripted([
         Reply::text("")
-            .with_tool(
-                "spawn",
-                json!({"agent": "explore", "task": "FIRST-CHILD", "background": true}),
-            )
-            .with_tool(
-                "spawn",
-                json!({"agent": "explore", "task": "SECOND-CHILD", "background": true}),
-            )
-            .matching("two surveys"),
+            .with_tool("spawn", spawn("FIRST-CHILD"))
+            .with_tool("spawn", spawn("SECOND-CHILD"))
+            .with_tool("spawn", spawn("THIRD-CHILD"))
+            .matching("three surveys"),
         Reply::text("first done")
             .with_fault(slow())
             .matching("FIRST-CHILD"),
         Reply::text("second done")
             .with_fault(slow())
             .matching("SECOND-CHILD"),
-        Reply::text("Both started.").matching("started in the background"),
-        Reply::text("Both reported.").matching("background child"),
+        Reply::text("third done")
+            .with_fault(slow())
+            .matching("THIRD-CHILD"),
+        Reply::text("All started.").matching("started in the background"),
+        Reply::text("All reported.").matching("background child"),
     ]))?;
-    let out = env.agent(&fake, &["-p", "two surveys"]).ok();
+    let out = env.agent(&fake, &["-p", "three surveys"]).ok();
+    assert_eq!(out.stdout, "All reported.\n", "{out}");
     let sent = requests(&fake)?;
     let results = sent
         .iter()
         .map(|r| r.to_string())
-        .find(|r| r.contains("Both started") || r.contains("slots is taken"))
+        .find(|r| r.contains("started in the background") && !r.contains("CHILD-TASK"))
         .ok_or("no request with the spawn results")?;
-    assert!(
-        results.contains("every one of the 1 slots is taken"),
-        "the second child was told to wait: {results}"
+    assert_eq!(
+        results.matches("every one of the 2 slots is taken").count(),
+        1,
+        "only the third was told to wait: {results}"
     );
-    // One slot: the second child's request came after the first child had answered.
-    let first = sent.iter().position(|r| {
-        r.to_string().contains("FIRST-CHILD") && !r.to_string().contains("two surveys")
-    });
-    let second = sent.iter().position(|r| {
-        r.to_string().contains("SECOND-CHILD") && !r.to_string().contains("two surveys")
-    });
-    assert!(first < second, "{first:?} {second:?}");
+    // Two slots: the third child asked only after both others had.
+    let child = |task: &str| {
+        sent.iter()
+            .position(|r| r.to_string().contains(task) && !r.to_string().contains("three surveys"))
+    };
+    let (first, second, third) = (
+        child("FIRST-CHILD"),
+        child("SECOND-CHILD"),
+        child("THIRD-CHILD"),
+    );
+    assert!(
+        first < third && second < third,
+        "{first:?} {second:?} {third:?}"
+    );
+    // Each end is a record in the parent's log, and its next request reads them all.
     let id = env.only_session()?;
     let finished = env
         .records(&id)?
         .into_iter()
-        .filter(|r| r["type"] == "child_finished")
+        .filter(|r| r["type"] == "child_finished" && r["state"] == "finished")
         .count();
-    assert_eq!(finished, 2, "{out}");
+    assert_eq!(finished, 3, "{out}");
+    let last = sent.last().ok_or("requests")?.to_string();
+    for report in ["first done", "second done", "third done"] {
+        assert!(last.contains(report), "{report}: {last}");
+    }
     Ok(())
 }
 
@@ -774,6 +790,49 @@ fn sigterm_stops_a_headless_run_and_records_its_children_stopping() -> TestResul
         .collect();
     assert_eq!(finished.len(), 1, "{finished:?}");
     assert_eq!(finished[0]["state"], "cancelled");
+    Ok(())
+}
+
+#[test]
+fn a_child_whose_model_is_unavailable_fails_with_the_providers_error_and_the_parent_goes_on()
+-> TestResult {
+    let env = Env::new()?;
+    let agents = env.project.join(".hotl/agents");
+    std::fs::create_dir_all(&agents)?;
+    std::fs::write(
+        agents.join("oracle.md"),
+        "---\nname: oracle\ndescription: Answers from a model that is gone.\nmodel: claude-retired-1\n---\nYou answer.\n",
+    )?;
+    let fake = FakeLlm::start(Config::scripted([
+        Reply::text("").with_tool("spawn", json!({"agent": "oracle", "task": "ORACLE-TASK"})),
+        Reply::text("")
+            .with_fault(hotl_fakellm::Fault::status(404))
+            .matching("ORACLE-TASK"),
+        Reply::text("The oracle is unavailable; I answer myself.").matching("failed"),
+    ]))?;
+    let out = env.agent(&fake, &["-p", "ask the oracle"]).ok();
+    assert_eq!(
+        out.stdout, "The oracle is unavailable; I answer myself.\n",
+        "{out}"
+    );
+    let sent = requests(&fake)?;
+    assert_eq!(
+        sent[1]["model"], "claude-retired-1",
+        "the child asks its own model"
+    );
+    let told = sent.last().ok_or("requests")?.to_string();
+    assert!(told.contains("oracle") && told.contains("404"), "{told}");
+    // The child's failure is in its own log, its run closed.
+    let child = children(&env)?;
+    let id = child[0]["id"].as_str().ok_or("child id")?;
+    let records = env.records(id)?;
+    assert!(records.iter().any(|r| r["type"] == "error"), "{records:?}");
+    assert!(
+        records
+            .iter()
+            .any(|r| r["type"] == "run" && r["state"] == "interrupted"),
+        "{records:?}"
+    );
     Ok(())
 }
 
