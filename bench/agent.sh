@@ -2,7 +2,9 @@
 # Agent benchmarks:
 #   (a) startup to first request: `hotl -p` on an empty home against the fake provider, whole
 #       run (an upper bound: it includes the fake's answer and writing the session);
-#   (b) harness overhead per turn on a 10,000-record session (cargo bench -p hotl-agent).
+#   (b) harness overhead per turn on a 10,000-record session (cargo bench -p hotl-agent);
+#   (c) delegation (bench/delegation.sh): a background spawn returning to the parent, the
+#       parent's step time while 16 children run, four foreground forks of one step.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 cargo build --release -q -p hotl -p hotl-fakellm
@@ -29,3 +31,5 @@ else
 fi
 cd "$OLDPWD"
 cargo bench -q -p hotl-agent --bench turns 2>/dev/null | grep -E "history|turns in|phases"
+# (c) delegation: background spawns returning, parent steps beside 16 children, parallel forks.
+bench/delegation.sh
