@@ -221,13 +221,13 @@ impl Session {
                     task,
                     &mut self.archived_files,
                 );
-                super::fork::fork_report(handle, id, &outcome)
+                report_spent(agent, handle, id, &outcome, &child.totals)
             }
             (Kind::Fork { .. }, Err(e)) => ToolOutput::error(format!(
                 "the fork failed: {e}; its work so far is archived under {handle}"
             )),
             (Kind::Agent | Kind::Continued, Ok(outcome)) => {
-                super::spawn::report_spent(agent, handle, id, &outcome, &child.totals)
+                report_spent(agent, handle, id, &outcome, &child.totals)
             }
             (kind, Err(e)) => ToolOutput::error(format!(
                 "{agent} {handle} (session {id}) failed: {e}{}",
@@ -262,4 +262,27 @@ impl Session {
         self.in_flight.push(handle.to_owned());
         true
     }
+}
+
+/// The call's answer: the child's final message, then what it spent.
+pub(super) fn report_spent(
+    agent: &str,
+    handle: &str,
+    id: &str,
+    outcome: &TurnOutcome,
+    t: &super::Totals,
+) -> ToolOutput {
+    if outcome.cancelled {
+        return ToolOutput::error(format!(
+            "{agent} {handle} (session {id}) was cancelled by the user before it finished; its work so far is archived under {handle}"
+        ));
+    }
+    ToolOutput::ok(format!(
+        "{agent} {handle} (session {id}) finished:\n{}\n[spent: {} input, {} cache read, {} output tokens, ${:.4}]",
+        outcome.text,
+        t.usage.input + t.usage.cache_write_5m + t.usage.cache_write_1h,
+        t.usage.cache_read,
+        t.usage.output,
+        t.cost
+    ))
 }

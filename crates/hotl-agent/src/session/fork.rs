@@ -189,7 +189,10 @@ impl Session {
         ));
         Some(
             match Box::pin(self.recover_fork(&child.id, &handle, cx)).await {
-                Ok((id, outcome)) => fork_report(&handle, &id, &outcome),
+                Ok((id, outcome, spent)) => {
+                    let agent = child.delegation.agent.as_deref().unwrap_or("fork");
+                    super::delegate::report_spent(agent, &handle, &id, &outcome, &spent)
+                }
                 Err(e) => ToolOutput::error(format!(
                     "fork {handle} (session {}) was interrupted and could not be resumed: {e}; \
                      its work so far is archived under {handle}",
@@ -199,14 +202,14 @@ impl Session {
         )
     }
 
-    /// Reopens the fork `child` under this tree's lock and finishes its turn; its id and how
-    /// it ended.
+    /// Reopens the fork `child` under this tree's lock and finishes its turn; its id, how it
+    /// ended and what it spent.
     async fn recover_fork(
         &mut self,
         child: &str,
         handle: &str,
         cx: &Context,
-    ) -> Result<(String, TurnOutcome)> {
+    ) -> Result<(String, TurnOutcome, super::Totals)> {
         let writer = self.writer.open_delegated(child)?;
         let mut fork = Session::from_writer(&self.store, writer, self.tools.clone())?;
         cx.notice(format!("fork {child} resumed"));
@@ -232,7 +235,7 @@ impl Session {
             text: fork.last_answer(),
             ..TurnOutcome::default()
         });
-        Ok((fork.id().to_owned(), outcome))
+        Ok((fork.id().to_owned(), outcome, fork.totals))
     }
 
     /// The text of the last model answer in the view.
@@ -249,21 +252,6 @@ impl Session {
             })
             .unwrap_or_default()
     }
-}
-
-/// What a fork's call is answered with: its final message and its handle, or that it was
-/// cancelled.
-pub(super) fn fork_report(handle: &str, id: &str, outcome: &TurnOutcome) -> ToolOutput {
-    if outcome.cancelled {
-        return ToolOutput::error(format!(
-            "fork {handle} (session {id}) was cancelled by the user before it finished; \
-             its work so far is archived under {handle}"
-        ));
-    }
-    ToolOutput::ok(format!(
-        "fork {handle} (session {id}) finished:\n{}",
-        outcome.text
-    ))
 }
 
 /// Remembers which files the forks `id` can see touched, for the file-touch cue (once each:

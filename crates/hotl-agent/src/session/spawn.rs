@@ -9,7 +9,7 @@
 use hotl_log::{Block, Body, Delegation, RunState, SessionStart};
 
 use super::delegate::{ChildRun, Started};
-use super::{Session, TurnOutcome};
+use super::Session;
 use crate::agents::{AgentDef, Isolation, Shape};
 use crate::context::Context;
 use crate::error::Result;
@@ -387,29 +387,6 @@ fn narrower(parent: Mode, asked: Option<Mode>) -> Mode {
         Some(asked) if rank(asked) < rank(parent) => asked,
         _ => parent,
     }
-}
-
-/// The call's answer: the child's final message, then what it spent.
-pub(super) fn report_spent(
-    agent: &str,
-    handle: &str,
-    id: &str,
-    outcome: &TurnOutcome,
-    t: &super::Totals,
-) -> ToolOutput {
-    if outcome.cancelled {
-        return ToolOutput::error(format!(
-            "{agent} {handle} (session {id}) was cancelled by the user before it finished; its work so far is archived under {handle}"
-        ));
-    }
-    ToolOutput::ok(format!(
-        "{agent} {handle} (session {id}) finished:\n{}\n[spent: {} input, {} cache read, {} output tokens, ${:.4}]",
-        outcome.text,
-        t.usage.input + t.usage.cache_write_5m + t.usage.cache_write_1h,
-        t.usage.cache_read,
-        t.usage.output,
-        t.cost
-    ))
 }
 
 #[cfg(test)]
