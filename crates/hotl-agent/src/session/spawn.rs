@@ -8,8 +8,8 @@
 
 use hotl_log::{Block, Body, Delegation, RunState, SessionStart};
 
-use super::delegate::{ChildRun, Started};
 use super::Session;
+use super::delegate::{ChildRun, Started};
 use crate::agents::{AgentDef, Isolation, Shape};
 use crate::context::Context;
 use crate::error::Result;
