@@ -1,6 +1,9 @@
 //! The console's live view of an agent's events: text as it streams, tool calls as they run,
-//! notices, a fork's work indented under a bar, approval questions answered on stdin, and the
-//! status line (context gauge, todos, model, mode, cost).
+//! notices, a child's work under a bar labelled with its handle (a whole line at a time, so
+//! children running side by side never mix within a line), approval questions answered on
+//! stdin, and the status line (context gauge, todos, model, mode, cost).
+
+use std::collections::HashMap;
 
 use std::io::{BufRead, Write};
 
@@ -13,9 +16,11 @@ use crate::plain::Plain;
 /// What the console has seen of the agent, and where its output stands.
 pub struct Live {
     at_line_start: bool,
-    /// How many forks deep the events shown are: a child's lines are indented with a bar per
-    /// level, so they are not taken for the session's own.
-    depth: usize,
+    /// The child whose events are being shown (its handle), or none for the session's own:
+    /// a child's lines carry a bar and its handle, so they are not taken for the session's.
+    child: Option<String>,
+    /// What each child has said since its last whole line.
+    partial: HashMap<String, String>,
     /// The latest status.
     pub status: Option<Status>,
     /// The session's id.
@@ -30,7 +35,8 @@ impl Live {
     pub fn new() -> Live {
         Live {
             at_line_start: true,
-            depth: 0,
+            child: None,
+            partial: HashMap::new(),
             status: None,
             session: String::new(),
             saved: false,
@@ -45,7 +51,8 @@ impl Live {
         agent: &mut Agent,
         done: impl Fn(&Event) -> bool,
     ) -> Result<Event, CliError> {
-        while let Some(Envelope { event, .. }) = agent.recv().await {
+        while let Some(Envelope { event, child }) = agent.recv().await {
+            self.child = child;
             if let Event::Approval { id, question, .. } = &event {
                 let answer = self.ask(question).await;
                 agent.send(Command::Approve { id: *id, answer });
@@ -82,6 +89,14 @@ impl Live {
     }
 
     fn show(&mut self, event: &Event) {
+        // What a child said before it does something else is shown first.
+        if let Some(child) = self.child.clone()
+            && !matches!(event, Event::Model { .. })
+            && let Some(rest) = self.partial.remove(&child)
+            && !rest.trim().is_empty()
+        {
+            self.line(rest.trim_end());
+        }
         match event {
             Event::Init {
                 session_id,
@@ -117,7 +132,10 @@ impl Live {
             }
             Event::Status(status) => self.status = Some(status.clone()),
             Event::Model { event } => match event {
-                Stream::TextDelta { text } => self.stream(text),
+                Stream::TextDelta { text } => match self.child.clone() {
+                    Some(child) => self.child_text(child, text),
+                    None => self.stream(text),
+                },
                 Stream::Error { message, .. } => self.line(&format!("· provider error: {message}")),
                 _ => {}
             },
@@ -143,13 +161,14 @@ impl Live {
             Event::ToolsAdded { tools } => {
                 self.line(&format!("· {}", hotl_agent::tools_added_line(tools)));
             }
-            Event::ChildStarted { .. } => {
-                self.end_line();
-                self.depth += 1;
-            }
-            Event::ChildEnded { .. } => {
-                self.end_line();
-                self.depth = self.depth.saturating_sub(1);
+            Event::ChildEnded { handle, .. } => {
+                if let Some(rest) = self.partial.remove(handle)
+                    && !rest.trim().is_empty()
+                {
+                    let shown = self.child.replace(handle.clone());
+                    self.line(rest.trim_end());
+                    self.child = shown;
+                }
             }
             _ => {}
         }
@@ -220,7 +239,23 @@ impl Live {
     }
 
     fn margin(&self) -> String {
-        "  │ ".repeat(self.depth)
+        match &self.child {
+            Some(handle) => format!("  │ {handle} "),
+            None => String::new(),
+        }
+    }
+
+    /// A child's streamed text: shown a whole line at a time under its handle.
+    fn child_text(&mut self, child: String, text: &str) {
+        let buffer = self.partial.entry(child).or_default();
+        buffer.push_str(text);
+        let Some(end) = buffer.rfind('\n') else {
+            return;
+        };
+        let whole: String = buffer.drain(..=end).collect();
+        for line in whole.lines().filter(|l| !l.trim().is_empty()) {
+            self.line(line);
+        }
     }
 
     fn end_line(&mut self) {

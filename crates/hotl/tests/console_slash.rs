@@ -369,10 +369,17 @@ fn a_pasted_block_is_one_message_and_long_lines_arrive_whole() -> TestResult {
     Ok(())
 }
 
-/// A fork's child shows in the console indented under a bar, between "started" and
+/// The console line that ends with `said` under a child's bar: the child's handle.
+fn child_line<'a>(text: &'a str, said: &str) -> Option<&'a str> {
+    text.lines()
+        .find(|l| l.starts_with("  │ ") && l.ends_with(said))
+        .and_then(|l| l["  │ ".len()..].split(' ').next())
+}
+
+/// A fork's child shows in the console under a bar with its handle, between "started" and
 /// "finished", and the parent's answer starts on a line of its own.
 #[test]
-fn a_forks_work_is_shown_indented_between_its_start_and_end() -> TestResult {
+fn a_forks_work_is_shown_under_its_handle_between_its_start_and_end() -> TestResult {
     let env = Env::new()?;
     std::fs::write(env.project.join("main.rs"), "fn main() {}\n")?;
     let fake = FakeLlm::start(Config::scripted([
@@ -386,17 +393,55 @@ fn a_forks_work_is_shown_indented_between_its_start_and_end() -> TestResult {
     };
     let out = out.ok();
     let text = out.stdout.replace('\r', "");
-    assert!(text.contains("  │ Child reading."), "{text}");
-    assert!(text.contains("  │ → read "), "{text}");
+    let handle = child_line(&text, "Child reading.").ok_or(text.clone())?;
+    assert!(text.contains(&format!("  │ {handle} → read ")), "{text}");
+    assert_eq!(
+        child_line(&text, "Child report: main is empty."),
+        Some(handle)
+    );
     assert!(
-        text.contains("  │ Child report: main is empty.\n"),
+        text.contains(&format!("fork {handle} finished\n")),
         "{text}"
     );
-    assert!(text.contains(" finished\n"), "{text}");
     assert!(
         text.contains("\nParent: the fork says it is empty."),
         "{text}"
     );
+    Ok(())
+}
+
+/// Two forks of one step run at once; what each says streams in pieces, yet every line the
+/// console shows is one child's, under its own handle.
+#[test]
+fn forks_running_side_by_side_never_mix_within_a_line() -> TestResult {
+    let env = Env::new()?;
+    let pieces = || Fault::split_at([30, 60, 90, 120, 150, 180]).with_chunk_delay_ms(80);
+    let fake = FakeLlm::start(Config::scripted([
+        Reply::text("")
+            .with_tool("fork", json!({ "task": "TASK-ALPHA" }))
+            .with_tool("fork", json!({ "task": "TASK-BETA" })),
+        Reply::text("alpha one alpha one\nalpha two alpha two\n")
+            .with_fault(pieces())
+            .matching("TASK-ALPHA"),
+        Reply::text("beta one beta one\nbeta two beta two\n")
+            .with_fault(pieces())
+            .matching("TASK-BETA"),
+        Reply::text("Parent: both are back."),
+    ]))?;
+    let Some(out) = console(&env, &fake, &[], "two forks\n/exit\n")? else {
+        return Ok(());
+    };
+    let text = out.ok().stdout.replace('\r', "");
+    let alpha = child_line(&text, "alpha one alpha one").ok_or(text.clone())?;
+    let beta = child_line(&text, "beta one beta one").ok_or(text.clone())?;
+    assert_ne!(alpha, beta, "{text}");
+    assert_eq!(
+        child_line(&text, "alpha two alpha two"),
+        Some(alpha),
+        "{text}"
+    );
+    assert_eq!(child_line(&text, "beta two beta two"), Some(beta), "{text}");
+    assert!(text.contains("\nParent: both are back."), "{text}");
     Ok(())
 }
 
