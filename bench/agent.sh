@@ -7,7 +7,10 @@
 #       parent's step time while 16 children run, four foreground forks of one step.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-cargo build --release -q -p hotl -p hotl-fakellm
+# hotl on its own: built beside the fake, it would get the fake's features too (a slower
+# binary than the one users install).
+cargo build --release -q -p hotl-fakellm
+cargo build --release -q -p hotl
 BIN=target/release
 OUT=$(mktemp -d /tmp/hotl-agent-bench.XXXXXX)
 PORT=${PORT:-18777}

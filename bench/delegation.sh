@@ -8,7 +8,10 @@
 # once). Usage: bench/delegation.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
-cargo build --release -q -p hotl -p hotl-fakellm
+# hotl on its own: built beside the fake, it would get the fake's features too (a slower
+# binary than the one users install).
+cargo build --release -q -p hotl-fakellm
+cargo build --release -q -p hotl
 BIN="$PWD/target/release"
 OUT=$(mktemp -d /tmp/hotl-delegation.XXXXXX)
 trap 'kill $FAKE 2>/dev/null; rm -rf "$OUT"' EXIT
