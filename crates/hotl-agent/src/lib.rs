@@ -89,7 +89,7 @@ pub use crate::session::{
     Session, Settings, Started, TitleSettings, Totals, TurnOutcome, checkpoint_state,
     default_context_window, known_context_window, messages_text,
 };
-pub use crate::snapshot::end_children;
+pub use crate::snapshot::{end_children, sweep_worktrees};
 pub use crate::stats::{
     ChildSpent, Saving, Spent, Stats, TurnSpent, fresh_equivalent, session_stats, stats,
 };

@@ -1014,6 +1014,23 @@ fn an_isolated_child_writes_in_its_own_worktree_and_its_patch_is_applied_only_wh
         std::fs::read_to_string(project.join("notes.txt"))?,
         "NOTES-HERE\n"
     );
+
+    // While the child is kept, gc keeps its worktree; once its tree is gone, gc removes it and
+    // the repository forgets it.
+    let kept = env.run(&["gc"]).ok();
+    assert!(!kept.stdout.contains("worktree /"), "{kept}");
+    assert!(dir.exists());
+    env.run(&["sessions", "drop", &id]).ok();
+    let swept = env.run(&["gc"]).ok();
+    assert!(
+        swept
+            .stdout
+            .contains(&format!("removed worktree {}", dir.display())),
+        "{swept}"
+    );
+    assert!(!dir.exists() && !std::path::Path::new(patch).exists());
+    let listed = git(project, &["worktree", "list"])?;
+    assert_eq!(listed.lines().count(), 1, "{listed}");
     Ok(())
 }
 

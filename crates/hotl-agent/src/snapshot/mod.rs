@@ -27,6 +27,7 @@ use hotl_log::Blobs;
 pub use children::end_children;
 pub(crate) use manifest::Limits;
 pub(crate) use worktree::Worktree;
+pub use worktree::sweep_worktrees;
 
 /// Takes the snapshots of one session's working tree, keeping what makes the next one cheap: a
 /// cache of the files already hashed, and whether the tree was too big last time.

@@ -169,3 +169,60 @@ impl Worktree {
         }
     }
 }
+
+/// The worktrees under `<home>/worktrees/` whose child is gone (no session left works in
+/// them: its tree was collected), removed with their patch files unless `dry_run`; what was
+/// (or would be) removed. A worktree some session still works in is kept, changes and all.
+pub fn sweep_worktrees(store: &hotl_log::Store, dry_run: bool) -> Vec<PathBuf> {
+    let dir = store.home().join("worktrees");
+    let Ok(entries) = std::fs::read_dir(&dir) else {
+        return Vec::new();
+    };
+    // Only delegated children work in worktrees: their starts say where.
+    let mut used: Vec<PathBuf> = Vec::new();
+    for root in store.session_ids().unwrap_or_default() {
+        for child in store.tree_children(&root).unwrap_or_default() {
+            if let Ok(start) = store.read_start(&child)
+                && Path::new(&start.cwd).starts_with(&dir)
+            {
+                used.push(PathBuf::from(start.cwd));
+            }
+        }
+    }
+    let mut removed = Vec::new();
+    for entry in entries.flatten() {
+        let path = entry.path();
+        if !path.is_dir() || used.iter().any(|cwd| cwd.starts_with(&path)) {
+            continue;
+        }
+        if !dry_run {
+            remove_orphan(&path);
+        }
+        removed.push(path);
+    }
+    removed
+}
+
+/// Removes a worktree nobody works in: through git when it is still one (so the repository
+/// forgets it), else the directory; its patch file too.
+fn remove_orphan(path: &Path) {
+    let shown = path.to_string_lossy();
+    let common = run_git(
+        path,
+        &["rev-parse", "--path-format=absolute", "--git-common-dir"],
+    )
+    .map(|out| PathBuf::from(String::from_utf8_lossy(&out).trim()));
+    let through_git = common.is_ok_and(|common| {
+        let mut command = Command::new("git");
+        command
+            .arg("--git-dir")
+            .arg(&common)
+            .args(["worktree", "remove", "--force"])
+            .arg(path);
+        children::output(&mut command).is_ok_and(|o| o.status.success())
+    });
+    if !through_git && let Err(e) = std::fs::remove_dir_all(path) {
+        tracing::warn!("the worktree {shown} cannot be removed: {e}");
+    }
+    let _ = std::fs::remove_file(path.with_extension("patch"));
+}

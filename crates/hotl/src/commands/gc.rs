@@ -1,4 +1,5 @@
-//! `hotl gc`: remove old and dropped sessions, unreferenced blobs and stale derived files.
+//! `hotl gc`: remove old and dropped sessions, unreferenced blobs and stale derived files, and
+//! the worktrees of isolated children that are gone.
 
 use std::io::Write;
 use std::process::ExitCode;
@@ -36,9 +37,13 @@ pub fn run(ctx: &Ctx, args: &GcArgs) -> Result<ExitCode, CliError> {
         dry_run: args.dry_run,
         ..GcOptions::default()
     })?;
+    // After the sessions: a worktree is removed once no session left works in it.
+    let worktrees = hotl_agent::sweep_worktrees(&ctx.store, args.dry_run);
     let mut out = ctx.out();
     if args.json {
-        serde_json::to_writer_pretty(&mut out, &report)?;
+        let mut json = serde_json::to_value(&report)?;
+        json["worktrees"] = serde_json::json!(worktrees);
+        serde_json::to_writer_pretty(&mut out, &json)?;
         writeln!(out)?;
         flush(out)?;
         return Ok(ExitCode::SUCCESS);
@@ -61,6 +66,9 @@ pub fn run(ctx: &Ctx, args: &GcArgs) -> Result<ExitCode, CliError> {
     for path in &report.derived {
         writeln!(out, "{verb} {}", path.display())?;
     }
+    for path in &worktrees {
+        writeln!(out, "{verb} worktree {}", path.display())?;
+    }
     for id in &report.kept_for_descendants {
         writeln!(out, "kept {id}: a kept session descends from it")?;
     }
@@ -70,7 +78,7 @@ pub fn run(ctx: &Ctx, args: &GcArgs) -> Result<ExitCode, CliError> {
     let freed = report.freed_bytes;
     writeln!(
         out,
-        "{}: {} session{}, {} blob{}, {} derived file{}; {freed} bytes",
+        "{}: {} session{}, {} blob{}, {} derived file{}, {} worktree{}; {freed} bytes",
         if args.dry_run { "dry run" } else { "done" },
         report.sessions.len(),
         if report.sessions.len() == 1 { "" } else { "s" },
@@ -78,6 +86,8 @@ pub fn run(ctx: &Ctx, args: &GcArgs) -> Result<ExitCode, CliError> {
         if report.blobs.len() == 1 { "" } else { "s" },
         report.derived.len(),
         if report.derived.len() == 1 { "" } else { "s" },
+        worktrees.len(),
+        if worktrees.len() == 1 { "" } else { "s" },
     )?;
     flush(out)?;
     Ok(ExitCode::SUCCESS)
