@@ -809,3 +809,21 @@ pub fn terminate_when(env: &Env, fake: &hotl_fakellm::FakeLlm, seen: &str, settl
         .status()
         .is_ok_and(|s| s.success())
 }
+
+/// A fake whose model, told "go look", starts an `explore` child in the background that would
+/// answer only after 20 s, then says "It runs in the background." once told it started.
+pub fn slow_background_child() -> TestResult<hotl_fakellm::FakeLlm> {
+    use hotl_fakellm::{Config, Fault, Reply};
+    Ok(hotl_fakellm::FakeLlm::start(Config::scripted([
+        Reply::text("")
+            .with_tool(
+                "spawn",
+                serde_json::json!({"agent": "explore", "task": "SLOW-TASK read it all", "background": true}),
+            )
+            .matching("go look"),
+        Reply::text("never said")
+            .with_fault(Fault::split_at([5, 10]).with_chunk_delay_ms(20_000))
+            .matching("SLOW-TASK"),
+        Reply::text("It runs in the background.").matching("started in the background"),
+    ]))?)
+}

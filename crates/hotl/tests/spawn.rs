@@ -9,6 +9,14 @@ use serde_json::json;
 
 use crate::common::{Env, requests};
 
+/// Writes the project's agent definition `name` (`.hotl/agents/<name>.md`).
+fn define(env: &Env, name: &str, text: &str) -> TestResult {
+    let agents = env.project.join(".hotl/agents");
+    std::fs::create_dir_all(&agents)?;
+    std::fs::write(agents.join(format!("{name}.md")), text)?;
+    Ok(())
+}
+
 /// The session's delegated children as `sessions list --json` lists them.
 fn children(env: &Env) -> TestResult<Vec<serde_json::Value>> {
     let listed = env.json(&["sessions", "list", "--json"])?;
@@ -166,10 +174,9 @@ fn the_reviewer_sees_the_users_words_and_the_diff_and_nothing_the_assistant_wrot
 #[test]
 fn a_definition_with_its_own_prompt_forks_wrapped() -> TestResult {
     let env = Env::new()?;
-    let agents = env.project.join(".hotl/agents");
-    std::fs::create_dir_all(&agents)?;
-    std::fs::write(
-        agents.join("summarizer.md"),
+    define(
+        &env,
+        "summarizer",
         "---\nname: summarizer\ndescription: Sums up the conversation for a hand-off\ncontext: fork\nmodel: claude-haiku-4-5\n---\nYou write hand-off notes: what was asked, what was done, what is open.\n",
     )?;
     let fake = FakeLlm::start(Config::scripted([
@@ -546,18 +553,7 @@ fn cancel_names_the_children_that_run() -> TestResult {
 #[test]
 fn leaving_the_console_stops_background_children_and_records_it() -> TestResult {
     let env = Env::new()?;
-    let fake = FakeLlm::start(Config::scripted([
-        Reply::text("")
-            .with_tool(
-                "spawn",
-                json!({"agent": "explore", "task": "SLOW-TASK read it all", "background": true}),
-            )
-            .matching("go look"),
-        Reply::text("never said")
-            .with_fault(hotl_fakellm::Fault::split_at([5, 10]).with_chunk_delay_ms(20_000))
-            .matching("SLOW-TASK"),
-        Reply::text("It runs in the background.").matching("started in the background"),
-    ]))?;
+    let fake = crate::common::slow_background_child()?;
     let Some(_) =
         crate::common::console_typed(&env, &fake, &[], &[("go look\n", 0), ("/exit\n", 1_500)])?
     else {
@@ -747,22 +743,11 @@ fn a_fork_can_run_in_the_background_reading_only() -> TestResult {
 #[test]
 fn sigterm_stops_a_headless_run_and_records_its_children_stopping() -> TestResult {
     let env = Env::new()?;
-    let fake = FakeLlm::start(Config::scripted([
-        Reply::text("")
-            .with_tool(
-                "spawn",
-                json!({"agent": "explore", "task": "SLOW-TASK read it all", "background": true}),
-            )
-            .matching("start and wait"),
-        Reply::text("never said")
-            .with_fault(hotl_fakellm::Fault::split_at([5, 10]).with_chunk_delay_ms(20_000))
-            .matching("SLOW-TASK"),
-        Reply::text("Waiting for it.").matching("started in the background"),
-    ]))?;
+    let fake = crate::common::slow_background_child()?;
     let mut cmd = env.agent_command();
     cmd.args(["--provider", "anthropic", "--base-url"])
         .arg(fake.base_url())
-        .args(["--model", "claude-sonnet-5", "-p", "start and wait"])
+        .args(["--model", "claude-sonnet-5", "-p", "go look"])
         .stdout(std::process::Stdio::null())
         .stderr(std::process::Stdio::null());
     let mut hotl = cmd.spawn()?;
@@ -797,10 +782,9 @@ fn sigterm_stops_a_headless_run_and_records_its_children_stopping() -> TestResul
 fn a_child_whose_model_is_unavailable_fails_with_the_providers_error_and_the_parent_goes_on()
 -> TestResult {
     let env = Env::new()?;
-    let agents = env.project.join(".hotl/agents");
-    std::fs::create_dir_all(&agents)?;
-    std::fs::write(
-        agents.join("oracle.md"),
+    define(
+        &env,
+        "oracle",
         "---\nname: oracle\ndescription: Answers from a model that is gone.\nmodel: claude-retired-1\n---\nYou answer.\n",
     )?;
     let fake = FakeLlm::start(Config::scripted([
@@ -836,23 +820,6 @@ fn a_child_whose_model_is_unavailable_fails_with_the_providers_error_and_the_par
     Ok(())
 }
 
-/// A script whose parent starts a background child that would answer only after 20 s, and
-/// says so when told it started.
-fn a_slow_background_child() -> TestResult<FakeLlm> {
-    Ok(FakeLlm::start(Config::scripted([
-        Reply::text("")
-            .with_tool(
-                "spawn",
-                json!({"agent": "explore", "task": "SLOW-TASK read it all", "background": true}),
-            )
-            .matching("go look"),
-        Reply::text("never said")
-            .with_fault(hotl_fakellm::Fault::split_at([5, 10]).with_chunk_delay_ms(20_000))
-            .matching("SLOW-TASK"),
-        Reply::text("It runs in the background.").matching("started in the background"),
-    ]))?)
-}
-
 /// The `child_finished` records of the only session, once hotl ended.
 fn ends_recorded(env: &Env) -> TestResult<Vec<serde_json::Value>> {
     let id = env.only_session()?;
@@ -866,7 +833,7 @@ fn ends_recorded(env: &Env) -> TestResult<Vec<serde_json::Value>> {
 #[test]
 fn sigterm_stops_the_console_as_leaving_does_and_records_its_children_stopping() -> TestResult {
     let env = Env::new()?;
-    let fake = a_slow_background_child()?;
+    let fake = crate::common::slow_background_child()?;
     let (run, sent) = std::thread::scope(|scope| {
         let killer = scope
             .spawn(|| crate::common::terminate_when(&env, &fake, "started in the background", 800));
@@ -923,10 +890,9 @@ fn an_isolated_child_writes_in_its_own_worktree_and_its_patch_is_applied_only_wh
     // Work in progress the child must see: a change not committed and a file not tracked.
     std::fs::write(project.join("a.txt"), "one\ntwo\n")?;
     std::fs::write(project.join("notes.txt"), "NOTES-HERE\n")?;
-    let agents = project.join(".hotl/agents");
-    std::fs::create_dir_all(&agents)?;
-    std::fs::write(
-        agents.join("fixer.md"),
+    define(
+        &env,
+        "fixer",
         "---\nname: fixer\ndescription: Fixes things in a worktree of its own.\ntools: [read, write, bash]\nisolation: worktree\nbackground: true\n---\nYou fix things.\n",
     )?;
     let branches = git(project, &["branch", "--list"])?;
@@ -1037,10 +1003,9 @@ fn an_isolated_child_writes_in_its_own_worktree_and_its_patch_is_applied_only_wh
 #[test]
 fn isolation_outside_git_is_a_tool_error_the_model_reads() -> TestResult {
     let env = Env::new()?;
-    let agents = env.project.join(".hotl/agents");
-    std::fs::create_dir_all(&agents)?;
-    std::fs::write(
-        agents.join("fixer.md"),
+    define(
+        &env,
+        "fixer",
         "---\nname: fixer\ndescription: Fixes things apart.\nisolation: worktree\n---\nYou fix things.\n",
     )?;
     let fake = FakeLlm::start(Config::scripted([

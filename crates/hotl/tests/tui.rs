@@ -936,18 +936,7 @@ fn resume_at_claude_picks_an_imported_session_and_shows_its_transcript() -> Test
 fn sigterm_leaves_as_the_user_would_restoring_the_terminal_and_recording_the_children() -> TestResult
 {
     let env = Env::new()?;
-    let fake = FakeLlm::start(Config::scripted([
-        Reply::text("")
-            .with_tool(
-                "spawn",
-                serde_json::json!({"agent": "explore", "task": "SLOW-TASK read it all", "background": true}),
-            )
-            .matching("go look"),
-        Reply::text("never said")
-            .with_fault(Fault::split_at([5, 10]).with_chunk_delay_ms(20_000))
-            .matching("SLOW-TASK"),
-        Reply::text("It runs in the background.").matching("started in the background"),
-    ]))?;
+    let fake = crate::common::slow_background_child()?;
     let (shown, sent) = std::thread::scope(|scope| {
         let killer = scope
             .spawn(|| crate::common::terminate_when(&env, &fake, "started in the background", 800));

@@ -42,10 +42,7 @@ impl Tool for ContinueTool {
     fn run<'a>(&'a self, mut call: Invocation<'a>) -> ToolFuture<'a> {
         Box::pin(async move {
             let started = start(&mut call);
-            match call.host("continue") {
-                Ok(host) => super::wait_for(host, started).await,
-                Err(why) => ToolOutput::error(why),
-            }
+            super::run_alone(&mut call, "continue", started).await
         })
     }
 

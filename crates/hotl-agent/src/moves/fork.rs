@@ -45,10 +45,7 @@ impl Tool for ForkTool {
     fn run<'a>(&'a self, mut call: Invocation<'a>) -> ToolFuture<'a> {
         Box::pin(async move {
             let started = start(&mut call);
-            match call.host("fork") {
-                Ok(host) => super::wait_for(host, started).await,
-                Err(why) => ToolOutput::error(why),
-            }
+            super::run_alone(&mut call, "fork", started).await
         })
     }
 

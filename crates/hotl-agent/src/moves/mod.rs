@@ -18,7 +18,7 @@ use hotl_log::{Body, FileTouch, Fold, Record};
 use hotl_view::{FoldSpan, NOTE_HEADINGS, missing_headings};
 
 use crate::session::Started;
-use crate::tool::{Host, Tool, ToolOutput};
+use crate::tool::{Invocation, Tool, ToolOutput};
 
 /// The moves, in the order the model sees them: fold, recall, ask, fork.
 pub(crate) fn tools() -> Vec<Arc<dyn Tool>> {
@@ -30,9 +30,17 @@ pub(crate) fn tools() -> Vec<Arc<dyn Tool>> {
     ]
 }
 
-/// Runs what a delegating call started to its end in the session (the call was made alone,
-/// through [`Tool::run`]).
-pub(crate) async fn wait_for(host: &mut Host<'_>, started: Started) -> ToolOutput {
+/// Answers a delegating call made alone (through [`Tool::run`]): what `started` gave, or its
+/// child run to its end here.
+pub(crate) async fn run_alone(
+    call: &mut Invocation<'_>,
+    tool: &str,
+    started: Started,
+) -> ToolOutput {
+    let host = match call.host(tool) {
+        Ok(host) => host,
+        Err(why) => return ToolOutput::error(why),
+    };
     match started {
         Started::Answered(output) => output,
         Started::Child(child) => host.session.run_child_here(child, host.cx).await,

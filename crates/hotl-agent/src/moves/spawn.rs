@@ -60,10 +60,7 @@ impl Tool for SpawnTool {
     fn run<'a>(&'a self, mut call: Invocation<'a>) -> ToolFuture<'a> {
         Box::pin(async move {
             let started = start(&self.defs, &mut call).await;
-            match call.host("spawn") {
-                Ok(host) => super::wait_for(host, started).await,
-                Err(why) => ToolOutput::error(why),
-            }
+            super::run_alone(&mut call, "spawn", started).await
         })
     }
 

@@ -70,37 +70,13 @@ pub(crate) struct Ran {
 }
 
 impl ChildRun {
-    /// A fork running the turn `run` its log starts with.
-    pub(super) fn fork(
+    /// Another agent (`agent`, known by `handle`) running the turn `run` its log starts with.
+    pub(super) fn new(
         child: Session,
         cx: Context,
         run: String,
         handle: &str,
         agent: &str,
-        task: &str,
-        worktree: Option<Worktree>,
-    ) -> ChildRun {
-        ChildRun {
-            child,
-            cx,
-            work: Work::Turn(run),
-            handle: handle.to_owned(),
-            agent: agent.to_owned(),
-            kind: Kind::Fork {
-                task: task.to_owned(),
-            },
-            worktree,
-        }
-    }
-
-    /// Another agent running the turn `run` its log starts with.
-    pub(super) fn agent(
-        child: Session,
-        cx: Context,
-        run: String,
-        handle: &str,
-        agent: &str,
-        worktree: Option<Worktree>,
     ) -> ChildRun {
         ChildRun {
             child,
@@ -109,8 +85,22 @@ impl ChildRun {
             handle: handle.to_owned(),
             agent: agent.to_owned(),
             kind: Kind::Agent,
-            worktree,
+            worktree: None,
         }
+    }
+
+    /// The same child as a fork working `task` (its files join the file-touch cue).
+    pub(super) fn forking(mut self, task: &str) -> ChildRun {
+        self.kind = Kind::Fork {
+            task: task.to_owned(),
+        };
+        self
+    }
+
+    /// The same child writing in `worktree`, apart from the parent's files.
+    pub(super) fn in_worktree(mut self, worktree: Option<Worktree>) -> ChildRun {
+        self.worktree = worktree;
+        self
     }
 
     /// A child given `message`, a turn of its own.
@@ -122,13 +112,9 @@ impl ChildRun {
         agent: &str,
     ) -> ChildRun {
         ChildRun {
-            child,
-            cx,
             work: Work::Message(message.to_owned()),
-            handle: handle.to_owned(),
-            agent: agent.to_owned(),
             kind: Kind::Continued,
-            worktree: None,
+            ..ChildRun::new(child, cx, String::new(), handle, agent)
         }
     }
 

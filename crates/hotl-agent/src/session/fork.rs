@@ -118,9 +118,11 @@ impl Session {
             ))
             .into());
         }
-        Ok(Started::Child(Box::new(ChildRun::fork(
-            child, child_cx, run, &handle, agent, task, worktree,
-        ))))
+        Ok(Started::Child(Box::new(
+            ChildRun::new(child, child_cx, run, &handle, agent)
+                .forking(task)
+                .in_worktree(worktree),
+        )))
     }
 
     /// The records a fork's child starts with after its run: the calls of this step still

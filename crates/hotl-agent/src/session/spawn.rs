@@ -169,9 +169,9 @@ impl Session {
             ))
             .into());
         }
-        Ok(Started::Child(Box::new(ChildRun::agent(
-            child, child_cx, run, &handle, &def.name, worktree,
-        ))))
+        Ok(Started::Child(Box::new(
+            ChildRun::new(child, child_cx, run, &handle, &def.name).in_worktree(worktree),
+        )))
     }
 
     /// A new worktree at this session's working tree as it is now, under
