@@ -306,6 +306,15 @@ impl Env {
             .collect()
     }
 
+    /// The `child_finished` records of a session's own log.
+    pub fn child_ends(&self, id: &str) -> TestResult<Vec<serde_json::Value>> {
+        Ok(self
+            .records(id)?
+            .into_iter()
+            .filter(|r| r["type"] == "child_finished")
+            .collect())
+    }
+
     /// The id of the only session in the home (panics if there are more or none).
     #[track_caller]
     pub fn only_session(&self) -> TestResult<String> {

@@ -491,11 +491,7 @@ fn a_background_child_killed_with_its_process_is_reported_interrupted_on_reopen(
     assert!(first.contains("background child"), "{first}");
     assert!(first.contains("interrupted"), "{first}");
     let id = env.only_session()?;
-    let finished: Vec<serde_json::Value> = env
-        .records(&id)?
-        .into_iter()
-        .filter(|r| r["type"] == "child_finished")
-        .collect();
+    let finished: Vec<serde_json::Value> = env.child_ends(&id)?;
     assert_eq!(finished.len(), 1, "{finished:?}");
     assert_eq!(finished[0]["state"], "interrupted");
     // The child's own run was closed so; its log is valid.
@@ -560,11 +556,7 @@ fn leaving_the_console_stops_background_children_and_records_it() -> TestResult 
         return Ok(());
     };
     let id = env.only_session()?;
-    let finished: Vec<serde_json::Value> = env
-        .records(&id)?
-        .into_iter()
-        .filter(|r| r["type"] == "child_finished")
-        .collect();
+    let finished: Vec<serde_json::Value> = env.child_ends(&id)?;
     assert_eq!(finished.len(), 1, "{finished:?}");
     assert_eq!(finished[0]["state"], "cancelled");
     assert!(
@@ -730,11 +722,7 @@ fn a_fork_can_run_in_the_background_reading_only() -> TestResult {
     let listed = children(&env)?;
     assert_eq!(listed.len(), 1);
     let id = env.only_session()?;
-    let finished: Vec<serde_json::Value> = env
-        .records(&id)?
-        .into_iter()
-        .filter(|r| r["type"] == "child_finished")
-        .collect();
+    let finished: Vec<serde_json::Value> = env.child_ends(&id)?;
     assert_eq!(finished.len(), 1);
     assert_eq!(finished[0]["report"], "docs are fine");
     Ok(())
@@ -768,11 +756,7 @@ fn sigterm_stops_a_headless_run_and_records_its_children_stopping() -> TestResul
     assert!(killed.success());
     hotl.wait()?;
     let id = env.only_session()?;
-    let finished: Vec<serde_json::Value> = env
-        .records(&id)?
-        .into_iter()
-        .filter(|r| r["type"] == "child_finished")
-        .collect();
+    let finished: Vec<serde_json::Value> = env.child_ends(&id)?;
     assert_eq!(finished.len(), 1, "{finished:?}");
     assert_eq!(finished[0]["state"], "cancelled");
     Ok(())
@@ -820,16 +804,6 @@ fn a_child_whose_model_is_unavailable_fails_with_the_providers_error_and_the_par
     Ok(())
 }
 
-/// The `child_finished` records of the only session, once hotl ended.
-fn ends_recorded(env: &Env) -> TestResult<Vec<serde_json::Value>> {
-    let id = env.only_session()?;
-    Ok(env
-        .records(&id)?
-        .into_iter()
-        .filter(|r| r["type"] == "child_finished")
-        .collect())
-}
-
 #[test]
 fn sigterm_stops_the_console_as_leaving_does_and_records_its_children_stopping() -> TestResult {
     let env = Env::new()?;
@@ -846,7 +820,7 @@ fn sigterm_stops_the_console_as_leaving_does_and_records_its_children_stopping()
     assert_eq!(sent.ok(), Some(true), "SIGTERM was sent");
     assert!(run.stdout.contains("stopped (SIGTERM)"), "{run}");
     assert_eq!(run.code, 143, "{run}");
-    let finished = ends_recorded(&env)?;
+    let finished = env.child_ends(&env.only_session()?)?;
     assert_eq!(finished.len(), 1, "{finished:?}");
     assert_eq!(finished[0]["state"], "cancelled");
     assert_eq!(

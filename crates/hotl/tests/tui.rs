@@ -953,11 +953,7 @@ fn sigterm_leaves_as_the_user_would_restoring_the_terminal_and_recording_the_chi
     assert!(shown.bytes.contains("\x1b[?2004l"), "bracketed paste off");
     assert!(shown.bytes.contains("\x1b[?25h"), "cursor shown");
     let id = env.only_session()?;
-    let finished: Vec<serde_json::Value> = env
-        .records(&id)?
-        .into_iter()
-        .filter(|r| r["type"] == "child_finished")
-        .collect();
+    let finished: Vec<serde_json::Value> = env.child_ends(&id)?;
     assert_eq!(finished.len(), 1, "{finished:?}");
     assert_eq!(finished[0]["state"], "cancelled");
     assert_eq!(shown.code, 143, "{}", shown.screen());
