@@ -3,6 +3,8 @@
 //! session operations, parsed as every hotl front end parses them); the agent's events are
 //! relayed as updates until the command's one answer, which gives the stop reason.
 
+use std::collections::HashMap;
+
 use agent_client_protocol::Error;
 use agent_client_protocol::v1::{ConnectionTo, schema as s};
 use hotl_agent::slash::{self, ForkPoint, SessionOp, Slash};
@@ -95,11 +97,44 @@ pub(crate) async fn run(
     };
     let is_turn = matches!(command, Command::Submit { .. });
     agent.send(command);
-    // The call waiting for an approval: the last tool_use before it.
+    // The call waiting for an approval: the last tool_use before it (a child's, by its handle).
     let mut calling = String::new();
+    let mut child_calling: HashMap<String, (String, String, serde_json::Value)> = HashMap::new();
+    // The children's calls shown to the editor (because they asked): their ends close them.
+    let mut shown: Vec<String> = Vec::new();
     while let Some(envelope) = agent.recv().await {
-        if envelope.child.is_some() {
-            // A fork's own work stays in its log; its result arrives as the fork call's.
+        if let Some(handle) = envelope.child {
+            // A child's own work stays in its log (its result arrives as its call's), except a
+            // question it asks: that reaches the editor on its call, labelled with its handle.
+            match envelope.event {
+                Event::ToolUse { id, name, input } => {
+                    let input = input.parse().unwrap_or(serde_json::Value::Null);
+                    child_calling.insert(handle, (id, name, input));
+                }
+                Event::Approval { id, tool, question } => {
+                    let (call, name, input) =
+                        child_calling.get(&handle).cloned().unwrap_or_default();
+                    let mut shown_call = crate::updates::tool_call(&call, &name, &input);
+                    shown_call.title = format!("{handle}: {}", shown_call.title);
+                    relay.update(s::SessionUpdate::ToolCall(shown_call))?;
+                    shown.push(call.clone());
+                    let question = format!("{handle}: {question}");
+                    let answer = relay.permission(&call, &tool, &question).await;
+                    agent.send(Command::Approve { id, answer });
+                }
+                Event::ToolResult {
+                    id,
+                    is_error,
+                    content,
+                    ..
+                } if shown.contains(&id) => {
+                    shown.retain(|c| *c != id);
+                    relay.update(s::SessionUpdate::ToolCallUpdate(
+                        crate::updates::tool_result(&id, is_error, &content),
+                    ))?;
+                }
+                _ => {}
+            }
             continue;
         }
         let event = envelope.event;

@@ -404,3 +404,50 @@ fn malformed_lines_and_unknown_methods_get_protocol_errors() -> TestResult {
     assert!(env.session_ids()?.is_empty(), "nothing was written");
     Ok(())
 }
+
+#[test]
+fn a_childs_question_reaches_the_editor_labelled_with_its_handle() -> TestResult {
+    let env = Env::new()?;
+    let fake = FakeLlm::start(Config::scripted([
+        Reply::text("").with_tool("fork", json!({"task": "CHILD-TASK make kid.txt"})),
+        Reply::default()
+            .with_tool("bash", json!({"command": "echo kid > kid.txt"}))
+            .matching("CHILD-TASK"),
+        Reply::text("Made it.").matching("exit code 0"),
+        Reply::text("The fork made kid.txt.").matching("finished"),
+    ]))?;
+    let editor = Editor::answering(&["allow"]);
+    let cwd = env.cwd();
+    let stop = drive(&env, &fake, &editor, async move |cx| {
+        let id = start(&cx, &cwd).await?;
+        prompt(&cx, &id, "use a fork").await
+    })?;
+    assert_eq!(stop, s::StopReason::EndTurn);
+    assert!(
+        env.project.join("kid.txt").exists(),
+        "the child's call ran once allowed"
+    );
+    let asked = editor.asked.lock().expect("lock").clone();
+    assert_eq!(asked.len(), 1, "{asked:?}");
+    let id = env.only_session()?;
+    let child = env
+        .json(&["sessions", "list", "--json"])?
+        .get(0)
+        .and_then(|s| s["delegated"][0]["handle"].as_str().map(str::to_owned))
+        .ok_or("the fork's handle")?;
+    assert!(
+        asked[0].starts_with(&format!("{child}: ")) && asked[0].contains("echo kid > kid.txt"),
+        "{asked:?}"
+    );
+    // The editor saw the child's call it was asked about, labelled, and its end.
+    let calls = editor.of("tool_call");
+    assert!(
+        calls
+            .iter()
+            .any(|c| c["title"] == format!("{child}: $ echo kid > kid.txt")),
+        "{calls:?}"
+    );
+    assert!(editor.said().contains("The fork made kid.txt."));
+    crate::common::assert_calls_answered(&env.records(&id)?);
+    Ok(())
+}
