@@ -143,6 +143,9 @@ pub struct App {
     pub queued: VecDeque<String>,
     /// The question shown, if any.
     pub modal: Option<Modal>,
+    /// Approval questions waiting behind the one shown (children running side by side may
+    /// ask at once), each shown when the one before is answered.
+    pub waiting_questions: VecDeque<Modal>,
     /// What runs, and since when.
     pub busy: Option<(Busy, Instant)>,
     /// The popup's selected row.
@@ -186,6 +189,7 @@ impl App {
             composer: Composer::new(history),
             queued: VecDeque::new(),
             modal: None,
+            waiting_questions: VecDeque::new(),
             busy: None,
             popup: 0,
             popup_rows: Vec::new(),
@@ -424,7 +428,7 @@ impl App {
                 self.say(hotl_agent::tools_added_line(&tools), Tone::Info);
             }
             Event::Approval { id, tool, question } => {
-                self.modal = Some(Modal::Approval { id, tool, question });
+                self.ask(Modal::Approval { id, tool, question });
             }
             Event::Status(status) => {
                 if let Some(mode) = &status.mode {
@@ -796,7 +800,7 @@ impl App {
             }
             Event::Notice { message } => child.activity = message,
             Event::Approval { id, tool, question } => {
-                self.modal = Some(Modal::Approval {
+                self.ask(Modal::Approval {
                     id,
                     tool,
                     question: format!("[{handle}] {question}"),
@@ -853,6 +857,9 @@ impl App {
         self.dirty = true;
         if let Some(modal) = self.modal.take() {
             self.modal_key(modal, key);
+            if self.modal.is_none() {
+                self.modal = self.waiting_questions.pop_front();
+            }
             return;
         }
         let ctrl = key.modifiers.contains(KeyModifiers::CONTROL);
@@ -984,6 +991,15 @@ impl App {
                 .collect();
         }
         self.popup = self.popup.min(self.popup_rows.len().saturating_sub(1));
+    }
+
+    /// Shows an approval question, or queues it behind the question shown.
+    fn ask(&mut self, question: Modal) {
+        if self.modal.is_some() {
+            self.waiting_questions.push_back(question);
+        } else {
+            self.modal = Some(question);
+        }
     }
 
     fn modal_key(&mut self, modal: Modal, key: KeyEvent) {

@@ -110,6 +110,52 @@ fn an_approval_is_a_modal_answered_by_y_n_or_a() {
 }
 
 #[test]
+fn children_asking_at_once_are_asked_one_after_another() {
+    let mut app = App::new(60, Vec::new());
+    for (handle, id) in [("kid1", 1), ("kid2", 2)] {
+        app.event(ev(Event::ChildStarted {
+            handle: handle.into(),
+            task: "work".into(),
+        }));
+        app.event(child(
+            handle,
+            Event::Approval {
+                id,
+                tool: "bash".into(),
+                question: format!("run {handle}'s command?"),
+            },
+        ));
+    }
+    let shown = |app: &App| match &app.modal {
+        Some(Modal::Approval { id, question, .. }) => Some((*id, question.clone())),
+        _ => None,
+    };
+    assert_eq!(shown(&app), Some((1, "[kid1] run kid1's command?".into())));
+    app.key(key(KeyCode::Char('y')), Instant::now());
+    assert_eq!(
+        sent(&mut app),
+        [Command::Approve {
+            id: 1,
+            answer: Answer::Yes
+        }]
+    );
+    assert_eq!(
+        shown(&app),
+        Some((2, "[kid2] run kid2's command?".into())),
+        "the second question was kept, not replaced"
+    );
+    app.key(key(KeyCode::Char('n')), Instant::now());
+    assert_eq!(
+        sent(&mut app),
+        [Command::Approve {
+            id: 2,
+            answer: Answer::No
+        }]
+    );
+    assert!(app.modal.is_none());
+}
+
+#[test]
 fn tool_calls_run_live_and_land_as_cards() {
     let mut app = App::new(60, Vec::new());
     app.submit("go".into());
