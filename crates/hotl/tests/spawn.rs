@@ -237,7 +237,15 @@ fn general_purpose_is_a_true_fork_extending_the_parents_request() -> TestResult 
     assert!(child.len() > parent.len());
     assert_eq!(&child[..parent.len()], parent.as_slice(), "the same prefix");
     assert_eq!(sent[1]["system"], sent[0]["system"]);
-    assert_eq!(children(&env)?[0]["agent"], "general-purpose");
+    let child = &children(&env)?[0];
+    assert_eq!(child["agent"], "general-purpose");
+    // Its definition is frozen with it, as every spawned child's is.
+    let start = &env.records(child["id"].as_str().ok_or("id")?)?[0];
+    let blob = start["delegated"]["agent_blob"]
+        .as_str()
+        .ok_or(format!("no agent_blob: {start}"))?;
+    let frozen = std::fs::read_to_string(env.home.join("blobs").join(&blob[..2]).join(blob))?;
+    assert!(frozen.contains("general-purpose"), "{frozen}");
     Ok(())
 }
 

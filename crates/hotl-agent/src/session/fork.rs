@@ -6,6 +6,7 @@ use hotl_view::Item;
 
 use super::delegate::{ChildRun, Started};
 use super::{ArchivedFile, Session, TurnOutcome};
+use crate::agents::AgentDef;
 use crate::context::Context;
 use crate::error::Result;
 use crate::events::Event;
@@ -25,17 +26,17 @@ impl Session {
         background: bool,
         cx: &Context,
     ) -> Started {
-        self.fork_call_as(call, task, "fork", background, None, cx)
+        self.fork_call_as(call, task, None, background, None, cx)
     }
 
-    /// [`Session::fork_call`] for the agent `agent` (`spawn` of a definition whose shape is a
-    /// true fork): the child records the definition's name, and works in `worktree` when it
-    /// has one.
+    /// [`Session::fork_call`] for the agent `def` (`spawn` of a definition whose shape is a
+    /// true fork): the child records the definition (its name, and its bytes as they are now),
+    /// and works in `worktree` when it has one.
     pub(crate) fn fork_call_as(
         &mut self,
         call: &str,
         task: &str,
-        agent: &str,
+        def: Option<&AgentDef>,
         background: bool,
         worktree: Option<Worktree>,
         cx: &Context,
@@ -43,7 +44,7 @@ impl Session {
         if let Some(refused) = self.too_deep(cx) {
             return refused.into();
         }
-        match self.start_fork(call, task, agent, background, worktree, cx) {
+        match self.start_fork(call, task, def, background, worktree, cx) {
             Ok(started) => started,
             Err(e) => ToolOutput::error(format!("the fork failed: {e}")).into(),
         }
@@ -53,11 +54,13 @@ impl Session {
         &mut self,
         call: &str,
         task: &str,
-        agent: &str,
+        def: Option<&AgentDef>,
         background: bool,
         worktree: Option<Worktree>,
         cx: &Context,
     ) -> Result<Started> {
+        let agent = def.map_or("fork", |d| d.name.as_str());
+        let agent_blob = def.map(|d| self.store.blobs().put(&d.bytes)).transpose()?;
         let id = self.writer.id().to_owned();
         let pin = self.writer.pin_head()?;
         let handle = crate::moves::unique_handle(
@@ -71,7 +74,7 @@ impl Session {
             handle: Some(handle.clone()),
             call: Some(call.to_owned()),
             at: None,
-            agent_blob: None,
+            agent_blob,
             background,
         };
         // The child runs under the parent's modes, titled by its task.

@@ -58,7 +58,7 @@ impl Session {
         };
         let first = match shape {
             Shape::Fork => {
-                return self.fork_call_as(call, task, &def.name, background, worktree, cx);
+                return self.fork_call_as(call, task, Some(def), background, worktree, cx);
             }
             Shape::Clean => task.to_owned(),
             Shape::Wrapped => self.wrapped_brief(task),
