@@ -60,13 +60,21 @@ impl Background {
         stopped
     }
 
+    /// The slots children run in, made with `max` the first time.
+    fn slots(&self, max: usize) -> &Arc<Semaphore> {
+        self.inner
+            .slots
+            .get_or_init(|| Arc::new(Semaphore::new(max.max(1))))
+    }
+
     /// A slot to run in, once one is free (`max` slots in all).
     pub(crate) async fn slot(&self, max: usize) -> Option<OwnedSemaphorePermit> {
-        let slots = self
-            .inner
-            .slots
-            .get_or_init(|| Arc::new(Semaphore::new(max.max(1))));
-        Arc::clone(slots).acquire_owned().await.ok()
+        Arc::clone(self.slots(max)).acquire_owned().await.ok()
+    }
+
+    /// Whether every slot is taken now (by children in the background or in the foreground).
+    pub(crate) fn all_taken(&self, max: usize) -> bool {
+        self.slots(max).available_permits() == 0
     }
 
     /// Stops the running child `handle`; `false` when no child of that handle runs.
@@ -169,8 +177,9 @@ impl Session {
     ) -> String {
         let runs = self.background.clone();
         let max = cx.settings.max_concurrent;
-        // Every slot held by a child started before: this one waits.
-        let queued = runs.running() >= max;
+        // Every slot held by a child started before (one in the background counts from its
+        // start, before its task takes the slot): this one waits.
+        let queued = runs.running() >= max || runs.all_taken(max);
         // Its own stop (`cancel`), which this session's cancellation also pulls.
         let stopped = runs.started(handle);
         let (stop, child_stopped) = watch::channel(false);

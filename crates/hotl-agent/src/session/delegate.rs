@@ -52,12 +52,13 @@ enum Work {
     Message(String),
 }
 
-/// How its end is told.
+/// What the child is, for what its end does beside the report (its final message, then what
+/// it spent).
 #[derive(Clone, PartialEq)]
 enum Kind {
-    /// A fork of the parent working `task`: the report is its final message.
+    /// A fork of the parent working `task`: the files it touched join the file-touch cue.
     Fork { task: String },
-    /// Another agent, or a child continued: the report ends with what it spent.
+    /// Another agent: a failure says where its work so far is archived.
     Agent,
     /// A child given one more turn by `continue`.
     Continued,
@@ -122,7 +123,7 @@ impl ChildRun {
     /// of `slots`'s session): beyond them it waits, and cancelled meanwhile it never runs (its
     /// run closed `cancelled`).
     pub(crate) async fn run(mut self, slots: Background, max: usize) -> Ran {
-        if slots.running() >= max {
+        if slots.all_taken(max) {
             self.cx.notice(format!(
                 "{} {} waits for a slot (all {max} are taken, [agents] max_concurrent)",
                 self.agent, self.handle
