@@ -271,6 +271,7 @@ fn the_tree_shows_each_child_with_what_it_spent_and_totals_the_whole_tree() -> T
             "cost",
             "handle",
             "id",
+            "patch",
             "share",
             "state",
             "task",

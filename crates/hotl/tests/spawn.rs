@@ -951,6 +951,15 @@ fn an_isolated_child_writes_in_its_own_worktree_and_its_patch_is_applied_only_wh
         "the blob is the patch"
     );
 
+    // The tree names it too.
+    let tree = env.run(&["sessions", "show", &id, "--tree"]).ok();
+    let handle = finished["handle"].as_str().ok_or("handle")?;
+    assert!(
+        tree.stdout
+            .contains(&format!("patch of {handle}: git apply {patch}")),
+        "{tree}"
+    );
+
     // Applied when asked, the patch brings exactly the child's changes.
     git(project, &["apply", patch])?;
     assert_eq!(std::fs::read_to_string(project.join("b.txt"))?, "bee\n");

@@ -34,6 +34,9 @@ pub struct Node {
     pub unpriced: Vec<String>,
     /// Why its log could not be read, when it could not.
     pub unreadable: Option<String>,
+    /// The patch of what it changed in a worktree of its own (`isolation: worktree`), while
+    /// that patch is on disk.
+    pub patch: Option<std::path::PathBuf>,
     /// The sessions it delegated, oldest first.
     pub children: Vec<Node>,
 }
@@ -146,10 +149,21 @@ fn children_of(
         child.handle = d.delegation.handle.clone();
         child.agent = Some(agent_of(&d.delegation));
         child.task = d.delegation.description.clone();
+        child.patch = worktree_patch(store, &d.id);
         child.children = children_of(store, &d.id, by, pricing, depth + 1);
         out.push(child);
     }
     out
+}
+
+/// The patch file of the worktree the child `id` worked in, when it worked in one and its
+/// patch is still there.
+fn worktree_patch(store: &Store, id: &str) -> Option<std::path::PathBuf> {
+    let worktrees = store.home().join("worktrees");
+    let cwd = std::path::PathBuf::from(store.read_start(id).ok()?.cwd);
+    let name = cwd.strip_prefix(&worktrees).ok()?.components().next()?;
+    let patch = worktrees.join(name).with_extension("patch");
+    patch.is_file().then_some(patch)
 }
 
 fn agent_of(d: &hotl_log::Delegation) -> String {
@@ -284,6 +298,10 @@ pub fn write_text(out: &mut impl Write, root: &Node) -> std::io::Result<()> {
     }
     let t = &total;
     let all_unpriced = t.partly_unpriced && t.cost == 0.0;
+    let patches: Vec<(&Node, &std::path::PathBuf)> = rows
+        .iter()
+        .filter_map(|(_, n)| n.patch.as_ref().map(|p| (*n, p)))
+        .collect();
     let cost = cost_text((!all_unpriced).then_some(t.cost), t.partly_unpriced);
     let share = if t.cost > 0.0 { "100%" } else { "-" };
     writeln!(
@@ -301,7 +319,17 @@ pub fn write_text(out: &mut impl Write, root: &Node) -> std::io::Result<()> {
                 share
             ]
         )
-    )
+    )?;
+    // What isolated children changed waits in their patches, applied only when asked.
+    for (node, patch) in patches {
+        writeln!(
+            out,
+            "patch of {}: git apply {}",
+            label(node),
+            patch.display()
+        )?;
+    }
+    Ok(())
 }
 
 /// The JSON: the tree, nested, with the total on the top object.
@@ -330,6 +358,7 @@ fn node_json(node: &Node, total: &Total) -> Value {
         "agent": node.agent,
         "state": readable.then_some(node.state.as_str()),
         "task": node.task,
+        "patch": node.patch,
         "tokens": readable.then(|| json!({
             "input": s.input,
             "cache_read": s.cache_read,
