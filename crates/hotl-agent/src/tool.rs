@@ -207,7 +207,7 @@ pub trait Tool: Send + Sync {
     /// Finishes a call a dead process left running, when the tool can (a fork resumes its
     /// child); `None` leaves it to be answered "interrupted". Only calls made in a session
     /// reach it.
-    fn resume<'a>(&'a self, _call: Invocation<'a>) -> BoxFuture<'a, Option<ToolOutput>> {
+    fn resume<'a>(&'a self, _call: Invocation<'a>) -> BoxFuture<'a, Option<Started>> {
         Box::pin(async { None })
     }
 }

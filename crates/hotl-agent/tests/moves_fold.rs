@@ -649,6 +649,70 @@ fn a_fork_left_running_by_a_dead_process_is_resumed_and_reports_back() {
 }
 
 #[test]
+fn forks_a_dead_process_left_running_side_by_side_are_resumed_side_by_side() {
+    let stall = || Fault::split_seeded(3, 4).with_chunk_delay_ms(2_000);
+    let slow = Fault::split_at([5, 10, 15]).with_chunk_delay_ms(1_000);
+    let mut f = Fixture::new(
+        vec![
+            Reply::text("")
+                .with_tool("fork", serde_json::json!({ "task": "task A" }))
+                .with_tool("fork", serde_json::json!({ "task": "task B" })),
+            // The process dies while both children stream.
+            Reply::text("nobody sees A")
+                .matching("task A")
+                .with_fault(stall()),
+            Reply::text("nobody sees B")
+                .matching("task B")
+                .with_fault(stall()),
+            // After the restart: A answers slowly, B at once.
+            Reply::text("A done").matching("task A").with_fault(slow),
+            Reply::text("B done").matching("task B"),
+            Reply::text("Both are back."),
+        ],
+        false,
+        &[],
+    );
+    f.die_during("go", 800);
+    let parent_id = f.session.id().to_owned();
+    f.restart();
+    let cx = f.cx();
+    let outcome = f
+        .runtime
+        .block_on(f.session.recover(&cx))
+        .expect("recovered")
+        .expect("an open turn");
+    assert_eq!(outcome.text, "Both are back.");
+    let last = f.fake.captured().last().expect("requests").body_text();
+    let (a, b) = (last.find("A done"), last.find("B done"));
+    assert!(a.is_some() && b.is_some(), "both reports: {last}");
+    assert!(a < b, "in the calls' order: {last}");
+    // B ended while A still streamed: they ran at once.
+    let ended = |said: &str| {
+        f.store
+            .tree_children(&parent_id)
+            .expect("tree")
+            .iter()
+            .find_map(|id| {
+                f.store
+                    .read(id)
+                    .expect("log")
+                    .records
+                    .into_iter()
+                    .find_map(|r| match &r.body {
+                        Body::Assistant { content, .. }
+                            if hotl_log::plain_text(content) == said =>
+                        {
+                            Some(r.ts.clone())
+                        }
+                        _ => None,
+                    })
+            })
+            .expect("the child's answer")
+    };
+    assert!(ended("B done") < ended("A done"));
+}
+
+#[test]
 fn a_file_written_then_changed_by_bash_is_one_touch_and_not_stale_after_the_fold() {
     let mut f = Fixture::new(
         vec![

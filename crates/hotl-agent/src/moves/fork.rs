@@ -55,11 +55,11 @@ impl Tool for ForkTool {
 
     /// A fork the dead process left running is resumed: its child finishes its own turn and
     /// this call gets its report.
-    fn resume<'a>(&'a self, mut call: Invocation<'a>) -> BoxFuture<'a, Option<ToolOutput>> {
+    fn resume<'a>(&'a self, mut call: Invocation<'a>) -> BoxFuture<'a, Option<Started>> {
         Box::pin(async move {
             let id = call.id;
             let host = call.host("fork").ok()?;
-            host.session.resume_fork(id, host.cx).await
+            host.session.resume_fork(id, host.cx)
         })
     }
 }

@@ -313,8 +313,10 @@ impl Session {
     }
 
     /// Finishes the calls of the last step a dead process left running, where their tool can
-    /// (a fork resumes its child), recording each result.
+    /// (a fork resumes its child; the forks of one step run side by side again), recording
+    /// each result.
     pub(super) async fn resume_open_calls(&mut self, cx: &Context) -> Result<()> {
+        let mut answers: Vec<(String, String, Started)> = Vec::new();
         for (id, name, input) in self.open_calls_with_input() {
             let Some(tool) = self.tool(&name) else {
                 continue;
@@ -330,15 +332,39 @@ impl Session {
                 ctx: &ctx,
                 host: Some(Host { session: self, cx }),
             };
-            if let Some(output) = tool.resume(invocation).await {
-                cx.events.send(Event::ToolResult {
-                    id: id.clone(),
-                    name: name.clone(),
-                    is_error: output.is_error,
-                    content: output.content.clone(),
-                });
-                self.record_output(&id, output)?;
+            if let Some(started) = tool.resume(invocation).await {
+                answers.push((id, name, started));
             }
+        }
+        let slots = self.background().clone();
+        let max = cx.settings.max_concurrent;
+        let mut children = Vec::new();
+        let mut outputs: Vec<(String, String, Option<ToolOutput>)> = Vec::new();
+        for (id, name, started) in answers {
+            match started {
+                Started::Answered(output) => outputs.push((id, name, Some(output))),
+                Started::Child(child) => {
+                    children.push(child.run(slots.clone(), max));
+                    outputs.push((id, name, None));
+                }
+            }
+        }
+        let mut ran = futures_util::future::join_all(children).await.into_iter();
+        for (id, name, output) in outputs {
+            let output = match output {
+                Some(output) => output,
+                None => match ran.next() {
+                    Some(ran) => self.take_end(ran, cx),
+                    None => ToolOutput::error("the child's end was lost"),
+                },
+            };
+            cx.events.send(Event::ToolResult {
+                id: id.clone(),
+                name,
+                is_error: output.is_error,
+                content: output.content.clone(),
+            });
+            self.record_output(&id, output)?;
         }
         Ok(())
     }

@@ -50,6 +50,8 @@ enum Work {
     Turn(String),
     /// A new message, a new turn (`continue`).
     Message(String),
+    /// The turn a dead process left open in its log, finished.
+    Recover,
 }
 
 /// What the child is, for what its end does beside the report (its final message, then what
@@ -119,6 +121,14 @@ impl ChildRun {
         }
     }
 
+    /// A fork a dead process left running, reopened to finish its open turn.
+    pub(super) fn recovering(child: Session, cx: Context, handle: &str, agent: &str) -> ChildRun {
+        ChildRun {
+            work: Work::Recover,
+            ..ChildRun::new(child, cx, String::new(), handle, agent)
+        }
+    }
+
     /// Runs it in one of the tree's slots (`max` in all, shared with the background children
     /// of `slots`'s session): beyond them it waits, and cancelled meanwhile it never runs (its
     /// run closed `cancelled`).
@@ -143,6 +153,15 @@ impl ChildRun {
                     Box::pin(turn.run(&mut self.child)).await
                 }
                 Work::Message(message) => Box::pin(self.child.submit(&message, &cx)).await,
+                // A turn already closed has its last answer to report.
+                Work::Recover => match Box::pin(self.child.recover(&cx)).await {
+                    Ok(Some(outcome)) => Ok(outcome),
+                    Ok(None) => Ok(TurnOutcome {
+                        text: self.child.last_answer(),
+                        ..TurnOutcome::default()
+                    }),
+                    Err(e) => Err(e),
+                },
             }
         };
         drop(slot);

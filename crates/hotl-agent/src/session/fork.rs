@@ -5,10 +5,10 @@ use hotl_log::{Block, Body, RunState, Store};
 use hotl_view::Item;
 
 use super::delegate::{ChildRun, Started};
-use super::{ArchivedFile, Session, TurnOutcome};
+use super::{ArchivedFile, Session};
 use crate::agents::AgentDef;
 use crate::context::Context;
-use crate::error::Result;
+use crate::error::{AgentError, Result};
 use crate::events::Event;
 use crate::snapshot::Worktree;
 use crate::tool::ToolOutput;
@@ -157,12 +157,12 @@ impl Session {
         records
     }
 
-    /// Finishes the fork a dead process left running in answer to `call`: its child (this
-    /// session's own, in this tree) is reopened under the tree's lock and finishes its own
-    /// turn, and its report answers the call. `None` when the call made no child yet (it is
-    /// answered "interrupted"). A fork that cannot be resumed is answered with why, so this
-    /// session's own recovery goes on.
-    pub(crate) async fn resume_fork(&mut self, call: &str, cx: &Context) -> Option<ToolOutput> {
+    /// Takes on the fork a dead process left running in answer to `call`: its child (this
+    /// session's own, in this tree) is reopened under the tree's lock, to finish its own turn
+    /// (beside the step's other forks), and its report answers the call. `None` when the call
+    /// made no child yet (it is answered "interrupted"). A fork that cannot be reopened is
+    /// answered with why, so this session's own recovery goes on.
+    pub(crate) fn resume_fork(&mut self, call: &str, cx: &Context) -> Option<Started> {
         // Only this session's own children: a fork of this session (another tree) inherits
         // the open call but not the child, and answers it "interrupted".
         let id = self.writer.id().to_owned();
@@ -183,68 +183,37 @@ impl Session {
                     .as_deref()
                     == Some(call)
         })?;
-        let handle = child
-            .delegation
-            .handle
-            .clone()
-            .unwrap_or_else(|| child.id[..8].to_owned());
-        cx.notice(format!(
-            "resuming fork {handle}: {}",
-            child.delegation.description
-        ));
-        Some(
-            match Box::pin(self.recover_fork(&child.id, &handle, cx)).await {
-                Ok((id, outcome, spent)) => {
-                    let agent = child.delegation.agent.as_deref().unwrap_or("fork");
-                    super::delegate::report_spent(agent, &handle, &id, &outcome, &spent)
-                }
-                Err(e) => ToolOutput::error(format!(
-                    "fork {handle} (session {}) was interrupted and could not be resumed: {e}; \
-                     its work so far is archived under {handle}",
-                    child.id
-                )),
-            },
-        )
-    }
-
-    /// Reopens the fork `child` under this tree's lock and finishes its turn; its id, how it
-    /// ended and what it spent.
-    async fn recover_fork(
-        &mut self,
-        child: &str,
-        handle: &str,
-        cx: &Context,
-    ) -> Result<(String, TurnOutcome, super::Totals)> {
-        let writer = self.writer.open_delegated(child)?;
-        let mut fork = Session::from_writer(&self.store, writer, self.tools.clone())?;
-        cx.notice(format!("fork {child} resumed"));
-        cx.events.send(Event::ChildStarted {
-            handle: handle.to_owned(),
-            task: String::new(),
-        });
-        let outcome = Box::pin(fork.recover(&cx.child(handle))).await;
-        cx.events.send(Event::ChildEnded {
-            handle: handle.to_owned(),
-            ok: outcome.is_ok(),
-        });
-        cx.notice(format!(
-            "fork {child} {}",
-            if outcome.is_ok() {
-                "finished"
-            } else {
-                "failed"
+        let d = &child.delegation;
+        let handle = d.handle.clone().unwrap_or_else(|| child.id[..8].to_owned());
+        let agent = d.agent.as_deref().unwrap_or("fork");
+        cx.notice(format!("resuming {agent} {handle}: {}", d.description));
+        let reopened = self
+            .writer
+            .open_delegated(&child.id)
+            .map_err(AgentError::from)
+            .and_then(|writer| Session::from_writer(&self.store, writer, self.tools.clone()));
+        Some(match reopened {
+            Ok(fork) => {
+                cx.events.send(Event::ChildStarted {
+                    handle: handle.clone(),
+                    task: d.description.clone(),
+                });
+                Started::Child(Box::new(
+                    ChildRun::recovering(fork, cx.child(&handle), &handle, agent)
+                        .forking(&d.description),
+                ))
             }
-        ));
-        self.totals.add(&fork.totals);
-        let outcome = outcome?.unwrap_or_else(|| TurnOutcome {
-            text: fork.last_answer(),
-            ..TurnOutcome::default()
-        });
-        Ok((fork.id().to_owned(), outcome, fork.totals))
+            Err(e) => ToolOutput::error(format!(
+                "{agent} {handle} (session {}) was interrupted and could not be resumed: {e}; \
+                 its work so far is archived under {handle}",
+                child.id
+            ))
+            .into(),
+        })
     }
 
     /// The text of the last model answer in the view.
-    fn last_answer(&self) -> String {
+    pub(super) fn last_answer(&self) -> String {
         self.view
             .items
             .iter()
