@@ -155,7 +155,7 @@ impl<'a> Invocation<'a> {
 ///
 /// Contract: `run` never panics and never returns an error type: every failure is a
 /// [`ToolOutput::error`] the model can read. Dropping the future stops the work (a child
-/// process is killed), unless the tool [stops itself](Tool::stops_itself). Names and
+/// process is killed), unless the tool [delegates](Tool::delegates). Names and
 /// definitions may be made at run time, but must not change for the life of the value: a
 /// session freezes the definitions it starts with.
 pub trait Tool: Send + Sync {
@@ -164,9 +164,9 @@ pub trait Tool: Send + Sync {
     /// What it may do.
     fn kind(&self) -> ToolKind;
     /// Whether a call may change files in the working tree (so the tree is snapshotted around
-    /// its step). Whatever is not a read, unless the tool says otherwise.
+    /// its step): whatever is not a read, and a call that starts a child (which may write).
     fn changes_files(&self) -> bool {
-        self.kind() != ToolKind::Read
+        self.kind() != ToolKind::Read || self.delegates()
     }
     /// Whether it only reads: a read that changes no file (so not a tool that starts a child,
     /// which may write) and not an MCP tool (hotl treats those as commands). What a reviewer
@@ -174,14 +174,11 @@ pub trait Tool: Send + Sync {
     fn reads_only(&self) -> bool {
         self.kind() == ToolKind::Read && !self.changes_files() && !self.name().starts_with("mcp__")
     }
-    /// Whether its calls wait for the step's other calls to be answered first (a fork starts
-    /// from the view with them answered). No by default.
-    fn runs_last(&self) -> bool {
-        false
-    }
-    /// Whether cancelling lets the call stop itself instead of dropping its future (a fork
-    /// closes its child's log cleanly, then returns). No by default.
-    fn stops_itself(&self) -> bool {
+    /// Whether its calls start a child (`fork`, `spawn`, `continue`): they run after the
+    /// step's other calls are answered (a fork starts from the view with them answered), side
+    /// by side through [`delegate`](Tool::delegate), and a cancelled child stops itself,
+    /// closing its own log, instead of being dropped. No by default.
+    fn delegates(&self) -> bool {
         false
     }
     /// Its definition as sent to the model (description and JSON Schema).
@@ -199,8 +196,8 @@ pub trait Tool: Send + Sync {
     /// Runs the call.
     fn run<'a>(&'a self, call: Invocation<'a>) -> ToolFuture<'a>;
     /// Starts the call and hands back the child it delegates to, to be run beside the step's
-    /// other delegations (the calls that [run last](Tool::runs_last) go this way); a tool that
-    /// delegates nothing is answered by [`run`](Tool::run), the default.
+    /// other delegations (the calls of tools that [delegate](Tool::delegates) go this way); a
+    /// call it answers at once is answered by [`run`](Tool::run), the default.
     fn delegate<'a>(&'a self, call: Invocation<'a>) -> BoxFuture<'a, Started> {
         Box::pin(async move { Started::Answered(self.run(call).await) })
     }

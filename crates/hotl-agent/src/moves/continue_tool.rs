@@ -22,16 +22,8 @@ impl Tool for ContinueTool {
         ToolKind::Read
     }
 
-    /// The child may run tools that change files (its own calls ask for permission).
-    fn changes_files(&self) -> bool {
-        true
-    }
-
-    fn runs_last(&self) -> bool {
-        true
-    }
-
-    fn stops_itself(&self) -> bool {
+    /// Its calls start a child (which may write; its own calls ask for permission).
+    fn delegates(&self) -> bool {
         true
     }
 

@@ -22,19 +22,8 @@ impl Tool for ForkTool {
         ToolKind::Read
     }
 
-    /// The child runs every tool, so a fork's step may change files though it asks no
-    /// permission itself (the child's own calls do).
-    fn changes_files(&self) -> bool {
-        true
-    }
-
-    /// The child starts from the view with the step's other calls answered.
-    fn runs_last(&self) -> bool {
-        true
-    }
-
-    /// Cancelled, the child closes its own run (its log stays valid) before this returns.
-    fn stops_itself(&self) -> bool {
+    /// Its calls start a child (which may write; its own calls ask for permission).
+    fn delegates(&self) -> bool {
         true
     }
 

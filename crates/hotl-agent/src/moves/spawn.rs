@@ -33,18 +33,8 @@ impl Tool for SpawnTool {
         ToolKind::Read
     }
 
-    /// The child may run tools that change files (its own calls ask for permission).
-    fn changes_files(&self) -> bool {
-        true
-    }
-
-    /// The child starts after the step's other calls are answered.
-    fn runs_last(&self) -> bool {
-        true
-    }
-
-    /// Cancelled, the child closes its own run (its log stays valid) before this returns.
-    fn stops_itself(&self) -> bool {
+    /// Its calls start a child (which may write; its own calls ask for permission).
+    fn delegates(&self) -> bool {
         true
     }
 

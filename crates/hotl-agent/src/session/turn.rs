@@ -339,7 +339,7 @@ impl<'c> Turn<'c> {
         // the step's other calls answered.
         let (alone, together): (Vec<Call>, Vec<Call>) = calls
             .into_iter()
-            .partition(|call| !s.tool(&call.name).is_some_and(|t| t.runs_last()));
+            .partition(|call| !s.tool(&call.name).is_some_and(|t| t.delegates()));
         let changes_files = alone
             .iter()
             .chain(&together)
@@ -356,23 +356,11 @@ impl<'c> Turn<'c> {
         // What tools spend on the model (a fork's child, an ask) counts in this turn.
         let spent_before = s.totals;
         for call in alone {
-            let stops_itself = s.tool(&call.name).is_some_and(|t| t.stops_itself());
-            let output = if stops_itself {
-                // It stops itself when cancelled, then this turn stops.
-                let output = s.call(&call, cx).await;
-                if cx.is_cancelled() {
-                    self.note_result(s, &call, output)?;
+            let output = tokio::select! {
+                output = s.call(&call, cx) => output,
+                () = cx.cancelled() => {
                     self.outcome.add_spent(&spent_before, &s.totals);
                     return Ok(false);
-                }
-                output
-            } else {
-                tokio::select! {
-                    output = s.call(&call, cx) => output,
-                    () = cx.cancelled() => {
-                        self.outcome.add_spent(&spent_before, &s.totals);
-                        return Ok(false);
-                    }
                 }
             };
             self.note_result(s, &call, output)?;
