@@ -29,103 +29,68 @@ pub struct TooLarge {
 pub fn fit(
     snapshot: &mut Snapshot,
     limit: usize,
-    mut measure: impl FnMut(&Snapshot, Omit, &[String]) -> usize,
+    measure: impl FnMut(&Snapshot, Omit, &[String]) -> usize,
 ) -> Result<(Omit, Vec<String>), TooLarge> {
     let mut omit = Omit::default();
-    let mut steps = Vec::new();
-    let mut size = measure(snapshot, omit, &steps);
-    // Each step that changes something is said and measured; one that changes nothing is
-    // passed over.
-    let mut step = |snapshot: &mut Snapshot,
-                    omit: Omit,
-                    steps: &mut Vec<String>,
-                    size: &mut usize,
-                    changed: usize,
-                    said: String| {
-        if changed > 0 {
-            steps.push(said);
-            *size = measure(snapshot, omit, steps);
-        }
-        *size <= limit
+    let mut ladder = Ladder {
+        measure,
+        limit,
+        size: 0,
+        steps: Vec::new(),
     };
-    if size <= limit {
-        return Ok((omit, steps));
+    ladder.size = (ladder.measure)(snapshot, omit, &[]);
+    if ladder.size <= limit {
+        return Ok((omit, ladder.steps));
     }
-    let n = drop_images(snapshot);
-    omit.images = true;
-    if step(
-        snapshot,
-        omit,
-        &mut steps,
-        &mut size,
-        n,
-        plural(
-            n,
+    // Each rung: what it drops (how many things it changed), what the renderer then leaves
+    // out, and how it is said.
+    type Rung = (
+        fn(&mut Snapshot) -> usize,
+        fn(&mut Omit),
+        &'static str,
+        &'static str,
+    );
+    let rungs: [Rung; 4] = [
+        (
+            drop_images,
+            |o| o.images = true,
             "image replaced by a placeholder",
             "images replaced by placeholders",
         ),
-    ) {
-        return Ok((omit, steps));
-    }
-    let n = drop_full_outputs(snapshot);
-    omit.full_outputs = true;
-    if step(
-        snapshot,
-        omit,
-        &mut steps,
-        &mut size,
-        n,
-        plural(
-            n,
+        (
+            drop_full_outputs,
+            |o| o.full_outputs = true,
             "full output or diff kept only as a blob reference",
             "full outputs and diffs kept only as blob references",
         ),
-    ) {
-        return Ok((omit, steps));
-    }
-    let n = drop_archived(snapshot);
-    if step(
-        snapshot,
-        omit,
-        &mut steps,
-        &mut size,
-        n,
-        plural(
-            n,
+        (
+            drop_archived,
+            |_| {},
             "archived record inside a fold, compaction or reverted branch left out (notes kept)",
             "archived records inside folds, compactions and reverted branches left out (notes kept)",
         ),
-    ) {
-        return Ok((omit, steps));
-    }
-    let n = brief_children(snapshot);
-    if step(
-        snapshot,
-        omit,
-        &mut steps,
-        &mut size,
-        n,
-        plural(
-            n,
+        (
+            brief_children,
+            |_| {},
             "delegated session reduced to its task and final answer",
             "delegated sessions reduced to their task and final answer",
         ),
-    ) {
-        return Ok((omit, steps));
+    ];
+    for (drop, leave_out, one, many) in rungs {
+        let n = drop(snapshot);
+        leave_out(&mut omit);
+        if ladder.took(snapshot, omit, n, plural(n, one, many)) {
+            return Ok((omit, ladder.steps));
+        }
     }
     for cap in STRING_CAPS {
         let n = cap_strings(snapshot, cap);
-        if step(
-            snapshot,
-            omit,
-            &mut steps,
-            &mut size,
-            n,
-            format!("{n} strings cut to {} characters", thousands(cap as u64)),
-        ) {
-            return Ok((omit, steps));
+        let said = format!("{n} strings cut to {} characters", thousands(cap as u64));
+        if ladder.took(snapshot, omit, n, said) {
+            return Ok((omit, ladder.steps));
         }
     }
+    // The oldest turns last: one more each time, said as one step.
     let mut dropped = 0;
     while drop_oldest_turn(snapshot) {
         dropped += 1;
@@ -133,14 +98,37 @@ pub fn fit(
             "the {dropped} oldest turn{} left out",
             if dropped == 1 { "" } else { "s" }
         );
-        steps.push(said);
-        size = measure(snapshot, omit, &steps);
-        if size <= limit {
-            return Ok((omit, steps));
+        ladder.steps.push(said);
+        ladder.size = (ladder.measure)(snapshot, omit, &ladder.steps);
+        if ladder.size <= limit {
+            return Ok((omit, ladder.steps));
         }
-        steps.pop();
+        ladder.steps.pop();
     }
-    Err(TooLarge { size, limit })
+    Err(TooLarge {
+        size: ladder.size,
+        limit,
+    })
+}
+
+/// The steps taken so far and the size they came to.
+struct Ladder<M> {
+    measure: M,
+    limit: usize,
+    size: usize,
+    steps: Vec<String>,
+}
+
+impl<M: FnMut(&Snapshot, Omit, &[String]) -> usize> Ladder<M> {
+    /// A step that changed `n` things is said (`said`) and measured; one that changed nothing
+    /// is passed over. Whether the snapshot fits now.
+    fn took(&mut self, snapshot: &Snapshot, omit: Omit, n: usize, said: String) -> bool {
+        if n > 0 {
+            self.steps.push(said);
+            self.size = (self.measure)(snapshot, omit, &self.steps);
+        }
+        self.size <= self.limit
+    }
 }
 
 /// "1 image replaced", "3 images replaced".
