@@ -149,18 +149,17 @@ fn children_of(
         child.handle = d.delegation.handle.clone();
         child.agent = Some(agent_of(&d.delegation));
         child.task = d.delegation.description.clone();
-        child.patch = worktree_patch(store, &d.id);
         child.children = children_of(store, &d.id, by, pricing, depth + 1);
         out.push(child);
     }
     out
 }
 
-/// The patch file of the worktree the child `id` worked in, when it worked in one and its
-/// patch is still there.
-fn worktree_patch(store: &Store, id: &str) -> Option<std::path::PathBuf> {
+/// The patch file of the worktree a child worked in (`cwd` inside it), when it worked in one
+/// and its patch is still there.
+fn worktree_patch(store: &Store, cwd: &str) -> Option<std::path::PathBuf> {
     let worktrees = store.home().join("worktrees");
-    let cwd = std::path::PathBuf::from(store.read_start(id).ok()?.cwd);
+    let cwd = std::path::Path::new(cwd);
     let name = cwd.strip_prefix(&worktrees).ok()?.components().next()?;
     let patch = worktrees.join(name).with_extension("patch");
     patch.is_file().then_some(patch)
@@ -181,6 +180,7 @@ fn node(store: &Store, id: &str, pricing: &Pricing) -> Node {
             let stats = hotl_agent::stats(id, &lineage.records, lineage.own_start, pricing);
             out.spent = stats.own;
             out.unpriced = stats.unpriced;
+            out.patch = worktree_patch(store, &lineage.start().cwd);
             let open = || hotl_view::View::of(&lineage).open_turn;
             out.state = state(lineage.own(), open).to_owned();
         }
