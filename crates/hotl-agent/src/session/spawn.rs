@@ -210,18 +210,18 @@ impl Session {
 
     /// How many delegations this session is from its tree's root (0 for a root).
     fn delegation_depth(&self) -> usize {
-        let mut depth = 0;
-        let mut id = self.writer.id().to_owned();
+        // A root (most sessions) reads nothing: its own start is at hand.
+        let Some(mut by) = self.start.delegated.as_ref().map(|d| d.by.clone()) else {
+            return 0;
+        };
+        let mut depth = 1;
         // A tree is never deeper than this; a loop in damaged logs must not hang.
         while depth < 64 {
-            let Ok(start) = self.store.read_start(&id) else {
-                break;
-            };
-            let Some(delegation) = start.delegated else {
+            let Some(delegation) = self.store.read_start(&by).ok().and_then(|s| s.delegated) else {
                 break;
             };
             depth += 1;
-            id = delegation.by;
+            by = delegation.by;
         }
         depth
     }

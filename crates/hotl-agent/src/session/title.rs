@@ -44,7 +44,7 @@ impl Session {
         if self.view.state.title.is_some() || self.view.turns != 1 || self.view.open_turn {
             return Ok(None);
         }
-        if self.store.read_start(self.id())?.delegated.is_some() {
+        if self.start.delegated.is_some() {
             return Ok(None);
         }
         let prompt = format!(
