@@ -69,10 +69,8 @@ fn drive<T: Send + 'static>(
     editor: &Editor,
     body: impl AsyncFnOnce(ConnectionTo<Agent>) -> Result<T, Error> + Send + 'static,
 ) -> TestResult<T> {
-    let mut cmd = env.agent_command();
-    cmd.args(["--provider", "anthropic", "--base-url"])
-        .arg(fake.base_url())
-        .args(["--model", MODEL, "acp"]);
+    let mut cmd = env.command_against("anthropic", fake, MODEL);
+    cmd.args(["acp"]);
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()

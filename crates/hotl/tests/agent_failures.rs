@@ -236,10 +236,8 @@ fn ctrl_c_cancels_a_running_tool_and_the_session_resumes() -> TestResult {
         Reply::text("Waiting.").with_tool("bash", json!({"command": "sleep 30; touch late.txt"})),
         Reply::text("Resumed fine."),
     ]))?;
-    let mut cmd = env.agent_command();
-    cmd.args(["--provider", "anthropic", "--base-url"])
-        .arg(fake.base_url())
-        .args(["--model", MODEL, "-p", "wait", "--allow", "bash"])
+    let mut cmd = env.command_against("anthropic", &fake, MODEL);
+    cmd.args(["-p", "wait", "--allow", "bash"])
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::piped());
     let child = cmd.spawn()?;

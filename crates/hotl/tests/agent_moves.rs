@@ -245,10 +245,8 @@ fn a_long_turn_compacts_near_the_configured_window() -> TestResult {
     let env = Env::new()?;
     // The third request would pass 85% of 5,000.
     let fake = FakeLlm::start(build_loop().with_tokenizer(Tokenizer::Bytes4))?;
-    let mut cmd = env.agent_command();
-    cmd.args(["--provider", "anthropic", "--base-url"])
-        .arg(fake.base_url())
-        .args(["--model", MODEL, "-p", "build it", "--allow", "bash"])
+    let mut cmd = env.command_against("anthropic", &fake, MODEL);
+    cmd.args(["-p", "build it", "--allow", "bash"])
         .env("HOTL_CONTEXT_WINDOW", "5000");
     let out = run(cmd).ok();
     assert_eq!(out.stdout, "Built.\n", "{out}");
@@ -269,11 +267,8 @@ fn a_long_turn_compacts_near_the_configured_window() -> TestResult {
     let hits = String::from_utf8(hits.stdout)?;
     assert!(hits.starts_with("[compaction@t"), "{hits}");
     // A window that is not a number is refused, naming the variable.
-    let mut bad = env.agent_command();
-    bad.args(["--provider", "anthropic", "--base-url"])
-        .arg(fake.base_url())
-        .args(["--model", MODEL, "-p", "hi"])
-        .env("HOTL_CONTEXT_WINDOW", "lots");
+    let mut bad = env.command_against("anthropic", &fake, MODEL);
+    bad.args(["-p", "hi"]).env("HOTL_CONTEXT_WINDOW", "lots");
     let bad = run(bad);
     assert_ne!(bad.code, 0);
     assert!(bad.stderr.contains("HOTL_CONTEXT_WINDOW"), "{bad}");

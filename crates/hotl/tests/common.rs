@@ -288,12 +288,24 @@ impl Env {
         model: &str,
         args: &[&str],
     ) -> Run {
+        let mut cmd = self.command_against(provider, fake, model);
+        cmd.args(args);
+        run(cmd)
+    }
+
+    /// The command `hotl --provider <provider> --base-url <fake> --model <model>`, to add
+    /// arguments to.
+    pub fn command_against(
+        &self,
+        provider: &str,
+        fake: &hotl_fakellm::FakeLlm,
+        model: &str,
+    ) -> Command {
         let mut cmd = self.agent_command();
         cmd.args(["--provider", provider, "--base-url"])
             .arg(fake.base_url())
-            .args(["--model", model])
-            .args(args);
-        run(cmd)
+            .args(["--model", model]);
+        cmd
     }
 
     /// Every line of a session's own log, parsed (the agent writes whole lines only).
@@ -547,14 +559,11 @@ pub fn console_with_env(
     vars: &[(&str, &str)],
     input: &str,
 ) -> TestResult<Option<Run>> {
-    let mut hotl = env.agent_command();
+    let mut hotl = env.command_against("anthropic", fake, MODEL);
     for (key, value) in vars {
         hotl.env(key, value);
     }
-    hotl.args(["--provider", "anthropic", "--base-url"])
-        .arg(fake.base_url())
-        .args(["--model", MODEL])
-        .args(args);
+    hotl.args(args);
     in_pty(env, &hotl, &[(input, 0)])
 }
 
@@ -566,11 +575,8 @@ pub fn console_typed(
     args: &[&str],
     pieces: &[(&str, u64)],
 ) -> TestResult<Option<Run>> {
-    let mut hotl = env.agent_command();
-    hotl.args(["--provider", "anthropic", "--base-url"])
-        .arg(fake.base_url())
-        .args(["--model", MODEL])
-        .args(args);
+    let mut hotl = env.command_against("anthropic", fake, MODEL);
+    hotl.args(args);
     in_pty(env, &hotl, pieces)
 }
 

@@ -468,11 +468,8 @@ fn resume_at_claude_imports_a_picked_session_and_continues_it() -> TestResult {
         (refused.as_str(), 300),
         ("/exit\n", 300),
     ];
-    let mut hotl = env.agent_command();
-    hotl.args(["--provider", "anthropic", "--base-url"])
-        .arg(fake.base_url())
-        .args(["--model", MODEL])
-        .env("CLAUDE_CONFIG_DIR", &claude)
+    let mut hotl = env.command_against("anthropic", &fake, MODEL);
+    hotl.env("CLAUDE_CONFIG_DIR", &claude)
         .env("CODEX_HOME", env.root().join("codex"))
         .env("PI_CODING_AGENT_DIR", env.root().join("pi"));
     let Some(out) = in_pty(&env, &hotl, &typed)? else {

@@ -7,7 +7,7 @@ use hotl_fakellm::{Config, FakeLlm, Reply};
 use hotl_testkit::TestResult;
 use serde_json::json;
 
-use crate::common::{Env, requests};
+use crate::common::{Env, MODEL, requests};
 
 /// Writes the project's agent definition `name` (`.hotl/agents/<name>.md`).
 fn define(env: &Env, name: &str, text: &str) -> TestResult {
@@ -467,10 +467,8 @@ fn a_background_child_killed_with_its_process_is_reported_interrupted_on_reopen(
             .matching("SLOW-TASK"),
         Reply::text("Started; waiting.").matching("started in the background"),
     ]))?;
-    let mut cmd = env.agent_command();
-    cmd.args(["--provider", "anthropic", "--base-url"])
-        .arg(fake.base_url())
-        .args(["--model", "claude-sonnet-5", "-p", "start the survey"])
+    let mut cmd = env.command_against("anthropic", &fake, MODEL);
+    cmd.args(["-p", "start the survey"])
         .stdout(std::process::Stdio::null())
         .stderr(std::process::Stdio::null());
     let mut hotl = cmd.spawn()?;
@@ -740,10 +738,8 @@ fn a_fork_can_run_in_the_background_reading_only() -> TestResult {
 fn sigterm_stops_a_headless_run_and_records_its_children_stopping() -> TestResult {
     let env = Env::new()?;
     let fake = crate::common::slow_background_child()?;
-    let mut cmd = env.agent_command();
-    cmd.args(["--provider", "anthropic", "--base-url"])
-        .arg(fake.base_url())
-        .args(["--model", "claude-sonnet-5", "-p", "go look"])
+    let mut cmd = env.command_against("anthropic", &fake, MODEL);
+    cmd.args(["-p", "go look"])
         .stdout(std::process::Stdio::null())
         .stderr(std::process::Stdio::null());
     let mut hotl = cmd.spawn()?;

@@ -56,14 +56,11 @@ fn tui_with(
     pieces: &[(&str, u64)],
     vars: &[(&str, &std::path::Path)],
 ) -> TestResult<Option<Shown>> {
-    let mut hotl = env.agent_command();
+    let mut hotl = env.command_against("anthropic", fake, MODEL);
     for (key, value) in vars {
         hotl.env(key, value);
     }
-    hotl.args(["--provider", "anthropic", "--base-url"])
-        .arg(fake.base_url())
-        .args(["--model", MODEL])
-        .args(args);
+    hotl.args(args);
     let setup = format!("stty cols {COLS} rows {ROWS}; ");
     let Some(mut cmd) = in_script(env, &hotl, &setup)? else {
         return Ok(None);
