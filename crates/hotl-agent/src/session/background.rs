@@ -9,12 +9,11 @@ use std::sync::{Arc, Mutex, PoisonError};
 use hotl_log::Body;
 use tokio::sync::{Notify, OwnedSemaphorePermit, Semaphore, watch};
 
-use super::turn::Turn;
-use super::{Session, Totals, TurnOutcome};
+use super::delegate::ChildRun;
+use super::{Session, Totals};
 use crate::context::Context;
 use crate::error::Result;
 use crate::events::Event;
-use crate::snapshot::Worktree;
 
 /// How a background child ended.
 #[derive(Clone, Debug)]
@@ -163,25 +162,18 @@ impl Background {
 }
 
 impl Session {
-    /// Runs `child`'s open turn in a task of its own, in a slot, stopped by `cancel` or by
-    /// this session's cancellation; its end is queued for this session to record. Returns
-    /// what to add to the call's answer when it must wait for a slot.
-    pub(crate) fn run_in_background(
-        &self,
-        mut child: Session,
-        child_cx: Context,
-        run: String,
-        handle: &str,
-        worktree: Option<Worktree>,
-        cx: &Context,
-    ) -> String {
+    /// Runs `child` in a task of its own, in a slot, stopped by `cancel` or by this session's
+    /// cancellation; its end is queued for this session to record. Returns what to add to the
+    /// call's answer when it must wait for a slot.
+    pub(crate) fn run_in_background(&self, child: ChildRun, cx: &Context) -> String {
         let runs = self.background.clone();
         let max = cx.settings.max_concurrent;
         // Every slot held by a child started before (one in the background counts from its
         // start, before its task takes the slot): this one waits.
         let queued = runs.running() >= max || runs.all_taken(max);
+        let handle = child.handle().to_owned();
         // Its own stop (`cancel`), which this session's cancellation also pulls.
-        let stopped = runs.started(handle);
+        let stopped = runs.started(&handle);
         let (stop, child_stopped) = watch::channel(false);
         let parent = cx.clone();
         let mut own = stopped.clone();
@@ -193,51 +185,17 @@ impl Session {
             }
             let _ = stop.send(true);
         });
-        let child_cx = child_cx.with_cancel(child_stopped);
+        let child = child.stopped_by(child_stopped);
         let events = cx.events.clone();
-        let handle = handle.to_owned();
         let blobs = self.store.blobs();
         tokio::spawn(async move {
             // Beyond the slots, a child waits its turn (cancelled meanwhile, it never runs).
-            let slot = tokio::select! {
-                slot = runs.slot(max) => slot,
-                () = child_cx.cancelled() => None,
-            };
-            let outcome = if slot.is_some() || !child_cx.is_cancelled() {
-                let mut turn = Turn::new(run, &child_cx, None);
-                Box::pin(turn.run(&mut child)).await
-            } else {
-                Ok(TurnOutcome {
-                    cancelled: true,
-                    text: "cancelled before it started".to_owned(),
-                    ..TurnOutcome::default()
-                })
-            };
-            drop(slot);
+            let ran = child.run(runs.clone(), max).await;
             events.send(Event::ChildEnded {
-                handle: handle.clone(),
-                ok: outcome.is_ok(),
-            });
-            let (state, mut report) = match outcome {
-                Ok(outcome) if outcome.cancelled => ("cancelled", outcome.text),
-                Ok(outcome) => ("finished", outcome.text),
-                Err(e) => ("failed", e.to_string()),
-            };
-            // Its changes stay in its worktree: the report says where, and how to take them.
-            let patch_blob = worktree.and_then(|worktree| {
-                let settled = worktree.settle(&blobs);
-                report.push('\n');
-                report.push_str(&settled.note);
-                settled.patch_blob
-            });
-            runs.finished(Finished {
                 handle,
-                child: child.id().to_owned(),
-                state,
-                report,
-                totals: child.totals,
-                patch_blob,
+                ok: ran.is_ok(),
             });
+            runs.finished(ran.into_finished(&blobs));
         });
         if queued {
             format!(

@@ -6,7 +6,9 @@
 
 use hotl_log::{Body, RunState};
 
-use super::background::Background;
+use tokio::sync::watch;
+
+use super::background::{Background, Finished};
 use super::turn::Turn;
 use super::{Session, TurnOutcome};
 use crate::context::Context;
@@ -129,6 +131,18 @@ impl ChildRun {
         }
     }
 
+    /// Its handle.
+    pub(super) fn handle(&self) -> &str {
+        &self.handle
+    }
+
+    /// The same child stopped by `stop` (its own, which `cancel` and the parent's
+    /// cancellation pull) rather than by the parent's turn.
+    pub(super) fn stopped_by(mut self, stop: watch::Receiver<bool>) -> ChildRun {
+        self.cx = self.cx.with_cancel(stop);
+        self
+    }
+
     /// Runs it in one of the tree's slots (`max` in all, shared with the background children
     /// of `slots`'s session): beyond them it waits, and cancelled meanwhile it never runs (its
     /// run closed `cancelled`).
@@ -184,7 +198,58 @@ impl ChildRun {
     }
 }
 
+impl Ran {
+    /// Whether the run ended without an error.
+    pub(super) fn is_ok(&self) -> bool {
+        self.outcome.is_ok()
+    }
+
+    /// How a child in the background ended, for its `child_finished` record: its report (with
+    /// its worktree's patch taken, when it had one) and what it spent.
+    pub(super) fn into_finished(self, blobs: &hotl_log::Blobs) -> Finished {
+        let Ran { run, outcome } = self;
+        let (state, mut report) = match outcome {
+            Ok(outcome) if outcome.cancelled => ("cancelled", outcome.text),
+            Ok(outcome) => ("finished", outcome.text),
+            Err(e) => ("failed", e.to_string()),
+        };
+        // Its changes stay in its worktree: the report says where, and how to take them.
+        let patch_blob = run.worktree.and_then(|worktree| {
+            let settled = worktree.settle(blobs);
+            report.push('\n');
+            report.push_str(&settled.note);
+            settled.patch_blob
+        });
+        Finished {
+            handle: run.handle,
+            child: run.child.id().to_owned(),
+            state,
+            report,
+            totals: run.child.totals,
+            patch_blob,
+        }
+    }
+}
+
 impl Session {
+    /// Hands a started child on: to a task of its own in the background (the call answered at
+    /// once, with its handle), or back to the turn to run in the foreground.
+    pub(super) fn hand_off(&self, child: ChildRun, background: bool, cx: &Context) -> Started {
+        if !background {
+            return Started::Child(Box::new(child));
+        }
+        let (agent, handle, id) = (
+            child.agent.clone(),
+            child.handle.clone(),
+            child.child.id().to_owned(),
+        );
+        let queued = self.run_in_background(child, cx);
+        ToolOutput::ok(format!(
+            "{agent} {handle} (session {id}) started in the background{queued}; its report comes as a message when it ends (cancel {handle} stops it)"
+        ))
+        .into()
+    }
+
     /// Runs `child` to its end here (a step's only delegation) and returns its call's answer.
     pub(crate) async fn run_child_here(
         &mut self,

@@ -112,20 +112,10 @@ impl Session {
             handle: handle.clone(),
             task: task.to_owned(),
         });
-        let child_cx = cx.child(&handle);
-        if background {
-            let id = child.id().to_owned();
-            let queued = self.run_in_background(child, child_cx, run, &handle, worktree, cx);
-            return Ok(ToolOutput::ok(format!(
-                "{agent} {handle} (session {id}) started in the background{queued}; its report comes as a message when it ends (cancel {handle} stops it)"
-            ))
-            .into());
-        }
-        Ok(Started::Child(Box::new(
-            ChildRun::new(child, child_cx, run, &handle, agent)
-                .forking(task)
-                .in_worktree(worktree),
-        )))
+        let child = ChildRun::new(child, cx.child(&handle), run, &handle, agent)
+            .forking(task)
+            .in_worktree(worktree);
+        Ok(self.hand_off(child, background, cx))
     }
 
     /// The records a fork's child starts with after its run: the calls of this step still

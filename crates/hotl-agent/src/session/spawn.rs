@@ -160,18 +160,8 @@ impl Session {
             task: task.to_owned(),
         });
         let child_cx = cx.child(&handle).with_settings(settings);
-        if background {
-            let id = child.id().to_owned();
-            let queued = self.run_in_background(child, child_cx, run, &handle, worktree, cx);
-            return Ok(ToolOutput::ok(format!(
-                "{} {handle} (session {id}) started in the background{queued}; its report comes as a message when it ends (cancel {handle} stops it)",
-                def.name
-            ))
-            .into());
-        }
-        Ok(Started::Child(Box::new(
-            ChildRun::new(child, child_cx, run, &handle, &def.name).in_worktree(worktree),
-        )))
+        let child = ChildRun::new(child, child_cx, run, &handle, &def.name).in_worktree(worktree);
+        Ok(self.hand_off(child, background, cx))
     }
 
     /// A new worktree at this session's working tree as it is now, under
