@@ -6,9 +6,7 @@
 
 use std::time::{Duration, Instant};
 
-use hotl_agent::{
-    Agent, Command, Event, ForkAt, Provider, Session, Settings, Start, SwitchTo, ToolSet,
-};
+use hotl_agent::{Agent, Command, ForkAt, Provider, Session, Settings, Start, SwitchTo, ToolSet};
 use hotl_log::Store;
 
 #[path = "common/history.rs"]
@@ -20,14 +18,12 @@ const RUNS: usize = 20;
 /// Sends `command` and waits for the switch it makes; returns how long that took.
 async fn timed(agent: &mut Agent, command: Command) -> Duration {
     let t = Instant::now();
-    agent.send(command);
-    loop {
-        match agent.recv().await.expect("the agent runs").event {
-            Event::Switch { .. } => return t.elapsed(),
-            Event::Failed { error, .. } => panic!("switch failed: {error}"),
-            _ => {}
-        }
+    let id = agent.send(command);
+    let done = agent.until_done(id, |_| {}).await.expect("the agent runs");
+    if let Err(failure) = done.result {
+        panic!("switch failed: {}", failure.message);
     }
+    t.elapsed()
 }
 
 fn median(mut times: Vec<Duration>) -> f64 {
@@ -54,7 +50,7 @@ fn main() {
         .expect("runtime");
     let session = Session::open(&store, &ids[0], ToolSet::builtin()).expect("open");
     let (resume, new, fork) = runtime.block_on(async {
-        let mut agent = Agent::spawn(
+        let mut agent = hotl_agent::spawn(
             Start::Open(Box::new(session)),
             Provider::Demo,
             Settings::new("demo"),

@@ -7,7 +7,7 @@
 
 use std::time::{Duration, Instant};
 
-use hotl_agent::{Agent, Command, Event, Provider, Session, Settings, Start, ToolSet};
+use hotl_agent::{Command, Event, Provider, Session, Settings, Start, ToolSet};
 use hotl_fakellm::{Config, FakeLlm, Reply, Tokenizer};
 use hotl_log::Store;
 use hotl_wire::{Dialect, HttpProvider};
@@ -73,23 +73,26 @@ fn main() {
     let mut per_turn = Vec::with_capacity(TURNS);
     let mut model_time = Duration::ZERO;
     runtime.block_on(async {
-        let mut agent = Agent::spawn(Start::Open(Box::new(session)), provider, settings);
+        let mut agent = hotl_agent::spawn(Start::Open(Box::new(session)), provider, settings);
         let mut before = Duration::ZERO;
         for i in 0..TURNS {
             let t0 = Instant::now();
-            agent.send(Command::Submit {
+            let id = agent.send(Command::Submit {
                 text: format!("next {i}"),
             });
             // The turn's own events until it ends; the status before its end says what the
             // model took.
             let mut status = None;
-            loop {
-                match agent.recv().await.expect("the agent runs").event {
-                    Event::Status(s) => status = Some(s),
-                    Event::TurnEnded(_) => break,
-                    Event::Failed { error, .. } => panic!("turn failed: {error}"),
-                    _ => {}
-                }
+            let done = agent
+                .until_done(id, |envelope| {
+                    if let Event::Status(s) = &envelope.event {
+                        status = Some(s.clone());
+                    }
+                })
+                .await
+                .expect("the agent runs");
+            if let Err(failure) = done.result {
+                panic!("turn failed: {}", failure.message);
             }
             let wall = t0.elapsed();
             let now = status.map_or(Duration::ZERO, |s| s.model_time + s.tool_time);

@@ -1,12 +1,12 @@
-//! A second front end on the agent's protocol, in a few lines: one turn against an
-//! Anthropic-dialect server (hotl-fakellm, or the real API with `ANTHROPIC_API_KEY`) in a
-//! scratch session, every event printed as one JSON line.
+//! A front end on the agent's protocol, in a few lines: one turn against an Anthropic-dialect
+//! server (hotl-fakellm, or the real API with `ANTHROPIC_API_KEY`) in a scratch session, every
+//! event printed as one JSON line, up to the turn's one end.
 //!
 //! `cargo run -p hotl-agent --example drive -- http://127.0.0.1:8787 "list the files"`
 //!
 //! It runs on a single-threaded runtime: nothing in the agent blocks a worker.
 
-use hotl_agent::{Agent, Command, Event, NewSession, Provider, Settings, Start, ToolSet};
+use hotl_agent::{Command, NewSession, Provider, Settings, Start, ToolSet};
 use hotl_log::Store;
 use hotl_wire::{Dialect, HttpProvider};
 
@@ -27,20 +27,17 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let key = std::env::var("ANTHROPIC_API_KEY").unwrap_or_else(|_| "none".to_owned());
     let provider = Provider::Http(HttpProvider::new(Dialect::Anthropic, &base_url, Some(key))?);
     let session = NewSession::new(&store, &project, MODEL, ToolSet::standard())?;
-    let mut agent = Agent::spawn(Start::New(session), provider, Settings::new(MODEL));
+    let mut agent = hotl_agent::spawn(Start::New(session), provider, Settings::new(MODEL));
 
-    agent.send(Command::Submit { text: task });
-    // No more commands: the agent ends once the turn has.
-    agent.close();
-    let mut failed = None;
-    while let Some(envelope) = agent.recv().await {
-        println!("{}", serde_json::to_string(&envelope)?);
-        if let Event::Failed { error, .. } = envelope.event {
-            failed = Some(error);
-        }
-    }
-    match failed {
-        Some(error) => Err(error.into()),
-        None => Ok(()),
-    }
+    let id = agent.send(Command::Submit { text: task });
+    let done = agent
+        .until_done(id, |envelope| match serde_json::to_string(envelope) {
+            Ok(line) => println!("{line}"),
+            Err(e) => eprintln!("an event did not serialize: {e}"),
+        })
+        .await
+        .ok_or("the agent stopped")?;
+    println!("{}", serde_json::to_string(&done)?);
+    agent.shutdown().await;
+    done.result.map(|_| ()).map_err(|f| f.message.into())
 }

@@ -99,7 +99,7 @@ impl Args {
     /// A required stamp: `"t12"`, `"T12"`, `"12"` or the number 12.
     pub fn stamp(&self, name: &str) -> Result<u64, Fail> {
         let v = self.required(name)?;
-        crate::moves::parse_stamp(v).ok_or_else(|| wrong(name, "a stamp such as \"t12\"", v))
+        hotl_view::parse_stamp(v).ok_or_else(|| wrong(name, "a stamp such as \"t12\"", v))
     }
 
     /// The value of a field, as given (`None` when absent).

@@ -6,21 +6,12 @@ use std::sync::{Arc, Mutex, PoisonError};
 
 use tokio::sync::{oneshot, watch};
 
-use crate::events::{Event, Events};
+use crate::events::Events;
 use crate::provider::Provider;
 use crate::session::Settings;
+use hotl_protocol::Event;
 
-/// The user's answer to an approval question.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Answer {
-    /// Run this call.
-    Yes,
-    /// Do not run it; the model is told the user declined.
-    No,
-    /// Run it, and every later call of this tool while the agent runs.
-    Always,
-}
+pub use hotl_protocol::Answer;
 
 /// What a turn or a move runs with. Cheap to clone: a fork's child runs with a clone whose
 /// events carry its handle.

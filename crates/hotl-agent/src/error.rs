@@ -1,6 +1,7 @@
 //! The agent's error type.
 
 use hotl_log::LogError;
+use hotl_protocol::FailureKind;
 use hotl_wire::WireError;
 
 /// What can stop a turn.
@@ -114,6 +115,34 @@ pub enum AgentError {
 }
 
 impl AgentError {
+    /// What kind of failure this is, for a front end that decides on it (an editor's stop
+    /// reason, an exit status) without reading the message.
+    pub fn kind(&self) -> FailureKind {
+        match self {
+            AgentError::Wire(WireError::Provider { .. }) => FailureKind::Provider,
+            AgentError::Wire(WireError::Transport { .. }) => FailureKind::Connection,
+            AgentError::Wire(_) | AgentError::BrokeMidAnswer(_) => FailureKind::Stream,
+            AgentError::TooManySteps(_) => FailureKind::StepLimit,
+            AgentError::Looping { .. } => FailureKind::Loop,
+            AgentError::WindowFull(_) | AgentError::PromptTooLarge { .. } => FailureKind::Window,
+            AgentError::Log(_) => FailureKind::Store,
+            AgentError::NoSession => FailureKind::NoSession,
+            AgentError::Task(_) => FailureKind::Other,
+            AgentError::View(_)
+            | AgentError::BadNote(_)
+            | AgentError::Fold(_)
+            | AgentError::Recall(_)
+            | AgentError::Compaction(_)
+            | AgentError::NoThread { .. }
+            | AgentError::MissingCwd(_)
+            | AgentError::NothingToFork(_)
+            | AgentError::MissingAncestor { .. }
+            | AgentError::Refused(_)
+            | AgentError::SwitchCancelled(_)
+            | AgentError::EmptyConversation(_) => FailureKind::Refused,
+        }
+    }
+
     /// What an `error` record says of this error: the provider's error type or hotl's word
     /// for what failed, the message, the HTTP status when there was one.
     pub fn failure(&self) -> (String, String, Option<u16>) {

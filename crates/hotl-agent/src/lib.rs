@@ -14,32 +14,29 @@
 //! - A turn ([`Session::submit`]) steps until the model stops: ask, record, run calls; the
 //!   compaction rules and what else lasts one turn end with it. It runs with a [`Context`]:
 //!   the [`Provider`], the [`Settings`], where [`Event`]s go, the cancel signal.
-//! - [`Agent`]: the session as a task that takes [`Command`]s and sends [`Envelope`]s over
-//!   channels; approvals are asked with an event and answered with a command. The console,
-//!   headless runs and any other front end are built on it.
+//! - [`spawn`]: the session as a task that takes the protocol's [`Command`]s and sends
+//!   [`Envelope`]s, through an [`Agent`] handle (`hotl-protocol`); every command ends with one
+//!   [`Event::Done`]; approvals are asked with an event and answered with a command. The
+//!   terminal UI, the console, headless runs and ACP are front ends on it.
 //!
 //! It never parses a command line and never prints: front ends get events and decide how to
 //! show them. Blocking work (snapshots of the working tree, archive searches) runs on the
 //! blocking pool, off the async workers.
 //!
 //! ```
-//! use hotl_agent::{Agent, Command, Event, NewSession, Provider, Settings, Start, ToolSet};
+//! use hotl_agent::{Command, NewSession, Outcome, Provider, Settings, Start, ToolSet, spawn};
 //!
 //! let dir = tempfile::tempdir().unwrap();
 //! let store = hotl_log::Store::new(dir.path().join("home"));
 //! let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
 //! runtime.block_on(async {
 //!     let new = NewSession::new(&store, dir.path(), "demo", ToolSet::standard()).unwrap();
-//!     let mut agent = Agent::spawn(Start::New(new), Provider::Demo, Settings::new("demo"));
-//!     agent.send(Command::Submit { text: "hello".into() });
-//!     agent.close();
-//!     let mut answer = String::new();
-//!     while let Some(envelope) = agent.recv().await {
-//!         if let Event::TurnEnded(outcome) = envelope.event {
-//!             answer = outcome.text;
-//!         }
-//!     }
-//!     assert!(answer.contains("hello"), "{answer}");
+//!     let mut agent = spawn(Start::New(new), Provider::Demo, Settings::new("demo"));
+//!     let id = agent.send(Command::Submit { text: "hello".into() });
+//!     let done = agent.until_done(id, |_| {}).await.expect("the agent answers");
+//!     let Ok(Outcome::TurnEnded(outcome)) = done.result else { panic!("{done:?}") };
+//!     assert!(outcome.text.contains("hello"), "{}", outcome.text);
+//!     agent.shutdown().await;
 //! });
 //! assert_eq!(store.list().unwrap().len(), 1, "written with its first message");
 //! ```
@@ -60,26 +57,21 @@ mod permission;
 mod prompt;
 mod provider;
 mod session;
-pub mod slash;
 mod snapshot;
 mod stats;
 mod tool;
 mod tools;
 mod toolset;
 
-pub use crate::agent::{Agent, Canceller, Command, Move, Start, SwitchTo};
+pub use crate::agent::{Start, spawn, spawn_with_late};
 pub use crate::args::{Args, Fail};
-pub use crate::context::{Answer, Context};
+pub use crate::context::Context;
 pub use crate::error::{AgentError, Result};
-pub use crate::events::{
-    Envelope, Event, Events, MoveResult, Status, SwitchReason, tools_added_line,
-};
+pub use crate::events::Events;
 pub use crate::hooks::{Hook, HookPoint, ToolMatcher, run_hooks};
 pub use crate::late::{Late, LateTools, late_channel};
 pub use crate::lifecycle::{ForkAt, NewSession, fork, rename};
-pub use crate::moves::{
-    ask_prompt, check_note, fork_brief, make_fold, parse_stamp, recall_mode, stamp_seq,
-};
+pub use crate::moves::{ask_prompt, check_note, fork_brief, make_fold, recall_mode};
 pub use crate::permission::{Access, Decision, Mode, Policy, allows, inside, resolve};
 pub use crate::prompt::system_blocks;
 pub use crate::provider::Provider;
@@ -90,12 +82,16 @@ pub use crate::session::{
     default_context_window, known_context_window, messages_text,
 };
 pub use crate::snapshot::{end_children, sweep_worktrees};
-pub use crate::stats::{
-    ChildSpent, Saving, Spent, Stats, TurnSpent, fresh_equivalent, session_stats, stats,
-};
+pub use crate::stats::{session_stats, stats};
 pub use crate::tool::{
     BoxFuture, Invocation, Tool, ToolCtx, ToolFuture, ToolKind, ToolOutput, content_hash,
     definition,
 };
 pub use crate::tools::cap_output;
 pub use crate::toolset::{DuplicateTool, ToolSet};
+pub use hotl_protocol::{
+    Agent, Answer, Canceller, Command, CommandId, Done, Envelope, Event, Failure, FailureKind,
+    Move, MoveResult, Outcome, Status, SwitchReason, SwitchTo, slash, tools_added_line,
+};
+pub use hotl_protocol::{ChildSpent, Saving, Spent, Stats, TurnSpent, fresh_equivalent};
+pub use hotl_view::{parse_stamp, stamp_seq};

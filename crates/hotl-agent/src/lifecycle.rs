@@ -167,19 +167,7 @@ impl NewSession {
     }
 }
 
-/// Where a fork starts in its parent's history.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub enum ForkAt {
-    /// At the parent's head.
-    #[default]
-    Head,
-    /// After the parent's first N completed turns (`--keep-turns`).
-    Turns(usize),
-    /// After the first N transcript items, which must end a turn (`--keep`).
-    Items(usize),
-    /// After the turn the user message with this seq started (the console's `/fork t12`).
-    Message(u64),
-}
+pub use hotl_protocol::ForkAt;
 
 /// Forks `parent` at `at` into a new root session named `name` (checked first), in `cwd`.
 /// Nothing is copied and the parent is only read; the fork inherits the parent's final modes,

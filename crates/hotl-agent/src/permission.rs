@@ -4,42 +4,7 @@ use std::path::{Component, Path, PathBuf};
 
 use crate::tool::ToolKind;
 
-/// The permission mode (recorded in the log; forks inherit it).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub enum Mode {
-    /// The console asks before commands and writes; headless runs refuse them.
-    #[default]
-    Default,
-    /// Writes inside the project run without asking; commands still ask.
-    AcceptEdits,
-    /// Everything runs, writes outside the project included.
-    Bypass,
-    /// Read-only tools only.
-    Plan,
-}
-
-impl Mode {
-    /// The name as typed and recorded.
-    pub fn name(self) -> &'static str {
-        match self {
-            Mode::Default => "default",
-            Mode::AcceptEdits => "accept-edits",
-            Mode::Bypass => "bypass",
-            Mode::Plan => "plan",
-        }
-    }
-
-    /// Parses a name.
-    pub fn from_name(name: &str) -> Option<Mode> {
-        match name {
-            "default" => Some(Mode::Default),
-            "accept-edits" | "acceptEdits" => Some(Mode::AcceptEdits),
-            "bypass" | "bypassPermissions" => Some(Mode::Bypass),
-            "plan" => Some(Mode::Plan),
-            _ => None,
-        }
-    }
-}
+pub use hotl_protocol::Mode;
 
 /// The verdict on one call.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -7,7 +7,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use hotl_agent::{
-    Agent, Command, Envelope, Event, Invocation, LateTools, NewSession, Policy, Provider, Session,
+    Agent, Command, Event, Invocation, LateTools, NewSession, Outcome, Policy, Provider, Session,
     Settings, Start, SwitchTo, Tool, ToolFuture, ToolKind, ToolOutput, ToolSet, late_channel,
 };
 use hotl_fakellm::{Config, Endpoint, FakeLlm, Reply};
@@ -15,6 +15,8 @@ use hotl_log::Store;
 use hotl_testkit::TestResult;
 use hotl_wire::{Dialect, HttpProvider, ToolDef};
 use serde_json::json;
+
+use crate::common::{failure, outcome, turn};
 
 const MODEL: &str = "claude-sonnet-5";
 
@@ -103,20 +105,14 @@ fn settings() -> Settings {
     settings
 }
 
-/// Sends `command` and returns its events up to the one that ends it.
+/// Sends `command` and returns its events up to the one that ends it (its `Done` last).
 async fn run(agent: &mut Agent, command: Command) -> Vec<Event> {
-    agent.send(command);
+    let id = agent.send(command);
     let mut seen = Vec::new();
-    while let Some(Envelope { event, .. }) = agent.recv().await {
-        let done = matches!(
-            event,
-            Event::TurnEnded(_) | Event::Failed { .. } | Event::Switch { .. }
-        );
-        seen.push(event);
-        if done {
-            break;
-        }
-    }
+    let done = agent
+        .until_done(id, |envelope| seen.push(envelope.event.clone()))
+        .await;
+    seen.extend(done.map(Event::Done));
     seen
 }
 
@@ -141,8 +137,8 @@ fn a_message_waits_for_late_tools_and_the_new_session_freezes_them() -> TestResu
     let (sender, late) = late_channel();
     setup.runtime.block_on(async {
         let mut agent =
-            Agent::spawn_with_late(Start::New(new), setup.provider()?, settings(), Some(late));
-        agent.send(say("echo hi"));
+            hotl_agent::spawn_with_late(Start::New(new), setup.provider()?, settings(), Some(late));
+        let id = agent.send(say("echo hi"));
         // The message waits: nothing is asked and nothing is written meanwhile.
         tokio::time::sleep(Duration::from_millis(200)).await;
         assert!(setup.requests().is_empty(), "asked before the tools came");
@@ -152,13 +148,10 @@ fn a_message_waits_for_late_tools_and_the_new_session_freezes_them() -> TestResu
         );
         let _ = sender.send(Ok(arrived()));
         let mut seen = Vec::new();
-        while let Some(Envelope { event, .. }) = agent.recv().await {
-            let done = matches!(event, Event::TurnEnded(_) | Event::Failed { .. });
-            seen.push(event);
-            if done {
-                break;
-            }
-        }
+        let done = agent
+            .until_done(id, |envelope| seen.push(envelope.event.clone()))
+            .await;
+        seen.extend(done.map(Event::Done));
         assert!(
             seen.iter().any(
                 |e| matches!(e, Event::Notice { message } if message.contains("slow did not start"))
@@ -172,7 +165,7 @@ fn a_message_waits_for_late_tools_and_the_new_session_freezes_them() -> TestResu
         );
         let ended = seen.last().ok_or("no end")?;
         assert!(
-            matches!(ended, Event::TurnEnded(o) if o.text == "Echoed."),
+            turn(ended).is_some_and(|o| o.text == "Echoed."),
             "{ended:?}"
         );
         agent.shutdown().await;
@@ -190,7 +183,7 @@ fn a_message_waits_for_late_tools_and_the_new_session_freezes_them() -> TestResu
     let (sender, late) = late_channel();
     let _ = sender.send(Ok(arrived()));
     setup2.runtime.block_on(async {
-        let mut agent = Agent::spawn_with_late(
+        let mut agent = hotl_agent::spawn_with_late(
             Start::Open(Box::new(session)),
             setup2.provider()?,
             settings(),
@@ -198,7 +191,9 @@ fn a_message_waits_for_late_tools_and_the_new_session_freezes_them() -> TestResu
         );
         let seen = run(&mut agent, say("again")).await;
         assert!(
-            matches!(seen.last(), Some(Event::TurnEnded(o)) if o.text == "Again."),
+            seen.last()
+                .and_then(turn)
+                .is_some_and(|o| o.text == "Again."),
             "{seen:?}"
         );
         agent.shutdown().await;
@@ -224,11 +219,14 @@ fn a_switch_to_a_new_session_carries_late_tools_and_their_instructions() -> Test
     let _ = sender.send(Ok(arrived()));
     setup.runtime.block_on(async {
         let mut agent =
-            Agent::spawn_with_late(Start::New(new), setup.provider()?, settings(), Some(late));
+            hotl_agent::spawn_with_late(Start::New(new), setup.provider()?, settings(), Some(late));
         run(&mut agent, say("first")).await;
         let switched = run(&mut agent, Command::Switch(SwitchTo::New)).await;
         assert!(
-            matches!(switched.last(), Some(Event::Switch { .. })),
+            matches!(
+                switched.last().and_then(outcome),
+                Some(Outcome::Switched { .. })
+            ),
             "{switched:?}"
         );
         run(&mut agent, say("second")).await;
@@ -253,10 +251,12 @@ fn a_starter_that_failed_stops_the_session_before_anything_is_written() -> TestR
     ));
     setup.runtime.block_on(async {
         let mut agent =
-            Agent::spawn_with_late(Start::New(new), setup.provider()?, settings(), Some(late));
+            hotl_agent::spawn_with_late(Start::New(new), setup.provider()?, settings(), Some(late));
         let seen = run(&mut agent, say("hi")).await;
         assert!(
-            matches!(seen.last(), Some(Event::Failed { error, .. }) if error.contains("gone is required")),
+            seen.last()
+                .and_then(failure)
+                .is_some_and(|f| f.message.contains("gone is required")),
             "{seen:?}"
         );
         agent.shutdown().await;

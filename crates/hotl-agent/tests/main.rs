@@ -1,6 +1,7 @@
 //! Integration tests of the agent crate, one module per concern.
 
 mod checkpoints;
+mod common;
 mod delegation;
 mod late_tools;
 mod moves_compact;

@@ -6,14 +6,16 @@
 use std::time::Duration;
 
 use hotl_agent::{
-    Agent, Answer, Command, Envelope, Event, Mode, NewSession, Policy, Provider, Settings, Start,
-    ToolSet,
+    Agent, Answer, Command, Envelope, Event, Mode, NewSession, Outcome, Policy, Provider, Settings,
+    Start, ToolSet,
 };
 use hotl_fakellm::{Config, FakeLlm, Fault, Reply, Tokenizer};
 use hotl_log::{Body, RunState, Store};
 use hotl_testkit::TestResult;
 use hotl_wire::{Dialect, HttpProvider};
 use serde_json::json;
+
+use crate::common::{ends, failure, outcome, turn};
 
 /// A project, a home and a fake provider answering `replies`.
 struct Setup {
@@ -57,7 +59,7 @@ impl Setup {
             ToolSet::standard(),
         )?;
         let _guard = self.runtime.enter();
-        Ok(Agent::spawn(Start::New(new), provider, settings))
+        Ok(hotl_agent::spawn(Start::New(new), provider, settings))
     }
 
     /// The records of the only session.
@@ -72,10 +74,7 @@ impl Setup {
 async fn until_done(agent: &mut Agent) -> Vec<Envelope> {
     let mut seen = Vec::new();
     while let Some(envelope) = agent.recv().await {
-        let done = matches!(
-            envelope.event,
-            Event::TurnEnded(_) | Event::Failed { .. } | Event::MoveEnded(_)
-        );
+        let done = ends(&envelope.event);
         seen.push(envelope);
         if done {
             break;
@@ -108,6 +107,13 @@ fn an_approval_waits_for_the_front_ends_answer() -> TestResult {
         let mut results = Vec::new();
         let answers = [Answer::No, Answer::Always];
         while let Some(envelope) = agent.recv().await {
+            if let Some(outcome) = turn(&envelope.event) {
+                assert_eq!(outcome.text, "Done.");
+                break;
+            }
+            if let Some(failure) = failure(&envelope.event) {
+                panic!("{}", failure.message);
+            }
             match envelope.event {
                 Event::Approval { id, tool, question } => {
                     assert_eq!(tool, "bash");
@@ -117,11 +123,6 @@ fn an_approval_waits_for_the_front_ends_answer() -> TestResult {
                     agent.send(Command::Approve { id, answer });
                 }
                 Event::ToolResult { content, .. } => results.push(content),
-                Event::TurnEnded(outcome) => {
-                    assert_eq!(outcome.text, "Done.");
-                    break;
-                }
-                Event::Failed { error, .. } => panic!("{error}"),
                 _ => {}
             }
         }
@@ -197,10 +198,7 @@ fn every_call_is_told_moves_included_and_a_bad_argument_names_its_field() -> Tes
             .tree_children(&s.store.session_ids()?[0])?
             .is_empty()
     );
-    assert!(matches!(
-        events.last().map(|e| &e.event),
-        Some(Event::TurnEnded(_))
-    ));
+    assert!(events.last().and_then(|e| turn(&e.event)).is_some());
     Ok(())
 }
 
@@ -306,15 +304,19 @@ fn a_session_is_written_with_its_first_message_named_and_in_its_mode() -> TestRe
         let mut seen = Vec::new();
         while seen.len() < 4 {
             let envelope = agent.recv().await.expect("the agent runs");
-            match envelope.event {
-                Event::Failed { command, error, .. } => {
-                    assert_eq!(command, "rename");
-                    assert!(error.contains("invalid session name \"123\""), "{error}");
-                    seen.push("failed");
-                }
-                Event::Renamed { .. } => seen.push("renamed"),
-                Event::ModeChanged { .. } => seen.push("mode"),
-                Event::Init { saved, .. } => {
+            if let Some(failure) = failure(&envelope.event) {
+                assert_eq!(failure.command, "rename");
+                assert!(
+                    failure.message.contains("invalid session name \"123\""),
+                    "{}",
+                    failure.message
+                );
+                seen.push("failed");
+            }
+            match (&envelope.event, outcome(&envelope.event)) {
+                (_, Some(Outcome::Renamed { .. })) => seen.push("renamed"),
+                (_, Some(Outcome::ModeChanged { .. })) => seen.push("mode"),
+                (Event::Init { saved, .. }, _) => {
                     assert!(!saved);
                     seen.push("init");
                 }
@@ -402,7 +404,7 @@ fn a_tool_made_at_run_time_is_frozen_with_the_session() -> TestResult {
     };
     let mut agent = {
         let _guard = s.runtime.enter();
-        Agent::spawn(
+        hotl_agent::spawn(
             Start::New(new),
             provider()?,
             Settings::new("claude-sonnet-5"),
@@ -425,7 +427,7 @@ fn a_tool_made_at_run_time_is_frozen_with_the_session() -> TestResult {
     let session = hotl_agent::Session::open(&s.store, &id, ToolSet::standard())?;
     let mut agent = {
         let _guard = s.runtime.enter();
-        Agent::spawn(
+        hotl_agent::spawn(
             Start::Open(Box::new(session)),
             provider()?,
             Settings::new("claude-sonnet-5"),
@@ -470,6 +472,12 @@ fn a_childs_approval_reaches_the_front_end_labelled_with_its_handle() -> TestRes
         let mut asked_by = Vec::new();
         let mut results = Vec::new();
         while let Some(envelope) = agent.recv().await {
+            if turn(&envelope.event).is_some() {
+                break;
+            }
+            if let Some(failure) = failure(&envelope.event) {
+                panic!("{}", failure.message);
+            }
             match envelope.event {
                 Event::Approval { id, tool, .. } => {
                     assert_eq!(tool, "bash");
@@ -480,8 +488,6 @@ fn a_childs_approval_reaches_the_front_end_labelled_with_its_handle() -> TestRes
                     });
                 }
                 Event::ToolResult { content, .. } => results.push((envelope.child, content)),
-                Event::TurnEnded(_) => break,
-                Event::Failed { error, .. } => panic!("{error}"),
                 _ => {}
             }
         }
@@ -529,7 +535,7 @@ fn a_childs_call_that_needs_an_answer_nobody_can_give_fails_and_the_parent_goes_
     assert!(
         events
             .iter()
-            .any(|e| matches!(&e.event, Event::TurnEnded(o) if o.text == "Done.")),
+            .any(|e| turn(&e.event).is_some_and(|o| o.text == "Done.")),
         "the parent goes on"
     );
     Ok(())

@@ -6,14 +6,16 @@
 use std::time::Duration;
 
 use hotl_agent::{
-    Agent, Command, Envelope, Event, ForkAt, Hook, HookPoint, NewSession, Policy, Provider,
-    Settings, Start, SwitchReason, SwitchTo, ToolSet,
+    Agent, Command, Envelope, Event, ForkAt, Hook, HookPoint, NewSession, Outcome, Policy,
+    Provider, Settings, Start, SwitchReason, SwitchTo, ToolSet,
 };
 use hotl_fakellm::{Config, Endpoint, FakeLlm, Reply, Tokenizer};
 use hotl_log::{Body, Store};
 use hotl_testkit::TestResult;
 use hotl_wire::{Dialect, HttpProvider};
 use serde_json::json;
+
+use crate::common::{failure, outcome, turn};
 
 const MODEL: &str = "claude-sonnet-5";
 
@@ -49,7 +51,7 @@ impl Setup {
         )?);
         let new = NewSession::new(&self.store, &self.project, MODEL, ToolSet::standard())?;
         let _guard = self.runtime.enter();
-        Ok(Agent::spawn(Start::New(new), provider, settings))
+        Ok(hotl_agent::spawn(Start::New(new), provider, settings))
     }
 
     fn agent(&self, settings: Settings) -> TestResult<Agent> {
@@ -90,36 +92,23 @@ async fn init(agent: &mut Agent) {
     }
 }
 
-/// Sends `command` and returns its events up to the one that ends it.
+/// Sends `command` and returns its events up to the one that ends it (its `Done` last).
 async fn run(agent: &mut Agent, command: Command) -> Vec<Event> {
-    agent.send(command);
+    let id = agent.send(command);
     let mut seen = Vec::new();
-    while let Some(Envelope { event, .. }) = agent.recv().await {
-        let done = matches!(
-            event,
-            Event::TurnEnded(_)
-                | Event::Failed { .. }
-                | Event::Switch { .. }
-                | Event::Cleared { .. }
-                | Event::Fresh { .. }
-        );
-        seen.push(event);
-        if done {
-            break;
-        }
-    }
+    let done = agent
+        .until_done(id, |envelope| seen.push(envelope.event.clone()))
+        .await;
+    seen.extend(done.map(Event::Done));
     seen
 }
 
 /// The session the agent is on, as its status says.
 async fn on(agent: &mut Agent) -> String {
-    agent.send(Command::Status);
-    while let Some(Envelope { event, .. }) = agent.recv().await {
-        if let Event::Status(status) = event {
-            return status.session_id;
-        }
+    match run(agent, Command::Status).await.last().and_then(outcome) {
+        Some(Outcome::Status(status)) => status.session_id.clone(),
+        _ => String::new(),
     }
-    String::new()
 }
 
 fn say(text: &str) -> Command {
@@ -139,11 +128,10 @@ fn switched(events: &[Event]) -> Option<(SwitchReason, String, String, bool)> {
     })
 }
 
-fn failure(events: &[Event]) -> Option<String> {
-    events.iter().find_map(|e| match e {
-        Event::Failed { error, .. } => Some(error.clone()),
-        _ => None,
-    })
+fn failed_with(events: &[Event]) -> Option<String> {
+    events
+        .iter()
+        .find_map(|e| failure(e).map(|f| f.message.clone()))
 }
 
 #[test]
@@ -201,7 +189,7 @@ fn new_resume_and_fork_switch_and_a_failed_switch_changes_nothing() -> TestResul
             }),
         )
         .await;
-        let why = failure(&events).expect("refused");
+        let why = failed_with(&events).expect("refused");
         assert!(why.contains(&second[..8]) || why.contains("lock"), "{why}");
         assert_eq!(on(&mut agent).await, first);
         run(&mut agent, say("still here")).await;
@@ -214,7 +202,7 @@ fn new_resume_and_fork_switch_and_a_failed_switch_changes_nothing() -> TestResul
             }),
         )
         .await;
-        assert!(failure(&already).is_some_and(|w| w.contains("already in session")));
+        assert!(failed_with(&already).is_some_and(|w| w.contains("already in session")));
 
         // Fork: a new session pinned to this one, switched to.
         let events = run(&mut agent, Command::Switch(SwitchTo::Fork { at: ForkAt::Head })).await;
@@ -261,7 +249,7 @@ fn a_before_switch_hook_cancels_and_a_switch_hook_is_told() -> TestResult {
         let first = on(&mut agent).await;
         std::fs::write(&veto, "")?;
         let events = run(&mut agent, Command::Switch(SwitchTo::New)).await;
-        let why = failure(&events).expect("cancelled");
+        let why = failed_with(&events).expect("cancelled");
         assert!(why.contains("not while the build runs"), "{why}");
         assert!(switched(&events).is_none());
         assert_eq!(on(&mut agent).await, first);
@@ -307,15 +295,16 @@ fn session_operations_are_refused_while_a_turn_runs() -> TestResult {
                         agent.send(op);
                     }
                 }
-                Event::Failed { command, error, .. } => {
-                    assert!(error.contains("a turn is running"), "{error}");
-                    refused.push(command);
+                event => {
+                    if let Some(failure) = failure(&event) {
+                        assert!(failure.message.contains("a turn is running"), "{failure:?}");
+                        refused.push(failure.command.clone());
+                    }
+                    if let Some(outcome) = turn(&event) {
+                        assert_eq!(outcome.text, "slept");
+                        break;
+                    }
                 }
-                Event::TurnEnded(outcome) => {
-                    assert_eq!(outcome.text, "slept");
-                    break;
-                }
-                _ => {}
             }
         }
         assert_eq!(refused, ["switch", "clear", "fresh", "drop"]);
@@ -343,15 +332,15 @@ fn clear_and_fresh_record_what_they_say() -> TestResult {
         init(&mut agent).await;
         let before = run(&mut agent, Command::Clear).await;
         assert!(
-            failure(&before).is_some_and(|w| w.contains("nothing to clear yet")),
+            failed_with(&before).is_some_and(|w| w.contains("nothing to clear yet")),
             "{before:?}"
         );
         run(&mut agent, say("remember the blue door")).await;
         let id = on(&mut agent).await;
         let events = run(&mut agent, Command::Fresh).await;
-        let Some(Event::Fresh {
+        let Some(Outcome::Fresh {
             cache_key, routed, ..
-        }) = events.last().cloned()
+        }) = events.last().and_then(outcome).cloned()
         else {
             panic!("{events:?}");
         };
@@ -367,7 +356,10 @@ fn clear_and_fresh_record_what_they_say() -> TestResult {
         );
         let events = run(&mut agent, Command::Clear).await;
         assert!(
-            matches!(events.last(), Some(Event::Cleared { .. })),
+            matches!(
+                events.last().and_then(outcome),
+                Some(Outcome::Cleared { .. })
+            ),
             "{events:?}"
         );
         run(&mut agent, say("what door?")).await;
@@ -406,7 +398,7 @@ fn drop_deletes_or_keeps_for_descendants_and_moves_to_a_new_session() -> TestRes
         .await;
         let events = run(&mut agent, Command::Drop).await;
         assert!(
-            events.iter().any(|e| matches!(e, Event::Dropped { session_id, kept_for } if *session_id == parent && *kept_for == [fork.clone()])),
+            events.iter().any(|e| matches!(outcome(e), Some(Outcome::Dropped { session_id, kept_for }) if *session_id == parent && *kept_for == [fork.clone()])),
             "{events:?}"
         );
         let (reason, from, _, saved) = switched(&events).expect("a new session");
@@ -416,7 +408,7 @@ fn drop_deletes_or_keeps_for_descendants_and_moves_to_a_new_session() -> TestRes
         run(&mut agent, Command::Switch(SwitchTo::Resume { session: fork.clone(), reroot: None })).await;
         let events = run(&mut agent, Command::Drop).await;
         assert!(
-            events.iter().any(|e| matches!(e, Event::Dropped { kept_for, .. } if kept_for.is_empty())),
+            events.iter().any(|e| matches!(outcome(e), Some(Outcome::Dropped { kept_for, .. }) if kept_for.is_empty())),
             "{events:?}"
         );
         assert!(!s.store.exists(&fork));
@@ -443,7 +435,7 @@ fn a_session_in_memory_is_never_resumed_or_forked() -> TestResult {
             },
         ] {
             let events = run(&mut agent, Command::Switch(to)).await;
-            let why = failure(&events).expect("refused");
+            let why = failed_with(&events).expect("refused");
             assert!(why.contains("needs a saved session"), "{why}");
         }
         let events = run(&mut agent, Command::Switch(SwitchTo::New)).await;

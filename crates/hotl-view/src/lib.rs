@@ -29,6 +29,7 @@ mod item;
 mod model;
 mod project;
 mod thin;
+mod typed;
 
 pub use crate::cut::{Cut, fork_state};
 pub use crate::error::{Result, ViewError};
@@ -39,3 +40,4 @@ pub use crate::model::{
 };
 pub use crate::project::{Boundary, Failure, View, project, project_owned};
 pub use crate::thin::ThinView;
+pub use crate::typed::{parse_stamp, stamp_seq};

@@ -7,17 +7,15 @@
 //! written by the switch itself: a new session is written with its first message, a resumed
 //! one only by what is done in it; a fork writes its own log, since making it is the point.
 
-use std::path::PathBuf;
 use std::sync::Arc;
 
 use hotl_log::Dropped;
+use hotl_protocol::{Event, Mode, Outcome, SwitchReason, SwitchTo};
 
-use super::{SwitchTo, Worker};
+use super::worker::Worker;
 use crate::error::{AgentError, Result};
-use crate::events::{Event, SwitchReason};
 use crate::hooks::{HookPoint, run_hooks};
 use crate::lifecycle::NewSession;
-use crate::permission::Mode;
 use crate::session::Session;
 
 /// The session a switch goes to, made and ready.
@@ -34,15 +32,6 @@ impl Worker {
             (Some(s), _) => s.id().to_owned(),
             (None, Some(new)) => new.id().to_owned(),
             (None, None) => String::new(),
-        }
-    }
-
-    /// The directory the agent works in.
-    pub(super) fn current_cwd(&self) -> PathBuf {
-        match (&self.session, &self.pending) {
-            (Some(s), _) => s.cwd().to_path_buf(),
-            (None, Some(new)) => new.cwd().to_path_buf(),
-            (None, None) => PathBuf::from("."),
         }
     }
 
@@ -99,8 +88,8 @@ impl Worker {
             .map_err(AgentError::SwitchCancelled)
     }
 
-    /// Runs a [`Command::Switch`](super::Command::Switch).
-    pub(super) async fn switch(&mut self, to: SwitchTo) -> Result<()> {
+    /// Runs a [`Command::Switch`](hotl_protocol::Command::Switch).
+    pub(super) async fn switch(&mut self, to: SwitchTo) -> Result<Outcome> {
         let reason = match &to {
             SwitchTo::New => SwitchReason::New,
             SwitchTo::Resume { .. } => SwitchReason::Resume,
@@ -154,7 +143,9 @@ impl Worker {
             }
         };
         self.commit(reason, from, next).await;
-        Ok(())
+        Ok(Outcome::Switched {
+            to: self.current_id(),
+        })
     }
 
     /// Moves the agent onto `next` (the session left is let go, its lock with it) and says
@@ -209,26 +200,27 @@ impl Worker {
         self.send_status();
     }
 
-    /// Runs a [`Command::Clear`](super::Command::Clear): returns the clear's seq.
-    pub(super) fn clear(&mut self) -> Result<u64> {
-        self.saved("clear")?.clear()
+    /// Runs a [`Command::Clear`](hotl_protocol::Command::Clear).
+    pub(super) fn clear(&mut self) -> Result<Outcome> {
+        let seq = self.saved("clear")?.clear()?;
+        self.send_status();
+        Ok(Outcome::Cleared { seq })
     }
 
-    /// Runs a [`Command::Fresh`](super::Command::Fresh).
-    pub(super) fn fresh(&mut self) -> Result<()> {
+    /// Runs a [`Command::Fresh`](hotl_protocol::Command::Fresh).
+    pub(super) fn fresh(&mut self) -> Result<Outcome> {
         let cache_key = self.saved("start fresh")?.fresh()?;
         let forgotten = self.cx.provider.forget();
-        self.events().send(Event::Fresh {
+        Ok(Outcome::Fresh {
             cache_key,
             routed: self.cx.provider.routes_by_cache_key(),
             forgotten,
-        });
-        Ok(())
+        })
     }
 
-    /// Runs a [`Command::Drop`](super::Command::Drop): the session goes (or is hidden and
-    /// kept for its descendants) and the agent moves to a new one.
-    pub(super) async fn drop_session(&mut self) -> Result<()> {
+    /// Runs a [`Command::Drop`](hotl_protocol::Command::Drop): the session goes (or is hidden
+    /// and kept for its descendants) and the agent moves to a new one.
+    pub(super) async fn drop_session(&mut self) -> Result<Outcome> {
         let id = self.saved("drop")?.id().to_owned();
         let new = self.new_session()?;
         self.before_switch(SwitchReason::New, &id, Some(new.id()))
@@ -258,11 +250,11 @@ impl Worker {
             Dropped::Deleted => Vec::new(),
             Dropped::Tombstoned { descendants } => descendants,
         };
-        self.events().send(Event::Dropped {
-            session_id: id.clone(),
+        self.commit(SwitchReason::New, id.clone(), Next::Pending(new))
+            .await;
+        Ok(Outcome::Dropped {
+            session_id: id,
             kept_for,
-        });
-        self.commit(SwitchReason::New, id, Next::Pending(new)).await;
-        Ok(())
+        })
     }
 }

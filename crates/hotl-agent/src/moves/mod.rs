@@ -77,26 +77,6 @@ pub fn ask_prompt(question: &str) -> String {
     )
 }
 
-/// Parses a stamp as the model or a person writes it: `t12`, `12`, or a number.
-pub fn parse_stamp(value: &serde_json::Value) -> Option<u64> {
-    match value {
-        serde_json::Value::Number(n) => n.as_u64(),
-        serde_json::Value::String(s) => stamp_seq(s),
-        _ => None,
-    }
-}
-
-/// The seq of a typed stamp: `t12`, `T12` or `12` (one `t` at most).
-pub fn stamp_seq(text: &str) -> Option<u64> {
-    let text = text.trim();
-    let digits = text.strip_prefix(['t', 'T']).unwrap_or(text);
-    // `parse` would take a leading `+`; a stamp is digits only.
-    if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
-        return None;
-    }
-    digits.parse().ok()
-}
-
 /// Checks a note against the template; the error lists what is missing.
 pub fn check_note(note: &str) -> Result<(), String> {
     let missing = missing_headings(note);
@@ -167,20 +147,6 @@ mod tests {
     use hotl_log::{Block, FileTouch};
 
     use super::*;
-
-    #[test]
-    fn a_stamp_has_one_t_at_most() {
-        assert_eq!(stamp_seq("t12"), Some(12));
-        assert_eq!(stamp_seq(" T7 "), Some(7));
-        assert_eq!(stamp_seq("12"), Some(12));
-        assert_eq!(stamp_seq("tt3"), None);
-        assert_eq!(stamp_seq("t"), None);
-        assert_eq!(stamp_seq("+3"), None);
-        assert_eq!(stamp_seq("t+3"), None);
-        assert_eq!(stamp_seq("t-1"), None);
-        assert_eq!(parse_stamp(&serde_json::json!(5)), Some(5));
-        assert_eq!(parse_stamp(&serde_json::json!("t5")), Some(5));
-    }
 
     fn result(seq: u64, path: &str, hash: &str) -> Record {
         Record::new(

@@ -13,7 +13,7 @@ use super::delegate::ChildRun;
 use super::{Session, Totals};
 use crate::context::Context;
 use crate::error::Result;
-use crate::events::Event;
+use hotl_protocol::Event;
 
 /// How a background child ended.
 #[derive(Clone, Debug)]

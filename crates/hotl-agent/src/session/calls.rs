@@ -13,11 +13,11 @@ use super::delegate::Ran;
 use crate::args::Args;
 use crate::context::{Answer, Context};
 use crate::error::Result;
-use crate::events::Event;
 use crate::hooks::HookPoint;
 use crate::permission::Decision;
 use crate::session::Started;
 use crate::tool::{Host, Invocation, Tool, ToolCtx, ToolOutput};
+use hotl_protocol::Event;
 
 /// One tool call of a step.
 pub(super) struct Call {

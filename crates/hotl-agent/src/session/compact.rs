@@ -14,8 +14,7 @@ use super::{Session, Settings};
 use crate::context::Context;
 use crate::error::{AgentError, Result};
 
-/// Share of the context window (in percent) at which a turn compacts before its next request.
-pub const COMPACT_AT_PERCENT: u64 = 85;
+pub use hotl_protocol::COMPACT_AT_PERCENT;
 
 /// The context window of `model`, in tokens, when its family is known; else a conservative
 /// 128K (a local server is asked for its own, see [`known_context_window`]; `context_window`
@@ -219,7 +218,7 @@ impl Session {
         Some(format!(
             "{what} at t{seq} is ~{} tokens (ways out: write the note yourself, hotl compact {id} \
              --note-file FILE; or take that step back, hotl sessions revert {id} --to t{})",
-            thousands(bytes / 4),
+            hotl_text::thousands(bytes / 4),
             seq.saturating_sub(1)
         ))
     }
@@ -300,19 +299,6 @@ fn refused_note(why: String) -> AgentError {
 /// gave none), with a margin for the system prompt, the tools and the note request.
 fn shrink(bytes: usize, overflow: Overflow) -> usize {
     (bytes as f64 * overflow.fitting_share().unwrap_or(0.5) * 0.8) as usize
-}
-
-/// `n` with thousands separated by commas, as people read counts.
-pub(crate) fn thousands(n: u64) -> String {
-    let digits = n.to_string();
-    let mut out = String::new();
-    for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i).is_multiple_of(3) {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
 }
 
 /// The tokens a request held, as the provider counted them.

@@ -1,33 +1,14 @@
-//! What the model's context is made of: the frozen system prompt and tool definitions, the
-//! notes folds and compactions stand in with, the live messages, and what the archive saves.
-//! Sizes are estimated at a token per four bytes, as the turn estimates what it adds between
-//! two measured requests; the provider's own count of the last request is in `Status`.
+//! What the model's context is made of, measured: the frozen system prompt and tool
+//! definitions, the notes folds and compactions stand in with, the live messages, and what the
+//! archive saves. Sizes are estimated at a token per four bytes, as the turn estimates what it
+//! adds between two measured requests; the provider's own count of the last request is in
+//! `Status`.
 
+use hotl_protocol::ContextParts;
 use hotl_view::Item;
-use serde::Serialize;
 
 use super::Session;
 use super::compact::item_bytes;
-
-/// The context by part, in estimated tokens.
-#[derive(Clone, Debug, Default, PartialEq, Serialize)]
-pub struct ContextParts {
-    /// The system prompt.
-    pub system: u64,
-    /// The tool definitions.
-    pub tools: u64,
-    /// The notes of folds and the summaries of compactions.
-    pub notes: u64,
-    /// Messages the model sees whole.
-    pub messages: u64,
-    /// What the folded and compacted spans would cost if they were still there, less their
-    /// notes.
-    pub saved: u64,
-    /// Folded spans in the view.
-    pub folds: usize,
-    /// Compactions in the view.
-    pub compactions: usize,
-}
 
 impl Session {
     /// What the context the next request sends is made of, each item measured as the turn

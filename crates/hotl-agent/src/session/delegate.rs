@@ -13,9 +13,9 @@ use super::turn::Turn;
 use super::{Session, TurnOutcome};
 use crate::context::Context;
 use crate::error::Result;
-use crate::events::Event;
 use crate::snapshot::Worktree;
 use crate::tool::ToolOutput;
+use hotl_protocol::Event;
 
 /// What a call that delegates came to when it started: answered at once (refused, or started
 /// in the background), or a child to run.

@@ -9,9 +9,9 @@ use super::{ArchivedFile, Session};
 use crate::agents::AgentDef;
 use crate::context::Context;
 use crate::error::{AgentError, Result};
-use crate::events::Event;
 use crate::snapshot::Worktree;
 use crate::tool::ToolOutput;
+use hotl_protocol::Event;
 
 impl Session {
     /// The `fork` tool: a child session pinned at this session's end (the assistant message that

@@ -26,7 +26,6 @@ mod fold;
 mod fork;
 mod loops;
 mod ops;
-mod outcome;
 mod requests;
 mod rules;
 mod settings;
@@ -43,27 +42,27 @@ use hotl_view::{Item, View};
 use hotl_wire::ToolDef;
 
 use crate::error::{AgentError, Result};
-use crate::events::Status;
 use crate::permission::Mode;
 use crate::prompt::system_blocks;
 use crate::snapshot::Snapshots;
 use crate::toolset::ToolSet;
+use hotl_protocol::Status;
 
 pub(crate) use self::checkpoint::view_of as checkpoint_view;
 pub use self::checkpoint::{CheckpointState, checkpoint_state};
-pub(crate) use self::compact::thousands;
 pub use self::compact::{COMPACT_AT_PERCENT, default_context_window, known_context_window};
-pub use self::context::ContextParts;
 pub use self::delegate::{ChildRun, Started};
-pub use self::dump::{Dump, DumpedTool, messages_text};
 use self::fold::note_files;
 use self::fork::note_delegated_files;
-pub use self::outcome::{Totals, TurnOutcome};
 pub use self::settings::{
     DEFAULT_MAX_CONCURRENT, DEFAULT_MAX_DEPTH, DEFAULT_MAX_TOKENS, PROVIDER_KEY_VARS, Settings,
 };
 pub use self::title::TitleSettings;
+pub(crate) use self::title::{TitleAsk, TitleReply};
 pub use self::turn::INTERRUPTED;
+pub use hotl_protocol::ContextParts;
+pub use hotl_protocol::{Dump, DumpedTool, messages_text};
+pub use hotl_protocol::{Totals, TurnOutcome};
 
 /// A session open for writing. It holds its tree's lock until dropped.
 pub struct Session {

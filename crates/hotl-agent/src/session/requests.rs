@@ -3,8 +3,8 @@
 
 use hotl_wire::{Reply, Request, Usage};
 
-use super::outcome::add;
 use super::{Session, Settings, TurnOutcome};
+use hotl_protocol::add_usage as add;
 
 impl Session {
     pub(super) fn count(&mut self, settings: &Settings, reply: &Reply, outcome: &mut TurnOutcome) {

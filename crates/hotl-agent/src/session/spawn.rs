@@ -13,10 +13,10 @@ use super::delegate::{ChildRun, Started};
 use crate::agents::{AgentDef, Isolation, Shape};
 use crate::context::Context;
 use crate::error::Result;
-use crate::events::Event;
 use crate::permission::Mode;
 use crate::snapshot::{Snapshotter, Worktree};
 use crate::tool::ToolOutput;
+use hotl_protocol::Event;
 
 /// The most of a task a reviewer is handed: it reviews the work, not the parent's account of it.
 const REVIEWER_TASK_CHARS: usize = 500;

@@ -3,12 +3,14 @@
 //! session is about, for lists, pickers and exports. Delegated sessions are titled by their
 //! task when they start and never come here.
 
-use hotl_log::Body;
+use hotl_log::{Block, Body};
 use hotl_view::model_view;
 
 use super::Session;
+use super::requests::push_user_text;
 use crate::context::Context;
 use crate::error::Result;
+use crate::provider::Provider;
 
 /// How titles are made (`[session_title]`, `[provider] fast_model`).
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -31,14 +33,41 @@ impl Default for TitleSettings {
 /// Enough for a title of any configured length in any tokenizer.
 const TITLE_MAX_TOKENS: u32 = 64;
 
+/// A title request, built from the session and ready to send away from it: the next command
+/// does not wait behind the model's answer.
+pub(crate) struct TitleAsk {
+    provider: hotl_wire::HttpProvider,
+    body: bytes::Bytes,
+    /// The model asked, for pricing the answer.
+    model: String,
+    max_chars: usize,
+}
+
+/// What a title request came to.
+pub(crate) struct TitleReply {
+    reply: std::result::Result<hotl_wire::Reply, hotl_wire::WireError>,
+    model: String,
+    max_chars: usize,
+}
+
+impl TitleAsk {
+    /// Sends the request and waits for the answer (the demo provider is never asked).
+    pub(crate) async fn send(self) -> TitleReply {
+        let reply = self.provider.send_body(self.body, &mut |_| {}).await;
+        TitleReply {
+            reply,
+            model: self.model,
+            max_chars: self.max_chars,
+        }
+    }
+}
+
 impl Session {
-    /// Titles this session from its opening exchange when it is a root that has none yet and
-    /// has just had its first answer; the title written, or `None` when none was due.
-    pub(crate) async fn title_after_first_answer(
-        &mut self,
-        cx: &Context,
-    ) -> Result<Option<String>> {
-        let Some(title) = cx.settings.title.clone() else {
+    /// The request that titles this session from its opening exchange, when it is a root that
+    /// has none yet and has just had its first answer, titles are on and the provider is a
+    /// real one; `None` when no title is due.
+    pub(crate) fn title_ask(&self, cx: &Context) -> Result<Option<TitleAsk>> {
+        let (Some(title), Provider::Http(provider)) = (&cx.settings.title, &cx.provider) else {
             return Ok(None);
         };
         if self.view.state.title.is_some() || self.view.turns != 1 || self.view.open_turn {
@@ -51,28 +80,41 @@ impl Session {
             "Name this session for a list of sessions: a title of at most {} characters saying what it is about. Answer with the title alone: no quotes, no period.",
             title.max_chars
         );
-        let cx = match &title.model {
-            Some(model) => {
-                let mut settings = (*cx.settings).clone();
-                settings.model.clone_from(model);
-                cx.clone().with_settings(settings)
-            }
-            None => cx.clone(),
-        };
-        let messages = model_view(&self.view);
-        let words = self
-            .ask_for_words(
-                &messages,
-                &prompt,
-                Some(TITLE_MAX_TOKENS),
-                "tools are unavailable for a title; answer with the title in words",
-                &cx,
-            )
-            .await?;
-        drop(messages);
-        self.account_words(&words, &cx);
-        let text = clean(&words.text, title.max_chars);
-        if text.is_empty() {
+        let mut settings = (*cx.settings).clone();
+        if let Some(model) = &title.model {
+            settings.model.clone_from(model);
+        }
+        let mut messages = model_view(&self.view);
+        push_user_text(&mut messages, &prompt);
+        let mut request = self.base_request(messages, &settings);
+        if cx.provider.tool_choice_keeps_cache() {
+            request.tool_choice = hotl_wire::ToolChoice::None;
+        }
+        request.max_tokens = request.max_tokens.min(TITLE_MAX_TOKENS);
+        let body = provider.body(&request)?;
+        Ok(Some(TitleAsk {
+            provider: provider.clone(),
+            body,
+            model: settings.model,
+            max_chars: title.max_chars,
+        }))
+    }
+
+    /// Records the title a [`TitleAsk`] brought (its usage counted as the session's); the
+    /// title written, or `None` when the answer held none (a tool call, nothing usable).
+    pub(crate) fn record_title(
+        &mut self,
+        reply: TitleReply,
+        cx: &Context,
+    ) -> Result<Option<String>> {
+        let answer = reply.reply?;
+        let model = answer.model.clone().unwrap_or_else(|| reply.model.clone());
+        let mut settings = (*cx.settings).clone();
+        settings.model = reply.model;
+        self.account(&settings, Some(&model), &answer.usage);
+        let text: String = answer.content.iter().filter_map(Block::as_text).collect();
+        let text = clean(&text, reply.max_chars);
+        if text.is_empty() || self.view.state.title.is_some() {
             return Ok(None);
         }
         self.append(Body::Title {

@@ -13,7 +13,7 @@ use super::rules::{Ahead, Rules};
 use super::{Session, TurnOutcome};
 use crate::context::Context;
 use crate::error::{AgentError, Result};
-use crate::events::Event;
+use hotl_protocol::Event;
 
 /// The answer a tool call gets when the process died while it ran.
 pub const INTERRUPTED: &str = "interrupted: may have partly run";

@@ -10,10 +10,10 @@ use hotl_view::{MessageRef, Part, Role};
 use hotl_wire::{Reply, StopReason, ToolChoice, Usage};
 
 use super::Session;
-use super::outcome::add;
 use super::requests::push_user_text;
 use crate::context::Context;
 use crate::error::Result;
+use hotl_protocol::add_usage as add;
 
 /// The most a note may take: a note is a few lines, and a model that runs on past this is not
 /// writing one (a 5,523-token "note" of repeated lines was seen on a small model).

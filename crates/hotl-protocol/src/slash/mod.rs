@@ -1,6 +1,6 @@
-//! The slash commands every front end offers (the terminal UI, the line console, ACP):
-//! parsing a typed line into a [`Slash`], `/help`'s text, and the move a command runs in the
-//! agent ([`Slash::as_move`]).
+//! The slash commands every front end offers (the terminal UI, the line console, ACP): the
+//! [table](COMMANDS) that declares them, parsing a typed line into a [`Slash`], and the
+//! [plan](plan()) that says what a front end does with it.
 //!
 //! Which lines are commands: a line whose first word is `/` followed by lowercase ASCII
 //! letters only (`/[a-z]+`) is a command; if it names none of the commands below, it is refused
@@ -8,88 +8,14 @@
 //! model, so `/etc/hosts is weird`, `/ x`, `/Users` and `/tmp/a` are sent as typed. A line
 //! starting with `//` is the escape: it is sent with one slash removed (`//help` sends `/help`).
 
+mod plan;
+mod table;
+
+pub use self::plan::{Front, Local, MessagePick, Pick, Plan, plan};
+pub use self::table::{COMMANDS, Needs, SlashCommand, find, help, offered, popup_rows};
+
 /// The most hits `/recall` prints (as `hotl recall` does by default).
 pub const RECALL_LIMIT: usize = 10;
-
-/// The commands with their usage, one line each (what `/help` prints).
-const HELP: &[(&str, &str)] = &[
-    (
-        "/fold [t<seq>]",
-        "fold a finished span into a note the model writes (default: since the last fold, compaction or clear)",
-    ),
-    (
-        "/recall [--exact|--regex] QUERY",
-        "search what this session archived: folds, compactions, forks, earlier asks (ranked by default; no model call)",
-    ),
-    (
-        "/ask HANDLE QUESTION",
-        "put one question to an archived thread (a fold, a compaction, a fork: the handle recall shows)",
-    ),
-    (
-        "/compact",
-        "replace everything the model sees with a note it writes (a turn does this itself near the window)",
-    ),
-    (
-        "/new",
-        "start a new session here (written with its first message)",
-    ),
-    (
-        "/resume [REF|@claude|@codex|@pi]",
-        "switch to another session: a list number, id prefix, name or @last (no REF: pick from a list); @claude, @codex or @pi [ID]: continue that agent's session of this directory as a new one",
-    ),
-    (
-        "/fork [t<seq>|pick]",
-        "fork this session and switch to the fork: at its head, or after the turn of a user message (pick: from a list)",
-    ),
-    (
-        "/clear",
-        "the model starts from nothing after this point (the transcript keeps everything)",
-    ),
-    (
-        "/fresh",
-        "start the provider side clean (a new prompt-cache key); the conversation stays",
-    ),
-    (
-        "/drop",
-        "drop this session, as hotl sessions drop does (asks first), and start a new one",
-    ),
-    (
-        "/revert [t<seq>]",
-        "go back to just before a user message (no stamp: pick one; Esc Esc too); later turns stay in the log",
-    ),
-    ("/rename NAME", "name this session"),
-    (
-        "/tree",
-        "this session's lineage: its root, forks and delegated children (Enter switches)",
-    ),
-    (
-        "/mode MODE",
-        "permission mode: default, accept-edits, bypass or plan",
-    ),
-    (
-        "/copy [N]",
-        "copy the last answer (or the N-th from the end) as written, without gutters",
-    ),
-    (
-        "/cost",
-        "what this session spent: tokens by kind, dollars, cache hits",
-    ),
-    (
-        "/dump",
-        "copy the session as the model sees it (prompt, tools, messages); the next request's body is written to a private file",
-    ),
-    (
-        "/export [PATH]",
-        "write this session as one offline HTML page (.md or .jsonl by the extension); prints the path",
-    ),
-    (
-        "/share",
-        "share this session as an encrypted link (redacted first; the key stays in the link)",
-    ),
-    ("/help", "this list"),
-    ("/exit, /quit", "leave the console (Ctrl-D too)"),
-    ("//text", "send \"/text\" to the model as a message"),
-];
 
 /// One typed line, parsed.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -141,34 +67,12 @@ pub enum Slash {
     Model(Option<String>),
     /// `/effort [low|medium|high]`: set the reasoning effort, or say the one in force.
     Effort(Option<String>),
+    /// `/stats`: the session's token economy.
+    Stats,
     /// A `/word` that names no command.
     Unknown(String),
     /// A known command used wrongly: what to tell the user.
     Usage(String),
-}
-
-impl Slash {
-    /// The move this command runs in the agent, if it is one.
-    pub fn as_move(&self) -> Option<crate::Move> {
-        use crate::Move;
-        Some(match self {
-            Slash::Fold(since) => Move::Fold {
-                since: *since,
-                note: None,
-            },
-            Slash::Compact => Move::Compact { note: None },
-            Slash::Recall { mode, query } => Move::Recall {
-                query: query.clone(),
-                mode: Some((*mode).to_owned()),
-                limit: RECALL_LIMIT,
-            },
-            Slash::Ask { handle, question } => Move::Ask {
-                handle: handle.clone(),
-                question: question.clone(),
-            },
-            _ => return None,
-        })
-    }
 }
 
 /// What a session operation typed at the console asks.
@@ -197,7 +101,7 @@ pub enum SessionOp {
     /// `/rename NAME`.
     Rename(String),
     /// `/mode MODE`.
-    Mode(crate::Mode),
+    Mode(crate::mode::Mode),
     /// `/revert [t<seq>]`: back to just before that user message (none: pick one).
     Revert(Option<u64>),
     /// `/tree`: the session's lineage, forks and delegated children (pick one to switch).
@@ -293,92 +197,107 @@ pub fn parse(line: &str) -> Slash {
         Some((word, rest)) => (word, rest.trim()),
         None => (line, ""),
     };
-    let is_command = word
+    let Some(name) = word
         .strip_prefix('/')
-        .is_some_and(|name| !name.is_empty() && name.bytes().all(|b| b.is_ascii_lowercase()));
-    if !is_command {
+        .filter(|name| !name.is_empty() && name.bytes().all(|b| b.is_ascii_lowercase()))
+    else {
         return Slash::Message(line.to_owned());
-    }
-    match word {
-        "/exit" | "/quit" => Slash::Exit,
-        "/help" => Slash::Help,
-        "/fold" => parse_fold(rest),
-        "/recall" => parse_recall(rest),
-        "/ask" => parse_ask(rest),
-        "/compact" if rest.is_empty() => Slash::Compact,
-        "/compact" => Slash::Usage("/compact takes nothing: the model writes the note".to_owned()),
-        "/new" | "/clear" | "/fresh" | "/drop" if !rest.is_empty() => {
+    };
+    // Only what the table declares is a command: an arm below without a row is never reached.
+    let Some(command) = find(name) else {
+        return Slash::Unknown(word.to_owned());
+    };
+    let word = format!("/{}", command.name);
+    let takes_nothing = |parsed: Slash| {
+        if rest.is_empty() {
+            parsed
+        } else {
             Slash::Usage(format!("{word} takes nothing"))
         }
-        "/new" => Slash::Session(SessionOp::New),
-        "/clear" => Slash::Session(SessionOp::Clear),
-        "/fresh" => Slash::Session(SessionOp::Fresh),
-        "/drop" => Slash::Session(SessionOp::Drop),
-        "/resume" => parse_resume(rest),
-        "/fork" => parse_fork(rest),
-        "/revert" if rest.is_empty() => Slash::Session(SessionOp::Revert(None)),
-        "/revert" => match crate::stamp_seq(rest) {
+    };
+    match command.name {
+        "exit" => Slash::Exit,
+        "help" => Slash::Help,
+        "fold" => parse_fold(rest),
+        "recall" => parse_recall(rest),
+        "ask" => parse_ask(rest),
+        "compact" if !rest.is_empty() => {
+            Slash::Usage("/compact takes nothing: the model writes the note".to_owned())
+        }
+        "compact" => Slash::Compact,
+        "new" => takes_nothing(Slash::Session(SessionOp::New)),
+        "clear" => takes_nothing(Slash::Session(SessionOp::Clear)),
+        "fresh" => takes_nothing(Slash::Session(SessionOp::Fresh)),
+        "drop" => takes_nothing(Slash::Session(SessionOp::Drop)),
+        "tree" => takes_nothing(Slash::Session(SessionOp::Tree)),
+        "context" => takes_nothing(Slash::Context),
+        "cost" => takes_nothing(Slash::Cost),
+        "stats" => takes_nothing(Slash::Stats),
+        "dump" => takes_nothing(Slash::Dump),
+        "resume" => parse_resume(rest),
+        "fork" => parse_fork(rest),
+        "revert" if rest.is_empty() => Slash::Session(SessionOp::Revert(None)),
+        "revert" => match hotl_view::stamp_seq(rest) {
             Some(seq) => Slash::Session(SessionOp::Revert(Some(seq))),
             None => Slash::Usage(format!(
                 "{rest:?} is not a stamp; expected /revert t<seq> (a user message's), or /revert to pick"
             )),
         },
-        "/tree" if rest.is_empty() => Slash::Session(SessionOp::Tree),
-        "/tree" => Slash::Usage("/tree takes nothing".to_owned()),
-        "/copy" if rest.is_empty() => Slash::Copy(None),
-        "/copy" => match rest.parse::<usize>() {
-            Ok(n) if n > 0 => Slash::Copy(Some(n)),
-            _ => Slash::Usage(
+        "copy" => match count(rest) {
+            Ok(n) => Slash::Copy(n),
+            Err(()) => Slash::Usage(
                 "/copy takes a count from the end: /copy 2 is the answer before the last"
                     .to_owned(),
             ),
         },
-        "/model" if rest.contains(char::is_whitespace) => Slash::Usage(
+        "raw" => match count(rest) {
+            Ok(n) => Slash::Raw(n),
+            Err(()) => Slash::Usage(
+                "/raw takes a count from the end: /raw 2 is the answer before the last".to_owned(),
+            ),
+        },
+        "model" if rest.contains(char::is_whitespace) => Slash::Usage(
             "/model takes one model name (none: pick from the provider's list)".to_owned(),
         ),
-        "/model" => Slash::Model((!rest.is_empty()).then(|| rest.to_owned())),
-        "/effort" => match rest {
+        "model" => Slash::Model((!rest.is_empty()).then(|| rest.to_owned())),
+        "effort" => match rest {
             "" => Slash::Effort(None),
             "low" | "medium" | "high" => Slash::Effort(Some(rest.to_owned())),
             _ => Slash::Usage(
                 "/effort takes low, medium or high (none: says the level in force)".to_owned(),
             ),
         },
-        "/raw" if rest.is_empty() => Slash::Raw(None),
-        "/raw" => match rest.parse::<usize>() {
-            Ok(n) if n > 0 => Slash::Raw(Some(n)),
-            _ => Slash::Usage(
-                "/raw takes a count from the end: /raw 2 is the answer before the last".to_owned(),
-            ),
-        },
-        "/context" if rest.is_empty() => Slash::Context,
-        "/context" => Slash::Usage("/context takes nothing".to_owned()),
-        "/cost" if rest.is_empty() => Slash::Cost,
-        "/dump" if rest.is_empty() => Slash::Dump,
-        "/export" if rest.is_empty() => Slash::Export(None),
-        "/export" => Slash::Export(Some(unquoted(rest).to_owned())),
-        "/share" if rest.is_empty() => Slash::Share,
-        "/share" => {
+        "export" if rest.is_empty() => Slash::Export(None),
+        "export" => Slash::Export(Some(unquoted(rest).to_owned())),
+        "share" if rest.is_empty() => Slash::Share,
+        "share" => {
             Slash::Usage("/share takes nothing (hotl sessions share has the options)".to_owned())
         }
-        "/dump" => Slash::Usage("/dump takes nothing".to_owned()),
-        "/cost" => Slash::Usage("/cost takes nothing".to_owned()),
-        "/rename" if rest.is_empty() => {
+        "rename" if rest.is_empty() => {
             Slash::Usage("/rename needs a name: /rename NAME".to_owned())
         }
-        "/rename" => Slash::Session(SessionOp::Rename(rest.to_owned())),
-        "/mode" => match crate::Mode::from_name(rest) {
+        "rename" => Slash::Session(SessionOp::Rename(rest.to_owned())),
+        "mode" => match crate::mode::Mode::from_name(rest) {
             Some(mode) => Slash::Session(SessionOp::Mode(mode)),
             None => {
                 Slash::Usage("/mode needs one of: default, accept-edits, bypass, plan".to_owned())
             }
         },
-        _ => Slash::Unknown(word.to_owned()),
+        _ => Slash::Unknown(word),
     }
 }
 
-/// A path as typed: the whole rest of the line, without the quotes around it when it has them
-/// (spaces need none).
+/// An optional count from the end, 1 or more (none: the last).
+fn count(rest: &str) -> Result<Option<usize>, ()> {
+    if rest.is_empty() {
+        return Ok(None);
+    }
+    match rest.parse::<usize>() {
+        Ok(n) if n > 0 => Ok(Some(n)),
+        _ => Err(()),
+    }
+}
+
 fn unquoted(rest: &str) -> &str {
     for quote in ['"', '\''] {
         if let Some(inner) = rest.strip_prefix(quote).and_then(|r| r.strip_suffix(quote)) {
@@ -418,7 +337,7 @@ fn parse_fold(rest: &str) -> Slash {
             "/fold takes at most one stamp: /fold [t<seq>] (the model writes the note)".to_owned(),
         );
     }
-    match crate::stamp_seq(rest) {
+    match hotl_view::stamp_seq(rest) {
         Some(seq) => Slash::Fold(Some(seq)),
         None => Slash::Usage(format!("{rest:?} is not a stamp; expected /fold t<seq>")),
     }
@@ -429,7 +348,7 @@ fn parse_fork(rest: &str) -> Slash {
     match rest {
         "" => Slash::Session(SessionOp::Fork(ForkPoint::Head)),
         "pick" => Slash::Session(SessionOp::Fork(ForkPoint::Pick)),
-        stamp => match crate::stamp_seq(stamp) {
+        stamp => match hotl_view::stamp_seq(stamp) {
             Some(seq) => Slash::Session(SessionOp::Fork(ForkPoint::Message(seq))),
             None => Slash::Usage(usage.to_owned()),
         },
@@ -489,24 +408,6 @@ fn parse_ask(rest: &str) -> Slash {
                 .to_owned(),
         ),
     }
-}
-
-/// Each command's name (`/fold`) with what it does, in `/help`'s order: the slash popup's rows.
-pub fn commands() -> impl Iterator<Item = (&'static str, &'static str)> {
-    HELP.iter().flat_map(|(usage, what)| {
-        usage
-            .split(", ")
-            .filter(|u| u.starts_with('/') && !u.starts_with("//"))
-            .map(move |u| (u.split(' ').next().unwrap_or(u), *what))
-    })
-}
-
-/// `/help`'s text: every command with its usage, one a line.
-pub fn help() -> String {
-    let width = HELP.iter().map(|(usage, _)| usage.len()).max().unwrap_or(0);
-    HELP.iter()
-        .map(|(usage, what)| format!("{usage:<width$}  {what}\n"))
-        .collect()
 }
 
 #[cfg(test)]
@@ -618,7 +519,10 @@ mod tests {
             op("/rename auth work"),
             Some(SessionOp::Rename("auth work".to_owned()))
         );
-        assert_eq!(op("/mode plan"), Some(SessionOp::Mode(crate::Mode::Plan)));
+        assert_eq!(
+            op("/mode plan"),
+            Some(SessionOp::Mode(crate::mode::Mode::Plan))
+        );
         for wrong in [
             "/new now",
             "/drop it",
@@ -667,7 +571,7 @@ mod tests {
             Slash::Session(SessionOp::Resume(Some("@claudes".to_owned())))
         );
         assert!(matches!(parse("/resume @last x"), Slash::Usage(_)));
-        assert!(help().contains("/resume [REF|@claude|@codex|@pi]"));
+        assert!(help(true).contains("/resume [REF|@claude|@codex|@pi]"));
         assert_eq!(
             SessionOp::ResumeForeign {
                 agent: Foreign::Codex,
@@ -702,5 +606,41 @@ mod tests {
         assert_eq!(parse("fix /fold"), message("fix /fold"));
         assert_eq!(parse("//help me"), message("/help me"));
         assert_eq!(parse("//etc"), message("/etc"));
+    }
+}
+
+#[cfg(test)]
+mod table_tests {
+    use super::*;
+
+    #[test]
+    fn every_row_of_the_table_parses_to_a_command() {
+        for command in COMMANDS {
+            for name in std::iter::once(command.name).chain(command.aliases.iter().copied()) {
+                let parsed = parse(&format!("/{name}"));
+                assert!(
+                    !matches!(parsed, Slash::Unknown(_) | Slash::Message(_)),
+                    "/{name} is in the table but does not parse: {parsed:?}"
+                );
+            }
+            assert!(
+                help(true).contains(&command.usage()),
+                "{} in /help",
+                command.name
+            );
+        }
+    }
+
+    #[test]
+    fn help_and_the_popup_list_the_same_commands() {
+        let popup: Vec<String> = popup_rows(true).map(|(name, _)| name).collect();
+        for name in ["/model", "/context", "/effort", "/raw", "/stats", "/quit"] {
+            assert!(popup.iter().any(|p| p == name), "{name} in the popup");
+            assert!(help(true).contains(name), "{name} in /help");
+        }
+        // An editor is offered only what works without a terminal.
+        let editor: Vec<String> = popup_rows(false).map(|(name, _)| name).collect();
+        assert!(editor.iter().any(|p| p == "/fold"));
+        assert!(!editor.iter().any(|p| p == "/copy" || p == "/resume"));
     }
 }

@@ -1,4 +1,4 @@
-//! What a turn came to (`TurnOutcome`) and what this process spent (`Totals`).
+//! What a turn came to ([`TurnOutcome`]) and what this process spent ([`Totals`]).
 
 use hotl_wire::{StopReason, Usage};
 
@@ -22,7 +22,7 @@ pub struct TurnOutcome {
 impl TurnOutcome {
     /// Counts into this turn what this process spent between `before` and `after` (a
     /// compaction's model calls).
-    pub(crate) fn add_spent(&mut self, before: &Totals, after: &Totals) {
+    pub fn add_spent(&mut self, before: &Totals, after: &Totals) {
         let (b, a) = (&before.usage, &after.usage);
         let spent = Usage {
             input: a.input - b.input,
@@ -32,7 +32,7 @@ impl TurnOutcome {
             output: a.output - b.output,
             thinking: a.thinking - b.thinking,
         };
-        add(&mut self.usage, &spent);
+        add_usage(&mut self.usage, &spent);
         let cost = after.cost - before.cost;
         if cost > 0.0 {
             *self.cost.get_or_insert(0.0) += cost;
@@ -41,7 +41,7 @@ impl TurnOutcome {
 
     /// Counts an earlier turn's usage and cost into this one (the text stays this turn's).
     pub fn add(&mut self, earlier: &TurnOutcome) {
-        add(&mut self.usage, &earlier.usage);
+        add_usage(&mut self.usage, &earlier.usage);
         self.steps += earlier.steps;
         if let Some(c) = earlier.cost {
             *self.cost.get_or_insert(0.0) += c;
@@ -67,7 +67,7 @@ pub struct Totals {
 impl Totals {
     /// Counts a delegated session's totals (a fork's) into these.
     pub fn add(&mut self, other: &Totals) {
-        add(&mut self.usage, &other.usage);
+        add_usage(&mut self.usage, &other.usage);
         self.cost += other.cost;
         self.requests += other.requests;
         self.model_time += other.model_time;
@@ -75,7 +75,8 @@ impl Totals {
     }
 }
 
-pub(super) fn add(total: &mut Usage, more: &Usage) {
+/// Adds `more` into `total`, kind by kind.
+pub fn add_usage(total: &mut Usage, more: &Usage) {
     total.input += more.input;
     total.cache_read += more.cache_read;
     total.cache_write_5m += more.cache_write_5m;

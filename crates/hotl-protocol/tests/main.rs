@@ -1,0 +1,3 @@
+//! hotl-protocol's integration tests: one binary.
+
+mod json_lines;
