@@ -1,7 +1,8 @@
 //! hotl as an ACP agent: editors that speak the Agent Client Protocol (Zed and others) start
 //! `hotl acp` as a child process and drive it with JSON-RPC over its stdio. This crate is one
-//! more front end on the agent's event protocol: each ACP session is a hotl session run by a
-//! [`hotl_agent::Agent`], its events turned into `session/update` notifications, its approval
+//! more front end on the agent's protocol (`hotl-protocol`, not the engine: sessions come from
+//! a [`Launcher`](hotl_protocol::Launcher)): each ACP session is a hotl session run by an
+//! [`Agent`](hotl_protocol::Agent), its events turned into `session/update` notifications, its approval
 //! questions into `session/request_permission` requests. Sessions it makes are ordinary hotl
 //! sessions: listed, resumed, forked and folded from the shell like any other.
 //!
@@ -22,4 +23,4 @@ mod replay;
 mod server;
 mod updates;
 
-pub use crate::server::{Backend, Server};
+pub use crate::server::Server;

@@ -7,67 +7,30 @@ use std::collections::HashMap;
 
 use agent_client_protocol::Error;
 use agent_client_protocol::v1::{ConnectionTo, schema as s};
-use hotl_agent::slash::{self, ForkPoint, SessionOp, Slash};
-use hotl_agent::{Answer, Command, Event, ForkAt, MoveResult, SwitchTo};
+use hotl_protocol::slash::{self, Front, Plan, Slash};
+use hotl_protocol::words::describe;
+use hotl_protocol::{
+    Answer, Command, Done, Envelope, Event, FailureKind, Outcome, Status, TurnOutcome,
+};
 use hotl_wire::StopReason;
 
-use crate::server::{Live, ends_command};
+use crate::server::Live;
 
-/// The commands a prompt may start with, for the editor's command menu.
+/// The commands a prompt may start with, for the editor's command menu: the table's rows
+/// that need no terminal.
 pub(crate) fn commands() -> Vec<s::AvailableCommand> {
-    let command = |name: &str, about: &str, hint: Option<&str>| {
-        let mut command = s::AvailableCommand::new(name.to_owned(), about.to_owned());
-        if let Some(hint) = hint {
-            command = command.input(s::AvailableCommandInput::Unstructured(
-                s::UnstructuredCommandInput::new(hint.to_owned()),
-            ));
-        }
-        command
-    };
-    vec![
-        command(
-            "fold",
-            "fold a finished span into a note the model writes (default: since the last fold)",
-            Some("t<seq> (optional)"),
-        ),
-        command(
-            "compact",
-            "replace everything the model sees with a note it writes",
-            None,
-        ),
-        command(
-            "recall",
-            "search what this session archived, without a model call",
-            Some("[--exact|--regex] query"),
-        ),
-        command(
-            "ask",
-            "put one question to an archived thread",
-            Some("handle question"),
-        ),
-        command(
-            "fork",
-            "fork this session and go on in the fork (the parent is kept)",
-            Some("t<seq> (optional)"),
-        ),
-        command(
-            "clear",
-            "the model starts from nothing after this point (the log keeps everything)",
-            None,
-        ),
-        command(
-            "fresh",
-            "start the provider side clean (a new prompt-cache key)",
-            None,
-        ),
-        command(
-            "revert",
-            "go back to just before a user message; later turns stay in the log",
-            Some("t<seq>"),
-        ),
-        command("rename", "name this session", Some("name")),
-        command("context", "what the context is made of", None),
-    ]
+    slash::offered(false)
+        .map(|c| {
+            let command = s::AvailableCommand::new(c.name.to_owned(), c.help.to_owned());
+            if c.args.is_empty() {
+                command
+            } else {
+                command.input(s::AvailableCommandInput::Unstructured(
+                    s::UnstructuredCommandInput::new(c.args.to_owned()),
+                ))
+            }
+        })
+        .collect()
 }
 
 /// Runs one prompt to its stop reason. A turn that fails is a JSON-RPC error naming why (its
@@ -96,55 +59,53 @@ pub(crate) async fn run(
         }
     };
     let is_turn = matches!(command, Command::Submit { .. });
-    agent.send(command);
-    // The call waiting for an approval: the last tool_use before it (a child's, by its handle).
-    let mut calling = String::new();
-    let mut child_calling: HashMap<String, (String, String, serde_json::Value)> = HashMap::new();
-    // The children's calls shown to the editor (because they asked): their ends close them.
-    let mut shown: Vec<String> = Vec::new();
+    let sent = agent.send(command);
+    let mut calls = Calls::default();
+    let mut status = None;
     while let Some(envelope) = agent.recv().await {
-        if let Some(handle) = envelope.child {
-            // A child's own work stays in its log (its result arrives as its call's), except a
-            // question it asks: that reaches the editor on its call, labelled with its handle.
-            match envelope.event {
-                Event::ToolUse { id, name, input } => {
-                    let input = input.parse().unwrap_or(serde_json::Value::Null);
-                    child_calling.insert(handle, (id, name, input));
-                }
-                Event::Approval { id, tool, question } => {
-                    let (call, name, input) =
-                        child_calling.get(&handle).cloned().unwrap_or_default();
-                    let mut shown_call = crate::updates::tool_call(&call, &name, &input);
-                    shown_call.title = format!("{handle}: {}", shown_call.title);
-                    relay.update(s::SessionUpdate::ToolCall(shown_call))?;
-                    shown.push(call.clone());
-                    let question = format!("{handle}: {question}");
-                    let answer = relay.permission(&call, &tool, &question).await;
-                    agent.send(Command::Approve { id, answer });
-                }
-                Event::ToolResult {
-                    id,
-                    is_error,
-                    content,
-                    ..
-                } if shown.contains(&id) => {
-                    shown.retain(|c| *c != id);
-                    relay.update(s::SessionUpdate::ToolCallUpdate(
-                        crate::updates::tool_result(&id, is_error, &content),
-                    ))?;
-                }
-                _ => {}
-            }
-            continue;
+        if envelope.command == Some(sent)
+            && let Event::Done(done) = envelope.event
+        {
+            return finish(&relay, done, is_turn, status.as_ref());
         }
-        let event = envelope.event;
-        match &event {
-            Event::Model { event } => relay.model(event)?,
+        if let Event::Status(s) = &envelope.event {
+            status = Some(s.clone());
+        }
+        if let Some(answer) = calls.relay(&relay, envelope).await? {
+            agent.send(answer);
+        }
+    }
+    Err(Error::internal_error().data("the session's agent stopped"))
+}
+
+/// The calls a prompt has shown the editor, to pair questions and results with them.
+#[derive(Default)]
+struct Calls {
+    /// The call waiting for an approval: the last tool_use before it.
+    calling: String,
+    /// Each child's last call: (id, tool, arguments).
+    child_calling: HashMap<String, (String, String, serde_json::Value)>,
+    /// The children's calls shown to the editor (because they asked): their ends close them.
+    shown: Vec<String>,
+}
+
+impl Calls {
+    /// Relays one event; an approval asked gives the command that answers it.
+    async fn relay(
+        &mut self,
+        relay: &Relay<'_>,
+        envelope: Envelope,
+    ) -> Result<Option<Command>, Error> {
+        if let Some(handle) = envelope.child {
+            return self.child(relay, handle, envelope.event).await;
+        }
+        match envelope.event {
+            Event::Model { event } => relay.model(&event)?,
             Event::ToolUse { id, name, input } => {
-                calling = id.clone();
+                self.calling.clone_from(&id);
                 let input = input.parse().unwrap_or(serde_json::Value::Null);
                 relay.update(s::SessionUpdate::ToolCall(crate::updates::tool_call(
-                    id, name, &input,
+                    &id, &name, &input,
                 )))?;
                 if name == "todo"
                     && let Some(plan) = crate::updates::plan(&input)
@@ -158,94 +119,98 @@ pub(crate) async fn run(
                 content,
                 ..
             } => relay.update(s::SessionUpdate::ToolCallUpdate(
-                crate::updates::tool_result(id, *is_error, content),
+                crate::updates::tool_result(&id, is_error, &content),
             ))?,
             Event::Approval { id, tool, question } => {
-                let answer = relay.permission(&calling, tool, question).await;
-                agent.send(Command::Approve { id: *id, answer });
+                let answer = relay.permission(&self.calling, &tool, &question).await;
+                return Ok(Some(Command::Approve { id, answer }));
             }
-            Event::Notice { message } => relay.notice(message)?,
+            Event::Notice { message } => relay.notice(&message)?,
             _ => {}
         }
-        if ends_command(&event) {
-            return finish(&relay, event, is_turn);
-        }
+        Ok(None)
     }
-    Err(Error::internal_error().data("the session's agent stopped"))
+
+    /// A child's own work stays in its log (its result arrives as its call's), except a
+    /// question it asks: that reaches the editor on its call, labelled with its handle.
+    async fn child(
+        &mut self,
+        relay: &Relay<'_>,
+        handle: String,
+        event: Event,
+    ) -> Result<Option<Command>, Error> {
+        match event {
+            Event::ToolUse { id, name, input } => {
+                let input = input.parse().unwrap_or(serde_json::Value::Null);
+                self.child_calling.insert(handle, (id, name, input));
+            }
+            Event::Approval { id, tool, question } => {
+                let (call, name, input) =
+                    self.child_calling.get(&handle).cloned().unwrap_or_default();
+                let mut shown_call = crate::updates::tool_call(&call, &name, &input);
+                shown_call.title = format!("{handle}: {}", shown_call.title);
+                relay.update(s::SessionUpdate::ToolCall(shown_call))?;
+                self.shown.push(call.clone());
+                let question = format!("{handle}: {question}");
+                let answer = relay.permission(&call, &tool, &question).await;
+                return Ok(Some(Command::Approve { id, answer }));
+            }
+            Event::ToolResult {
+                id,
+                is_error,
+                content,
+                ..
+            } if self.shown.contains(&id) => {
+                self.shown.retain(|c| *c != id);
+                relay.update(s::SessionUpdate::ToolCallUpdate(
+                    crate::updates::tool_result(&id, is_error, &content),
+                ))?;
+            }
+            _ => {}
+        }
+        Ok(None)
+    }
 }
 
-/// The prompt's stop reason from the command's answer.
-fn finish(relay: &Relay<'_>, event: Event, is_turn: bool) -> Result<s::PromptResponse, Error> {
-    let done = |reason| Ok(s::PromptResponse::new(reason));
-    match event {
-        Event::TurnEnded(outcome)
-        | Event::Recovered {
-            outcome: Some(outcome),
-        } => done(if outcome.cancelled {
-            s::StopReason::Cancelled
-        } else {
-            match outcome.stop {
-                Some(StopReason::Truncated) => s::StopReason::MaxTokens,
-                Some(StopReason::Refused) => s::StopReason::Refusal,
-                _ => s::StopReason::EndTurn,
-            }
-        }),
-        Event::Failed { error, .. } if is_turn => {
-            if error.contains("steps without a final answer") {
-                return done(s::StopReason::MaxTurnRequests);
-            }
-            Err(Error::internal_error().data(error))
+/// The prompt's stop reason from how its command ended.
+fn finish(
+    relay: &Relay<'_>,
+    done: Done,
+    is_turn: bool,
+    status: Option<&Status>,
+) -> Result<s::PromptResponse, Error> {
+    let stop = |reason| Ok(s::PromptResponse::new(reason));
+    match &done.result {
+        Ok(Outcome::TurnEnded(turn))
+        | Ok(Outcome::Recovered {
+            outcome: Some(turn),
+        }) => stop(turn_stop(turn)),
+        Err(failure) if failure.kind == FailureKind::Cancelled => stop(s::StopReason::Cancelled),
+        Err(failure) if is_turn && failure.kind == FailureKind::StepLimit => {
+            stop(s::StopReason::MaxTurnRequests)
         }
-        Event::Failed { error, .. } => {
-            relay.say(format!("hotl: {error}"))?;
-            done(s::StopReason::EndTurn)
+        Err(failure) if is_turn => Err(Error::internal_error().data(failure.message.clone())),
+        Err(failure) => {
+            relay.say(format!("hotl: {}", failure.message))?;
+            stop(s::StopReason::EndTurn)
         }
-        Event::Cancelled { .. } => done(s::StopReason::Cancelled),
-        other => {
-            relay.say(said(&other))?;
-            done(s::StopReason::EndTurn)
+        Ok(_) => {
+            if let Some(said) = describe(&Event::Done(done), status) {
+                relay.say(said.text)?;
+            }
+            stop(s::StopReason::EndTurn)
         }
     }
 }
 
-/// What a command's answer says, for the editor's transcript.
-fn said(event: &Event) -> String {
-    match event {
-        Event::MoveEnded(MoveResult::Folded {
-            since,
-            until,
-            handle,
-            ..
-        }) => {
-            format!("folded t{since}..t{until} into {handle} (archived: recall and ask reach it)")
-        }
-        Event::MoveEnded(MoveResult::Compacted { until, handle }) => {
-            format!("compacted through t{until} as {handle}")
-        }
-        Event::MoveEnded(MoveResult::Recalled { text } | MoveResult::Answered { text }) => {
-            text.clone()
-        }
-        Event::Cleared { seq } => format!("cleared at t{seq}: the model sees nothing before it"),
-        Event::Fresh { cache_key, .. } => format!("fresh: the new prompt-cache key is {cache_key}"),
-        Event::Renamed { name } => format!("named {name}"),
-        Event::ModeChanged { mode } => format!("mode: {mode}"),
-        Event::Reverted { before, .. } => {
-            format!("reverted to before t{before}; the later turns stay in the log")
-        }
-        Event::Switch { to, .. } => format!("now in the fork {to} (the parent is kept)"),
-        Event::Context(parts) => format!(
-            "about {} tokens: system prompt {}, tools {}, notes {}, messages {} ({} folds and {} \
-             compactions saved about {})",
-            parts.system + parts.tools + parts.notes + parts.messages,
-            parts.system,
-            parts.tools,
-            parts.notes,
-            parts.messages,
-            parts.folds,
-            parts.compactions,
-            parts.saved
-        ),
-        _ => String::new(),
+fn turn_stop(turn: &TurnOutcome) -> s::StopReason {
+    if turn.cancelled {
+        return s::StopReason::Cancelled;
+    }
+    match turn.stop {
+        Some(StopReason::Truncated) => s::StopReason::MaxTokens,
+        Some(StopReason::Refused) => s::StopReason::Refusal,
+        _ => s::StopReason::EndTurn,
     }
 }
 
@@ -271,64 +236,29 @@ fn text_of(prompt: &[s::ContentBlock]) -> String {
     parts.join("\n")
 }
 
-/// The command a prompt's text asks for, or what to answer without asking the agent.
+/// The command a prompt's text asks for, or what to answer without asking the agent: the
+/// table's plan for a front end that is not a terminal.
 fn what_to_do(text: &str) -> Result<Command, String> {
     let parsed = slash::parse(text);
-    if let Some(to_move) = parsed.as_move() {
-        return Ok(Command::Move(to_move));
+    if matches!(&parsed, Slash::Message(text) if text.trim().is_empty()) {
+        return Err("the prompt is empty".to_owned());
     }
-    Ok(match parsed {
-        Slash::Message(text) if text.trim().is_empty() => {
-            return Err("the prompt is empty".to_owned());
+    let front = Front {
+        session: "",
+        saved: true,
+        busy: false,
+        read_only: false,
+        terminal: false,
+    };
+    match slash::plan(parsed, &front) {
+        Plan::Send(command) => Ok(command),
+        Plan::Local(slash::Local::Help) => Err(slash::help(false)),
+        Plan::Local(slash::Local::Effort) => {
+            Err("/effort low|medium|high sets the reasoning effort".to_owned())
         }
-        Slash::Message(text) => Command::Submit { text },
-        Slash::Context => Command::Context,
-        Slash::Model(Some(model)) => Command::SetModel { model },
-        Slash::Effort(Some(effort)) => Command::SetEffort { effort },
-        Slash::Session(SessionOp::Clear) => Command::Clear,
-        Slash::Session(SessionOp::Fresh) => Command::Fresh,
-        Slash::Session(SessionOp::Rename(name)) => Command::Rename { name },
-        Slash::Session(SessionOp::Mode(mode)) => Command::SetMode { mode },
-        Slash::Session(SessionOp::Revert(Some(before))) => Command::Revert { before },
-        Slash::Session(SessionOp::Fork(ForkPoint::Head)) => {
-            Command::Switch(SwitchTo::Fork { at: ForkAt::Head })
-        }
-        Slash::Session(SessionOp::Fork(ForkPoint::Message(seq))) => {
-            Command::Switch(SwitchTo::Fork {
-                at: ForkAt::Items(seq as usize),
-            })
-        }
-        Slash::Session(op) => {
-            return Err(format!(
-                "{} is not available over ACP: the editor starts and loads sessions (the shell \
-                 has it: hotl sessions --help)",
-                op.name()
-            ));
-        }
-        Slash::Unknown(word) => {
-            return Err(format!(
-                "unknown command {word}; the commands are {}",
-                commands()
-                    .iter()
-                    .map(|c| format!("/{}", c.name))
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            ));
-        }
-        Slash::Usage(usage) => return Err(usage),
-        Slash::Help => {
-            return Err(commands()
-                .iter()
-                .map(|c| format!("/{}: {}", c.name, c.description))
-                .collect::<Vec<_>>()
-                .join("\n"));
-        }
-        other => {
-            return Err(format!(
-                "{other:?} is a terminal command; it does nothing here"
-            ));
-        }
-    })
+        Plan::Usage(why) => Err(why),
+        other => Err(format!("{other:?} needs a terminal; it does nothing here")),
+    }
 }
 
 /// Sends a prompt's updates to the editor.
@@ -425,7 +355,7 @@ mod tests {
         assert!(matches!(what_to_do("/compact"), Ok(Command::Move(_))));
         assert!(matches!(what_to_do("/recall needle"), Ok(Command::Move(_))));
         assert_eq!(what_to_do("/clear"), Ok(Command::Clear));
-        assert!(what_to_do("/resume").is_err_and(|e| e.contains("not available over ACP")));
+        assert!(what_to_do("/resume").is_err_and(|e| e.contains("terminal")));
         assert!(what_to_do("/nope").is_err_and(|e| e.contains("unknown command /nope")));
         assert!(what_to_do("   ").is_err());
         // A path is a message, as at the console.

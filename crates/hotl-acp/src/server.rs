@@ -17,27 +17,8 @@ use agent_client_protocol::{
     Agent as AcpAgent, ByteStreams, Client, ConnectTo, Error, on_receive_notification,
     on_receive_request,
 };
-use hotl_agent::{
-    Agent, Canceller, Command, Event, Mode, NewSession, Provider, Session, Settings, Start, ToolSet,
-};
-use hotl_log::Store;
+use hotl_protocol::{Agent, Canceller, Command, LaunchError, Launcher, Mode};
 use tokio_util::compat::{TokioAsyncReadCompatExt, TokioAsyncWriteCompatExt};
-
-/// What sessions are made with: the store, the provider and the settings this run resolved,
-/// and the tools each session starts with.
-#[derive(Clone, Debug)]
-pub struct Backend {
-    /// Where sessions live.
-    pub store: Store,
-    /// Who answers.
-    pub provider: Provider,
-    /// How turns run (`policy.interactive` should be set: the editor answers approvals).
-    pub settings: Settings,
-    /// The tools a session starts with (MCP servers' among them).
-    pub tools: ToolSet,
-    /// Blocks a new session's frozen system prompt gets (MCP servers' instructions).
-    pub instructions: Vec<String>,
-}
 
 /// An ACP server: one connection's sessions.
 #[derive(Clone)]
@@ -46,7 +27,9 @@ pub struct Server {
 }
 
 struct State {
-    backend: Backend,
+    /// Makes and opens the editor's sessions (the engine, behind the protocol; its settings
+    /// should be interactive: the editor answers approvals).
+    launcher: Arc<dyn Launcher>,
     sessions: Mutex<HashMap<String, Arc<Live>>>,
     /// The editor shows notices apart from the conversation (`session.notices`).
     notices: AtomicBool,
@@ -63,11 +46,11 @@ pub(crate) struct Live {
 }
 
 impl Server {
-    /// A server making sessions with `backend`.
-    pub fn new(backend: Backend) -> Server {
+    /// A server making and opening sessions with `launcher`.
+    pub fn new(launcher: Arc<dyn Launcher>) -> Server {
         Server {
             state: Arc::new(State {
-                backend,
+                launcher,
                 sessions: Mutex::new(HashMap::new()),
                 notices: AtomicBool::new(false),
             }),
@@ -259,19 +242,15 @@ impl State {
         if !req.mcp_servers.is_empty() {
             tracing::info!(
                 servers = req.mcp_servers.len(),
-                "the editor's MCP servers are not used: hotl does not speak MCP yet"
+                "the editor's MCP servers are not used: hotl starts the ones its config names"
             );
         }
-        let b = &self.backend;
-        let new = NewSession::new(&b.store, cwd, b.settings.model.clone(), b.tools.clone())
-            .map_err(|e| Error::invalid_params().data(e.to_string()))?
-            .with_instructions(b.instructions.clone())
-            .with_mode(b.settings.policy.mode);
-        let id = new.id().to_owned();
-        let mode = new.mode();
-        let agent = Agent::spawn(Start::New(new), b.provider.clone(), b.settings.clone());
-        self.hold(id.clone(), agent);
-        Ok((s::SessionId::new(id), modes(mode)))
+        let launched = self
+            .launcher
+            .new_session(&cwd)
+            .map_err(|e| Error::invalid_params().data(e.to_string()))?;
+        self.hold(launched.id.clone(), launched.agent);
+        Ok((s::SessionId::new(launched.id), modes(launched.mode)))
     }
 
     /// Opens hotl session `req.session_id` for writing and replays its visible transcript.
@@ -285,33 +264,15 @@ impl State {
             return Err(Error::invalid_request()
                 .data(format!("session {id} is already open on this connection")));
         }
-        let b = &self.backend;
-        let session = Session::open(&b.store, &id, b.tools.clone()).map_err(|e| match e {
-            hotl_agent::AgentError::Log(hotl_log::LogError::NoSuchSession { .. }) => {
-                unknown_session(&id)
-            }
+        let opened = self.launcher.open_session(&id).map_err(|e| match e {
+            LaunchError::NoSuchSession(_) => unknown_session(&id),
             e => Error::invalid_request().data(e.to_string()),
         })?;
-        for update in crate::replay::updates(session.view()) {
+        for update in crate::replay::updates(&opened.view) {
             cx.send_notification(s::SessionNotification::new(req.session_id.clone(), update))?;
         }
-        let mode = Mode::from_name(
-            session
-                .view()
-                .state
-                .modes
-                .permission
-                .as_deref()
-                .unwrap_or("default"),
-        )
-        .unwrap_or_default();
-        let agent = Agent::spawn(
-            Start::Open(Box::new(session)),
-            b.provider.clone(),
-            b.settings.clone(),
-        );
-        self.hold(id, agent);
-        Ok(modes(mode))
+        self.hold(id, opened.agent);
+        Ok(modes(opened.mode))
     }
 }
 
@@ -379,23 +340,4 @@ fn absolute_dir(cwd: &std::path::Path) -> Result<PathBuf, Error> {
 
 fn unknown_session(id: &str) -> Error {
     s::Error::session_not_found(s::SessionId::new(id.to_owned())).into()
-}
-
-/// Whether an agent's event is the end of what a prompt started (the command's one answer).
-pub(crate) fn ends_command(event: &Event) -> bool {
-    matches!(
-        event,
-        Event::TurnEnded(_)
-            | Event::MoveEnded(_)
-            | Event::Failed { .. }
-            | Event::Cancelled { .. }
-            | Event::Cleared { .. }
-            | Event::Fresh { .. }
-            | Event::Renamed { .. }
-            | Event::ModeChanged { .. }
-            | Event::Reverted { .. }
-            | Event::Switch { .. }
-            | Event::Context(_)
-            | Event::Recovered { .. }
-    )
 }

@@ -44,7 +44,7 @@ impl std::fmt::Debug for LateTools {
 pub type Late = oneshot::Receiver<Result<LateTools, String>>;
 
 /// A channel for late tools: the sender to the front end's starter, the receiver to
-/// [`Agent::spawn_with_late`](crate::Agent::spawn_with_late).
+/// [`spawn_with_late`](crate::spawn_with_late).
 pub fn late_channel() -> (oneshot::Sender<Result<LateTools, String>>, Late) {
     oneshot::channel()
 }

@@ -39,6 +39,7 @@ mod done;
 mod dump;
 mod event;
 mod handle;
+mod launch;
 mod mode;
 pub mod slash;
 mod stats;
@@ -51,6 +52,7 @@ pub use crate::done::{Done, Failure, FailureKind, Outcome};
 pub use crate::dump::{Dump, DumpedTool, messages_text};
 pub use crate::event::{Envelope, Event, MoveResult, Status, SwitchReason, tools_added_line};
 pub use crate::handle::{Agent, AgentEnd, Canceller, connect};
+pub use crate::launch::{LaunchError, Launched, Launcher, Opened};
 pub use crate::mode::Mode;
 pub use crate::stats::{
     BROKE_BELOW, ChildSpent, READ_WEIGHT, Saving, Spent, Stats, TurnSpent, WRITE_WEIGHT,

@@ -142,6 +142,66 @@ pub struct Stats {
 }
 
 impl Stats {
+    /// The session's token economy at a glance (`/stats`): what the requests came to in
+    /// fresh-token equivalents, how much the cache carried, where it broke, and what folds,
+    /// compactions and forks kept out.
+    pub fn economy(&self) -> String {
+        let total = &self.total;
+        let mut text = format!(
+            "{} · {} fresh-token equivalents · {} of input read from the cache",
+            hotl_text::plural(total.requests as usize, "request"),
+            thousands(total.fresh_equivalent.round() as u64),
+            total
+                .cache_hit
+                .map_or_else(|| "none".to_owned(), |h| format!("{:.0}%", h * 100.0)),
+        );
+        text.push_str(&format!(
+            "\n  input {} · cache read {} · cache write {} · output {} · {}",
+            thousands(total.input),
+            thousands(total.cache_read),
+            thousands(total.cache_write),
+            thousands(total.output),
+            dollars(total.cost),
+        ));
+        let broke: Vec<String> = self
+            .turns
+            .iter()
+            .filter(|t| t.cache_broke)
+            .map(|t| format!("t{}", t.seq))
+            .collect();
+        if !broke.is_empty() {
+            text.push_str(&format!(
+                "\n  the cache broke in {} ({})",
+                hotl_text::plural(broke.len(), "turn"),
+                broke.join(", ")
+            ));
+        }
+        if !self.savings.is_empty() {
+            let kept: f64 = self.savings.iter().map(|s| s.fresh_equivalent).sum();
+            text.push_str(&format!(
+                "\n  folds, compactions and forks ({}) kept about {} fresh-token equivalents out \
+                 of later requests (estimated)",
+                self.savings.len(),
+                thousands(kept.round() as u64),
+            ));
+        }
+        if !self.children.is_empty() {
+            let spent: f64 = self.children.iter().map(|c| c.spent.fresh_equivalent).sum();
+            text.push_str(&format!(
+                "\n  {} spent {} of them",
+                hotl_text::plural(self.children.len(), "delegated child"),
+                thousands(spent.round() as u64),
+            ));
+        }
+        if !self.unpriced.is_empty() {
+            text.push_str(&format!(
+                "\n  not in the dollars: {} (unpriced)",
+                self.unpriced.join(", ")
+            ));
+        }
+        text
+    }
+
     /// The table `hotl stats` and `/cost` print.
     pub fn table(&self) -> String {
         let stats = self;

@@ -1,12 +1,13 @@
-//! hotl's terminal UI: a front end on the agent's event protocol that renders and sends
-//! commands, with all the logic left in `hotl-agent`.
+//! hotl's terminal UI: a front end on the agent's protocol (`hotl-protocol`) that renders
+//! events and sends commands, with all the logic left in the engine.
 //!
 //! The screen is inline: finished rows go into the terminal's own scrollback ([`screen`]
 //! inserts them above a viewport through a scroll region, never clearing anything), and the
 //! viewport at the bottom holds what is live: the tail of a streaming answer, calls and
 //! children running, a question, the composer and the status strip. [`App`] is the state,
 //! with no terminal: agent events and keys in, rows and commands out, so tests drive it
-//! directly. [`run`] wires it to a terminal and an [`Agent`](hotl_agent::Agent).
+//! directly. [`run`] wires it to a terminal and an [`Agent`](hotl_protocol::Agent) handle:
+//! the UI depends on the protocol, not on the engine.
 //!
 //! How an answer reaches the scrollback: text deltas go into a [`stream::Stream`], which
 //! finishes markdown blocks at boundaries that depend only on the text (so any split of a
@@ -28,11 +29,11 @@ pub mod picker;
 pub mod probe;
 mod run;
 pub mod screen;
-pub use hotl_agent::slash;
+pub use hotl_protocol::slash;
 pub mod stream;
 pub mod transcript;
 pub mod ui;
 pub mod wrap;
 
-pub use app::{App, Busy, Effect, LiveChild, Modal, context_text, tokens};
+pub use app::{App, Busy, Effect, LiveChild, Modal, Waiting, context_text, tokens};
 pub use run::{Ended, Host, Options, ReadOnly, Resumed, run};

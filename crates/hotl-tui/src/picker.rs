@@ -8,8 +8,9 @@ use ratatui::text::{Line, Span};
 
 use crate::app::Effect;
 use crate::cells::style;
-use crate::slash::{Foreign, ForkPoint, SessionOp};
 use crate::wrap::truncate;
+use hotl_protocol::slash::Foreign;
+use hotl_protocol::{Command, ForkAt, SwitchTo};
 
 /// What choosing a row does.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -127,19 +128,22 @@ impl Picker {
                 let value = row.value.clone();
                 let seq = || value.trim_start_matches('t').parse::<u64>().ok();
                 return Outcome::Chosen(match self.kind {
-                    Kind::Resume | Kind::Tree => {
-                        Effect::Session(SessionOp::Resume(Some(value.clone())))
-                    }
-                    Kind::Foreign(agent) => Effect::Session(SessionOp::ResumeForeign {
+                    Kind::Resume | Kind::Tree => Effect::Resume(value.clone()),
+                    Kind::Foreign(agent) => Effect::Import {
                         agent,
-                        query: Some(value.clone()),
-                    }),
+                        query: value.clone(),
+                    },
                     Kind::Fork => match seq() {
-                        Some(seq) => Effect::Session(SessionOp::Fork(ForkPoint::Message(seq))),
+                        Some(seq) => Effect::Send(Command::Switch(SwitchTo::Fork {
+                            at: ForkAt::Message(seq),
+                        })),
                         None => return Outcome::Cancelled,
                     },
-                    Kind::Revert => Effect::Session(SessionOp::Revert(seq())),
-                    Kind::Model => Effect::Send(hotl_agent::Command::SetModel { model: value }),
+                    Kind::Revert => match seq() {
+                        Some(before) => Effect::Send(Command::Revert { before }),
+                        None => return Outcome::Cancelled,
+                    },
+                    Kind::Model => Effect::Send(Command::SetModel { model: value }),
                 });
             }
             _ => {}
@@ -289,7 +293,7 @@ mod tests {
         assert_eq!(picker.visible().len(), 1);
         assert_eq!(
             picker.key(key(KeyCode::Enter)),
-            Outcome::Chosen(Effect::Session(SessionOp::Resume(Some("01BBB".into()))))
+            Outcome::Chosen(Effect::Resume("01BBB".into()))
         );
     }
 
@@ -308,10 +312,10 @@ mod tests {
         assert_eq!(picker.visible().len(), 1, "the agent's name filters too");
         assert_eq!(
             picker.key(key(KeyCode::Enter)),
-            Outcome::Chosen(Effect::Session(SessionOp::ResumeForeign {
+            Outcome::Chosen(Effect::Import {
                 agent: Foreign::Claude,
-                query: Some("/home/me/.claude/projects/-app/8f1c.jsonl".into()),
-            }))
+                query: "/home/me/.claude/projects/-app/8f1c.jsonl".into(),
+            })
         );
     }
 }

@@ -32,8 +32,8 @@ pub fn frame(app: &App, now: Instant, max_rows: usize, context: &Strip) -> Frame
     let mut live: Vec<Line<'static>> = Vec::new();
     // The spinner turns with the time the work has run, so a frame is a function of its
     // inputs (snapshot tests give `now`).
-    let ran = app.busy.as_ref().map_or(0, |(_, since)| {
-        now.saturating_duration_since(*since).as_millis()
+    let ran = app.busy.as_ref().map_or(0, |waiting| {
+        now.saturating_duration_since(waiting.since).as_millis()
     });
     let spin = SPINNER[(ran / 80) as usize % SPINNER.len()];
     for child in &app.children {
@@ -67,7 +67,10 @@ pub fn frame(app: &App, now: Instant, max_rows: usize, context: &Strip) -> Frame
             width,
         ));
     }
-    if let Some((busy, since)) = &app.busy {
+    if let Some(crate::app::Waiting {
+        what: busy, since, ..
+    }) = &app.busy
+    {
         let what = match busy {
             Busy::Turn => "working".to_owned(),
             Busy::Command(name) => (*name).to_owned(),

@@ -1,15 +1,20 @@
 //! Builders for agent events and keys.
 
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
-use hotl_agent::{Envelope, Event, TurnOutcome};
+use hotl_protocol::{Done, Envelope, Event, Outcome, TurnOutcome};
 use ratatui::text::Line;
 
 pub fn ev(event: Event) -> Envelope {
-    Envelope { child: None, event }
+    Envelope {
+        command: None,
+        child: None,
+        event,
+    }
 }
 
 pub fn child(handle: &str, event: Event) -> Envelope {
     Envelope {
+        command: None,
         child: Some(handle.to_owned()),
         event,
     }
@@ -24,7 +29,12 @@ pub fn delta(text: &str) -> Envelope {
 }
 
 pub fn ended() -> Envelope {
-    ev(Event::TurnEnded(TurnOutcome::default()))
+    done(Outcome::TurnEnded(TurnOutcome::default()))
+}
+
+/// A command's end with `outcome`.
+pub fn done(outcome: Outcome) -> Envelope {
+    ev(Event::Done(Done::ok(outcome)))
 }
 
 pub fn key(code: KeyCode) -> KeyEvent {

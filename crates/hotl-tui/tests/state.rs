@@ -3,7 +3,7 @@
 use std::time::{Duration, Instant};
 
 use crossterm::event::KeyCode;
-use hotl_agent::{Answer, Command, Event, MoveResult, Status};
+use hotl_protocol::{Answer, Command, Event, MoveResult, Outcome, Status};
 use hotl_tui::cells::Entry;
 use hotl_tui::{App, Effect, Modal};
 
@@ -190,14 +190,14 @@ fn a_fold_lands_as_a_card_with_its_handle() {
     app.submit("/fold".into());
     assert!(matches!(
         sent(&mut app)[..],
-        [Command::Move(hotl_agent::Move::Fold { since: None, .. })]
+        [Command::Move(hotl_protocol::Move::Fold { since: None, .. })]
     ));
     assert_eq!(
         text(&app.take_history())[1],
         "› /fold",
         "the command is echoed"
     );
-    app.event(ev(Event::MoveEnded(MoveResult::Folded {
+    app.event(done(Outcome::MoveEnded(MoveResult::Folded {
         since: 3,
         until: 9,
         handle: "a1b2".into(),
@@ -277,7 +277,8 @@ fn slash_commands_run_or_say_why_not_and_never_reach_the_model() {
 fn the_slash_popup_lists_matching_commands_and_tab_completes() {
     let mut app = App::new(80, Vec::new());
     typed(&mut app, "/fo");
-    let names: Vec<&str> = app.popup_items().iter().map(|(n, _)| *n).collect();
+    let items = app.popup_items();
+    let names: Vec<&str> = items.iter().map(|(n, _)| n.as_str()).collect();
     assert_eq!(names, ["/fold", "/fork"]);
     app.key(key(KeyCode::Down), Instant::now());
     app.key(key(KeyCode::Tab), Instant::now());
@@ -292,17 +293,17 @@ fn shift_tab_cycles_the_permission_modes() {
     assert_eq!(
         sent(&mut app),
         [Command::SetMode {
-            mode: hotl_agent::Mode::AcceptEdits
+            mode: hotl_protocol::Mode::AcceptEdits
         }]
     );
-    app.event(ev(Event::ModeChanged {
+    app.event(done(Outcome::ModeChanged {
         mode: "accept-edits".into(),
     }));
     app.key(key(KeyCode::BackTab), Instant::now());
     assert_eq!(
         sent(&mut app),
         [Command::SetMode {
-            mode: hotl_agent::Mode::Plan
+            mode: hotl_protocol::Mode::Plan
         }]
     );
 }
@@ -315,9 +316,11 @@ fn esc_esc_on_an_empty_composer_asks_for_a_revert_and_the_reverted_text_comes_ba
     app.key(key(KeyCode::Esc), now + Duration::from_millis(200));
     assert_eq!(
         app.take_effects(),
-        [Effect::Session(hotl_tui::slash::SessionOp::Revert(None))]
+        [Effect::Pick(hotl_protocol::slash::Pick::Message(
+            hotl_protocol::slash::MessagePick::Revert
+        ))]
     );
-    app.event(ev(Event::Reverted {
+    app.event(done(Outcome::Reverted {
         before: 5,
         to: 4,
         text: "the old message".into(),
@@ -401,7 +404,7 @@ fn context_asks_the_agent_and_shows_the_parts() {
     app.submit("/context".into());
     assert_eq!(sent(&mut app), [Command::Context]);
     app.take_history();
-    app.event(ev(Event::Context(hotl_agent::ContextParts {
+    app.event(done(Outcome::Context(hotl_protocol::ContextParts {
         system: 1200,
         tools: 3400,
         notes: 500,
@@ -458,7 +461,7 @@ fn a_read_only_view_keeps_messages_back_and_recalls_without_an_agent() {
 fn recall_hits_are_a_list_whose_spans_the_transcript_holds() {
     let mut app = App::new(80, Vec::new());
     app.saved = true;
-    app.event(ev(Event::MoveEnded(MoveResult::Folded {
+    app.event(done(Outcome::MoveEnded(MoveResult::Folded {
         since: 3,
         until: 9,
         handle: "ab12".into(),
@@ -473,7 +476,7 @@ fn recall_hits_are_a_list_whose_spans_the_transcript_holds() {
     app.submit("/recall cache".into());
     app.take_effects();
     app.take_history();
-    app.event(ev(Event::MoveEnded(MoveResult::Recalled {
+    app.event(done(Outcome::MoveEnded(MoveResult::Recalled {
         text: "[ab12 t5 answer] the cache dir must be local\n  stale: build.rs changed since\n[cd34 t20 note] open: caching\n".into(),
     })));
     let rows = text(&app.take_history());
@@ -493,7 +496,7 @@ fn recall_hits_are_a_list_whose_spans_the_transcript_holds() {
         expanded.contains(&"┊ the cache dir must be local".to_owned()),
         "{expanded:?}"
     );
-    app.event(ev(Event::MoveEnded(MoveResult::Recalled {
+    app.event(done(Outcome::MoveEnded(MoveResult::Recalled {
         text: "no matches\n".into(),
     })));
     assert_eq!(text(&app.take_history()), ["no matches"]);

@@ -2,7 +2,7 @@
 
 use std::time::{Duration, Instant};
 
-use hotl_agent::{Event, Status};
+use hotl_protocol::{Event, Status};
 use hotl_tui::cells::{Entry, ToolCard};
 use hotl_tui::picker::{Kind, Picker, Row};
 use hotl_tui::ui::{self, Strip};

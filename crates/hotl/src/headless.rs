@@ -5,7 +5,7 @@
 use std::io::{IsTerminal, Write};
 use std::process::ExitCode;
 
-use hotl_agent::{Agent, Command, Envelope, Event, TurnOutcome};
+use hotl_agent::{Agent, Command, CommandId, Done, Envelope, Event, Failure, Outcome, TurnOutcome};
 use serde_json::json;
 
 use crate::error::CliError;
@@ -57,27 +57,23 @@ impl Printer {
     ) -> Result<TurnOutcome, CliError> {
         let mut spent = TurnOutcome::default();
         if recover {
-            agent.send(Command::Recover);
-            match self.until_done(agent).await? {
-                Event::Recovered {
+            let id = agent.send(Command::Recover);
+            match self.until_done(agent, id).await?.result {
+                Ok(Outcome::Recovered {
                     outcome: Some(outcome),
-                } => spent.add(&outcome),
-                Event::Failed {
-                    error, usage, cost, ..
-                } => return Err(self.failed(&error, usage, cost)),
-                _ => {}
+                }) => spent.add(&outcome),
+                Err(failure) => return Err(self.failed(&failure)),
+                Ok(_) => {}
             }
         }
-        agent.send(Command::Submit {
+        let id = agent.send(Command::Submit {
             text: prompt.to_owned(),
         });
         agent.close();
-        let mut outcome = match self.until_done(agent).await? {
-            Event::TurnEnded(outcome) => outcome,
-            Event::Failed {
-                error, usage, cost, ..
-            } => return Err(self.failed(&error, usage, cost)),
-            other => return Err(CliError::Internal(format!("the turn ended with {other:?}"))),
+        let mut outcome = match self.until_done(agent, id).await?.result {
+            Ok(Outcome::TurnEnded(outcome)) => outcome,
+            Err(failure) => return Err(self.failed(&failure)),
+            Ok(other) => return Err(CliError::Internal(format!("the turn ended with {other:?}"))),
         };
         // The json result counts every request this process made, the recovery's included.
         outcome.add(&spent);
@@ -92,17 +88,16 @@ struct Printer {
 }
 
 impl Printer {
-    /// Prints events until the one that ends the command, and returns it.
-    async fn until_done(&mut self, agent: &mut Agent) -> Result<Event, CliError> {
+    /// Prints events until command `id` is done (its end printed too), and returns how it
+    /// ended.
+    async fn until_done(&mut self, agent: &mut Agent, id: CommandId) -> Result<Done, CliError> {
         while let Some(envelope) = agent.recv().await {
             self.show(&envelope)?;
             match envelope.event {
                 Event::Init { session_id, .. } | Event::Created { session_id } => {
                     self.session = session_id;
                 }
-                done @ (Event::TurnEnded(_) | Event::Recovered { .. } | Event::Failed { .. }) => {
-                    return Ok(done);
-                }
+                Event::Done(done) if envelope.command == Some(id) => return Ok(done),
                 _ => {}
             }
         }
@@ -126,18 +121,20 @@ impl Printer {
 
     /// The error a failed command exits with (its result line first, in the JSON formats,
     /// with what it had spent: the model may have answered part of the turn).
-    fn failed(&self, error: &str, usage: Option<hotl_wire::Usage>, cost: Option<f64>) -> CliError {
+    fn failed(&self, failure: &Failure) -> CliError {
         if self.format != OutputFormat::Text {
             // A closed stdout is reported by the error that follows.
             let _ = emit(&result(json!({
                 "session_id": self.session,
                 "is_error": true,
-                "error": error,
-                "usage": usage.unwrap_or_default(),
-                "cost_usd": cost,
+                "error": failure.message,
+                "kind": failure.kind,
+                "usage": failure.usage.unwrap_or_default(),
+                "cost_usd": failure.cost,
             })));
         }
-        CliError::user(error).hint(format!("the session is kept: hotl -r {}", self.session))
+        CliError::user(&failure.message)
+            .hint(format!("the session is kept: hotl -r {}", self.session))
     }
 
     /// Prints the outcome and picks the exit status.

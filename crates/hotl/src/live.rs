@@ -1,13 +1,15 @@
 //! The console's live view of an agent's events: text as it streams, tool calls as they run,
-//! notices, a child's work under a bar labelled with its handle (a whole line at a time, so
-//! children running side by side never mix within a line), approval questions answered on
-//! stdin, and the status line (context gauge, todos, model, mode, cost).
+//! notices and commands' ends in the protocol's words, a child's work under a bar labelled with
+//! its handle (a whole line at a time, so children running side by side never mix within a
+//! line), approval questions answered on stdin, and the status line (context gauge, todos,
+//! model, mode, cost).
 
 use std::collections::HashMap;
 
 use std::io::{BufRead, Write};
 
-use hotl_agent::{Agent, Answer, Command, Envelope, Event, Status};
+use hotl_agent::{Agent, Answer, Command, CommandId, Done, Envelope, Event, Status};
+use hotl_protocol::words::{self, Tone};
 use hotl_wire::Event as Stream;
 
 use crate::error::CliError;
@@ -29,6 +31,17 @@ pub struct Live {
     pub saved: bool,
     /// The model asked.
     pub model: String,
+    /// The last switch: why, and where the session switched to works.
+    pub last_switch: Option<Switched>,
+}
+
+/// What the console keeps of a switch.
+#[derive(Clone, Debug)]
+pub struct Switched {
+    /// Why.
+    pub reason: hotl_agent::SwitchReason,
+    /// The session's working directory.
+    pub cwd: String,
 }
 
 impl Live {
@@ -41,51 +54,69 @@ impl Live {
             session: String::new(),
             saved: false,
             model: String::new(),
+            last_switch: None,
         }
     }
 
-    /// Shows events until one that `done` accepts (a command's end), and returns it. An
-    /// approval question is asked on the terminal and answered.
-    pub async fn until(
-        &mut self,
-        agent: &mut Agent,
-        done: impl Fn(&Event) -> bool,
-    ) -> Result<Event, CliError> {
-        while let Some(Envelope { event, child }) = agent.recv().await {
+    /// Shows events until the agent's first (it is ready), taking the session it is on.
+    pub async fn until_init(&mut self, agent: &mut Agent) -> Result<(), CliError> {
+        while let Some(envelope) = agent.recv().await {
+            self.show(&envelope.event);
+            if matches!(envelope.event, Event::Init { .. }) {
+                return Ok(());
+            }
+        }
+        Err(CliError::Internal("the agent stopped".to_owned()))
+    }
+
+    /// Sends `command` and shows its events until it is done; approval questions are asked
+    /// on the terminal and answered. Its end is returned, not shown.
+    pub async fn run(&mut self, agent: &mut Agent, command: Command) -> Result<Done, CliError> {
+        let id = agent.send(command);
+        self.until(agent, id).await
+    }
+
+    /// Shows events until command `id` is done, and returns how it ended.
+    pub async fn until(&mut self, agent: &mut Agent, id: CommandId) -> Result<Done, CliError> {
+        while let Some(Envelope {
+            event,
+            child,
+            command,
+        }) = agent.recv().await
+        {
             self.child = child;
             if let Event::Approval { id, question, .. } = &event {
                 let answer = self.ask(question).await;
                 agent.send(Command::Approve { id: *id, answer });
                 continue;
             }
-            self.show(&event);
-            if done(&event) {
-                return Ok(event);
+            match event {
+                Event::Done(done) if command == Some(id) => {
+                    if let Ok(hotl_agent::Outcome::Status(status)) = &done.result {
+                        self.status = Some(status.clone());
+                    }
+                    return Ok(done);
+                }
+                event => self.show(&event),
             }
         }
         Err(CliError::Internal("the agent stopped".to_owned()))
     }
 
-    /// Shows events until the end of a command: a turn's, a recovery's, a move's, or its
-    /// failure.
-    pub async fn until_done(&mut self, agent: &mut Agent) -> Result<Event, CliError> {
-        self.until(agent, |e| {
-            matches!(
-                e,
-                Event::TurnEnded(_)
-                    | Event::Recovered { .. }
-                    | Event::MoveEnded(_)
-                    | Event::Failed { .. }
-                    | Event::Cancelled { .. }
-                    | Event::Renamed { .. }
-                    | Event::ModeChanged { .. }
-                    | Event::Switch { .. }
-                    | Event::Cleared { .. }
-                    | Event::Fresh { .. }
-                    | Event::Reverted { .. }
-            )
-        })
-        .await
+    /// Says how a command ended, in the protocol's words (`· ` before what happened; what the
+    /// user asked to see as it is).
+    pub fn tell(&mut self, done: &Done) {
+        if let Some(said) = words::done_said(done, self.status.as_ref()) {
+            self.said(&said);
+        }
+    }
+
+    /// Prints a sentence as the console does.
+    pub fn said(&mut self, said: &words::Said) {
+        match said.tone {
+            Tone::Output => self.line(&said.text),
+            Tone::Info | Tone::Error => self.line(&format!("· {}", said.text)),
+        }
     }
 
     fn show(&mut self, event: &Event) {
@@ -112,23 +143,23 @@ impl Live {
                 self.session.clone_from(session_id);
                 self.saved = true;
             }
-            Event::Dropped {
-                session_id,
-                kept_for,
+            Event::Switch {
+                to,
+                saved,
+                reason,
+                cwd,
+                ..
             } => {
-                if kept_for.is_empty() {
-                    self.line(&format!("· dropped {session_id}"));
-                } else {
-                    self.line(&format!(
-                        "· {session_id} is hidden and kept for the sessions that descend from it: {}",
-                        kept_for.join(", ")
-                    ));
-                }
-            }
-            Event::Switch { to, saved, .. } => {
                 self.session.clone_from(to);
                 self.saved = *saved;
                 self.status = None;
+                self.last_switch = Some(Switched {
+                    reason: *reason,
+                    cwd: cwd.clone(),
+                });
+                if let Some(said) = words::describe(event, None) {
+                    self.said(&said);
+                }
             }
             Event::Status(status) => self.status = Some(status.clone()),
             Event::Model { event } => match event {
@@ -140,7 +171,7 @@ impl Live {
                 _ => {}
             },
             Event::ToolUse { name, input, .. } => {
-                self.line(&format!("→ {name} {}", clip(input.get(), 160)));
+                self.line(&format!("→ {name} {}", hotl_text::clip(input.get(), 160)));
             }
             Event::ToolResult {
                 name,
@@ -153,13 +184,14 @@ impl Live {
                 let mark = if *is_error { "✗" } else { "←" };
                 self.line(&format!(
                     "{mark} {name}: {} ({lines} line{})",
-                    clip(first, 120),
+                    hotl_text::clip(first, 120),
                     if lines == 1 { "" } else { "s" }
                 ));
             }
-            Event::Notice { message } => self.line(&format!("· {message}")),
-            Event::ToolsAdded { tools } => {
-                self.line(&format!("· {}", hotl_agent::tools_added_line(tools)));
+            Event::Notice { .. } | Event::ToolsAdded { .. } | Event::Done(_) => {
+                if let Some(said) = words::describe(event, self.status.as_ref()) {
+                    self.said(&said);
+                }
             }
             Event::ChildEnded { handle, .. } => {
                 if let Some(rest) = self.partial.remove(handle)
@@ -258,14 +290,15 @@ impl Live {
         }
     }
 
-    fn end_line(&mut self) {
+    /// Ends the line the streamed answer left open.
+    pub fn end_line(&mut self) {
         if !self.at_line_start {
             let _ = writeln!(std::io::stdout().lock());
             self.at_line_start = true;
         }
     }
 
-    fn line(&mut self, text: &str) {
+    pub fn line(&mut self, text: &str) {
         self.end_line();
         let margin = self.margin();
         // What the model and tools say may hold control sequences: shown, never sent.
@@ -289,13 +322,4 @@ impl Live {
         }
         let _ = out.flush();
     }
-}
-
-fn clip(text: &str, max: usize) -> String {
-    if text.chars().count() <= max {
-        return text.to_owned();
-    }
-    let mut out: String = text.chars().take(max - 1).collect();
-    out.push('…');
-    out
 }

@@ -147,7 +147,7 @@ impl hotl_tui::Host for StoreHost<'_> {
         let opener = self.opener.as_ref()?;
         let (tools, _) = crate::delegation::tools(std::path::Path::new(&self.ctx.cwd));
         let session = hotl_agent::Session::open(&self.ctx.store, id, tools).ok()?;
-        Some(Agent::spawn(
+        Some(hotl_agent::spawn(
             hotl_agent::Start::Open(Box::new(session)),
             opener.provider.clone(),
             opener.settings.clone(),

@@ -90,7 +90,12 @@ fn new_resume_fork_clear_fresh_and_rename_from_the_console() -> TestResult {
     );
     assert!(out.stdout.contains("· new session "), "{}", out.stdout);
     assert!(out.stdout.contains("· forked into "), "{}", out.stdout);
-    assert!(out.stdout.contains("· cleared at t"), "{}", out.stdout);
+    assert!(
+        out.stdout
+            .contains("· cleared: the model sees nothing before t"),
+        "{}",
+        out.stdout
+    );
     assert!(out.stdout.contains("· fresh: "), "{}", out.stdout);
     assert!(out.stdout.contains("· named forked-work"), "{}", out.stdout);
     assert!(out.stdout.contains("resume which?"), "{}", out.stdout);

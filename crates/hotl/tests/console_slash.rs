@@ -151,7 +151,10 @@ fn fold_without_a_stamp_folds_the_current_episode() -> TestResult {
         folds[1]["since"], users[1],
         "the second episode starts after the first fold: {out}"
     );
-    assert!(out.stdout.contains("· error: nothing to fold"), "{out}");
+    assert!(
+        out.stdout.contains("· fold failed: nothing to fold"),
+        "{out}"
+    );
     assert_eq!(requests(&fake)?.len(), 4, "{out}");
     Ok(())
 }
@@ -173,10 +176,10 @@ fn fold_errors_print_one_line_and_the_console_goes_on() -> TestResult {
     for expected in [
         "· no session yet: send a message first",
         "· \"tx\" is not a stamp; expected /fold t<seq>",
-        "· error: cannot fold from t999: t999 is past the end of the session",
-        "· error: cannot fold from t2: t2 is not a message",
-        "· error: cannot fold from t3: t3 is inside the earlier fold",
-        "· error: no archived thread has the handle \"zzzz\"",
+        "· fold failed: cannot fold from t999: t999 is past the end of the session",
+        "· fold failed: cannot fold from t2: t2 is not a message",
+        "· fold failed: cannot fold from t3: t3 is inside the earlier fold",
+        "· ask failed: no archived thread has the handle \"zzzz\"",
         "· /ask needs a handle and a question",
         "· unknown flag --fuzzy",
         "Still here.",
@@ -266,7 +269,8 @@ fn ctrl_c_during_a_fold_drops_the_note_and_records_nothing() -> TestResult {
     };
     let out = out.ok();
     assert!(
-        out.stdout.contains("· cancelled; nothing was recorded"),
+        out.stdout
+            .contains("· fold cancelled; nothing was recorded"),
         "{out}"
     );
     assert!(out.stdout.contains("Still here."), "{out}");
@@ -458,11 +462,7 @@ fn cost_prints_the_sessions_spending_per_turn() -> TestResult {
         return Ok(());
     };
     let out = out.ok();
-    assert!(
-        out.stdout
-            .contains("· nothing spent yet: send a message first"),
-        "{out}"
-    );
+    assert!(out.stdout.contains("nothing spent yet"), "{out}");
     let table = out
         .stdout
         .split_once(" turn      at  req")
@@ -492,7 +492,11 @@ fn dump_prints_copies_and_writes_the_body_beside() -> TestResult {
         return Ok(());
     };
     let out = out.ok();
-    assert!(out.stdout.contains("· No messages to dump yet."), "{out}");
+    assert!(
+        out.stdout
+            .contains("· no session yet: send a message first"),
+        "{out}"
+    );
     assert!(
         out.stdout.contains("=== system prompt ===") && out.stdout.contains("[t3] hello"),
         "{out}"

@@ -11,7 +11,7 @@
 mod plan;
 mod table;
 
-pub use self::plan::{Front, Local, MessagePick, Pick, Plan, plan};
+pub use self::plan::{Front, Local, MessagePick, Pick, Plan, READ_ONLY, plan};
 pub use self::table::{COMMANDS, Needs, SlashCommand, find, help, offered, popup_rows};
 
 /// The most hits `/recall` prints (as `hotl recall` does by default).

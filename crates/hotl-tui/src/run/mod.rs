@@ -11,7 +11,8 @@ use crossterm::event::{
     Event as Input, EventStream, KeyCode, KeyEventKind, MouseButton, MouseEventKind,
 };
 use futures_util::{FutureExt as _, StreamExt as _};
-use hotl_agent::{Agent, Command, SwitchTo};
+use hotl_protocol::slash::{Foreign, Pick};
+use hotl_protocol::{Agent, Command, Envelope, Event, SwitchReason, SwitchTo};
 use ratatui::text::Line;
 
 use crate::app::{App, Effect, Modal};
@@ -20,7 +21,6 @@ use crate::fullscreen::{Click, FullScreen};
 use crate::pager::Pager;
 use crate::picker::{self, PickScreen};
 use crate::screen::Screen;
-use crate::slash::{Foreign, SessionOp};
 use crate::ui::{self, Strip};
 
 mod clipboard;
@@ -36,7 +36,6 @@ use self::editor::edit_externally;
 use self::follow::{FOLLOW, Follow};
 use self::history::{load_history, save_history};
 use self::metrics::Metrics;
-use self::session_ops::session_op;
 use self::terminal::Terminal;
 
 /// The shortest time between two frames (60 a second).
@@ -135,7 +134,7 @@ impl Default for Options {
             history: None,
             metrics: None,
             ttl: Duration::ZERO,
-            compact_at: hotl_agent::COMPACT_AT_PERCENT,
+            compact_at: hotl_protocol::COMPACT_AT_PERCENT,
             first: None,
             resumed: None,
             read_only: None,
@@ -261,14 +260,13 @@ async fn main_loop(
     if let Some(agent) = &agent {
         if options.resumed.is_some() {
             agent.send(Command::Status);
-            agent.send(Command::Recover);
-            app.busy = Some((crate::app::Busy::Command("recover"), Instant::now()));
+            app.run(Command::Recover, "recover");
         }
         if let Some(first) = &options.first {
             app.submit(first.clone());
         }
         if options.pick {
-            session_op(SessionOp::Resume(None), &mut app, Some(agent), host);
+            session_ops::pick(Pick::Sessions, &mut app, host);
         }
         // Keys typed while hotl started: text and Enter, as if typed now.
         for c in terminal.typed.chars() {
@@ -285,41 +283,47 @@ async fn main_loop(
     }
 
     loop {
-        for effect in app.take_effects() {
-            match effect {
-                Effect::Exit => {
-                    if let Some(alt) = pick_screen.take() {
-                        alt.close()?;
+        // What an effect does may ask for more (a picked session is a switch to send).
+        while let effects = app.take_effects()
+            && !effects.is_empty()
+        {
+            for effect in effects {
+                match effect {
+                    Effect::Exit => {
+                        if let Some(alt) = pick_screen.take() {
+                            alt.close()?;
+                        }
+                        return leave(&mut screen, full.as_mut(), &mut app, agent, host, options)
+                            .await;
                     }
-                    return leave(&mut screen, full.as_mut(), &mut app, agent, host, options).await;
-                }
-                Effect::Pager => {
-                    // The log holds everything (archived items included); what this run
-                    // shows is only the end of it.
-                    let entries = if app.saved {
-                        host.entries(&app.session)
-                    } else {
-                        app.transcript.clone()
-                    };
-                    pager = Some(Pager::open(entries, cols_of(&screen)));
-                }
-                Effect::Editor => {
-                    // The editor owns the terminal until it exits: no reader may take its
-                    // keys, and the modes it expects are the shell's.
-                    drop(input);
-                    let edited = edit_externally(&app.composer.text(), terminal_kitty).await;
-                    input = EventStream::new();
-                    screen.invalidate();
-                    if let Some(full) = full.as_mut() {
-                        full.reenter()?;
+                    Effect::Pager => {
+                        // The log holds everything (archived items included); what this run
+                        // shows is only the end of it.
+                        let entries = if app.saved {
+                            host.entries(&app.session)
+                        } else {
+                            app.transcript.clone()
+                        };
+                        pager = Some(Pager::open(entries, cols_of(&screen)));
                     }
-                    match edited {
-                        Ok(text) => app.composer.set_text(&text),
-                        Err(e) => app.say(format!("the editor failed: {e}"), Tone::Error),
+                    Effect::Editor => {
+                        // The editor owns the terminal until it exits: no reader may take its
+                        // keys, and the modes it expects are the shell's.
+                        drop(input);
+                        let edited = edit_externally(&app.composer.text(), terminal_kitty).await;
+                        input = EventStream::new();
+                        screen.invalidate();
+                        if let Some(full) = full.as_mut() {
+                            full.reenter()?;
+                        }
+                        match edited {
+                            Ok(text) => app.composer.set_text(&text),
+                            Err(e) => app.say(format!("the editor failed: {e}"), Tone::Error),
+                        }
+                        app.dirty = true;
                     }
-                    app.dirty = true;
+                    other => apply(other, &mut app, agent.as_ref(), host, &mut screen)?,
                 }
-                other => apply(other, &mut app, agent.as_ref(), host, &mut screen)?,
             }
         }
         if pager.is_some()
@@ -506,7 +510,7 @@ fn cols_of<W: Write>(screen: &Screen<W>) -> u16 {
     screen.cols()
 }
 
-async fn recv(agent: &mut Option<Agent>) -> Option<hotl_agent::Envelope> {
+async fn recv(agent: &mut Option<Agent>) -> Option<Envelope> {
     match agent {
         Some(agent) => agent.recv().await,
         None => std::future::pending().await,
@@ -515,10 +519,10 @@ async fn recv(agent: &mut Option<Agent>) -> Option<hotl_agent::Envelope> {
 
 /// One agent event, and what it asks of the host (a switch shows the new session's tail);
 /// says whether the session shown changed.
-fn take(app: &mut App, envelope: hotl_agent::Envelope, host: &dyn Host) -> bool {
+fn take(app: &mut App, envelope: Envelope, host: &dyn Host) -> bool {
     let switched = match &envelope.event {
-        hotl_agent::Event::Switch { reason, to, .. }
-            if envelope.child.is_none() && *reason != hotl_agent::SwitchReason::New =>
+        Event::Switch { reason, to, .. }
+            if envelope.child.is_none() && *reason != SwitchReason::New =>
         {
             Some(to.clone())
         }
@@ -650,51 +654,46 @@ fn apply<W: Write>(
     host: &dyn Host,
     screen: &mut Screen<W>,
 ) -> io::Result<()> {
-    // Writing a session out reads its log: a read-only view can do it too.
-    match &effect {
-        Effect::Export(path) => {
-            match host.export(&app.session, path.as_deref()) {
-                Ok(lines) => lines.into_iter().for_each(|l| app.say(l, Tone::Info)),
-                Err(e) => app.say(e, Tone::Error),
-            }
-            return Ok(());
-        }
-        Effect::Share => {
-            match host.share(&app.session) {
-                Ok(lines) => lines.into_iter().for_each(|l| app.say(l, Tone::Info)),
-                Err(e) => app.say(e, Tone::Error),
-            }
-            return Ok(());
-        }
-        _ => {}
-    }
-    if let Effect::Recall { query, mode, limit } = &effect {
-        match host.recall(&app.session, query, mode.as_deref(), *limit) {
-            Ok(text) => app.recalled(query, &text),
-            Err(e) => app.say(e, Tone::Error),
-        }
-        return Ok(());
-    }
-    let Some(agent) = agent else {
-        match effect {
-            Effect::Copy(text) => copy(screen, &text)?,
-            Effect::Session(SessionOp::Tree) => session_op(SessionOp::Tree, app, None, host),
-            _ => app.say("read-only: nothing can be sent", Tone::Error),
-        }
-        return Ok(());
-    };
     match effect {
-        Effect::Send(command) => {
-            agent.send(command);
+        // Writing a session out, searching it and picking read its log: a read-only view can
+        // do them too.
+        Effect::Export(path) => match host.export(&app.session, path.as_deref()) {
+            Ok(lines) => lines.into_iter().for_each(|l| app.say(l, Tone::Info)),
+            Err(e) => app.say(e, Tone::Error),
+        },
+        Effect::Share => match host.share(&app.session) {
+            Ok(lines) => lines.into_iter().for_each(|l| app.say(l, Tone::Info)),
+            Err(e) => app.say(e, Tone::Error),
+        },
+        Effect::Recall { query, mode, limit } => {
+            match host.recall(&app.session, &query, mode.as_deref(), limit) {
+                Ok(text) => app.recalled(&query, &text),
+                Err(e) => app.say(e, Tone::Error),
+            }
         }
         Effect::Copy(text) => copy(screen, &text)?,
-        Effect::Editor => {}
-        Effect::Session(op) => session_op(op, app, Some(agent), host),
-        Effect::Exit
-        | Effect::Pager
-        | Effect::Recall { .. }
-        | Effect::Export(_)
-        | Effect::Share => {}
+        Effect::WriteDump(dump) => match dump.write_body() {
+            Ok(Some(path)) => app.say(
+                format!("request body: {} (it can hold secrets)", path.display()),
+                Tone::Info,
+            ),
+            Ok(None) => {}
+            Err(e) => app.say(
+                format!("the request body could not be written: {e}"),
+                Tone::Error,
+            ),
+        },
+        Effect::Pick(pick) => session_ops::pick(pick, app, host),
+        _ if agent.is_none() => app.say("read-only: nothing can be sent", Tone::Error),
+        Effect::Resume(query) => session_ops::resolve(&query, app, host),
+        Effect::Import { agent, query } => session_ops::import(agent, &query, app, host),
+        Effect::Send(command) => {
+            if let Some(agent) = agent {
+                let id = agent.send(command.clone());
+                app.sent(id, &command);
+            }
+        }
+        Effect::Editor | Effect::Exit | Effect::Pager => {}
     }
     Ok(())
 }

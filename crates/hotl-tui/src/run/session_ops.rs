@@ -1,138 +1,93 @@
-//! Session operations typed in the UI, with what only the UI adds: resolving a reference as
-//! the shell does, the pickers (another agent's sessions for `/resume @claude` too), and the
-//! question before a drop. The agent does the work; the host imports.
+//! What the host adds to a session operation the app planned: the pickers it fills from the
+//! store (sessions, another agent's sessions, user messages, the tree), a reference resolved
+//! as the shell does, another agent's session imported. The agent does the switching.
 
-use hotl_agent::{Agent, Command, ForkAt, SwitchTo};
+use hotl_protocol::slash::{Foreign, MessagePick, Pick};
+use hotl_protocol::{Command, SwitchTo};
 
 use super::Host;
-use crate::app::{App, Effect, Modal};
+use crate::app::{App, Modal};
 use crate::cells::Tone;
 use crate::picker::{self, Picker};
-use crate::slash::{ForkPoint, SessionOp};
 
-pub(super) fn session_op(op: SessionOp, app: &mut App, agent: Option<&Agent>, host: &dyn Host) {
-    let send = |app: &mut App, command: Command, name: &'static str| {
-        let Some(agent) = agent else {
-            app.say("read-only: nothing can be sent", Tone::Error);
-            return;
-        };
-        app.run(command, name);
-        for effect in app.take_effects() {
-            if let Effect::Send(command) = effect {
-                agent.send(command);
-            }
-        }
-    };
-    match op {
-        SessionOp::New => send(app, Command::Switch(SwitchTo::New), "new"),
-        SessionOp::Resume(Some(query)) => match host.resolve(&query) {
-            Ok(id) if id == app.session => app.say(format!("already in {id}"), Tone::Info),
-            Ok(session) => send(
-                app,
-                Command::Switch(SwitchTo::Resume {
-                    session,
-                    reroot: None,
-                }),
-                "resume",
-            ),
-            Err(e) => app.say(e, Tone::Error),
-        },
-        SessionOp::Resume(None) => {
+/// Opens the picker `pick` asks for, filled by the host.
+pub(super) fn pick(pick: Pick, app: &mut App, host: &dyn Host) {
+    match pick {
+        Pick::Sessions => {
             let rows = host.sessions();
             if rows.is_empty() {
                 app.say("there are no sessions to resume", Tone::Error);
             } else {
-                app.modal = Some(Modal::Pick(Picker::new(
-                    "resume a session",
-                    picker::Kind::Resume,
-                    rows,
-                )));
+                open(app, "resume a session", picker::Kind::Resume, rows);
             }
         }
-        SessionOp::ResumeForeign { agent, query: None } => match host.foreign_sessions(agent) {
-            Ok(rows) => {
-                app.modal = Some(Modal::Pick(Picker::new(
-                    format!(
-                        "resume a {} session (imported as a new one)",
-                        agent.display()
-                    ),
-                    picker::Kind::Foreign(agent),
-                    rows,
-                )));
-            }
+        Pick::Foreign(agent) => match host.foreign_sessions(agent) {
+            Ok(rows) => open(
+                app,
+                &format!(
+                    "resume a {} session (imported as a new one)",
+                    agent.display()
+                ),
+                picker::Kind::Foreign(agent),
+                rows,
+            ),
             Err(none) => app.say(none, Tone::Info),
         },
-        SessionOp::ResumeForeign {
-            agent,
-            query: Some(query),
-        } => match host.import_foreign(agent, &query) {
-            Ok((to, said)) => {
-                said.into_iter().for_each(|l| app.say(l, Tone::Info));
-                match &to {
-                    SwitchTo::Resume { session, .. } if *session == app.session => {
-                        app.say(format!("already in {session}"), Tone::Info);
-                    }
-                    _ => send(app, Command::Switch(to), "resume"),
-                }
-            }
-            // The import failed: the session stays.
-            Err(e) => app.say(e, Tone::Error),
-        },
-        SessionOp::Fork(ForkPoint::Head) => send(
-            app,
-            Command::Switch(SwitchTo::Fork { at: ForkAt::Head }),
-            "fork",
-        ),
-        SessionOp::Fork(ForkPoint::Message(seq)) => send(
-            app,
-            Command::Switch(SwitchTo::Fork {
-                at: ForkAt::Message(seq),
-            }),
-            "fork",
-        ),
-        SessionOp::Fork(ForkPoint::Pick) => {
+        Pick::Message(MessagePick::Fork) => {
             pick_message(app, host, "fork after the turn of", picker::Kind::Fork)
         }
-        SessionOp::Revert(Some(before)) => send(app, Command::Revert { before }, "revert"),
-        SessionOp::Revert(None) => {
+        Pick::Message(MessagePick::Revert) => {
             pick_message(app, host, "revert to before", picker::Kind::Revert)
         }
-        SessionOp::Tree => {
-            if !app.saved {
-                app.say(
-                    "no tree yet: the session is written with its first message",
-                    Tone::Error,
-                );
-                return;
-            }
+        Pick::Tree => {
             let rows = host.tree(&app.session);
-            app.modal = Some(Modal::Pick(Picker::new(
+            open(
+                app,
                 "this session's tree (Enter switches to a session)",
                 picker::Kind::Tree,
                 rows,
-            )));
+            );
         }
-        SessionOp::Clear => send(app, Command::Clear, "clear"),
-        SessionOp::Fresh => send(app, Command::Fresh, "fresh"),
-        SessionOp::Drop => {
-            if !app.saved {
-                app.say(
-                    "nothing to drop yet: the session is written with its first message",
-                    Tone::Error,
-                );
-            } else {
-                app.modal = Some(Modal::Confirm {
-                    question: format!("drop session {}?", app.session),
-                    then: Box::new(Effect::Send(Command::Drop)),
-                });
-            }
-        }
-        SessionOp::Rename(name) => send(app, Command::Rename { name }, "rename"),
-        SessionOp::Mode(mode) => send(app, Command::SetMode { mode }, "mode"),
     }
 }
 
-pub(super) fn pick_message(app: &mut App, host: &dyn Host, title: &str, kind: picker::Kind) {
+/// The switch to the session `query` names, or what to say instead.
+pub(super) fn resolve(query: &str, app: &mut App, host: &dyn Host) {
+    match host.resolve(query) {
+        Ok(id) if id == app.session => app.say(format!("already in {id}"), Tone::Info),
+        Ok(session) => app.run(
+            Command::Switch(SwitchTo::Resume {
+                session,
+                reroot: None,
+            }),
+            "resume",
+        ),
+        Err(e) => app.say(e, Tone::Error),
+    }
+}
+
+/// Imports `agent`'s session `query` names and switches to it (an import that fails leaves
+/// the app where it is).
+pub(super) fn import(agent: Foreign, query: &str, app: &mut App, host: &dyn Host) {
+    match host.import_foreign(agent, query) {
+        Ok((to, said)) => {
+            said.into_iter().for_each(|l| app.say(l, Tone::Info));
+            match &to {
+                SwitchTo::Resume { session, .. } if *session == app.session => {
+                    app.say(format!("already in {session}"), Tone::Info);
+                }
+                _ => app.run(Command::Switch(to), "resume"),
+            }
+        }
+        Err(e) => app.say(e, Tone::Error),
+    }
+}
+
+fn open(app: &mut App, title: &str, kind: picker::Kind, rows: Vec<picker::Row>) {
+    app.modal = Some(Modal::Pick(Picker::new(title, kind, rows)));
+}
+
+fn pick_message(app: &mut App, host: &dyn Host, title: &str, kind: picker::Kind) {
     if !app.saved {
         app.say("no messages yet", Tone::Error);
         return;
@@ -142,13 +97,12 @@ pub(super) fn pick_message(app: &mut App, host: &dyn Host, title: &str, kind: pi
         .into_iter()
         .enumerate()
         .map(|(newer, (seq, text))| {
-            let preview: String = text.lines().next().unwrap_or("").chars().take(80).collect();
+            let preview = hotl_text::clip(hotl_text::first_line(&text), 80);
             // A revert hides the message's turn and every later one; a fork keeps them.
             let detail = if kind == picker::Kind::Revert {
-                let hidden = newer + 1;
                 format!(
-                    "{preview}  · hides {hidden} turn{}",
-                    if hidden == 1 { "" } else { "s" }
+                    "{preview}  · hides {}",
+                    hotl_text::plural(newer + 1, "turn")
                 )
             } else {
                 preview
@@ -165,5 +119,5 @@ pub(super) fn pick_message(app: &mut App, host: &dyn Host, title: &str, kind: pi
         app.say("no user messages to pick from", Tone::Error);
         return;
     }
-    app.modal = Some(Modal::Pick(Picker::new(title, kind, rows)));
+    open(app, title, kind, rows);
 }

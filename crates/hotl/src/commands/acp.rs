@@ -73,13 +73,13 @@ pub fn run(ctx: &Ctx, args: &AcpArgs) -> Result<ExitCode, CliError> {
             .start_now(cwd, settings.hidden_env.clone(), &mut tools)
             .await?;
         settings.policy.allow.extend(allowed);
-        let server = hotl_acp::Server::new(hotl_acp::Backend {
+        let server = hotl_acp::Server::new(std::sync::Arc::new(hotl_agent::SessionLauncher {
             store: ctx.store.clone(),
             provider: resolved.provider,
             settings,
             tools,
             instructions,
-        });
+        }));
         server
             .serve_stdio()
             .await

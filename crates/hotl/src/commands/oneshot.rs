@@ -4,7 +4,7 @@
 //! and the smallest front end on the agent: it sends the move, prints notices to stderr as
 //! they come, and returns the result.
 
-use hotl_agent::{Agent, Command, Event, Move, MoveResult, Provider, Session, Settings, Start};
+use hotl_agent::{Command, Event, Move, MoveResult, Outcome, Provider, Session, Settings, Start};
 
 use crate::commands::run::ProviderFlags;
 use crate::config;
@@ -27,26 +27,33 @@ pub fn run_move(session: Session, step: Move, model: Model<'_>) -> Result<MoveRe
             Model::From(flags) => prepare(flags).await?,
             Model::None => (Provider::Demo, Settings::new("none")),
         };
-        let mut agent = Agent::spawn(Start::Open(Box::new(session)), provider, settings);
-        agent.send(Command::Move(step));
+        let mut agent = hotl_agent::spawn(Start::Open(Box::new(session)), provider, settings);
+        let id = agent.send(Command::Move(step));
         agent.close();
-        let mut result = Err(CliError::Internal(
-            "the agent stopped before the move ended".to_owned(),
-        ));
-        while let Some(envelope) = agent.recv().await {
-            match envelope.event {
-                Event::Notice { message } => eprintln!("hotl: {message}"),
-                Event::MoveEnded(done) => result = Ok(done),
-                Event::Failed { error, .. } => result = Err(CliError::user(error)),
-                Event::Cancelled { command } => {
-                    result = Err(CliError::user(format!(
-                        "{command} cancelled; nothing was recorded"
-                    )));
+        let done = agent
+            .until_done(id, |envelope| {
+                if let Event::Notice { message } = &envelope.event {
+                    eprintln!("hotl: {message}");
                 }
-                _ => {}
+            })
+            .await;
+        agent.join().await;
+        let Some(done) = done else {
+            return Err(CliError::Internal(
+                "the agent stopped before the move ended".to_owned(),
+            ));
+        };
+        match done.result {
+            Ok(Outcome::MoveEnded(result)) => Ok(result),
+            Err(failure) if failure.kind == hotl_agent::FailureKind::Cancelled => {
+                Err(CliError::user(format!(
+                    "{} cancelled; nothing was recorded",
+                    failure.command
+                )))
             }
+            Err(failure) => Err(CliError::user(failure.message)),
+            Ok(other) => Err(CliError::Internal(format!("the move ended with {other:?}"))),
         }
-        result
     })
 }
 

@@ -7,7 +7,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use clap::{Args, ValueEnum};
-use hotl_agent::{Agent, ForkAt, Mode, NewSession, Policy, Session, Start, ToolSet};
+use hotl_agent::{ForkAt, Mode, NewSession, Policy, Session, Start, ToolSet};
 use hotl_log::SessionMeta;
 use hotl_wire::Ttl;
 
@@ -354,7 +354,7 @@ async fn run_async(
             settings.hidden_env.clone(),
         )
     });
-    let agent = Agent::spawn_with_late(start, resolved.provider.clone(), settings, late);
+    let agent = hotl_agent::spawn_with_late(start, resolved.provider.clone(), settings, late);
     let canceller = agent.canceller();
     // SIGTERM (a supervisor, CI, a closing terminal multiplexer) stops hotl as Ctrl-C and
     // then leaving would: the turn and its children cancelled and recorded, then the process

@@ -1,23 +1,22 @@
-//! The line console: `hotl` in a terminal, a front end on the agent's events. Reads a
-//! message, sends it, shows the turn live and then the status line (context gauge, todos,
-//! model, cost); asks before commands and writes. Lines that are slash commands are parsed by
-//! [`hotl_tui::slash`]: the moves (`/fold`, `/recall`, `/ask`, `/compact`) run in the agent, and
-//! the session operations (`/new`, `/resume`, `/fork`, `/clear`, `/fresh`, `/drop`,
-//! `/rename`, `/mode`) are [`ops`]; [`foreign`] is what `/resume @claude` shares with the
-//! terminal UI.
+//! The line console: `hotl --no-tui` (or a terminal the UI cannot draw on), a plain front end
+//! on the agent's protocol. Reads a message, sends it, shows the turn live and then the status
+//! line (context gauge, todos, model, cost); asks before commands and writes. A typed line is
+//! planned by the protocol's slash-command table, as every front end plans it, and what
+//! happened is said in the protocol's words; what the console adds is plain-text pickers and
+//! questions ([`ops`]); [`foreign`] is what `/resume @claude` shares with the terminal UI.
 
 use std::io::{BufRead, Write};
 use std::process::ExitCode;
 
-use hotl_agent::{Agent, Command, Event, MoveResult};
+use hotl_agent::{Agent, Command, MoveResult, Outcome};
 use hotl_log::SessionMeta;
+use hotl_protocol::slash::{self, Front, Local, Plan};
 use hotl_view::View;
 
 use crate::ctx::Ctx;
 use crate::error::CliError;
 use crate::input::{Input, Prompt};
 use crate::live::Live;
-use hotl_tui::slash::{self, Slash};
 
 /// `println!` through [`Plain`](crate::plain::Plain): what the console prints of the session
 /// (notes, hits, answers, errors that quote it, titles) may hold control sequences.
@@ -77,8 +76,7 @@ async fn converse(
     first_frame: &tokio::sync::Notify,
 ) -> Result<ExitCode, CliError> {
     let mut live = Live::new();
-    live.until(agent, |e| matches!(e, Event::Init { .. }))
-        .await?;
+    live.until_init(agent).await?;
     say!(
         "hotl · {} · {} · Ctrl-C stops a turn, Ctrl-D leaves",
         live.model,
@@ -91,23 +89,9 @@ async fn converse(
     // The banner is the console's first frame: MCP servers start now.
     first_frame.notify_one();
     if live.saved {
-        agent.send(Command::Status);
-        live.until(agent, |e| matches!(e, Event::Status(_))).await?;
+        live.run(agent, Command::Status).await?;
         live.print_status();
-        // A recovery that fails (the provider is down) leaves the session usable: the console
-        // goes on, as after any failed turn.
-        agent.send(Command::Recover);
-        match live.until_done(agent).await? {
-            Event::Recovered { outcome: Some(_) } => {
-                say!("");
-                live.print_status();
-            }
-            Event::Failed { error, .. } => {
-                say!("\n· error: {error}");
-                live.print_status();
-            }
-            _ => {}
-        }
+        ops::recover(agent, &mut live).await?;
     }
     let mut prompt = Some(
         Prompt::new(ctx.store.home().join("console-history"))
@@ -142,140 +126,8 @@ async fn converse(
         if text.is_empty() {
             continue;
         }
-        match slash::parse(text) {
-            Slash::Message(text) => turn(agent, &mut live, text).await?,
-            Slash::Exit => break,
-            Slash::Help => say_more!("{}", slash::help()),
-            Slash::Unknown(word) => say!("· unknown command {word}; /help lists them"),
-            Slash::Usage(why) => say!("· {why}"),
-            Slash::Session(op) => ops::run(ctx, agent, &mut live, op).await?,
-            Slash::Dump if !live.saved => say!("· No messages to dump yet."),
-            Slash::Dump => {
-                agent.send(Command::Dump);
-                match live
-                    .until(agent, |e| {
-                        matches!(e, Event::Dump(_) | Event::Failed { .. })
-                    })
-                    .await?
-                {
-                    Event::Dump(dump) if dump.messages.is_empty() => {
-                        say!("· No messages to dump yet.");
-                    }
-                    Event::Dump(dump) => {
-                        let text = dump.text();
-                        say!("{}", text.trim_end());
-                        copy_to_terminal(&text);
-                        say!("· copied ({} lines)", text.lines().count());
-                        crate::commands::sessions::dump::tell_sidecar(&dump);
-                    }
-                    Event::Failed { error, .. } => say!("· error: {error}"),
-                    _ => {}
-                }
-            }
-            Slash::Export(_) | Slash::Share if !live.saved => {
-                say!("· no session yet: send a message first")
-            }
-            Slash::Export(path) => match crate::takeout::export_here(ctx, &live.session, path) {
-                Ok(lines) => lines.iter().for_each(|l| say!("· {l}")),
-                Err(e) => say!("· error: {e}"),
-            },
-            Slash::Share => {
-                say!("· sealing and uploading…");
-                match crate::takeout::share_here(ctx, &live.session).await {
-                    Ok(lines) => lines.iter().for_each(|l| say!("· {l}")),
-                    Err(e) => say!("· error: {e}"),
-                }
-            }
-            Slash::Cost if !live.saved => say!("· nothing spent yet: send a message first"),
-            Slash::Cost => {
-                agent.send(Command::Stats);
-                match live
-                    .until(agent, |e| {
-                        matches!(e, Event::Stats(_) | Event::Failed { .. })
-                    })
-                    .await?
-                {
-                    Event::Stats(stats) => say!("{}", stats.table().trim_end()),
-                    Event::Failed { error, .. } => say!("· error: {error}"),
-                    _ => {}
-                }
-            }
-            Slash::Context if !live.saved => say!("· no session yet: send a message first"),
-            Slash::Context => {
-                agent.send(Command::Context);
-                match live
-                    .until(agent, |e| {
-                        matches!(e, Event::Context(_) | Event::Failed { .. })
-                    })
-                    .await?
-                {
-                    Event::Context(parts) => {
-                        say!("{}", hotl_tui::context_text(&parts, live.status.as_ref()))
-                    }
-                    Event::Failed { error, .. } => say!("· error: {error}"),
-                    _ => {}
-                }
-            }
-            Slash::Model(Some(model)) => {
-                agent.send(Command::SetModel { model });
-                if let Event::ModelChanged { from, to } = live
-                    .until(agent, |e| {
-                        matches!(e, Event::ModelChanged { .. } | Event::Failed { .. })
-                    })
-                    .await?
-                {
-                    say!(
-                        "· model: {to} from the next request on (was {from}); its prompt cache starts cold"
-                    );
-                }
-            }
-            Slash::Effort(Some(effort)) => {
-                agent.send(Command::SetEffort { effort });
-                match live
-                    .until(agent, |e| {
-                        matches!(e, Event::EffortChanged { .. } | Event::Failed { .. })
-                    })
-                    .await?
-                {
-                    Event::EffortChanged { effort } => {
-                        say!(
-                            "· effort: {effort} from the next request on (recorded: resumes and forks keep it)"
-                        )
-                    }
-                    Event::Failed { error, .. } => say!("· error: {error}"),
-                    _ => {}
-                }
-            }
-            Slash::Effort(None) => match live.status.as_ref().and_then(|s| s.effort.clone()) {
-                Some(level) => say!("· effort: {level} (recorded in this session)"),
-                None => say!("· effort: the model's default (/effort low|medium|high sets one)"),
-            },
-            Slash::Model(None) => {
-                agent.send(Command::Models);
-                match live
-                    .until(agent, |e| {
-                        matches!(e, Event::Models { .. } | Event::Failed { .. })
-                    })
-                    .await?
-                {
-                    Event::Models { models, current } => {
-                        for m in models {
-                            say!("{} {m}", if m == current { "*" } else { " " });
-                        }
-                        say!("· /model NAME switches");
-                    }
-                    Event::Failed { error, .. } => say!("· error: {error}"),
-                    _ => {}
-                }
-            }
-            Slash::Copy(_) | Slash::Raw(_) => {
-                say!("· {text} is a command of the terminal UI (hotl without --no-tui)")
-            }
-            command => match command.as_move() {
-                Some(_) if !live.saved => say!("· no session yet: send a message first"),
-                Some(step) => run_move(agent, &mut live, step).await?,
-                None => {}
-            },
+        if dispatch(ctx, agent, &mut live, text).await? == Flow::Leave {
+            break;
         }
     }
     if ctx.is_in_memory() {
@@ -290,18 +142,60 @@ async fn converse(
     Ok(ExitCode::SUCCESS)
 }
 
-/// One message: the turn shown live, then how it ended and the status line.
-async fn turn(agent: &mut Agent, live: &mut Live, text: String) -> Result<(), CliError> {
-    agent.send(Command::Submit { text });
-    match live.until_done(agent).await? {
-        Event::TurnEnded(outcome) => {
-            say!("");
-            if outcome.cancelled {
-                say!("· cancelled; the session is kept");
+/// Whether the console goes on after a line.
+#[derive(Debug, PartialEq, Eq)]
+enum Flow {
+    Stay,
+    Leave,
+}
+
+/// One typed line, planned by the slash-command table as every front end plans it.
+async fn dispatch(
+    ctx: &Ctx,
+    agent: &mut Agent,
+    live: &mut Live,
+    text: &str,
+) -> Result<Flow, CliError> {
+    let parsed = slash::parse(text);
+    let view = parsed.name();
+    let front = Front {
+        session: &live.session,
+        saved: live.saved,
+        busy: false,
+        read_only: false,
+        terminal: true,
+    };
+    match slash::plan(parsed, &front) {
+        Plan::Send(Command::Submit { text }) => turn(agent, live, text).await?,
+        Plan::Send(Command::Move(step)) => run_move(agent, live, step).await?,
+        Plan::Send(command) => ops::send(ctx, agent, live, command, view).await?,
+        Plan::Pick(pick) => ops::pick(ctx, agent, live, pick).await?,
+        Plan::Confirm { then, .. } => {
+            if ops::confirm_drop(ctx, live).await? {
+                ops::send(ctx, agent, live, then, view).await?;
+            } else {
+                say!("· not dropped");
             }
         }
-        Event::Failed { error, .. } => say!("\n· error: {error}"),
-        _ => {}
+        Plan::Local(Local::Exit) => return Ok(Flow::Leave),
+        Plan::Local(local) => ops::local(ctx, agent, live, local, text).await?,
+        Plan::Usage(why) => say!("· {why}"),
+    }
+    Ok(Flow::Stay)
+}
+
+/// One message: the turn shown live, then how it ended and the status line.
+async fn turn(agent: &mut Agent, live: &mut Live, text: String) -> Result<(), CliError> {
+    let done = live.run(agent, Command::Submit { text }).await?;
+    match &done.result {
+        Ok(Outcome::TurnEnded(outcome)) => {
+            live.end_line();
+            if outcome.cancelled {
+                live.tell(&done);
+            }
+        }
+        Err(failure) => say!("\n· error: {}", failure.message),
+        Ok(_) => {}
     }
     live.print_status();
     Ok(())
@@ -314,38 +208,15 @@ async fn run_move(
     live: &mut Live,
     step: hotl_agent::Move,
 ) -> Result<(), CliError> {
-    agent.send(Command::Move(step));
-    match live.until_done(agent).await? {
-        Event::MoveEnded(result) => {
-            match result {
-                MoveResult::Folded {
-                    since,
-                    until,
-                    handle,
-                    note,
-                    ..
-                } => {
-                    say!("· folded t{since}..t{until} into handle {handle}");
-                    say!("{}", note.trim_end());
-                }
-                MoveResult::Compacted { until, handle } => say!(
-                    "· compacted through t{until}; the span stays archived as {handle} (/recall \
-                     finds it, /ask takes it)"
-                ),
-                MoveResult::Recalled { text } => {
-                    say_more!("{text}");
-                    if !text.ends_with('\n') {
-                        say!("");
-                    }
-                    return Ok(());
-                }
-                MoveResult::Answered { text } => say!("{}", text.trim_end()),
-            }
-            live.print_status();
-        }
-        Event::Cancelled { .. } => say!("· cancelled; nothing was recorded"),
-        Event::Failed { error, .. } => say!("· error: {}", error.replace('\n', " ")),
-        _ => {}
+    let done = live.run(agent, Command::Move(step)).await?;
+    live.tell(&done);
+    if matches!(
+        done.result,
+        Ok(Outcome::MoveEnded(
+            MoveResult::Folded { .. } | MoveResult::Compacted { .. } | MoveResult::Answered { .. }
+        ))
+    ) {
+        live.print_status();
     }
     Ok(())
 }
@@ -414,7 +285,7 @@ pub fn pick(ctx: &Ctx, headless: bool) -> Result<SessionMeta, CliError> {
 
 /// Puts `text` on the clipboard through the terminal (OSC 52: works through tmux and ssh),
 /// when stdout is one.
-fn copy_to_terminal(text: &str) {
+pub(crate) fn copy_to_terminal(text: &str) {
     use base64::Engine as _;
     use std::io::{IsTerminal, Write};
     let mut out = std::io::stdout();

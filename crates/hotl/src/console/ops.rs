@@ -1,177 +1,190 @@
-//! The console's session operations: `/new`, `/resume` (also `@claude`, `@codex`, `@pi`:
-//! another agent's session imported first, see [`super::foreign`]), `/fork`, `/clear`,
-//! `/fresh`, `/drop`, `/rename` and `/mode`, each one command to the agent, which does the
-//! work (a switch is all or nothing there). What the console adds is the talk around it: the
-//! pickers, the questions, and saying what happened. A reference that matches nothing or
-//! several sessions gets the shell's error, and the console stays where it is.
+//! What the console adds to the commands the table plans: plain-text pickers (sessions,
+//! another agent's sessions imported first, see [`super::foreign`], user messages), the
+//! questions (drop, re-root), and what follows a switch. The agent does the work (a switch is
+//! all or nothing there) and the protocol's words say what happened. A reference that matches
+//! nothing or several sessions gets the shell's error, and the console stays where it is.
 
 use std::path::{Path, PathBuf};
 
-use hotl_agent::slash::Foreign;
-use hotl_agent::{Agent, Command, Event, ForkAt, SwitchTo};
+use hotl_agent::{Agent, Command, ForkAt, Outcome, SwitchReason, SwitchTo};
 use hotl_log::SessionMeta;
+use hotl_protocol::slash::{Foreign, Local, MessagePick, Pick};
+use hotl_protocol::words;
 use hotl_view::{Item, View};
 
 use crate::ctx::Ctx;
 use crate::error::CliError;
 use crate::live::Live;
-use hotl_tui::slash::{ForkPoint, SessionOp};
 
-/// Runs `op`, then says how it went.
-pub async fn run(
+/// Sends `command` and says how it went; `view` is the slash command typed (`/stats` and
+/// `/cost` show the same numbers two ways).
+pub async fn send(
     ctx: &Ctx,
     agent: &mut Agent,
     live: &mut Live,
-    op: SessionOp,
+    command: Command,
+    view: &str,
 ) -> Result<(), CliError> {
-    let command = match op {
-        SessionOp::New => Command::Switch(SwitchTo::New),
-        SessionOp::Resume(query) => match resume_target(ctx, live, query).await? {
-            Some(to) => Command::Switch(to),
-            None => return Ok(()),
-        },
-        SessionOp::ResumeForeign { agent: from, query } => {
-            match foreign_target(ctx, live, from, query).await? {
-                Some(to) => Command::Switch(to),
-                None => return Ok(()),
-            }
+    let done = live.run(agent, command).await?;
+    match &done.result {
+        Ok(Outcome::Switched { .. }) | Ok(Outcome::Dropped { .. }) => {
+            live.tell(&done);
+            switched(ctx, agent, live).await?;
         }
-        SessionOp::Fork(point) => {
-            let at = match point {
-                ForkPoint::Head => ForkAt::Head,
-                ForkPoint::Message(seq) => ForkAt::Message(seq),
-                ForkPoint::Pick => match pick_message(ctx, live).await? {
-                    Some(seq) => ForkAt::Message(seq),
-                    None => return Ok(()),
-                },
-            };
-            Command::Switch(SwitchTo::Fork { at })
+        Ok(Outcome::Dump(dump)) => {
+            let text = dump.text();
+            say!("{}", text.trim_end());
+            super::copy_to_terminal(&text);
+            live.tell(&done);
+            crate::commands::sessions::dump::tell_sidecar(dump);
         }
-        SessionOp::Clear => Command::Clear,
-        SessionOp::Fresh => Command::Fresh,
-        SessionOp::Drop => {
-            if !confirm_drop(ctx, live).await? {
-                say!("· not dropped");
-                return Ok(());
-            }
-            Command::Drop
+        Ok(Outcome::Stats(stats)) if view == "stats" => say!("{}", stats.economy()),
+        Ok(Outcome::Reverted { text, .. }) => {
+            live.tell(&done);
+            say!("· the message was:\n{text}");
+            live.print_status();
         }
-        SessionOp::Rename(name) => Command::Rename { name },
-        SessionOp::Mode(mode) => Command::SetMode { mode },
-        SessionOp::Revert(Some(before)) => Command::Revert { before },
-        SessionOp::Tree => {
-            say!(
-                "· /tree is a command of the terminal UI (hotl without --no-tui); hotl sessions list shows forks with ↳"
-            );
-            return Ok(());
+        Ok(Outcome::Cleared { .. } | Outcome::Fresh { .. } | Outcome::ModeChanged { .. }) => {
+            live.tell(&done);
+            live.print_status();
         }
-        SessionOp::Revert(None) => match pick_message(ctx, live).await? {
-            Some(before) => Command::Revert { before },
-            None => return Ok(()),
-        },
-    };
-    agent.send(command);
-    // A drop is told as it happens (by the live view), then the switch that follows it.
-    let ended = live.until_done(agent).await?;
-    tell(ctx, agent, live, ended).await
-}
-
-/// Says what an operation did, and finishes a resumed turn a dead process left open.
-async fn tell(ctx: &Ctx, agent: &mut Agent, live: &mut Live, ended: Event) -> Result<(), CliError> {
-    match ended {
-        Event::Failed { command, error, .. } => {
-            let what = match command.as_str() {
-                "switch" => "could not switch",
-                "drop" => "could not drop",
-                "clear" => "could not clear",
-                "fresh" => "could not start fresh",
-                "rename" => "could not rename",
-                _ => "failed",
-            };
-            say!("· {what}: {}", error.replace('\n', " "));
-            if command == "switch" || command == "drop" {
+        Err(failure) => {
+            live.tell(&done);
+            if failure.command == "switch" || failure.command == "drop" {
                 say!("· still in {}", shown_session(live));
             }
         }
-        Event::Switch {
-            reason,
-            to,
-            saved,
-            cwd,
-            title,
-            turns,
-            ..
-        } => {
-            if !ctx.is_in_memory() {
-                crate::breadcrumb::remember(&ctx.store, &to);
-            }
-            let title = title.map(|t| format!(" · {t}")).unwrap_or_default();
-            match reason {
-                hotl_agent::SwitchReason::New => {
-                    say!("· new session {to} (written with its first message)");
-                }
-                hotl_agent::SwitchReason::Fork => {
-                    say!(
-                        "· forked into {to}{title} · {} kept; the original is untouched",
-                        turns_text(turns)
-                    );
-                }
-                hotl_agent::SwitchReason::Resume => {
-                    say!("· resumed {to}{title} · {}", turns_text(turns));
-                }
-            }
-            if cwd != ctx.cwd {
-                say!("· working in {}, the session's directory", ctx.tilde(&cwd));
-            }
-            agent.send(Command::Status);
-            live.until(agent, |e| matches!(e, Event::Status(_))).await?;
-            if saved && reason == hotl_agent::SwitchReason::Resume {
-                // As at start-up: a turn a dead process left open is finished now.
-                agent.send(Command::Recover);
-                if let Event::Failed { error, .. } = live.until_done(agent).await? {
-                    say!("\n· error: {error}");
-                }
-            }
-            live.print_status();
-        }
-        Event::Reverted { before, to, text } => {
-            say!(
-                "· reverted to t{to}: t{before} and later turns are hidden (the log keeps them); the message was:"
-            );
-            say!("{text}");
-            live.print_status();
-        }
-        Event::Cleared { seq } => {
-            say!(
-                "· cleared at t{seq}: the model starts from nothing; the transcript keeps everything"
-            );
-            live.print_status();
-        }
-        Event::Fresh {
-            cache_key,
-            routed,
-            forgotten,
-        } => {
-            let kept = format!(
-                "{forgotten} encoded message{} dropped",
-                if forgotten == 1 { "" } else { "s" }
-            );
-            if routed {
-                say!(
-                    "· fresh: requests carry a new prompt-cache key ({}…), so the provider's cache for this session starts clean; {kept}; the conversation stays",
-                    &cache_key[..cache_key.len().min(10)]
-                );
-            } else {
-                say!(
-                    "· fresh: this provider caches by request prefix and keeps no session state, so only hotl's own was dropped ({kept}); a new prompt-cache key is recorded; the conversation stays"
-                );
-            }
-        }
-        Event::Renamed { name } => say!("· named {name}"),
-        Event::ModeChanged { mode } => say!("· mode: {mode}"),
-        _ => {}
+        Ok(_) => live.tell(&done),
     }
     Ok(())
+}
+
+/// After a switch (the live view said where to): the directory it works in, the status, and
+/// a turn a dead process left open finished, as at start-up.
+async fn switched(ctx: &Ctx, agent: &mut Agent, live: &mut Live) -> Result<(), CliError> {
+    if !ctx.is_in_memory() {
+        crate::breadcrumb::remember(&ctx.store, &live.session);
+    }
+    if let Some(switch) = &live.last_switch
+        && switch.cwd != ctx.cwd
+    {
+        say!(
+            "· working in {}, the session's directory",
+            ctx.tilde(&switch.cwd)
+        );
+    }
+    live.run(agent, Command::Status).await?;
+    if live.saved && live.last_switch.as_ref().map(|s| s.reason) == Some(SwitchReason::Resume) {
+        recover(agent, live).await?;
+    } else {
+        live.print_status();
+    }
+    Ok(())
+}
+
+/// Finishes a turn a dead process left open, if there is one, and shows the status.
+pub async fn recover(agent: &mut Agent, live: &mut Live) -> Result<(), CliError> {
+    // A recovery that fails (the provider is down) leaves the session usable: the console
+    // goes on, as after any failed turn.
+    let done = live.run(agent, Command::Recover).await?;
+    match &done.result {
+        Ok(Outcome::Recovered { outcome: Some(_) }) => {
+            live.end_line();
+            live.print_status();
+        }
+        Err(failure) => {
+            say!("\n· error: {}", failure.message);
+            live.print_status();
+        }
+        Ok(_) => {}
+    }
+    Ok(())
+}
+
+/// A picker, in plain text: a numbered list and a choice read from the terminal.
+pub async fn pick(
+    ctx: &Ctx,
+    agent: &mut Agent,
+    live: &mut Live,
+    pick: Pick,
+) -> Result<(), CliError> {
+    let to = match pick {
+        Pick::Sessions => resume_target(ctx, live, None).await?.map(Command::Switch),
+        Pick::Foreign(from) => foreign_target(ctx, live, from, None)
+            .await?
+            .map(Command::Switch),
+        Pick::Message(MessagePick::Fork) => pick_message(ctx, live).await?.map(|seq| {
+            Command::Switch(SwitchTo::Fork {
+                at: ForkAt::Message(seq),
+            })
+        }),
+        Pick::Message(MessagePick::Revert) => pick_message(ctx, live)
+            .await?
+            .map(|before| Command::Revert { before }),
+        Pick::Tree => {
+            say!(
+                "· /tree is a command of the terminal UI (hotl without --no-tui); hotl sessions show --tree prints it"
+            );
+            None
+        }
+    };
+    match to {
+        Some(command) => send(ctx, agent, live, command, "").await,
+        None => Ok(()),
+    }
+}
+
+/// What the console does itself.
+pub async fn local(
+    ctx: &Ctx,
+    agent: &mut Agent,
+    live: &mut Live,
+    local: Local,
+    typed: &str,
+) -> Result<(), CliError> {
+    let to = match local {
+        Local::Help => {
+            say_more!("{}", hotl_protocol::slash::help(true));
+            None
+        }
+        Local::Copy(_) | Local::Raw(_) => {
+            say!("· {typed} is a command of the terminal UI (hotl without --no-tui)");
+            None
+        }
+        Local::Effort => {
+            say!("· {}", words::effort_line(live.status.as_ref()));
+            None
+        }
+        Local::Cost => {
+            say!("{}", words::spent_line(live.status.as_ref()));
+            None
+        }
+        Local::Export(path) => {
+            match crate::takeout::export_here(ctx, &live.session, path) {
+                Ok(lines) => lines.iter().for_each(|l| say!("· {l}")),
+                Err(e) => say!("· error: {e}"),
+            }
+            None
+        }
+        Local::Share => {
+            say!("· sealing and uploading…");
+            match crate::takeout::share_here(ctx, &live.session).await {
+                Ok(lines) => lines.iter().for_each(|l| say!("· {l}")),
+                Err(e) => say!("· error: {e}"),
+            }
+            None
+        }
+        Local::Resume(query) => resume_target(ctx, live, Some(query)).await?,
+        Local::Import { agent: from, query } => {
+            foreign_target(ctx, live, from, Some(query)).await?
+        }
+        // A read-only view's search; the console always has its agent.
+        Local::Recall { .. } | Local::Exit => None,
+    };
+    match to {
+        Some(to) => send(ctx, agent, live, Command::Switch(to), "").await,
+        None => Ok(()),
+    }
 }
 
 /// `1 turn`, `3 turns`.
@@ -420,7 +433,7 @@ fn user_messages(items: &[Item], out: &mut Vec<(u64, String)>) {
 }
 
 /// Asks before `/drop`: what goes, and what stays for whom.
-async fn confirm_drop(ctx: &Ctx, live: &mut Live) -> Result<bool, CliError> {
+pub async fn confirm_drop(ctx: &Ctx, live: &mut Live) -> Result<bool, CliError> {
     if !live.saved {
         say!("· nothing to drop: this session is not written yet");
         return Ok(false);

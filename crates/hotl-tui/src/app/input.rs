@@ -1,0 +1,227 @@
+//! Keys and pastes: the composer, the popup of commands and files, the double presses, and
+//! the answers to questions (approvals, confirmations, pickers).
+
+use std::time::Instant;
+
+use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use hotl_protocol::slash::{self, MessagePick, Pick};
+use hotl_protocol::{Answer, Command, Mode};
+
+use super::{App, DOUBLE_PRESS, Effect, Modal};
+use crate::cells::Tone;
+use crate::composer;
+
+impl App {
+    /// A bracketed paste.
+    pub fn paste(&mut self, text: &str) {
+        if self.read_only.is_some() || self.modal.is_some() {
+            return;
+        }
+        self.composer.paste(text);
+        self.refresh_popup();
+        self.dirty = true;
+    }
+
+    /// Takes a key.
+    pub fn key(&mut self, key: KeyEvent, now: Instant) {
+        self.dirty = true;
+        if let Some(modal) = self.modal.take() {
+            self.modal_key(modal, key);
+            if self.modal.is_none() {
+                self.modal = self.waiting_questions.pop_front();
+            }
+            return;
+        }
+        let ctrl = key.modifiers.contains(KeyModifiers::CONTROL);
+        if self.composer.is_searching() {
+            // Esc and Ctrl+G end a history search, not a turn.
+            if let composer::Action::Submit(text) = self.composer.key(key) {
+                self.submit(text);
+            }
+            return;
+        }
+        match key.code {
+            KeyCode::Char('c') if ctrl => {
+                if self.is_busy() {
+                    self.effects.push(Effect::Send(Command::Cancel));
+                } else if !self.composer.is_empty() {
+                    self.composer.set_text("");
+                } else if self
+                    .ctrl_c
+                    .is_some_and(|t| now.duration_since(t) < DOUBLE_PRESS)
+                {
+                    self.effects.push(Effect::Exit);
+                } else {
+                    self.ctrl_c = Some(now);
+                    self.hint = Some(("Ctrl+C again to exit".to_owned(), now));
+                }
+                return;
+            }
+            KeyCode::Char('d') if ctrl && self.composer.is_empty() => {
+                self.effects.push(Effect::Exit);
+                return;
+            }
+            KeyCode::Char('t') if ctrl => {
+                self.effects.push(Effect::Pager);
+                return;
+            }
+            KeyCode::Char('g') if ctrl => {
+                self.effects.push(Effect::Editor);
+                return;
+            }
+            KeyCode::Esc => {
+                if self.is_busy() {
+                    self.effects.push(Effect::Send(Command::Cancel));
+                } else if self.composer.is_empty()
+                    && self
+                        .esc
+                        .is_some_and(|t| now.duration_since(t) < DOUBLE_PRESS)
+                {
+                    self.esc = None;
+                    self.effects
+                        .push(Effect::Pick(Pick::Message(MessagePick::Revert)));
+                } else if self.composer.is_empty() {
+                    self.esc = Some(now);
+                    self.hint = Some(("Esc again to revert to an earlier message".to_owned(), now));
+                }
+                return;
+            }
+            KeyCode::BackTab => {
+                let next = Mode::from_name(&self.mode).unwrap_or_default().cycled();
+                if self.read_only.is_none() {
+                    self.run(Command::SetMode { mode: next }, "mode");
+                }
+                return;
+            }
+            _ => {}
+        }
+        if !self.popup_rows.is_empty() {
+            let n = self.popup_rows.len();
+            let chosen = self.popup_rows[self.popup.min(n - 1)].0.clone();
+            match key.code {
+                KeyCode::Up => {
+                    self.popup = self.popup.checked_sub(1).unwrap_or(n - 1);
+                    return;
+                }
+                KeyCode::Down => {
+                    self.popup = (self.popup + 1) % n;
+                    return;
+                }
+                KeyCode::Tab | KeyCode::Enter if self.popup_files => {
+                    self.composer
+                        .replace_word_before_cursor(&format!("@{chosen} "));
+                    self.refresh_popup();
+                    return;
+                }
+                KeyCode::Tab => {
+                    self.composer.set_text(&format!("{chosen} "));
+                    self.refresh_popup();
+                    return;
+                }
+                KeyCode::Enter if chosen != self.composer.shown().trim() => {
+                    self.composer.set_text(&chosen);
+                }
+                _ => {}
+            }
+        }
+        match self.composer.key(key) {
+            composer::Action::Submit(text) => {
+                self.refresh_popup();
+                self.submit(text);
+            }
+            composer::Action::Changed => {
+                self.popup = 0;
+                self.refresh_popup();
+            }
+            _ => {}
+        }
+    }
+
+    /// Works out the popup for what the composer holds now.
+    pub(super) fn refresh_popup(&mut self) {
+        let word = self.composer.word_before_cursor().to_owned();
+        if let Some(query) = word.strip_prefix('@') {
+            self.popup_files = true;
+            self.popup_rows = self
+                .files
+                .matching(query)
+                .into_iter()
+                .map(|p| (p, String::new()))
+                .collect();
+        } else {
+            self.popup_files = false;
+            self.popup_rows = self
+                .popup_items()
+                .into_iter()
+                .map(|(name, help)| (name.to_owned(), help.to_owned()))
+                .collect();
+        }
+        self.popup = self.popup.min(self.popup_rows.len().saturating_sub(1));
+    }
+
+    /// Shows an approval question, or queues it behind the question shown.
+    pub(super) fn ask(&mut self, question: Modal) {
+        if self.modal.is_some() {
+            self.waiting_questions.push_back(question);
+        } else {
+            self.modal = Some(question);
+        }
+    }
+
+    fn modal_key(&mut self, modal: Modal, key: KeyEvent) {
+        match modal {
+            Modal::Approval { id, tool, question } => {
+                let answer = match key.code {
+                    KeyCode::Char('y' | 'Y') | KeyCode::Enter => Answer::Yes,
+                    KeyCode::Char('n' | 'N') | KeyCode::Esc => Answer::No,
+                    KeyCode::Char('a' | 'A') => Answer::Always,
+                    KeyCode::Char('c') if key.modifiers.contains(KeyModifiers::CONTROL) => {
+                        Answer::No
+                    }
+                    _ => {
+                        self.modal = Some(Modal::Approval { id, tool, question });
+                        return;
+                    }
+                };
+                self.say(format!("{question} {}", answer.word()), Tone::Info);
+                self.effects
+                    .push(Effect::Send(Command::Approve { id, answer }));
+            }
+            Modal::Confirm { question, then } => match key.code {
+                KeyCode::Char('y' | 'Y') => self.confirmed(*then),
+                KeyCode::Char('n' | 'N') | KeyCode::Esc | KeyCode::Enter => {
+                    self.say(format!("{question} no"), Tone::Info);
+                }
+                _ => self.modal = Some(Modal::Confirm { question, then }),
+            },
+            Modal::Pick(mut picker) => match picker.key(key) {
+                crate::picker::Outcome::Open => self.modal = Some(Modal::Pick(picker)),
+                crate::picker::Outcome::Cancelled => {}
+                crate::picker::Outcome::Chosen(effect) => self.confirmed(effect),
+            },
+        }
+    }
+
+    /// The slash commands the typed `/word` could be, with their help (the table's rows,
+    /// aliases included).
+    pub fn popup_items(&self) -> Vec<(String, &'static str)> {
+        let text = self.composer.shown();
+        if !text.starts_with('/') || text.starts_with("//") || text.contains(char::is_whitespace) {
+            return Vec::new();
+        }
+        slash::popup_rows(true)
+            .filter(|(name, _)| name.starts_with(text))
+            .collect()
+    }
+
+    /// A yes to a question the app asked, or a row picked: what it was for runs.
+    pub(super) fn confirmed(&mut self, then: Effect) {
+        match then {
+            Effect::Send(command) => {
+                let name = command.name();
+                self.run(command, name);
+            }
+            other => self.effects.push(other),
+        }
+    }
+}
