@@ -82,19 +82,59 @@ pub fn seal_with(
     key: &[u8; KEY_LEN],
     iv: &[u8; IV_LEN],
 ) -> Result<Sealed, SealError> {
+    Ok(Sealed {
+        bytes: seal_parts(plain, key, iv, &[])?,
+        key: base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(key),
+    })
+}
+
+/// Seals `plain` (gzipped first) under a key the caller keeps, with a fresh IV, binding `aad`
+/// (what the sealed bytes are, such as the name they are stored under: opening them under
+/// another fails). The layout is a share's: `[IV][ciphertext+tag]`.
+pub fn seal_keyed(plain: &[u8], key: &[u8; KEY_LEN], aad: &[u8]) -> Result<Vec<u8>, SealError> {
+    let mut iv = [0u8; IV_LEN];
+    SystemRandom::new()
+        .fill(&mut iv)
+        .map_err(|_| SealError::Random)?;
+    seal_parts(plain, key, &iv, aad)
+}
+
+/// Opens what [`seal_keyed`] sealed under `key` and `aad`: the plain (gunzipped) bytes.
+pub fn open_keyed(sealed: &[u8], key: &[u8; KEY_LEN], aad: &[u8]) -> Result<Vec<u8>, SealError> {
+    open_parts(sealed, key, aad)
+}
+
+fn seal_parts(
+    plain: &[u8],
+    key: &[u8; KEY_LEN],
+    iv: &[u8; IV_LEN],
+    aad: &[u8],
+) -> Result<Vec<u8>, SealError> {
     let mut data = gzip(plain)?;
     let sealing =
         LessSafeKey::new(UnboundKey::new(&AES_256_GCM, key).map_err(|_| SealError::BadKey)?);
     sealing
-        .seal_in_place_append_tag(Nonce::assume_unique_for_key(*iv), Aad::empty(), &mut data)
+        .seal_in_place_append_tag(Nonce::assume_unique_for_key(*iv), Aad::from(aad), &mut data)
         .map_err(|_| SealError::Random)?;
     let mut bytes = Vec::with_capacity(IV_LEN + data.len());
     bytes.extend_from_slice(iv);
     bytes.extend_from_slice(&data);
-    Ok(Sealed {
-        bytes,
-        key: base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(key),
-    })
+    Ok(bytes)
+}
+
+fn open_parts(sealed: &[u8], key: &[u8; KEY_LEN], aad: &[u8]) -> Result<Vec<u8>, SealError> {
+    if sealed.len() < IV_LEN + TAG_LEN {
+        return Err(SealError::Decrypt);
+    }
+    let opening =
+        LessSafeKey::new(UnboundKey::new(&AES_256_GCM, key).map_err(|_| SealError::BadKey)?);
+    let mut iv = [0u8; IV_LEN];
+    iv.copy_from_slice(&sealed[..IV_LEN]);
+    let mut data = sealed[IV_LEN..].to_vec();
+    let plain = opening
+        .open_in_place(Nonce::assume_unique_for_key(iv), Aad::from(aad), &mut data)
+        .map_err(|_| SealError::Decrypt)?;
+    gunzip(plain)
 }
 
 /// Opens a sealed share with its key: the plain (gunzipped) bytes.
@@ -102,22 +142,8 @@ pub fn open(sealed: &[u8], key: &str) -> Result<Vec<u8>, SealError> {
     let key = base64::engine::general_purpose::URL_SAFE_NO_PAD
         .decode(key.trim())
         .map_err(|_| SealError::BadKey)?;
-    if key.len() != KEY_LEN || sealed.len() < IV_LEN + TAG_LEN {
-        return Err(if key.len() != KEY_LEN {
-            SealError::BadKey
-        } else {
-            SealError::Decrypt
-        });
-    }
-    let opening =
-        LessSafeKey::new(UnboundKey::new(&AES_256_GCM, &key).map_err(|_| SealError::BadKey)?);
-    let mut iv = [0u8; IV_LEN];
-    iv.copy_from_slice(&sealed[..IV_LEN]);
-    let mut data = sealed[IV_LEN..].to_vec();
-    let plain = opening
-        .open_in_place(Nonce::assume_unique_for_key(iv), Aad::empty(), &mut data)
-        .map_err(|_| SealError::Decrypt)?;
-    gunzip(plain)
+    let key: [u8; KEY_LEN] = key.try_into().map_err(|_| SealError::BadKey)?;
+    open_parts(sealed, &key, &[])
 }
 
 #[cfg(test)]
@@ -160,6 +186,25 @@ mod tests {
             sealed.bytes.len(),
             IV_LEN + gzip(b"hello").unwrap().len() + TAG_LEN
         );
+    }
+
+    #[test]
+    fn a_keyed_seal_opens_only_with_its_key_and_its_aad() {
+        let key = [3u8; KEY_LEN];
+        let sealed = seal_keyed(b"segment", &key, b"trees/a/b/1").unwrap();
+        assert_eq!(open_keyed(&sealed, &key, b"trees/a/b/1").unwrap(), b"segment");
+        assert!(matches!(
+            open_keyed(&sealed, &key, b"trees/a/b/2"),
+            Err(SealError::Decrypt)
+        ));
+        assert!(matches!(
+            open_keyed(&sealed, &[4u8; KEY_LEN], b"trees/a/b/1"),
+            Err(SealError::Decrypt)
+        ));
+        assert!(matches!(
+            open_keyed(&sealed[..20], &key, b"trees/a/b/1"),
+            Err(SealError::Decrypt)
+        ));
     }
 
     #[test]

@@ -32,6 +32,7 @@ mod block;
 mod branch;
 mod check;
 mod clock;
+mod encoded;
 mod error;
 mod fsutil;
 mod gc;
@@ -69,6 +70,6 @@ pub use crate::record::{
     SessionStart, Todo, Usage, encode_line, stop_name,
 };
 pub use crate::resolve::{Resolution, describe, listed, resolve, validate_name};
-pub use crate::store::{Store, is_session_id, new_session_id};
+pub use crate::store::{Store, is_session_id, new_session_id, seq_of};
 pub use crate::tree::Delegated;
 pub use crate::write::{Imported, Inherited, Writer};

@@ -562,7 +562,7 @@ pub fn new_session_id() -> String {
 
 /// The seq of a log line, read from its start (hotl writes it first: `{"seq":N,`), else by
 /// parsing the line; `None` for a line that holds none.
-fn seq_of(line: &[u8]) -> Option<u64> {
+pub fn seq_of(line: &[u8]) -> Option<u64> {
     if let Some(rest) = line.strip_prefix(b"{\"seq\":") {
         let digits = rest.iter().take_while(|b| b.is_ascii_digit()).count();
         if digits > 0 && rest.get(digits) == Some(&b',') {

@@ -113,6 +113,39 @@ impl Writer {
         }
     }
 
+    /// Ends a partial line a failed write left (for [`Writer::append_encoded`]).
+    pub(crate) fn end_torn(&mut self) -> Result<()> {
+        if self.torn {
+            self.end_torn_line()?;
+        }
+        Ok(())
+    }
+
+    /// Drops the summary: lines appended as they are let the next reader rebuild it.
+    pub(crate) fn forget_summary(&mut self) {
+        self.forget_meta();
+    }
+
+    /// Spends every seq through `last`: the next record comes after it.
+    pub(crate) fn spend_through(&mut self, last: u64) {
+        self.next_seq = self.next_seq.max(last + 1);
+    }
+
+    /// The open log and its path.
+    pub(crate) fn file_and_path(&mut self) -> (&mut File, &Path) {
+        (&mut self.file, &self.path)
+    }
+
+    /// The store this writer writes in.
+    pub(crate) fn store(&self) -> &Store {
+        &self.store
+    }
+
+    /// The tree's lock this writer holds.
+    pub(crate) fn tree_lock(&self) -> &Arc<TreeLock> {
+        &self.lock
+    }
+
     /// The seq the next record will get.
     pub fn next_seq(&self) -> u64 {
         self.next_seq
@@ -201,6 +234,10 @@ impl Store {
     }
 
     /// Opens `id` for appending under `lock`, its tree's lock, already held.
+    pub(crate) fn open_under(&self, id: &str, lock: Arc<TreeLock>) -> Result<Writer> {
+        self.open_writer(id, lock)
+    }
+
     fn open_writer(&self, id: &str, lock: Arc<TreeLock>) -> Result<Writer> {
         let path = self.log_path(id);
         if !path.is_file() {

@@ -1,0 +1,233 @@
+//! Tree summaries: what a listing of the store shows without reading any log (each
+//! session's summary, who published it from where) and the blobs the tree references (what
+//! gc keeps). One object per tree, rewritten by the lease holder after each publish; this
+//! home caches each by its ETag, so a warm listing is one listing pass.
+
+use std::collections::{BTreeSet, HashMap};
+
+use futures_util::StreamExt;
+use hotl_log::SessionMeta;
+use object_store::PutMode;
+use serde::{Deserialize, Serialize};
+
+use crate::error::{RemoteError, Result};
+use crate::layout;
+use crate::remote::Remote;
+
+/// The summary's format.
+pub const FORMAT: &str = "hotl-remote-summary/1";
+
+/// One tree as the store lists it.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct TreeSummary {
+    /// [`FORMAT`].
+    pub format: String,
+    /// The tree's root.
+    pub root: String,
+    /// The machine that published it last.
+    pub host: String,
+    /// The user who did.
+    pub author: String,
+    /// When (RFC 3339, on that machine's clock).
+    pub published: String,
+    /// Every session of the tree, the root first.
+    pub sessions: Vec<SessionMeta>,
+    /// Every blob the tree's logs reference.
+    #[serde(default)]
+    pub blobs: BTreeSet<String>,
+}
+
+impl TreeSummary {
+    /// The root's summary.
+    pub fn root_meta(&self) -> Option<&SessionMeta> {
+        self.sessions.iter().find(|m| m.id == self.root)
+    }
+
+    /// When the tree was last active: its youngest session's last record.
+    pub fn updated(&self) -> &str {
+        self.sessions
+            .iter()
+            .map(|m| m.updated.as_str())
+            .max()
+            .unwrap_or("")
+    }
+}
+
+/// The listing cache: each summary with the ETag it was read at.
+#[derive(Default, Serialize, Deserialize)]
+struct Cache {
+    format: u32,
+    trees: HashMap<String, (String, TreeSummary)>,
+}
+
+/// How many summaries are read at once.
+const AT_ONCE: usize = 16;
+
+impl Remote {
+    /// Writes a tree's summary from this home's copy of it.
+    pub(crate) async fn write_summary(&self, root: &str, blobs: &BTreeSet<String>) -> Result<()> {
+        let mut ids = vec![root.to_owned()];
+        ids.extend(self.store.tree_children(root)?);
+        let mut sessions = Vec::with_capacity(ids.len());
+        for id in &ids {
+            let mut meta = self.store.meta(id)?;
+            if let Some(redactor) = &self.redactor {
+                let mut report = hotl_export::redact::Report::new();
+                for text in [&mut meta.title, &mut meta.first_message]
+                    .into_iter()
+                    .flatten()
+                {
+                    redactor.text(text, &mut report);
+                }
+                redactor.text(&mut meta.cwd, &mut report);
+            }
+            sessions.push(meta);
+        }
+        let summary = TreeSummary {
+            format: FORMAT.to_owned(),
+            root: root.to_owned(),
+            host: self.me.host.clone(),
+            author: std::env::var("USER").unwrap_or_default(),
+            published: hotl_log::format_ts(std::time::SystemTime::now()),
+            sessions,
+            blobs: blobs.clone(),
+        };
+        let name = layout::summary(root);
+        let plain = serde_json::to_vec(&summary).expect("a summary serializes");
+        let sealed = self.bucket.seal(&name, &plain)?;
+        self.bucket
+            .put_raw(&name, sealed, PutMode::Overwrite)
+            .await
+            .map_err(|e| RemoteError::store(format!("writing {}", self.bucket.shown(&name)), e))?;
+        Ok(())
+    }
+
+    /// Reads one tree's summary; `None` when it has none.
+    pub async fn summary(&self, root: &str) -> Result<Option<TreeSummary>> {
+        let name = layout::summary(root);
+        let Some((stored, _)) = self.bucket.get_raw(&name).await? else {
+            return Ok(None);
+        };
+        self.read_summary(&name, root, &stored).map(Some)
+    }
+
+    fn read_summary(&self, name: &str, root: &str, stored: &[u8]) -> Result<TreeSummary> {
+        let plain = self.bucket.unseal(name, stored)?;
+        serde_json::from_slice::<TreeSummary>(&plain)
+            .ok()
+            .filter(|s| s.format == FORMAT && s.root == root)
+            .ok_or_else(|| RemoteError::Damaged {
+                name: self.bucket.shown(name),
+                why: format!("it is not a {FORMAT} summary of {root}"),
+            })
+    }
+
+    /// Every tree in the store, most recently active first: one listing pass, and the
+    /// summaries that changed since this home last read them. A summary that cannot be read
+    /// is named in the second value and left out.
+    pub async fn list_trees(&self) -> Result<(Vec<TreeSummary>, Vec<String>)> {
+        self.marker().await?;
+        let listed = self.bucket.list(layout::SUMMARIES).await?;
+        let cache_dir = self.state_name();
+        let cache_path = self.store.derived_dir(&cache_dir).join("summaries.json");
+        let mut cache: Cache = std::fs::read(&cache_path)
+            .ok()
+            .and_then(|b| serde_json::from_slice(&b).ok())
+            .filter(|c: &Cache| c.format == 1)
+            .unwrap_or_default();
+        let mut fresh = HashMap::with_capacity(listed.len());
+        let mut stale = Vec::new();
+        for meta in listed {
+            let name = self.bucket.relative(&meta.location);
+            let Some(root) = name.strip_prefix(layout::SUMMARIES) else {
+                continue;
+            };
+            if !hotl_log::is_session_id(root) {
+                continue;
+            }
+            let tag = meta
+                .e_tag
+                .clone()
+                .unwrap_or_else(|| format!("{}:{}", meta.size, meta.last_modified));
+            match cache.trees.remove(root) {
+                Some((cached_tag, summary)) if cached_tag == tag => {
+                    fresh.insert(root.to_owned(), (tag, summary));
+                }
+                _ => stale.push((root.to_owned(), name, tag)),
+            }
+        }
+        let changed = !stale.is_empty() || !cache.trees.is_empty();
+        let read: Vec<(String, String, Result<Option<TreeSummary>>)> =
+            futures_util::stream::iter(stale)
+                .map(|(root, name, tag)| async move {
+                    let got = match self.bucket.get_raw(&name).await {
+                        Ok(Some((stored, _))) => self.read_summary(&name, &root, &stored).map(Some),
+                        Ok(None) => Ok(None),
+                        Err(e) => Err(e),
+                    };
+                    (root, tag, got)
+                })
+                .buffer_unordered(AT_ONCE)
+                .collect()
+                .await;
+        let mut problems = Vec::new();
+        for (root, tag, got) in read {
+            match got {
+                Ok(Some(summary)) => {
+                    fresh.insert(root, (tag, summary));
+                }
+                Ok(None) => {}
+                Err(e @ RemoteError::Store { .. }) => return Err(e),
+                Err(e) => problems.push(e.to_string()),
+            }
+        }
+        let mut trees: Vec<TreeSummary> = fresh.values().map(|(_, s)| s.clone()).collect();
+        if changed {
+            let cache = Cache {
+                format: 1,
+                trees: fresh,
+            };
+            let bytes = serde_json::to_vec(&cache).expect("the cache serializes");
+            if let Err(e) = self.store.put_derived(&cache_dir, "summaries.json", &bytes) {
+                tracing::warn!("the remote listing cache is not written: {e}");
+            }
+        }
+        trees.sort_by(|a, b| b.updated().cmp(a.updated()).then_with(|| b.root.cmp(&a.root)));
+        Ok((trees, problems))
+    }
+
+    /// The tree in the store holding a session `query` names: its id, a unique id prefix,
+    /// a root's name, or `@last` (the most recently active tree). Returns the tree's root and
+    /// the session's id.
+    pub async fn find(&self, query: &str) -> Result<(String, String)> {
+        let (trees, _) = self.list_trees().await?;
+        if query == "@last" {
+            return trees
+                .first()
+                .map(|t| (t.root.clone(), t.root.clone()))
+                .ok_or_else(|| RemoteError::NoMatch(query.to_owned()));
+        }
+        let upper = query.to_ascii_uppercase();
+        let mut hits: Vec<(String, String)> = Vec::new();
+        for tree in &trees {
+            for meta in &tree.sessions {
+                let by_id = !upper.is_empty() && meta.id.starts_with(&upper);
+                let by_name = meta.id == tree.root && meta.name.as_deref() == Some(query);
+                if meta.id == upper {
+                    return Ok((tree.root.clone(), meta.id.clone()));
+                }
+                if by_id || by_name {
+                    hits.push((tree.root.clone(), meta.id.clone()));
+                }
+            }
+        }
+        match hits.len() {
+            0 => Err(RemoteError::NoMatch(query.to_owned())),
+            1 => Ok(hits.remove(0)),
+            _ => Err(RemoteError::Ambiguous {
+                query: query.to_owned(),
+                candidates: hits.into_iter().map(|(_, id)| id).collect(),
+            }),
+        }
+    }
+}
