@@ -66,11 +66,16 @@ impl Remote {
         let candidate = |t: &crate::summary::TreeSummary| dropped(t) || t.updated() < cutoff.as_str();
         let mut report = GcReport::default();
         let mut kept: HashSet<&str> = HashSet::new();
-        let mut todo: Vec<&str> = trees
-            .iter()
-            .filter(|t| !candidate(t))
-            .map(|t| t.root.as_str())
-            .collect();
+        let mut todo: Vec<&str> = Vec::new();
+        for tree in &trees {
+            if !candidate(tree) {
+                todo.push(&tree.root);
+            } else if self.held_by_another(&tree.root).await? {
+                // Kept, and so is everything it descends from.
+                report.spared_held.push(tree.root.clone());
+                todo.push(&tree.root);
+            }
+        }
         while let Some(root) = todo.pop() {
             if !kept.insert(root) {
                 continue;

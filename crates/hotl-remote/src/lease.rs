@@ -201,6 +201,21 @@ impl Remote {
         })
     }
 
+    /// Whether another process holds the tree's lease now (not released, not run out).
+    pub async fn held_by_another(&self, root: &str) -> Result<bool> {
+        let Some(seen) = self.read_lease(root).await? else {
+            return Ok(false);
+        };
+        if seen
+            .body
+            .as_ref()
+            .is_some_and(|b| b.released || b.holder == self.me.nonce)
+        {
+            return Ok(false);
+        }
+        Ok(millis_between(self.ends_at(&seen).await?, SystemTime::now()) <= MARGIN_MS)
+    }
+
     /// A store that cannot write leases conditionally is read-only for hotl.
     fn no_lease(&self, e: RemoteError) -> RemoteError {
         match e {

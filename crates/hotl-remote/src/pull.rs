@@ -148,6 +148,21 @@ impl Remote {
     ) -> Result<Option<Fetched>> {
         let exists = self.store.exists(id);
         let local_last = if exists { self.store.meta(id)?.last_seq } else { 0 };
+        if let Some(k) = known.filter(|k| exists && k.last < local_last)
+            && let Some((start, _)) = segments
+                .iter()
+                .find(|(start, _)| *start > k.last && *start <= local_last)
+        {
+            // This home wrote past what it last had of the store, and the store went on
+            // from the same point with other records.
+            return Err(RemoteError::Diverged {
+                session: id.to_owned(),
+                why: format!(
+                    "this home wrote seqs {} to {local_last} on its own, and the store's copy goes on from seq {start} with others",
+                    k.last + 1
+                ),
+            });
+        }
         let needed: Vec<&(u64, String)> =
             segments.iter().filter(|(start, _)| *start > local_last).collect();
         let Some(&&(first, _)) = needed.first() else {
