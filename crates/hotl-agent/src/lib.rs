@@ -57,6 +57,7 @@ mod moves;
 mod permission;
 mod prompt;
 mod provider;
+mod publish;
 mod session;
 mod snapshot;
 mod stats;
@@ -77,6 +78,7 @@ pub use crate::moves::{ask_prompt, check_note, fork_brief, make_fold, recall_mod
 pub use crate::permission::{Access, Decision, Mode, Policy, allows, inside, resolve};
 pub use crate::prompt::system_blocks;
 pub use crate::provider::Provider;
+pub use crate::publish::{PublishFuture, Publisher};
 pub use crate::session::{
     COMPACT_AT_PERCENT, CheckpointState, ChildRun, ContextParts, DEFAULT_MAX_CONCURRENT,
     DEFAULT_MAX_DEPTH, DEFAULT_MAX_TOKENS, Dump, DumpedTool, INTERRUPTED, PROVIDER_KEY_VARS,

@@ -57,6 +57,8 @@ impl Bucket {
             ))
         })?;
         let (bucket, prefix) = rest.split_once('/').unwrap_or((rest, ""));
+        // The store's HTTP client uses rustls with hotl's provider (ring), installed once.
+        let _ = rustls::crypto::ring::default_provider().install_default();
         let prefix = prefix.trim_matches('/').to_owned();
         let need_bucket = || {
             if bucket.is_empty() {

@@ -163,9 +163,12 @@ impl Remote {
                 ),
             });
         }
-        let needed: Vec<&(u64, String)> =
-            segments.iter().filter(|(start, _)| *start > local_last).collect();
-        let Some(&&(first, _)) = needed.first() else {
+        let needed: Vec<(u64, String)> = segments
+            .iter()
+            .filter(|(start, _)| *start > local_last)
+            .cloned()
+            .collect();
+        let Some(&(first, _)) = needed.first() else {
             return Ok(None);
         };
         if exists && first != local_last + 1 {
@@ -177,7 +180,7 @@ impl Remote {
             });
         }
         let read: Vec<Result<Segment>> = futures_util::stream::iter(needed)
-            .map(|(start, name)| self.read_segment(name, root, id, *start))
+            .map(|(start, name)| async move { self.read_segment(&name, root, id, start).await })
             .buffered(AT_ONCE)
             .collect()
             .await;

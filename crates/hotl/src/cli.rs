@@ -59,6 +59,9 @@ pub enum Command {
     /// Manage MCP servers: list, check, add, remove
     #[command(subcommand)]
     Mcp(crate::commands::mcp::McpCommand),
+    /// The remote store sessions are published to: add, check
+    #[command(subcommand)]
+    Remote(crate::commands::remote::RemoteCommand),
     /// Agent definitions delegated children are made from: list, show, check
     #[command(subcommand)]
     Agents(crate::commands::agents::AgentsCommand),
@@ -113,6 +116,10 @@ pub enum SessionsCommand {
     Drop(crate::commands::sessions::drop::DropArgs),
     /// Verify logs and explain what is wrong; exit status 1 on problems
     Check(crate::commands::sessions::check::CheckArgs),
+    /// Publish sessions to the remote store ([remote]): a session's tree, or --all
+    Push(crate::commands::sessions::push::PushArgs),
+    /// Pull sessions from the remote store into this home: a session's tree, or --all
+    Pull(crate::commands::sessions::pull::PullArgs),
 }
 
 /// A session reference.

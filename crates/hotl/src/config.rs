@@ -37,6 +37,13 @@
 //! server = "https://share.example.com"   # where `hotl sessions share` uploads (hotl share-server)
 //! command = "/usr/local/bin/my-share"    # or: an executable given the page's path, printing the link
 //! secrets = ["a-value-to-redact"]        # redacted besides the built-in credential shapes
+//!
+//! [remote]                    # sessions on object storage (docs/config.md)
+//! url = "s3://bucket/hotl"    # also gs://, az://, file://
+//! endpoint = "http://127.0.0.1:9000"     # an S3-compatible server; allow_http = true for http
+//! publish = "turn"            # or "manual": only `hotl sessions push`
+//! encrypt = true              # sealed with AES-256-GCM under key_file or HOTL_REMOTE_KEY
+//! key_file = "~/.config/hotl/remote.key"
 //! ```
 
 use std::path::PathBuf;
@@ -65,6 +72,8 @@ pub struct FileConfig {
     pub agents: AgentsConfig,
     /// `[session_title]`: titles written after a root session's first answer.
     pub session_title: SessionTitleConfig,
+    /// `[remote]`: the object store sessions are published to and pulled from.
+    pub remote: Option<hotl_remote::RemoteConfig>,
 }
 
 /// `[session_title]`.

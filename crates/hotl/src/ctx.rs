@@ -18,6 +18,8 @@ pub struct Ctx {
     pub all: bool,
     /// `--no-session`: the home is this, in memory, gone when the command ends.
     memory: Option<crate::memory_home::MemoryHome>,
+    /// Sessions this command pulled from the remote store (they open here, re-rooted).
+    pulled: std::sync::Mutex<Vec<String>>,
 }
 
 impl Ctx {
@@ -79,7 +81,25 @@ impl Ctx {
             home_dir,
             all,
             memory,
+            pulled: std::sync::Mutex::default(),
         })
+    }
+
+    /// Notes that this command pulled `id` from the remote store.
+    pub fn note_pulled(&self, id: &str) {
+        self.pulled
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .push(id.to_owned());
+    }
+
+    /// Whether this command pulled `id` from the remote store.
+    pub fn was_pulled(&self, id: &str) -> bool {
+        self.pulled
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .iter()
+            .any(|p| p == id)
     }
 
     /// Whether the home is in memory (`--no-session`).
@@ -116,7 +136,11 @@ impl Ctx {
         let scope = (!self.all).then_some(self.cwd.as_str());
         match hotl_log::resolve(&metas, scope, query) {
             Ok(meta) => Ok(Some(meta.clone())),
-            Err(hotl_log::LogError::NoSuchSession { .. }) => self.find_delegated(query),
+            Err(hotl_log::LogError::NoSuchSession { .. }) => match self.find_delegated(query)? {
+                Some(meta) => Ok(Some(meta)),
+                // Not here: the remote store, when one is configured.
+                None => crate::remote::find(self, query),
+            },
             Err(e) => Err(e.into()),
         }
     }

@@ -115,6 +115,26 @@ impl From<LogError> for CliError {
     }
 }
 
+impl From<hotl_remote::RemoteError> for CliError {
+    fn from(e: hotl_remote::RemoteError) -> Self {
+        use hotl_remote::RemoteError;
+        let message = e.to_string();
+        match e {
+            RemoteError::Log(e) => e.into(),
+            RemoteError::Held { root, .. } => CliError::Locked {
+                session: root,
+                message: format!(
+                    "{message}\nhint: it can still be read (`hotl sessions show`); it becomes writable when that process leaves it or its lease runs out"
+                ),
+            },
+            RemoteError::Ambiguous { .. } => CliError::user(message).hint("type more characters of the id"),
+            RemoteError::NoMatch(_) => CliError::user(message)
+                .hint("`hotl sessions list --remote` shows every session in the remote store"),
+            _ => CliError::user(message),
+        }
+    }
+}
+
 impl From<ViewError> for CliError {
     fn from(e: ViewError) -> Self {
         CliError::user(e.to_string())

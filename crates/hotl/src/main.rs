@@ -21,6 +21,7 @@ mod mcp;
 mod memory_home;
 mod plain;
 mod reaper;
+mod remote;
 mod render;
 mod takeout;
 mod tui;

@@ -18,7 +18,11 @@ impl Worker {
         self.cx.events = self.cx.events.for_command(Some(id));
         self.take_title_if_ready();
         let name = command.name();
+        let fenced = self.fenced();
         let done = match self.ready_for(&command).await {
+            _ if let Some(why) = fenced.filter(|_| writes(&command)) => {
+                Done::failed(failure(name, &AgentError::Refused(why), None))
+            }
             Err(Readiness::Cancelled) => Done::failed(Failure::cancelled(name)),
             Err(Readiness::Failed(e)) => Done::failed(failure(name, &e, None)),
             Ok(()) => match command {
@@ -31,6 +35,7 @@ impl Worker {
             },
         };
         self.events().send(Event::Done(done));
+        self.written();
     }
 
     /// A turn on `text`: its `stop` hooks, the status, and the title asked after a first
@@ -313,4 +318,19 @@ fn failure(command: &str, error: &AgentError, spent: Option<TurnOutcome>) -> Fai
         failure.cost = spent.cost;
     }
     failure
+}
+
+/// Whether `command` writes the session (refused once another process took the tree over).
+fn writes(command: &Command) -> bool {
+    !matches!(
+        command,
+        Command::Cancel
+            | Command::Approve { .. }
+            | Command::Status
+            | Command::Context
+            | Command::Stats
+            | Command::Dump
+            | Command::Models
+            | Command::Switch(_)
+    )
 }

@@ -117,6 +117,7 @@ impl Worker {
                     return Err(AgentError::Refused(format!("already in session {session}")));
                 }
                 self.before_switch(reason, &from, Some(&session)).await?;
+                self.adopt(&session).await?;
                 let mut opened = Session::open(&self.store, &session, self.tools.clone())?;
                 if let Some(cwd) = reroot {
                     opened.reroot(&cwd)?;
@@ -160,11 +161,13 @@ impl Worker {
             Next::Pending(new) => (None, Some(new)),
             Next::Open(session) => (Some(*session), None),
         };
+        let left_root = self.session.as_ref().map(|s| self.store.root_of(s.id()));
         let left = (
             std::mem::replace(&mut self.session, session),
             std::mem::replace(&mut self.pending, pending),
         );
         drop(left);
+        self.leave(left_root);
         Arc::make_mut(&mut self.cx.settings).policy.mode = mode;
         let to = self.current_id();
         let (saved, title, turns) = match &self.session {

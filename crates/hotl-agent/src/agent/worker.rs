@@ -182,6 +182,45 @@ impl Worker {
         self.session.as_mut().ok_or(AgentError::NoSession)
     }
 
+    /// The root of the tree the agent writes, once its session is saved.
+    fn root(&self) -> Option<String> {
+        self.session.as_ref().map(|s| self.store.root_of(s.id()))
+    }
+
+    /// Tells the publisher, if any, that the tree was written.
+    pub(super) fn written(&self) {
+        if let (Some(publisher), Some(root)) = (&self.cx.settings.publisher, self.root()) {
+            publisher.written(&root);
+        }
+    }
+
+    /// Why this process may no longer write its tree, if another took it over.
+    pub(super) fn fenced(&self) -> Option<String> {
+        let publisher = self.cx.settings.publisher.as_ref()?;
+        publisher.fenced(&self.root()?)
+    }
+
+    /// Takes `session`'s tree before writing it, when it is not the tree the agent writes.
+    pub(super) async fn adopt(&self, session: &str) -> Result<()> {
+        let Some(publisher) = &self.cx.settings.publisher else {
+            return Ok(());
+        };
+        let root = self.store.root_of(session);
+        if self.root().as_deref() == Some(root.as_str()) {
+            return Ok(());
+        }
+        publisher.adopt(&root).await.map_err(AgentError::Refused)
+    }
+
+    /// Lets `root`'s tree go, once the agent no longer writes it (in the background).
+    pub(super) fn leave(&self, root: Option<String>) {
+        if let (Some(publisher), Some(root)) = (&self.cx.settings.publisher, root)
+            && self.root().as_deref() != Some(root.as_str())
+        {
+            tokio::spawn(publisher.leave(&root));
+        }
+    }
+
     /// The directory the agent works in.
     pub(super) fn current_cwd(&self) -> PathBuf {
         match (&self.session, &self.pending) {
@@ -264,6 +303,7 @@ impl Worker {
                     }
                 ));
                 self.send_status();
+                self.written();
             }
             Err(e) => tracing::warn!("a background child's end could not be recorded: {e}"),
         }

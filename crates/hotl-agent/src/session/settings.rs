@@ -55,6 +55,8 @@ pub struct Settings {
     /// The session lives only in memory (`--no-session`): nothing outside this process can
     /// resume or fork it, so switching to a fork or to a saved session is refused.
     pub ephemeral: bool,
+    /// Where the trees this agent writes are published beyond this machine, if anywhere.
+    pub publisher: Option<std::sync::Arc<dyn crate::publish::Publisher>>,
 }
 
 /// The output limit asked when none is set.
@@ -117,6 +119,7 @@ impl Settings {
             reaper: None,
             hooks: std::sync::Arc::from([]),
             ephemeral: false,
+            publisher: None,
         }
     }
 }

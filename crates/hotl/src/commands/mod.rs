@@ -12,6 +12,7 @@ pub mod gc;
 pub mod mcp;
 pub mod oneshot;
 pub mod recall;
+pub mod remote;
 pub mod run;
 pub mod sessions;
 pub mod share_server;
@@ -46,6 +47,8 @@ pub fn run(ctx: &Ctx, command: Option<Command>, args: &run::RunArgs) -> Result<E
             SessionsCommand::Clear(args) => sessions::clear::run(ctx, &args),
             SessionsCommand::Drop(args) => sessions::drop::run(ctx, &args),
             SessionsCommand::Check(args) => sessions::check::run(ctx, &args),
+            SessionsCommand::Push(args) => sessions::push::run(ctx, &args),
+            SessionsCommand::Pull(args) => sessions::pull::run(ctx, &args),
         },
         Command::Gc(args) => gc::run(ctx, &args),
         Command::Fold(mut fold_args) => {
@@ -69,6 +72,7 @@ pub fn run(ctx: &Ctx, command: Option<Command>, args: &run::RunArgs) -> Result<E
         }
         Command::Completions(args) => completions::run(ctx, &args),
         Command::Mcp(command) => mcp::run(ctx, &command),
+        Command::Remote(command) => remote::run(ctx, &command),
         Command::Agents(command) => agents::run(ctx, &command),
         Command::Man => completions::man(ctx),
         Command::Acp(mut acp_args) => {

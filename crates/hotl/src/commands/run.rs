@@ -170,13 +170,22 @@ pub enum Format {
 /// Runs the agent.
 pub fn run(ctx: &Ctx, args: &RunArgs, resume_ref: Option<String>) -> Result<ExitCode, CliError> {
     let runtime = crate::ctx::runtime()?;
-    runtime.block_on(run_async(ctx, args, resume_ref))
+    runtime.block_on(async {
+        // With a remote, what the run writes is published beside it, and on its way out.
+        let follower = crate::remote::follower(ctx)?;
+        let result = run_async(ctx, args, resume_ref, follower.as_ref()).await;
+        if let Some(follower) = follower {
+            follower.finish(crate::remote::LEAVE_BOUND).await;
+        }
+        result
+    })
 }
 
 async fn run_async(
     ctx: &Ctx,
     args: &RunArgs,
     resume_ref: Option<String>,
+    follower: Option<&hotl_remote::Follower>,
 ) -> Result<ExitCode, CliError> {
     let resolved = config::resolve(config::load_file()?, &args.model_flags.overrides())?;
     let prompt = match args.prompt.as_deref() {
@@ -221,6 +230,13 @@ async fn run_async(
     settings.reaper = std::env::current_exe().ok().map(std::sync::Arc::from);
     settings.hooks = resolved.hooks.clone().into();
     settings.ephemeral = ctx.is_in_memory();
+    if let Some(follower) = follower {
+        settings.publisher = Some(Arc::new(crate::remote::Publishing(follower.clone())));
+        // The remote's key and the cloud's credentials are this process's, not its tools'.
+        let mut hidden = settings.hidden_env.to_vec();
+        hidden.extend(crate::remote::SECRET_VARS.iter().map(|v| (*v).to_owned()));
+        settings.hidden_env = hidden.into();
+    }
     // A console titles its new sessions; a headless run never spends a request on it, and
     // waits for its background children before it ends.
     if headless {
@@ -272,7 +288,7 @@ async fn run_async(
         tools,
         instructions,
     };
-    let start = match open_session(ctx, args, target, &resolved, headless, mode, offered) {
+    let start = match open_session(ctx, args, target, &resolved, headless, mode, offered, follower) {
         Err(CliError::Locked { session, message }) if !headless => {
             // Another process writes it: a read-only snapshot.
             if crate::tui::wanted(args.no_tui) {
@@ -515,6 +531,7 @@ fn open_session(
     headless: bool,
     mode: Option<Mode>,
     offered: Offered,
+    follower: Option<&hotl_remote::Follower>,
 ) -> Result<Start, CliError> {
     let Offered {
         tools,
@@ -550,8 +567,12 @@ fn open_session(
             .with_name(args.name.as_deref())?;
         return Ok(Start::New(new));
     };
+    if let Some(follower) = follower {
+        crate::remote::adopt(follower, &ctx.store.root_of(&meta.id))?;
+    }
     if !reroot && !std::path::Path::new(&meta.cwd).is_dir() {
-        reroot = ask_reroot(ctx, &meta, headless)?;
+        // A session made on another machine opens here without asking.
+        reroot = ctx.was_pulled(&meta.id) || ask_reroot(ctx, &meta, headless)?;
     }
     let mut session = Session::open(&ctx.store, &meta.id, tools)?;
     if reroot {

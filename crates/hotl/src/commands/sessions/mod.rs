@@ -8,6 +8,8 @@ pub mod export;
 pub mod fork;
 pub mod import;
 pub mod list;
+pub mod pull;
+pub mod push;
 pub mod rename;
 pub mod revert;
 pub mod share;
