@@ -29,10 +29,14 @@ struct Inner {
     held: tokio::sync::Mutex<HashMap<String, Lease>>,
     /// Trees written since their last publish.
     pending: Mutex<BTreeSet<String>>,
+    /// Every tree written while following: published once more on the way out.
+    touched: Mutex<BTreeSet<String>>,
     /// Trees this process lost, and the words that say so.
     fenced: Mutex<HashMap<String, String>>,
     /// Wakes the background task.
     wake: Notify,
+    /// Tells the background task to stop after what it is doing.
+    stop: std::sync::atomic::AtomicBool,
     /// The background task.
     task: Mutex<Option<tokio::task::JoinHandle<()>>>,
 }
@@ -45,8 +49,10 @@ impl Follower {
                 remote,
                 held: tokio::sync::Mutex::default(),
                 pending: Mutex::default(),
+                touched: Mutex::default(),
                 fenced: Mutex::default(),
                 wake: Notify::new(),
+                stop: std::sync::atomic::AtomicBool::new(false),
                 task: Mutex::new(None),
             }),
         };
@@ -108,6 +114,7 @@ impl Follower {
             return;
         }
         lock(&self.inner.pending).insert(root.to_owned());
+        lock(&self.inner.touched).insert(root.to_owned());
         self.inner.wake.notify_one();
     }
 
@@ -120,7 +127,9 @@ impl Follower {
     /// go, at most within `bound`.
     pub async fn leave(&self, root: &str, bound: Duration) {
         let work = async {
-            if lock(&self.inner.pending).remove(root) {
+            let pending = lock(&self.inner.pending).remove(root);
+            // A publish the background had under way may have been cut short: once more.
+            if pending || lock(&self.inner.touched).remove(root) {
                 self.publish_one(root).await;
             }
             if let Some(lease) = self.inner.held.lock().await.remove(root)
@@ -161,13 +170,27 @@ impl Follower {
 
     /// Publishes what is pending and lets every lease go, at most within `bound` (on exit).
     pub async fn finish(&self, bound: Duration) {
-        if let Some(task) = lock(&self.inner.task).take() {
-            task.abort();
+        // The background stops after what it is doing: cut short mid-write, a lease would
+        // be left at a version this process does not know.
+        self.inner.stop.store(true, std::sync::atomic::Ordering::SeqCst);
+        self.inner.wake.notify_one();
+        let task = lock(&self.inner.task).take();
+        if let Some(task) = task
+            && tokio::time::timeout(bound, task).await.is_err()
+        {
+            tracing::warn!("the background publisher did not stop in time");
         }
         let roots: Vec<String> = {
             let held = self.inner.held.lock().await;
             let pending = lock(&self.inner.pending);
-            held.keys().chain(pending.iter()).cloned().collect::<BTreeSet<_>>().into_iter().collect()
+            let touched = lock(&self.inner.touched);
+            held.keys()
+                .chain(pending.iter())
+                .chain(touched.iter())
+                .cloned()
+                .collect::<BTreeSet<_>>()
+                .into_iter()
+                .collect()
         };
         let work = async {
             for root in roots {
@@ -203,6 +226,9 @@ impl Follower {
             tokio::select! {
                 () = self.inner.wake.notified() => {}
                 () = tokio::time::sleep(tick) => {}
+            }
+            if self.inner.stop.load(std::sync::atomic::Ordering::SeqCst) {
+                return;
             }
             let pending: Vec<String> = std::mem::take(&mut *lock(&self.inner.pending))
                 .into_iter()

@@ -242,7 +242,20 @@ impl Remote {
                 *lease = renewed;
                 Ok(())
             }
-            Err(object_store::Error::Precondition { .. }) => Err(self.fenced(&lease.body.root).await),
+            Err(object_store::Error::Precondition { .. }) => {
+                // An earlier write of this process may have landed without its answer: the
+                // lease is still this process's when the store says so.
+                if let Ok(Some(seen)) = self.read_lease(&lease.body.root).await
+                    && let Some(body) = &seen.body
+                    && body.holder == self.me.nonce
+                    && body.epoch == lease.body.epoch
+                    && !body.released
+                {
+                    lease.version = seen.version;
+                    return Box::pin(self.renew(lease)).await;
+                }
+                Err(self.fenced(&lease.body.root).await)
+            }
             Err(e) => Err(RemoteError::store(
                 format!("renewing the lease of {}", lease.body.root),
                 e,

@@ -12,11 +12,19 @@ use crate::render::{ShortIds, relative_time};
 
 /// List sessions, newest first
 #[derive(Debug, Args)]
-#[command(after_help = "Examples:\n  hotl sessions list\n  hotl sessions list --all --json")]
+#[command(
+    after_help = "Examples:\n  hotl sessions list\n  hotl sessions list --all --json\n  hotl sessions list --remote --project ~/src/app"
+)]
 pub struct ListArgs {
     /// One JSON array (schema: docs/json.md)
     #[arg(long)]
     pub json: bool,
+    /// Every session in the remote store, whatever project it came from
+    #[arg(long)]
+    pub remote: bool,
+    /// With --remote: only sessions of this project directory
+    #[arg(long, value_name = "DIR", requires = "remote")]
+    pub project: Option<std::path::PathBuf>,
 }
 
 /// One row of `sessions list --json`.
@@ -79,6 +87,9 @@ fn children(ctx: &Ctx, root: &str) -> Result<Vec<Child>, CliError> {
 }
 
 pub fn run(ctx: &Ctx, args: &ListArgs) -> Result<ExitCode, CliError> {
+    if args.remote {
+        return super::remote_list::run(ctx, args);
+    }
     let metas = ctx.store.list()?;
     let scope = (!ctx.all).then_some(ctx.cwd.as_str());
     let rows = hotl_log::listed(&metas, scope);
