@@ -192,7 +192,10 @@ mod tests {
     fn a_keyed_seal_opens_only_with_its_key_and_its_aad() {
         let key = [3u8; KEY_LEN];
         let sealed = seal_keyed(b"segment", &key, b"trees/a/b/1").unwrap();
-        assert_eq!(open_keyed(&sealed, &key, b"trees/a/b/1").unwrap(), b"segment");
+        assert_eq!(
+            open_keyed(&sealed, &key, b"trees/a/b/1").unwrap(),
+            b"segment"
+        );
         assert!(matches!(
             open_keyed(&sealed, &key, b"trees/a/b/2"),
             Err(SealError::Decrypt)

@@ -89,7 +89,10 @@ impl Remote {
                     let bytes = match local.get(&hash) {
                         Ok(bytes) => bytes,
                         Err(e) => {
-                            tracing::warn!(blob = hash, "a referenced blob is not in this home: {e}");
+                            tracing::warn!(
+                                blob = hash,
+                                "a referenced blob is not in this home: {e}"
+                            );
                             return Ok((hash, Some(0)));
                         }
                     };

@@ -70,8 +70,7 @@ impl Bucket {
                 Ok(())
             }
         };
-        let built: std::result::Result<Arc<dyn ObjectStore>, object_store::Error> = match scheme
-        {
+        let built: std::result::Result<Arc<dyn ObjectStore>, object_store::Error> = match scheme {
             "s3" => {
                 need_bucket()?;
                 let mut b = object_store::aws::AmazonS3Builder::from_env()
@@ -114,9 +113,8 @@ impl Bucket {
             }
             "file" => {
                 let dir = std::path::Path::new("/").join(rest.trim_start_matches('/'));
-                std::fs::create_dir_all(&dir).map_err(|e| {
-                    RemoteError::Config(format!("[remote] url {}: {e}", cfg.url))
-                })?;
+                std::fs::create_dir_all(&dir)
+                    .map_err(|e| RemoteError::Config(format!("[remote] url {}: {e}", cfg.url)))?;
                 return Ok(Bucket {
                     store: Arc::new(
                         object_store::local::LocalFileSystem::new_with_prefix(&dir)
@@ -212,10 +210,19 @@ impl Bucket {
 
     /// Reads `name` as it is stored; `None` when it does not exist.
     pub(crate) async fn get_raw(&self, name: &str) -> Result<Option<(Bytes, ObjectMeta)>> {
-        let got = match self.store.get_opts(&self.path(name), GetOptions::default()).await {
+        let got = match self
+            .store
+            .get_opts(&self.path(name), GetOptions::default())
+            .await
+        {
             Ok(got) => got,
             Err(object_store::Error::NotFound { .. }) => return Ok(None),
-            Err(e) => return Err(RemoteError::store(format!("reading {}", self.shown(name)), e)),
+            Err(e) => {
+                return Err(RemoteError::store(
+                    format!("reading {}", self.shown(name)),
+                    e,
+                ));
+            }
         };
         let meta = got.meta.clone();
         let bytes = got
@@ -226,7 +233,11 @@ impl Bucket {
     }
 
     /// The bytes of `name` in `range`, as stored.
-    pub(crate) async fn get_range_raw(&self, name: &str, range: std::ops::Range<u64>) -> Result<Bytes> {
+    pub(crate) async fn get_range_raw(
+        &self,
+        name: &str,
+        range: std::ops::Range<u64>,
+    ) -> Result<Bytes> {
         let opts = GetOptions {
             range: Some(GetRange::Bounded(range)),
             ..GetOptions::default()
@@ -246,7 +257,10 @@ impl Bucket {
         match self.store.head(&self.path(name)).await {
             Ok(meta) => Ok(Some(meta)),
             Err(object_store::Error::NotFound { .. }) => Ok(None),
-            Err(e) => Err(RemoteError::store(format!("reading {}", self.shown(name)), e)),
+            Err(e) => Err(RemoteError::store(
+                format!("reading {}", self.shown(name)),
+                e,
+            )),
         }
     }
 
@@ -264,7 +278,10 @@ impl Bucket {
     pub(crate) async fn delete(&self, name: &str) -> Result<()> {
         match self.store.delete(&self.path(name)).await {
             Ok(()) | Err(object_store::Error::NotFound { .. }) => Ok(()),
-            Err(e) => Err(RemoteError::store(format!("removing {}", self.shown(name)), e)),
+            Err(e) => Err(RemoteError::store(
+                format!("removing {}", self.shown(name)),
+                e,
+            )),
         }
     }
 
@@ -282,15 +299,12 @@ impl Bucket {
     /// not open (another key, changed bytes, moved from another name) is damaged.
     pub(crate) fn unseal(&self, name: &str, stored: &[u8]) -> Result<Vec<u8>> {
         match &self.keys {
-            Some(keys) => {
-                hotl_export::seal::open_keyed(stored, keys.seal_key(), name.as_bytes()).map_err(
-                    |_| RemoteError::Damaged {
-                        name: self.shown(name),
-                        why: "it does not open with this key (sealed under another key, or changed)"
-                            .to_owned(),
-                    },
-                )
-            }
+            Some(keys) => hotl_export::seal::open_keyed(stored, keys.seal_key(), name.as_bytes())
+                .map_err(|_| RemoteError::Damaged {
+                    name: self.shown(name),
+                    why: "it does not open with this key (sealed under another key, or changed)"
+                        .to_owned(),
+                }),
             None => Ok(stored.to_vec()),
         }
     }

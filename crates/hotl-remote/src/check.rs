@@ -99,7 +99,10 @@ impl Remote {
         // held against the store.
         if ran {
             let bytes = serde_json::to_vec(&report).expect("a report serializes");
-            if let Err(e) = self.store.put_derived(&self.state_name(), "check.json", &bytes) {
+            if let Err(e) = self
+                .store
+                .put_derived(&self.state_name(), "check.json", &bytes)
+            {
                 tracing::warn!("the check's verdict is not kept: {e}");
             }
         }
@@ -115,7 +118,11 @@ impl Remote {
             });
         };
         let listed = self.bucket.list(layout::SUMMARIES).await?;
-        note("list", true, format!("{} tree summaries listed", listed.len()));
+        note(
+            "list",
+            true,
+            format!("{} tree summaries listed", listed.len()),
+        );
         if let Err(e) = self.marker().await {
             note("marker", false, e.to_string());
             return Ok(());
@@ -146,7 +153,10 @@ impl Remote {
             if ranged {
                 "a byte range read back".to_owned()
             } else {
-                format!("a byte range read back as {} bytes that differ", range.len())
+                format!(
+                    "a byte range read back as {} bytes that differ",
+                    range.len()
+                )
             },
         );
         let once = layout::probe(nonce, "once");
@@ -154,14 +164,18 @@ impl Remote {
             .put_raw(&once, b"1".to_vec(), PutMode::Create)
             .await
             .map_err(|e| RemoteError::store(format!("creating {}", self.bucket.shown(&once)), e))?;
-        let second = self.bucket.put_raw(&once, b"2".to_vec(), PutMode::Create).await;
+        let second = self
+            .bucket
+            .put_raw(&once, b"2".to_vec(), PutMode::Create)
+            .await;
         let (ok, detail) = match second {
             Err(object_store::Error::AlreadyExists { .. }) => {
                 (true, "a second create of one object was refused".to_owned())
             }
             Ok(_) => (
                 false,
-                "a second create of one object was accepted: two machines could both take a tree".to_owned(),
+                "a second create of one object was accepted: two machines could both take a tree"
+                    .to_owned(),
             ),
             Err(e) => (false, format!("a second create failed oddly: {e}")),
         };
@@ -171,7 +185,9 @@ impl Remote {
             .bucket
             .put_raw(&versioned, b"1".to_vec(), PutMode::Overwrite)
             .await
-            .map_err(|e| RemoteError::store(format!("writing {}", self.bucket.shown(&versioned)), e))?;
+            .map_err(|e| {
+                RemoteError::store(format!("writing {}", self.bucket.shown(&versioned)), e)
+            })?;
         let stale = UpdateVersion::from(first);
         let (ok, detail) = match self
             .bucket
@@ -205,7 +221,10 @@ impl Remote {
     /// The last verdict of [`Remote::check`], while it is recent: `Some(why)` when the store
     /// failed a probe (it is used read-only).
     pub fn read_only(&self) -> Option<String> {
-        let path = self.store.derived_dir(&self.state_name()).join("check.json");
+        let path = self
+            .store
+            .derived_dir(&self.state_name())
+            .join("check.json");
         let report: Report = serde_json::from_slice(&std::fs::read(path).ok()?).ok()?;
         let checked = hotl_log::parse_ts(&report.checked)?;
         let recent = SystemTime::now()
@@ -220,7 +239,10 @@ impl Remote {
     /// Makes sure the store may be written: checks it once a day (the verdict is kept), and
     /// refuses with why when a probe failed.
     pub async fn writable(&self) -> Result<()> {
-        let path = self.store.derived_dir(&self.state_name()).join("check.json");
+        let path = self
+            .store
+            .derived_dir(&self.state_name())
+            .join("check.json");
         let fresh = std::fs::read(&path)
             .ok()
             .and_then(|b| serde_json::from_slice::<Report>(&b).ok())

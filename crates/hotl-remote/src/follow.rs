@@ -96,7 +96,9 @@ impl Follower {
                 Ok(None)
             }
             Err(e) if e.is_unreachable() => {
-                let why = format!("the remote store cannot be reached, so this session is not published until it can be: {e}");
+                let why = format!(
+                    "the remote store cannot be reached, so this session is not published until it can be: {e}"
+                );
                 lock(&self.inner.pending).insert(root.to_owned());
                 Ok(Some(why))
             }
@@ -139,7 +141,10 @@ impl Follower {
             }
         };
         if tokio::time::timeout(bound, work).await.is_err() {
-            tracing::warn!(root, "leaving the tree took too long: its lease runs out by itself");
+            tracing::warn!(
+                root,
+                "leaving the tree took too long: its lease runs out by itself"
+            );
         }
     }
 
@@ -172,7 +177,9 @@ impl Follower {
     pub async fn finish(&self, bound: Duration) {
         // The background stops after what it is doing: cut short mid-write, a lease would
         // be left at a version this process does not know.
-        self.inner.stop.store(true, std::sync::atomic::Ordering::SeqCst);
+        self.inner
+            .stop
+            .store(true, std::sync::atomic::Ordering::SeqCst);
         self.inner.wake.notify_one();
         let task = lock(&self.inner.task).take();
         if let Some(task) = task

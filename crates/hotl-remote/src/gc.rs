@@ -58,12 +58,17 @@ impl Remote {
         );
         let tree_of: HashMap<&str, &str> = trees
             .iter()
-            .flat_map(|t| t.sessions.iter().map(move |m| (m.id.as_str(), t.root.as_str())))
+            .flat_map(|t| {
+                t.sessions
+                    .iter()
+                    .map(move |m| (m.id.as_str(), t.root.as_str()))
+            })
             .collect();
         let by_root: HashMap<&str, &crate::summary::TreeSummary> =
             trees.iter().map(|t| (t.root.as_str(), t)).collect();
         let dropped = |t: &crate::summary::TreeSummary| t.root_meta().is_some_and(|m| m.dropped);
-        let candidate = |t: &crate::summary::TreeSummary| dropped(t) || t.updated() < cutoff.as_str();
+        let candidate =
+            |t: &crate::summary::TreeSummary| dropped(t) || t.updated() < cutoff.as_str();
         let mut report = GcReport::default();
         let mut kept: HashSet<&str> = HashSet::new();
         let mut todo: Vec<&str> = Vec::new();
@@ -163,7 +168,8 @@ impl Remote {
         }
         let state = self.state_place(root);
         let path = self.store.derived_dir(&state.0).join(&state.1);
-        if !dry_run && let Err(e) = std::fs::remove_file(&path)
+        if !dry_run
+            && let Err(e) = std::fs::remove_file(&path)
             && e.kind() != std::io::ErrorKind::NotFound
         {
             tracing::debug!("a remote state stays: {e}");

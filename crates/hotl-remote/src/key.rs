@@ -136,8 +136,13 @@ mod tests {
         let hex: String = raw.iter().map(|b| format!("{b:02x}")).collect();
         let b64 = base64::engine::general_purpose::STANDARD.encode(raw);
         let a = read_key_file(&write(dir.path(), "raw", &raw, 0o600)).unwrap();
-        let b = read_key_file(&write(dir.path(), "hex", format!("{hex}\n").as_bytes(), 0o400))
-            .unwrap();
+        let b = read_key_file(&write(
+            dir.path(),
+            "hex",
+            format!("{hex}\n").as_bytes(),
+            0o400,
+        ))
+        .unwrap();
         let c = read_key_file(&write(dir.path(), "b64", b64.as_bytes(), 0o600)).unwrap();
         assert_eq!((a, b), (raw, raw));
         assert_eq!(c, raw);
@@ -152,7 +157,10 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let path = write(dir.path(), "key", &[1u8; 32], 0o644);
         let e = read_key_file(&path).unwrap_err().to_string();
-        assert!(e.contains("can be read by others") && e.contains("chmod 600"), "{e}");
+        assert!(
+            e.contains("can be read by others") && e.contains("chmod 600"),
+            "{e}"
+        );
         let path = write(dir.path(), "group", &[1u8; 32], 0o640);
         assert!(read_key_file(&path).is_err());
     }
@@ -161,10 +169,18 @@ mod tests {
     fn what_is_not_a_key_is_refused_by_name() {
         let dir = tempfile::tempdir().unwrap();
         let path = write(dir.path(), "short", b"0123", 0o600);
-        assert!(read_key_file(&path).unwrap_err().to_string().contains("holds no key"));
+        assert!(
+            read_key_file(&path)
+                .unwrap_err()
+                .to_string()
+                .contains("holds no key")
+        );
         assert!(Keys::load(Some("nope"), None).is_err());
         let none = Keys::load(None, None).unwrap_err().to_string();
-        assert!(none.contains("key_file") && none.contains("HOTL_REMOTE_KEY"), "{none}");
+        assert!(
+            none.contains("key_file") && none.contains("HOTL_REMOTE_KEY"),
+            "{none}"
+        );
     }
 
     #[test]

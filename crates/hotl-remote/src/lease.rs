@@ -80,7 +80,10 @@ impl Remote {
             .and_then(|plain| serde_json::from_slice::<LeaseBody>(&plain).ok())
             .filter(|b| b.format == FORMAT && b.root == root);
         if body.is_none() {
-            tracing::warn!(root, "the tree's lease does not read as one: judged by its age");
+            tracing::warn!(
+                root,
+                "the tree's lease does not read as one: judged by its age"
+            );
         }
         Ok(Some(Seen {
             body,
@@ -140,10 +143,13 @@ impl Remote {
     ) -> std::result::Result<Lease, object_store::Error> {
         let name = layout::lease(&body.root);
         let plain = serde_json::to_vec(&body).expect("a lease serializes");
-        let sealed = self.bucket.seal(&name, &plain).map_err(|e| object_store::Error::Generic {
-            store: "seal",
-            source: e.to_string().into(),
-        })?;
+        let sealed = self
+            .bucket
+            .seal(&name, &plain)
+            .map_err(|e| object_store::Error::Generic {
+                store: "seal",
+                source: e.to_string().into(),
+            })?;
         let put = self.bucket.put_raw(&name, sealed, mode).await?;
         Ok(Lease {
             body,
@@ -162,7 +168,10 @@ impl Remote {
         // Each turn of the loop follows another writer's move; a handful settles any race.
         for _ in 0..8 {
             let Some(seen) = self.read_lease(root).await? else {
-                match self.write_lease(self.body(root, 1, false), PutMode::Create).await {
+                match self
+                    .write_lease(self.body(root, 1, false), PutMode::Create)
+                    .await
+                {
                     Ok(lease) => return Ok(lease),
                     Err(object_store::Error::AlreadyExists { .. }) => continue,
                     Err(e) => return Err(self.no_lease(failed(e))),

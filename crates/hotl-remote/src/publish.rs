@@ -155,7 +155,14 @@ impl Remote {
 
     /// Whether the segment at `name` holds exactly the lines hashing `hash` (this home's own
     /// write, landed before it could note it).
-    async fn is_ours(&self, name: &str, root: &str, id: &str, start: u64, hash: &str) -> Result<bool> {
+    async fn is_ours(
+        &self,
+        name: &str,
+        root: &str,
+        id: &str,
+        start: u64,
+        hash: &str,
+    ) -> Result<bool> {
         let Some((stored, _)) = self.bucket.get_raw(name).await? else {
             return Ok(false);
         };
@@ -168,7 +175,11 @@ impl Remote {
     /// Where a session stands in the store, when this home's state does not say: its last
     /// segment read, and the local log's offset after the same seq. The local bytes of that
     /// segment must be the ones the store holds (unless publishing redacts them).
-    pub(crate) async fn session_state_from_store(&self, root: &str, id: &str) -> Result<SessionState> {
+    pub(crate) async fn session_state_from_store(
+        &self,
+        root: &str,
+        id: &str,
+    ) -> Result<SessionState> {
         let segments = self.segments_of(root, id).await?;
         let Some(&(start, ref name)) = segments.last() else {
             return Ok(SessionState::default());

@@ -97,7 +97,10 @@ impl Remote {
         for id in ids {
             let mut segments = by_session.remove(&id).unwrap_or_default();
             segments.sort();
-            match self.fetch_session(root, &id, &segments, state.sessions.get(&id)).await {
+            match self
+                .fetch_session(root, &id, &segments, state.sessions.get(&id))
+                .await
+            {
                 Ok(Some(f)) => fetched.push(f),
                 Ok(None) => {}
                 Err(e @ RemoteError::Store { .. }) => return Err(e),
@@ -132,7 +135,12 @@ impl Remote {
                 parents.push(pin.session);
             }
         }
-        state.blobs.extend(self.summary(root).await?.map(|s| s.blobs).unwrap_or_default());
+        state.blobs.extend(
+            self.summary(root)
+                .await?
+                .map(|s| s.blobs)
+                .unwrap_or_default(),
+        );
         self.save_state(root, &mut state);
         pulled.roots.push(root.to_owned());
         Ok(parents)
@@ -147,7 +155,11 @@ impl Remote {
         known: Option<&SessionState>,
     ) -> Result<Option<Fetched>> {
         let exists = self.store.exists(id);
-        let local_last = if exists { self.store.meta(id)?.last_seq } else { 0 };
+        let local_last = if exists {
+            self.store.meta(id)?.last_seq
+        } else {
+            0
+        };
         if let Some(k) = known.filter(|k| exists && k.last < local_last)
             && let Some((start, _)) = segments
                 .iter()
@@ -196,9 +208,7 @@ impl Remote {
             let linked = prev.is_none() || h.prev == prev;
             if !chained || !linked {
                 return Err(RemoteError::Damaged {
-                    name: self
-                        .bucket
-                        .shown(&layout::segment(root, id, h.start)),
+                    name: self.bucket.shown(&layout::segment(root, id, h.start)),
                     why: "it does not follow the segment before it (replaced?)".to_owned(),
                 });
             }

@@ -71,9 +71,7 @@ fn walk(redactor: &Redactor, value: &mut serde_json::Value, report: &mut Report)
     match value {
         serde_json::Value::String(s) => redactor.text(s, report),
         serde_json::Value::Array(items) => items.iter_mut().for_each(|v| walk(redactor, v, report)),
-        serde_json::Value::Object(map) => map
-            .values_mut()
-            .for_each(|v| walk(redactor, v, report)),
+        serde_json::Value::Object(map) => map.values_mut().for_each(|v| walk(redactor, v, report)),
         _ => {}
     }
 }

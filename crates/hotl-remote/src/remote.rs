@@ -244,7 +244,9 @@ impl Remote {
                 self.bucket
                     .put_raw(&name, b"clock".to_vec(), PutMode::Overwrite)
                     .await
-                    .map_err(|e| RemoteError::store(format!("writing {}", self.bucket.shown(&name)), e))?;
+                    .map_err(|e| {
+                        RemoteError::store(format!("writing {}", self.bucket.shown(&name)), e)
+                    })?;
                 let after = SystemTime::now();
                 let meta = self.bucket.head(&name).await?;
                 self.bucket.delete(&name).await?;

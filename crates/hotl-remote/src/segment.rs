@@ -179,9 +179,17 @@ mod tests {
         let mut changed = bytes.clone();
         let at = changed.len() - 8;
         changed[at] = b'9';
-        assert!(decode(&changed, ROOT, ROOT, 3).unwrap_err().contains("changed"));
+        assert!(
+            decode(&changed, ROOT, ROOT, 3)
+                .unwrap_err()
+                .contains("changed")
+        );
         // Put under another name.
-        assert!(decode(&bytes, ROOT, ROOT, 4).unwrap_err().contains("another name"));
+        assert!(
+            decode(&bytes, ROOT, ROOT, 4)
+                .unwrap_err()
+                .contains("another name")
+        );
         // Not a segment at all.
         assert!(decode(b"hello", ROOT, ROOT, 3).is_err());
     }
@@ -190,7 +198,11 @@ mod tests {
     fn a_header_that_lies_about_its_seqs_is_refused() {
         let body = lines(3..=7);
         let bytes = encode(&header(&body, 5, 7), &body);
-        assert!(decode(&bytes, ROOT, ROOT, 5).unwrap_err().contains("seqs 3 to 7"));
+        assert!(
+            decode(&bytes, ROOT, ROOT, 5)
+                .unwrap_err()
+                .contains("seqs 3 to 7")
+        );
     }
 
     #[test]
@@ -210,7 +222,11 @@ mod tests {
         let (pieces, taken) = cut(&big);
         assert_eq!(taken, big.len());
         assert!(pieces.len() > 1);
-        assert!(pieces.iter().all(|p| p.len() <= MAX_BYTES && seq_range(p).is_some()));
+        assert!(
+            pieces
+                .iter()
+                .all(|p| p.len() <= MAX_BYTES && seq_range(p).is_some())
+        );
         assert_eq!(pieces.concat(), big);
     }
 }

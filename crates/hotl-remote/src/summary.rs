@@ -192,7 +192,11 @@ impl Remote {
                 tracing::warn!("the remote listing cache is not written: {e}");
             }
         }
-        trees.sort_by(|a, b| b.updated().cmp(a.updated()).then_with(|| b.root.cmp(&a.root)));
+        trees.sort_by(|a, b| {
+            b.updated()
+                .cmp(a.updated())
+                .then_with(|| b.root.cmp(&a.root))
+        });
         Ok((trees, problems))
     }
 

@@ -15,8 +15,21 @@ async fn a_store_that_keeps_its_conditions_passes_every_probe() -> TestResult {
     let report = a.remote.check().await?;
     assert!(report.ok(), "{report:?}");
     let names: Vec<&str> = report.probes.iter().map(|p| p.name.as_str()).collect();
-    assert_eq!(names, ["list", "write", "read", "range", "create_once", "stale_update"]);
-    assert!(!cloud.names().await.iter().any(|n| n.contains("probes/")), "probes are removed");
+    assert_eq!(
+        names,
+        [
+            "list",
+            "write",
+            "read",
+            "range",
+            "create_once",
+            "stale_update"
+        ]
+    );
+    assert!(
+        !cloud.names().await.iter().any(|n| n.contains("probes/")),
+        "probes are removed"
+    );
     Ok(())
 }
 
@@ -34,7 +47,11 @@ async fn a_store_that_accepts_what_it_should_refuse_is_caught_and_used_read_only
         .map(|p| p.name.as_str())
         .collect();
     assert_eq!(failed, ["create_once", "stale_update"]);
-    assert!(a.remote.read_only().is_some_and(|why| why.contains("second create")));
+    assert!(
+        a.remote
+            .read_only()
+            .is_some_and(|why| why.contains("second create"))
+    );
     let id = a.session(1);
     let follower = hotl_remote::Follower::start(Arc::new(a.remote));
     match follower.adopt(&id).await {
@@ -53,9 +70,19 @@ async fn a_directory_store_cannot_hold_leases_and_says_why() -> TestResult {
     let bucket = Bucket::open(&cfg, None)?;
     let remote = Remote::new(bucket, cfg, None, hotl_log::Store::new(home.path()));
     let report = remote.check().await?;
-    let stale = report.probes.iter().find(|p| p.name == "stale_update").expect("probed");
+    let stale = report
+        .probes
+        .iter()
+        .find(|p| p.name == "stale_update")
+        .expect("probed");
     assert!(!stale.ok, "{report:?}");
-    assert!(report.probes.iter().find(|p| p.name == "create_once").is_some_and(|p| p.ok));
+    assert!(
+        report
+            .probes
+            .iter()
+            .find(|p| p.name == "create_once")
+            .is_some_and(|p| p.ok)
+    );
     Ok(())
 }
 
@@ -66,7 +93,9 @@ fn urls_hotl_cannot_use_are_refused_by_name() {
         ("ftp://x/y", "scheme \"ftp\""),
         ("s3://", "names no bucket"),
     ] {
-        let e = Bucket::open(&RemoteConfig::new(url), None).expect_err(url).to_string();
+        let e = Bucket::open(&RemoteConfig::new(url), None)
+            .expect_err(url)
+            .to_string();
         assert!(e.contains(words), "{url}: {e}");
     }
     let _ = Arc::new(());

@@ -10,7 +10,10 @@ use crate::support::{Cloud, TestResult};
 #[tokio::test]
 async fn a_put_that_failed_is_sent_again_and_nothing_twice() -> TestResult {
     let cloud = Cloud::new();
-    let (a, b) = (cloud.machine("laptop", 60, None), cloud.machine("box", 60, None));
+    let (a, b) = (
+        cloud.machine("laptop", 60, None),
+        cloud.machine("box", 60, None),
+    );
     let id = a.session(3);
     let mut lease = a.remote.acquire(&id).await?;
     a.remote.publish(&mut lease).await?;
@@ -29,15 +32,26 @@ async fn a_put_that_failed_is_sent_again_and_nothing_twice() -> TestResult {
 #[tokio::test]
 async fn a_put_that_landed_before_it_failed_is_not_sent_twice() -> TestResult {
     let cloud = Cloud::new();
-    let (a, b) = (cloud.machine("laptop", 60, None), cloud.machine("box", 60, None));
+    let (a, b) = (
+        cloud.machine("laptop", 60, None),
+        cloud.machine("box", 60, None),
+    );
     let id = a.session(3);
     let mut lease = a.remote.acquire(&id).await?;
     a.remote.publish(&mut lease).await?;
     a.grow(&id, 1);
     let base = cloud.faults.puts.load(Ordering::SeqCst);
-    cloud.faults.land_then_fail.store(base + 2, Ordering::SeqCst);
+    cloud
+        .faults
+        .land_then_fail
+        .store(base + 2, Ordering::SeqCst);
     assert!(a.remote.publish(&mut lease).await.is_err());
-    let segments = |names: &[String]| names.iter().filter(|n| n.contains(&format!("{id}/{id}/"))).count();
+    let segments = |names: &[String]| {
+        names
+            .iter()
+            .filter(|n| n.contains(&format!("{id}/{id}/")))
+            .count()
+    };
     assert_eq!(segments(&cloud.names().await), 2);
     // The next publish finds its own segment there: not fenced, nothing sent again.
     let published = a.remote.publish(&mut lease).await?;
@@ -51,7 +65,10 @@ async fn a_put_that_landed_before_it_failed_is_not_sent_twice() -> TestResult {
 #[tokio::test]
 async fn a_store_off_the_network_says_so_and_the_next_publish_resumes() -> TestResult {
     let cloud = Cloud::new();
-    let (a, b) = (cloud.machine("laptop", 60, None), cloud.machine("box", 60, None));
+    let (a, b) = (
+        cloud.machine("laptop", 60, None),
+        cloud.machine("box", 60, None),
+    );
     let id = a.session(2);
     let mut lease = a.remote.acquire(&id).await?;
     a.remote.publish(&mut lease).await?;
@@ -92,7 +109,11 @@ async fn damaged_cut_and_replaced_segments_are_named_and_never_loaded() -> TestR
     flipped[at] ^= 0x20;
     let cut = good[..good.len() - 7].to_vec();
     let replaced = cloud.read(&first_segment(&other)).await;
-    for (what, bytes) in [("changed", flipped), ("cut short", cut), ("another name", replaced)] {
+    for (what, bytes) in [
+        ("changed", flipped),
+        ("cut short", cut),
+        ("another name", replaced),
+    ] {
         cloud.overwrite(&name, bytes).await;
         let b = cloud.machine("box", 60, None);
         let e = b.remote.pull(&id).await.expect_err(what).to_string();
@@ -105,7 +126,10 @@ async fn damaged_cut_and_replaced_segments_are_named_and_never_loaded() -> TestR
 #[tokio::test]
 async fn the_local_copy_wins_over_a_store_that_went_another_way() -> TestResult {
     let cloud = Cloud::new();
-    let (a, b) = (cloud.machine("laptop", 60, None), cloud.machine("box", 60, None));
+    let (a, b) = (
+        cloud.machine("laptop", 60, None),
+        cloud.machine("box", 60, None),
+    );
     let id = a.session(2);
     let mut lease = a.remote.acquire(&id).await?;
     a.remote.publish(&mut lease).await?;
@@ -116,7 +140,10 @@ async fn the_local_copy_wins_over_a_store_that_went_another_way() -> TestResult 
     a.remote.publish(&mut lease).await?;
     let before = b.log(&id);
     let pulled = b.remote.pull(&id).await?;
-    assert!(pulled.problems.iter().any(|p| p.contains("on its own")), "{pulled:?}");
+    assert!(
+        pulled.problems.iter().any(|p| p.contains("on its own")),
+        "{pulled:?}"
+    );
     assert_eq!(b.log(&id), before);
     Ok(())
 }
@@ -124,11 +151,21 @@ async fn the_local_copy_wins_over_a_store_that_went_another_way() -> TestResult 
 #[tokio::test]
 async fn a_prefix_holding_other_objects_is_refused_naming_the_fix() -> TestResult {
     let cloud = Cloud::new();
-    cloud.overwrite("team/backups/db.tar", b"not hotl's".to_vec()).await;
+    cloud
+        .overwrite("team/backups/db.tar", b"not hotl's".to_vec())
+        .await;
     let a = cloud.machine("laptop", 60, None);
     let id = a.session(1);
-    let e = a.remote.acquire(&id).await.expect_err("refused").to_string();
-    assert!(e.contains("not hotl's") && e.contains("backups/db.tar") && e.contains("/hotl"), "{e}");
+    let e = a
+        .remote
+        .acquire(&id)
+        .await
+        .expect_err("refused")
+        .to_string();
+    assert!(
+        e.contains("not hotl's") && e.contains("backups/db.tar") && e.contains("/hotl"),
+        "{e}"
+    );
     assert_eq!(cloud.names().await, ["team/backups/db.tar"]);
     Ok(())
 }
@@ -141,7 +178,12 @@ async fn a_store_sealed_under_another_key_is_named_before_anything_is_read() -> 
     let mut lease = a.remote.acquire(&id).await?;
     a.remote.publish(&mut lease).await?;
     let wrong = cloud.machine("box", 60, Some(Keys::derive(&[2; 32])));
-    let e = wrong.remote.pull(&id).await.expect_err("another key").to_string();
+    let e = wrong
+        .remote
+        .pull(&id)
+        .await
+        .expect_err("another key")
+        .to_string();
     assert!(e.contains("another key"), "{e}");
     let none = cloud.machine("box", 60, None);
     let e = none.remote.pull(&id).await.expect_err("no key").to_string();
@@ -150,9 +192,7 @@ async fn a_store_sealed_under_another_key_is_named_before_anything_is_read() -> 
     // A segment sealed under another key, put in place of one: damaged, named.
     let other_cloud = Cloud::new();
     let stranger = other_cloud.machine("x", 60, Some(Keys::derive(&[2; 32])));
-    stranger
-        .store
-        .import(&a.store.layout().log(&id), false)?;
+    stranger.store.import(&a.store.layout().log(&id), false)?;
     let mut lease = stranger.remote.acquire(&id).await?;
     stranger.remote.publish(&mut lease).await?;
     let foreign = other_cloud.read(&first_segment(&id)).await;

@@ -25,7 +25,11 @@ async fn old_trees_go_but_a_kept_forks_parent_and_its_blobs_stay() -> TestResult
     let pin = writer.pin_head()?;
     drop(writer);
     let lonely = a.session(1);
-    let fork = a.store.fork(pin, "/project", vec![Body::user_text("on")], None)?.id().to_owned();
+    let fork = a
+        .store
+        .fork(pin, "/project", vec![Body::user_text("on")], None)?
+        .id()
+        .to_owned();
     for root in [&parent, &lonely, &fork] {
         let mut lease = a.remote.acquire(root).await?;
         a.remote.publish(&mut lease).await?;
@@ -46,7 +50,10 @@ async fn old_trees_go_but_a_kept_forks_parent_and_its_blobs_stay() -> TestResult
     assert_eq!(report.kept_for_descendants, [parent.clone()]);
     let names = cloud.names().await;
     assert!(!names.iter().any(|n| n.contains(&lonely)), "{names:?}");
-    assert!(names.iter().any(|n| n.ends_with(&blob)), "the parent's blob stays");
+    assert!(
+        names.iter().any(|n| n.ends_with(&blob)),
+        "the parent's blob stays"
+    );
     drop(held);
     Ok(())
 }

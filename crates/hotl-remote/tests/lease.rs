@@ -8,7 +8,10 @@ use crate::support::{Cloud, TestResult};
 #[tokio::test]
 async fn a_held_tree_is_refused_naming_its_holder() -> TestResult {
     let cloud = Cloud::new();
-    let (a, b) = (cloud.machine("laptop", 60, None), cloud.machine("box", 60, None));
+    let (a, b) = (
+        cloud.machine("laptop", 60, None),
+        cloud.machine("box", 60, None),
+    );
     let id = a.session(1);
     let lease = a.remote.acquire(&id).await?;
     assert_eq!(lease.body.epoch, 1);
@@ -29,7 +32,10 @@ async fn a_held_tree_is_refused_naming_its_holder() -> TestResult {
 #[tokio::test]
 async fn a_released_lease_is_taken_at_once_with_the_next_epoch() -> TestResult {
     let cloud = Cloud::new();
-    let (a, b) = (cloud.machine("laptop", 60, None), cloud.machine("box", 60, None));
+    let (a, b) = (
+        cloud.machine("laptop", 60, None),
+        cloud.machine("box", 60, None),
+    );
     let id = a.session(1);
     let lease = a.remote.acquire(&id).await?;
     a.remote.release(&lease).await?;
@@ -40,7 +46,10 @@ async fn a_released_lease_is_taken_at_once_with_the_next_epoch() -> TestResult {
 #[tokio::test]
 async fn a_lease_that_ran_out_is_taken_over_and_its_old_holder_is_fenced() -> TestResult {
     let cloud = Cloud::new();
-    let (a, b) = (cloud.machine("laptop", 1, None), cloud.machine("box", 1, None));
+    let (a, b) = (
+        cloud.machine("laptop", 1, None),
+        cloud.machine("box", 1, None),
+    );
     let id = a.session(3);
     let mut old = a.remote.acquire(&id).await?;
     a.remote.publish(&mut old).await?;
@@ -71,7 +80,10 @@ async fn a_zombie_segment_is_refused_even_when_its_lease_write_raced() -> TestRe
     // The fence holds by segment names alone: a writer whose renewal raced a takeover still
     // names its next segment as one the new holder wrote.
     let cloud = Cloud::new();
-    let (a, b) = (cloud.machine("laptop", 1, None), cloud.machine("box", 1, None));
+    let (a, b) = (
+        cloud.machine("laptop", 1, None),
+        cloud.machine("box", 1, None),
+    );
     let id = a.session(2);
     let mut lease = a.remote.acquire(&id).await?;
     a.remote.publish(&mut lease).await?;

@@ -8,7 +8,10 @@ use crate::support::{Cloud, TestResult};
 #[tokio::test]
 async fn a_pulled_session_is_the_published_one_byte_for_byte() -> TestResult {
     let cloud = Cloud::new();
-    let (a, b) = (cloud.machine("laptop", 60, None), cloud.machine("box", 60, None));
+    let (a, b) = (
+        cloud.machine("laptop", 60, None),
+        cloud.machine("box", 60, None),
+    );
     let id = a.session(5);
     let mut lease = a.remote.acquire(&id).await?;
     let published = a.remote.publish(&mut lease).await?;
@@ -26,7 +29,10 @@ async fn a_pulled_session_is_the_published_one_byte_for_byte() -> TestResult {
 #[tokio::test]
 async fn a_second_push_moves_only_the_new_segment_and_a_pull_only_it() -> TestResult {
     let cloud = Cloud::new();
-    let (a, b) = (cloud.machine("laptop", 60, None), cloud.machine("box", 60, None));
+    let (a, b) = (
+        cloud.machine("laptop", 60, None),
+        cloud.machine("box", 60, None),
+    );
     let id = a.session(50);
     let mut lease = a.remote.acquire(&id).await?;
     let first = a.remote.publish(&mut lease).await?;
@@ -44,7 +50,10 @@ async fn a_second_push_moves_only_the_new_segment_and_a_pull_only_it() -> TestRe
 #[tokio::test]
 async fn blobs_go_once_and_come_back_checked() -> TestResult {
     let cloud = Cloud::new();
-    let (a, b) = (cloud.machine("laptop", 60, None), cloud.machine("box", 60, None));
+    let (a, b) = (
+        cloud.machine("laptop", 60, None),
+        cloud.machine("box", 60, None),
+    );
     let big = a.store.blobs().put(b"a large tool output")?;
     let id = a.session(1);
     let mut writer = a.store.writer(&id)?;
@@ -79,10 +88,15 @@ async fn blobs_go_once_and_come_back_checked() -> TestResult {
 #[tokio::test]
 async fn a_fork_comes_with_its_parent_and_reads_through_its_pin() -> TestResult {
     let cloud = Cloud::new();
-    let (a, b) = (cloud.machine("laptop", 60, None), cloud.machine("box", 60, None));
+    let (a, b) = (
+        cloud.machine("laptop", 60, None),
+        cloud.machine("box", 60, None),
+    );
     let parent = a.session(3);
     let pin = a.store.writer(&parent)?.pin_head()?;
-    let fork = a.store.fork(pin, "/project", vec![Body::user_text("forked")], None)?;
+    let fork = a
+        .store
+        .fork(pin, "/project", vec![Body::user_text("forked")], None)?;
     let fork_id = fork.id().to_owned();
     drop(fork);
     for root in [&parent, &fork_id] {
@@ -93,14 +107,20 @@ async fn a_fork_comes_with_its_parent_and_reads_through_its_pin() -> TestResult 
     assert_eq!(pulled.roots.len(), 2, "{pulled:?}");
     let lineage = b.store.lineage(&fork_id)?;
     assert!(lineage.problems.is_empty(), "{:?}", lineage.problems);
-    assert_eq!(lineage.records.len(), a.store.lineage(&fork_id)?.records.len());
+    assert_eq!(
+        lineage.records.len(),
+        a.store.lineage(&fork_id)?.records.len()
+    );
     Ok(())
 }
 
 #[tokio::test]
 async fn a_tree_comes_whole_and_its_children_grow() -> TestResult {
     let cloud = Cloud::new();
-    let (a, b) = (cloud.machine("laptop", 60, None), cloud.machine("box", 60, None));
+    let (a, b) = (
+        cloud.machine("laptop", 60, None),
+        cloud.machine("box", 60, None),
+    );
     let root = a.session(2);
     let writer = a.store.writer(&root)?;
     let pin = writer.pin_head()?;
@@ -132,6 +152,9 @@ async fn a_tree_comes_whole_and_its_children_grow() -> TestResult {
     assert_eq!(pulled.sessions, [child_id.clone()]);
     assert_eq!(a.log(&child_id), b.log(&child_id));
     // The listing finds the child by its id prefix, in its tree.
-    assert_eq!(b.remote.find(&child_id[..20]).await?, (root.clone(), child_id));
+    assert_eq!(
+        b.remote.find(&child_id[..20]).await?,
+        (root.clone(), child_id)
+    );
     Ok(())
 }

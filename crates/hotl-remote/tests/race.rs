@@ -50,7 +50,10 @@ async fn segments_never_overlap(cloud: &Cloud, reader: &Machine) {
             let bytes = cloud.read(&name).await;
             let seg = hotl_remote::segment::decode(&bytes, &session, &session, start)
                 .unwrap_or_else(|e| panic!("{name}: {e}"));
-            assert!(last == 0 || start == last + 1, "{name} starts at {start} after {last}");
+            assert!(
+                last == 0 || start == last + 1,
+                "{name} starts at {start} after {last}"
+            );
             last = seg.header.last;
         }
     }

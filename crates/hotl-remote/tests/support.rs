@@ -90,7 +90,11 @@ impl ObjectStore for Faulty {
         self.inner.put_multipart_opts(location, opts).await
     }
 
-    async fn get_opts(&self, location: &Path, options: GetOptions) -> object_store::Result<GetResult> {
+    async fn get_opts(
+        &self,
+        location: &Path,
+        options: GetOptions,
+    ) -> object_store::Result<GetResult> {
         if self.faults.offline.load(Ordering::SeqCst) {
             return Err(down());
         }
@@ -116,17 +120,24 @@ impl ObjectStore for Faulty {
         if delay == 0 {
             return inner;
         }
-        Box::pin(futures_util::StreamExt::flatten(futures_util::stream::once(async move {
-            tokio::time::sleep(Duration::from_millis(delay)).await;
-            inner
-        })))
+        Box::pin(futures_util::StreamExt::flatten(
+            futures_util::stream::once(async move {
+                tokio::time::sleep(Duration::from_millis(delay)).await;
+                inner
+            }),
+        ))
     }
 
     async fn list_with_delimiter(&self, prefix: Option<&Path>) -> object_store::Result<ListResult> {
         self.inner.list_with_delimiter(prefix).await
     }
 
-    async fn copy_opts(&self, from: &Path, to: &Path, options: CopyOptions) -> object_store::Result<()> {
+    async fn copy_opts(
+        &self,
+        from: &Path,
+        to: &Path,
+        options: CopyOptions,
+    ) -> object_store::Result<()> {
         self.inner.copy_opts(from, to, options).await
     }
 }
@@ -182,7 +193,11 @@ impl Cloud {
     /// Replaces the object `name` (full path) with `bytes`.
     pub async fn overwrite(&self, name: &str, bytes: Vec<u8>) {
         self.memory
-            .put_opts(&Path::from(name), PutPayload::from(bytes), PutOptions::default())
+            .put_opts(
+                &Path::from(name),
+                PutPayload::from(bytes),
+                PutOptions::default(),
+            )
             .await
             .expect("overwritten");
     }

@@ -127,7 +127,9 @@ impl From<hotl_remote::RemoteError> for CliError {
                     "{message}\nhint: it can still be read (`hotl sessions show`); it becomes writable when that process leaves it or its lease runs out"
                 ),
             },
-            RemoteError::Ambiguous { .. } => CliError::user(message).hint("type more characters of the id"),
+            RemoteError::Ambiguous { .. } => {
+                CliError::user(message).hint("type more characters of the id")
+            }
             RemoteError::NoMatch(_) => CliError::user(message)
                 .hint("`hotl sessions list --remote` shows every session in the remote store"),
             _ => CliError::user(message),

@@ -121,7 +121,11 @@ fn add(ctx: &Ctx, args: &AddArgs) -> Result<ExitCode, CliError> {
     writeln!(
         out,
         "{} the remote {} ({}) in {}",
-        if replaced { "replaced [remote] with" } else { "added" },
+        if replaced {
+            "replaced [remote] with"
+        } else {
+            "added"
+        },
         args.name,
         args.url,
         path.display()
@@ -148,7 +152,12 @@ fn check(ctx: &Ctx, args: &CheckArgs) -> Result<ExitCode, CliError> {
             writeln!(out, "  {mark} {:<13} {}", probe.name, probe.detail)?;
         }
         let on = |b: bool| if b { "on" } else { "off" };
-        writeln!(out, "  encrypt: {}   redact: {}", on(report.encrypt), on(report.redact))?;
+        writeln!(
+            out,
+            "  encrypt: {}   redact: {}",
+            on(report.encrypt),
+            on(report.redact)
+        )?;
         if let Some(skew) = report.skew_ms {
             writeln!(out, "  this machine's clock is {skew} ms from the store's")?;
         }

@@ -288,7 +288,9 @@ async fn run_async(
         tools,
         instructions,
     };
-    let start = match open_session(ctx, args, target, &resolved, headless, mode, offered, follower) {
+    let start = match open_session(
+        ctx, args, target, &resolved, headless, mode, offered, follower,
+    ) {
         Err(CliError::Locked { session, message }) if !headless => {
             // Another process writes it: a read-only snapshot.
             if crate::tui::wanted(args.no_tui) {

@@ -41,7 +41,13 @@ pub fn run(ctx: &Ctx, args: &PullArgs) -> Result<ExitCode, CliError> {
     let (pulled, failed) = crate::remote::block_on(move || async move {
         let roots = match &query {
             Some(query) => vec![work.find(query).await?.0],
-            None => work.list_trees().await?.0.into_iter().map(|t| t.root).collect(),
+            None => work
+                .list_trees()
+                .await?
+                .0
+                .into_iter()
+                .map(|t| t.root)
+                .collect(),
         };
         let mut all = hotl_remote::Pulled::default();
         let mut failed = Vec::new();
@@ -98,5 +104,9 @@ pub fn run(ctx: &Ctx, args: &PullArgs) -> Result<ExitCode, CliError> {
         }
     }
     flush(out)?;
-    Ok(if ok { ExitCode::SUCCESS } else { ExitCode::from(1) })
+    Ok(if ok {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    })
 }

@@ -43,9 +43,7 @@ pub fn run(ctx: &Ctx, args: &PushArgs) -> Result<ExitCode, CliError> {
         (Some(query), _) => lineage_roots(ctx, &ctx.resolve(query)?.id)?,
         (None, true) => ctx.store.session_ids()?,
         (None, false) => {
-            return Err(CliError::usage(
-                "push what? give a session (REF) or --all",
-            ));
+            return Err(CliError::usage("push what? give a session (REF) or --all"));
         }
     };
     let follower_remote = std::sync::Arc::clone(&remote);
@@ -76,11 +74,20 @@ pub fn run(ctx: &Ctx, args: &PushArgs) -> Result<ExitCode, CliError> {
         writeln!(out)?;
         let failed = !report.failed.is_empty();
         flush(out)?;
-        return Ok(if failed { ExitCode::from(1) } else { ExitCode::SUCCESS });
+        return Ok(if failed {
+            ExitCode::from(1)
+        } else {
+            ExitCode::SUCCESS
+        });
     }
     for p in &pushed {
         if p.segments == 0 && p.blobs == 0 {
-            writeln!(out, "{} is up to date in {}", short(&p.root), remote.config().label())?;
+            writeln!(
+                out,
+                "{} is up to date in {}",
+                short(&p.root),
+                remote.config().label()
+            )?;
         } else {
             writeln!(
                 out,

@@ -32,7 +32,8 @@ struct Row<'a> {
 pub fn run(ctx: &Ctx, args: &ListArgs) -> Result<ExitCode, CliError> {
     let remote = crate::remote::required(ctx)?;
     let work = std::sync::Arc::clone(&remote);
-    let (trees, problems) = crate::remote::block_on(move || async move { work.list_trees().await })??;
+    let (trees, problems) =
+        crate::remote::block_on(move || async move { work.list_trees().await })??;
     for problem in &problems {
         eprintln!("hotl: warning: {problem}");
     }
