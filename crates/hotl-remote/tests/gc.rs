@@ -46,8 +46,8 @@ async fn old_trees_go_but_a_kept_forks_parent_and_its_blobs_stay() -> TestResult
     let report = a.remote.gc(opts).await?;
     let gone: Vec<&str> = report.trees.iter().map(|t| t.0.as_str()).collect();
     assert_eq!(gone, [lonely.as_str()]);
-    assert_eq!(report.spared_held, [fork.clone()]);
-    assert_eq!(report.kept_for_descendants, [parent.clone()]);
+    assert_eq!(report.spared_held, [fork.as_str()]);
+    assert_eq!(report.kept_for_descendants, [parent.as_str()]);
     let names = cloud.names().await;
     assert!(!names.iter().any(|n| n.contains(&lonely)), "{names:?}");
     assert!(

@@ -17,7 +17,7 @@ async fn a_pulled_session_is_the_published_one_byte_for_byte() -> TestResult {
     let published = a.remote.publish(&mut lease).await?;
     assert_eq!((published.segments, published.sessions.len()), (1, 1));
     let pulled = b.remote.pull(&id).await?;
-    assert_eq!(pulled.sessions, [id.clone()]);
+    assert_eq!(pulled.sessions, [id.as_str()]);
     assert_eq!(a.log(&id), b.log(&id));
     assert_eq!(b.store.meta(&id)?.turns, 5);
     // Nothing new: nothing moves.
@@ -143,13 +143,13 @@ async fn a_tree_comes_whole_and_its_children_grow() -> TestResult {
     let mut lease = a.remote.acquire(&root).await?;
     a.remote.publish(&mut lease).await?;
     b.remote.pull(&root).await?;
-    assert_eq!(b.store.tree_children(&root)?, [child_id.clone()]);
+    assert_eq!(b.store.tree_children(&root)?, [child_id.as_str()]);
     child.append(Body::user_text("more work"))?;
     drop(child);
     drop(writer);
     a.remote.publish(&mut lease).await?;
     let pulled = b.remote.pull(&root).await?;
-    assert_eq!(pulled.sessions, [child_id.clone()]);
+    assert_eq!(pulled.sessions, [child_id.as_str()]);
     assert_eq!(a.log(&child_id), b.log(&child_id));
     // The listing finds the child by its id prefix, in its tree.
     assert_eq!(
