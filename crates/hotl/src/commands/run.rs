@@ -110,9 +110,11 @@ impl RunArgs {
 
 /// What a session is opened with besides its log: the tools (MCP servers' among them), and
 /// what the servers ask to add to a new session's prompt.
-struct Offered {
+struct Offered<'a> {
     tools: ToolSet,
     instructions: Vec<String>,
+    /// The remote's publisher, which takes a tree's lease before it is written.
+    follower: Option<&'a hotl_remote::Follower>,
 }
 
 /// Which model answers: flags over the environment over the config file.
@@ -287,10 +289,9 @@ async fn run_async(
     let offered = Offered {
         tools,
         instructions,
+        follower,
     };
-    let start = match open_session(
-        ctx, args, target, &resolved, headless, mode, offered, follower,
-    ) {
+    let start = match open_session(ctx, args, target, &resolved, headless, mode, offered) {
         Err(CliError::Locked { session, message }) if !headless => {
             // Another process writes it: a read-only snapshot.
             if crate::tui::wanted(args.no_tui) {
@@ -533,11 +534,11 @@ fn open_session(
     headless: bool,
     mode: Option<Mode>,
     offered: Offered,
-    follower: Option<&hotl_remote::Follower>,
 ) -> Result<Start, CliError> {
     let Offered {
         tools,
         instructions,
+        follower,
     } = offered;
     if let Some(parent) = &args.fork_from {
         let parent = ctx.resolve(parent)?;

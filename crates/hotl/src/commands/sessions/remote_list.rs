@@ -37,15 +37,12 @@ pub fn run(ctx: &Ctx, args: &ListArgs) -> Result<ExitCode, CliError> {
     for problem in &problems {
         eprintln!("hotl: warning: {problem}");
     }
-    let project = match &args.project {
-        Some(dir) => Some(
-            dir.canonicalize()
-                .unwrap_or_else(|_| dir.clone())
-                .to_string_lossy()
-                .into_owned(),
-        ),
-        None => None,
-    };
+    let project = args.project.as_ref().map(|dir| {
+        dir.canonicalize()
+            .unwrap_or_else(|_| dir.clone())
+            .to_string_lossy()
+            .into_owned()
+    });
     let rows: Vec<Row> = trees
         .iter()
         .filter_map(|tree| {
