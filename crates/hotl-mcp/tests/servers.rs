@@ -5,10 +5,10 @@
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
-use hotl_agent::{Invocation, ToolCtx};
 use hotl_log::ToolInput;
 use hotl_mcp::{ServerConfig, Started, start_all};
 use hotl_testkit::TestResult;
+use hotl_tool::{Invocation, ToolCtx};
 
 fn fixture(name: &str) -> (String, ServerConfig) {
     (
@@ -78,6 +78,14 @@ fn a_stdio_server_s_tools_are_named_listed_and_called() -> TestResult {
     let names: Vec<&str> = started.tools.iter().map(|t| t.name()).collect();
     assert!(names.contains(&"mcp__fixture__echo-text"), "{names:?}");
     assert!(names.contains(&"mcp__fixture__many-lines"), "{names:?}");
+    // A tool the server marks read-only runs beside a step's other reads; its permission is a
+    // command's all the same (another program's tool), and an unmarked one runs alone.
+    let tool = |name: &str| started.tools.iter().find(|t| t.name() == name).cloned();
+    let peek = tool("mcp__fixture__peek").ok_or("peek")?;
+    let echo_text = tool("mcp__fixture__echo-text").ok_or("echo")?;
+    assert!(peek.runs_alongside() && !echo_text.runs_alongside());
+    assert_eq!(peek.kind(), hotl_tool::ToolKind::External);
+    assert!(!peek.reads_only(), "an MCP tool is not a reviewer's read");
     assert_eq!(
         started.instructions,
         vec![(

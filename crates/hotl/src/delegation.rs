@@ -17,5 +17,8 @@ pub fn tools(cwd: &Path) -> (ToolSet, Vec<String>) {
         .iter()
         .map(|p| format!("{}: {} (left out)", p.path.display(), p.why))
         .collect();
-    (ToolSet::standard().with_agents(loaded.defs), problems)
+    (
+        hotl_agent::with_agents(hotl_agent::standard_tools(), loaded.defs),
+        problems,
+    )
 }

@@ -129,7 +129,7 @@ impl Printer {
                 "is_error": true,
                 "error": failure.message,
                 "kind": failure.kind,
-                "usage": failure.usage.unwrap_or_default(),
+                "usage": failure.usage.as_deref().copied().unwrap_or_default(),
                 "cost_usd": failure.cost,
             })));
         }

@@ -1,6 +1,6 @@
 //! A fixture MCP server for hotl's tests, on rmcp's server side: `hotl-mcp-fixture stdio`, or
 //! `hotl-mcp-fixture http --port N` (prints `listening URL`). Tools with hyphenated names, a
-//! slow one, a failing one, one that ends the process, one that says the tool list changed,
+//! slow one, a slow one marked read-only (`peek`), a failing one, one that ends the process, one that says the tool list changed,
 //! and one that answers a large result.
 
 use std::sync::Arc;
@@ -51,6 +51,21 @@ impl Fixture {
     ) -> String {
         tokio::select! {
             () = tokio::time::sleep(Duration::from_millis(args.ms)) => "done".to_owned(),
+            () = cx.ct.cancelled() => "cancelled".to_owned(),
+        }
+    }
+
+    #[tool(
+        description = "Waits ms milliseconds, then answers what it looked at (changes nothing)",
+        annotations(read_only_hint = true)
+    )]
+    async fn peek(
+        &self,
+        Parameters(args): Parameters<SlowArgs>,
+        cx: RequestContext<RoleServer>,
+    ) -> String {
+        tokio::select! {
+            () = tokio::time::sleep(Duration::from_millis(args.ms)) => format!("peeked for {} ms", args.ms),
             () = cx.ct.cancelled() => "cancelled".to_owned(),
         }
     }

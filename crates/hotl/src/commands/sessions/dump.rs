@@ -7,7 +7,7 @@ use std::io::Write;
 use std::process::ExitCode;
 
 use clap::Args;
-use hotl_agent::{Dump, Session, ToolSet};
+use hotl_agent::{Dump, Session};
 
 use crate::ctx::{Ctx, flush};
 use crate::error::CliError;
@@ -30,7 +30,7 @@ pub fn run(ctx: &Ctx, args: &DumpArgs) -> Result<ExitCode, CliError> {
         &crate::config::Overrides::default(),
     )?;
     let settings = crate::ctx::runtime()?.block_on(crate::config::settings(&resolved));
-    let session = Session::open(&ctx.store, &meta.id, ToolSet::standard())?;
+    let session = Session::open(&ctx.store, &meta.id, hotl_agent::standard_tools())?;
     let dump = session.dump(&resolved.provider, &settings);
     drop(session);
     let mut out = ctx.out();

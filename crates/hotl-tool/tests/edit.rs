@@ -1,10 +1,10 @@
 //! `edit`: one exact replacement, or all of them; refusals say what to change.
 
-use hotl_agent::content_hash;
 use hotl_testkit::TestResult;
+use hotl_tool::content_hash;
 use serde_json::json;
 
-use crate::tools_support::{Project, assert_error, shown};
+use crate::support::{Project, assert_error, shown};
 
 const CODE: &str = "fn main() {\n    let x = 1;\n    println!(\"{x}\");\n    let x = 1;\n}\n";
 

@@ -3,7 +3,7 @@
 use hotl_testkit::TestResult;
 use serde_json::json;
 
-use crate::tools_support::{Project, assert_error};
+use crate::support::{Project, assert_error};
 
 #[tokio::test]
 async fn paths_are_sorted_and_relative() -> TestResult {

@@ -4,7 +4,7 @@ use hotl_log::Todo;
 use hotl_testkit::TestResult;
 use serde_json::json;
 
-use crate::tools_support::{Project, assert_error};
+use crate::support::{Project, assert_error};
 
 #[tokio::test]
 async fn sets_the_list_and_renders_it() -> TestResult {

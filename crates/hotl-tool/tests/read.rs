@@ -1,10 +1,10 @@
 //! `read`: numbered lines, windows, cut lines, binary files and the errors a model can act on.
 
-use hotl_agent::content_hash;
 use hotl_testkit::TestResult;
+use hotl_tool::content_hash;
 use serde_json::json;
 
-use crate::tools_support::{Project, assert_error, shown};
+use crate::support::{Project, assert_error, shown};
 
 #[tokio::test]
 async fn lines_are_numbered_from_one_and_the_read_is_recorded() -> TestResult {

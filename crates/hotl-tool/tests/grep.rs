@@ -3,7 +3,7 @@
 use hotl_testkit::TestResult;
 use serde_json::json;
 
-use crate::tools_support::{Project, assert_error, shown};
+use crate::support::{Project, assert_error, shown};
 
 #[tokio::test]
 async fn matches_are_sorted_by_path_then_line() -> TestResult {

@@ -1,11 +1,11 @@
 //! Every tool's schema matches what it parses: a missing required field is named, unknown
 //! fields are ignored.
 
-use hotl_agent::ToolSet;
 use hotl_testkit::TestResult;
+use hotl_tool::ToolSet;
 use serde_json::{Value, json};
 
-use crate::tools_support::Project;
+use crate::support::Project;
 
 #[tokio::test]
 async fn an_empty_call_names_the_first_required_field() -> TestResult {

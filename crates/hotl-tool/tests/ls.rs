@@ -4,7 +4,7 @@
 use hotl_testkit::TestResult;
 use serde_json::json;
 
-use crate::tools_support::{Project, assert_error};
+use crate::support::{Project, assert_error};
 
 #[tokio::test]
 async fn lists_sorted_entries_with_directories_marked() -> TestResult {

@@ -5,7 +5,7 @@ use std::time::{Duration, Instant};
 use hotl_testkit::TestResult;
 use serde_json::json;
 
-use crate::tools_support::{Project, assert_error};
+use crate::support::{Project, assert_error};
 
 #[tokio::test]
 async fn runs_in_the_working_directory_and_reports_exit_code_zero() -> TestResult {

@@ -2,9 +2,9 @@
 
 use std::path::{Path, PathBuf};
 
-use hotl_agent::{Args, Invocation, ToolCtx, ToolOutput, ToolSet};
 use hotl_log::{Blobs, ToolInput};
 use hotl_testkit::TestResult;
+use hotl_tool::{Args, Invocation, ToolCtx, ToolOutput, ToolSet};
 use serde_json::Value;
 
 /// A temporary project directory (`<tmp>/project`) and its tool context.

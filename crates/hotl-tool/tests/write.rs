@@ -1,10 +1,10 @@
 //! `write`: creates directories, replaces atomically, reports what it wrote.
 
-use hotl_agent::content_hash;
 use hotl_testkit::TestResult;
+use hotl_tool::content_hash;
 use serde_json::json;
 
-use crate::tools_support::{Project, assert_error, shown};
+use crate::support::{Project, assert_error, shown};
 
 #[tokio::test]
 async fn creates_parent_directories_and_records_the_write() -> TestResult {

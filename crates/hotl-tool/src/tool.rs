@@ -1,11 +1,12 @@
 //! The tool seam: what a tool is, what one call runs with, and what it gives back.
 //!
-//! Built-in tools, the moves (fold, recall, ask, fork) and tools that arrive at run time all
-//! implement [`Tool`] and live in one [`ToolSet`](crate::ToolSet). Every call goes the same
-//! way: its arguments are parsed into [`Args`], its permission is decided from the tool's
-//! [`ToolKind`] and the paths it [writes](Tool::writes), a `tool_use` event goes out, the tool
-//! runs with an [`Invocation`], and a `tool_result` event follows. A move reaches the session
-//! (its log, view, store and provider) through the invocation; other tools never see it.
+//! Built-in tools, an MCP server's tools and the engine's own tools that need the session (the
+//! moves and delegation) all implement [`Tool`] and live in one [`ToolSet`](crate::ToolSet).
+//! Every call goes the same way: its arguments are parsed into [`Args`], its permission is
+//! decided from the tool's [`ToolKind`] and the paths it [writes](Tool::writes), a `tool_use`
+//! event goes out, the tool runs with an [`Invocation`], and a `tool_result` event follows. A
+//! tool gets its arguments, the project and where blobs go, never the session: the engine runs
+//! the few that [need it](Tool::needs_session) through a host of its own.
 
 use std::future::Future;
 use std::path::{Path, PathBuf};
@@ -15,8 +16,6 @@ use hotl_log::{Blobs, FileTouch, Todo, ToolInput};
 use hotl_wire::ToolDef;
 
 use crate::args::Args;
-use crate::context::Context;
-use crate::session::{Session, Started};
 
 /// What a tool may do, for permission checks.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -27,6 +26,9 @@ pub enum ToolKind {
     Write,
     /// Runs commands (bash).
     Exec,
+    /// Another program's tool (an MCP server's): what it does is the program's to say and not
+    /// hotl's to check, so it is asked for as a command is and plan mode refuses it.
+    External,
 }
 
 /// Where a call runs.
@@ -117,37 +119,17 @@ pub struct Invocation<'a> {
     pub input: &'a ToolInput,
     /// Where it runs.
     pub ctx: &'a ToolCtx,
-    /// The session and what its turn runs with, for the moves; `None` for a call made
-    /// outside a session.
-    pub(crate) host: Option<Host<'a>>,
-}
-
-/// What a move gets of the session it runs in.
-pub(crate) struct Host<'a> {
-    /// The session: its log, view and store.
-    pub(crate) session: &'a mut Session,
-    /// The provider, settings, events and cancel signal of the turn.
-    pub(crate) cx: &'a Context,
 }
 
 impl<'a> Invocation<'a> {
-    /// A call made outside a session (a test, an embedding): `input` parsed as the seam parses
-    /// it; the moves refuse to run without a session.
+    /// A call of `input` (parsed as the seam parses it) running in `ctx`.
     pub fn new(id: &'a str, input: &'a ToolInput, ctx: &'a ToolCtx) -> Result<Self, String> {
         Ok(Invocation {
             id,
             args: Args::parse(input)?,
             input,
             ctx,
-            host: None,
         })
-    }
-
-    /// The session this call runs in, or the error a move answers outside one.
-    pub(crate) fn host(&mut self, tool: &str) -> Result<&mut Host<'a>, String> {
-        self.host
-            .as_mut()
-            .ok_or_else(|| format!("{tool} works only inside a session"))
     }
 }
 
@@ -157,7 +139,9 @@ impl<'a> Invocation<'a> {
 /// [`ToolOutput::error`] the model can read. Dropping the future stops the work (a child
 /// process is killed), unless the tool [delegates](Tool::delegates). Names and
 /// definitions may be made at run time, but must not change for the life of the value: a
-/// session freezes the definitions it starts with.
+/// session freezes the definitions it starts with. A tool that [runs
+/// alongside](Tool::runs_alongside) others may be called while they run: it must not depend on
+/// their order.
 pub trait Tool: Send + Sync {
     /// The name the model calls it by.
     fn name(&self) -> &str;
@@ -169,17 +153,33 @@ pub trait Tool: Send + Sync {
         self.kind() != ToolKind::Read || self.delegates()
     }
     /// Whether it only reads: a read that changes no file (so not a tool that starts a child,
-    /// which may write) and not an MCP tool (hotl treats those as commands). What a reviewer
-    /// and a background child may use.
+    /// which may write). What a reviewer and a background child may use.
     fn reads_only(&self) -> bool {
-        self.kind() == ToolKind::Read && !self.changes_files() && !self.name().starts_with("mcp__")
+        self.kind() == ToolKind::Read && !self.changes_files()
+    }
+    /// Whether its calls may run side by side with the step's other such calls (their
+    /// results are recorded in call order all the same): a read that needs no session, or
+    /// another program's tool that says it only reads (an MCP tool's `readOnlyHint`). The
+    /// permission of an external tool is not changed by what it says.
+    fn runs_alongside(&self) -> bool {
+        self.reads_only() && !self.needs_session()
     }
     /// Whether its calls start a child (`fork`, `spawn`, `continue`): they run after the
     /// step's other calls are answered (a fork starts from the view with them answered), side
-    /// by side through [`delegate`](Tool::delegate), and a cancelled child stops itself,
-    /// closing its own log, instead of being dropped. No by default.
+    /// by side, and a cancelled child stops itself, closing its own log, instead of being
+    /// dropped. No by default.
     fn delegates(&self) -> bool {
         false
+    }
+    /// Whether it works on the session itself (the moves, delegation): the engine runs it
+    /// with the session through [`as_any`](Tool::as_any), and [`run`](Tool::run) only says it
+    /// works inside a session. No by default.
+    fn needs_session(&self) -> bool {
+        false
+    }
+    /// The value itself, for an engine that recognises its own tools among a set's.
+    fn as_any(&self) -> Option<&dyn std::any::Any> {
+        None
     }
     /// Its definition as sent to the model (description and JSON Schema).
     fn definition(&self) -> ToolDef;
@@ -195,18 +195,6 @@ pub trait Tool: Send + Sync {
     }
     /// Runs the call.
     fn run<'a>(&'a self, call: Invocation<'a>) -> ToolFuture<'a>;
-    /// Starts the call and hands back the child it delegates to, to be run beside the step's
-    /// other delegations (the calls of tools that [delegate](Tool::delegates) go this way); a
-    /// call it answers at once is answered by [`run`](Tool::run), the default.
-    fn delegate<'a>(&'a self, call: Invocation<'a>) -> BoxFuture<'a, Started> {
-        Box::pin(async move { Started::Answered(self.run(call).await) })
-    }
-    /// Finishes a call a dead process left running, when the tool can (a fork resumes its
-    /// child); `None` leaves it to be answered "interrupted". Only calls made in a session
-    /// reach it.
-    fn resume<'a>(&'a self, _call: Invocation<'a>) -> BoxFuture<'a, Option<Started>> {
-        Box::pin(async { None })
-    }
 }
 
 /// Builds a [`ToolDef`] from a name, a description and a schema literal.

@@ -1,5 +1,5 @@
-//! The tool registry: every tool a session can call, built-in, move or arrived at run time,
-//! in the order the model sees them, found by name.
+//! The tool registry: every tool a session can call, built-in, the engine's own or arrived at
+//! run time, in the order the model sees them, found by name.
 
 use std::sync::Arc;
 
@@ -40,33 +40,6 @@ impl ToolSet {
         ToolSet {
             tools: crate::tools::builtin(),
         }
-    }
-
-    /// What a new session starts with: the built-in tools, then the moves on its own context
-    /// (fold, recall, ask, fork).
-    pub fn standard() -> ToolSet {
-        let mut set = ToolSet::builtin();
-        set.tools.extend(crate::moves::tools());
-        set
-    }
-
-    /// This set with the `spawn` tool offering `defs` (the agents a session may consult) and
-    /// `continue` (another turn for one of its children) and `cancel` (a background one
-    /// stopped).
-    pub fn with_agents(mut self, defs: Vec<crate::agents::AgentDef>) -> ToolSet {
-        if self.get("spawn").is_none() {
-            self.tools
-                .push(Arc::new(crate::moves::spawn::SpawnTool::new(defs)));
-        }
-        if self.get("continue").is_none() {
-            self.tools
-                .push(Arc::new(crate::moves::continue_tool::ContinueTool));
-        }
-        if self.get("cancel").is_none() {
-            self.tools
-                .push(Arc::new(crate::moves::cancel_tool::CancelTool));
-        }
-        self
     }
 
     /// Adds `tool` at the end.
@@ -124,20 +97,6 @@ impl ToolSet {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn the_standard_set_is_the_builtins_then_the_moves() {
-        let set = ToolSet::standard();
-        assert_eq!(
-            set.names(),
-            [
-                "read", "write", "edit", "bash", "grep", "glob", "ls", "todo", "fold", "recall",
-                "ask", "fork"
-            ]
-        );
-        let defs = set.definitions();
-        assert!(defs.iter().zip(set.names()).all(|(d, n)| d.name == n));
-    }
 
     #[test]
     fn a_name_is_taken_once() {
