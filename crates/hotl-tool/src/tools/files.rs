@@ -1,9 +1,8 @@
 //! File helpers the tools share: blocking work off the runtime, atomic writes, binary checks.
 
 use std::fs;
-use std::io::{self, Write};
+use std::io::{self};
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicU64, Ordering};
 
 use crate::args::Fail;
 use crate::tool::ToolOutput;
@@ -67,33 +66,10 @@ pub(crate) fn write_target(path: &Path) -> PathBuf {
     }
 }
 
-/// Writes `bytes` to `path` atomically: a temp file in the same directory, synced, then
-/// renamed over `path`. An existing file's permissions are kept.
+/// Writes `bytes` to `path` atomically, an existing file's permissions kept (the one recipe:
+/// [`hotl_log::write_file_atomic`]).
 pub(crate) fn write_atomic(path: &Path, bytes: &[u8]) -> io::Result<()> {
-    static COUNTER: AtomicU64 = AtomicU64::new(0);
-    let dir = path.parent().unwrap_or(Path::new("."));
-    let name = path
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    let n = COUNTER.fetch_add(1, Ordering::Relaxed);
-    let tmp = dir.join(format!(".{name}.{}.{n}.hotl-tmp", std::process::id()));
-    let result = (|| {
-        let mut file = fs::OpenOptions::new()
-            .write(true)
-            .create_new(true)
-            .open(&tmp)?;
-        file.write_all(bytes)?;
-        if let Ok(meta) = fs::metadata(path) {
-            file.set_permissions(meta.permissions())?;
-        }
-        file.sync_data()?;
-        fs::rename(&tmp, path)
-    })();
-    if result.is_err() {
-        let _ = fs::remove_file(&tmp); // best effort: the temp may not exist
-    }
-    result
+    hotl_log::write_file_atomic(path, bytes)
 }
 
 #[cfg(test)]
