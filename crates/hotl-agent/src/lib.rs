@@ -61,6 +61,7 @@ mod session_tool;
 mod snapshot;
 mod stats;
 mod tools;
+pub mod tree;
 
 pub use crate::agent::{Start, spawn, spawn_with_late};
 pub use crate::context::Context;

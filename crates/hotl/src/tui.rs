@@ -210,19 +210,21 @@ impl StoreHost<'_> {
         } else {
             format!("{prefix}│  ")
         };
-        let delegated: Vec<(String, String)> = self
-            .ctx
-            .store
-            .visible_delegated(node)
+        // The children it delegated, from the delegation tree `sessions show --tree` prints:
+        // each named by its agent, its handle and its state.
+        let delegated: Vec<(String, String)> = meta_tree(&self.ctx.store, meta)
+            .map(|tree| tree.children)
             .unwrap_or_default()
             .into_iter()
-            .filter(|d| d.delegation.by == node)
-            .map(|d| {
-                let handle = d.delegation.handle.clone().unwrap_or_default();
-                (
-                    d.id,
-                    format!("↳ fork {handle} · {}", d.delegation.description),
-                )
+            .map(|child| {
+                let label = format!(
+                    "↳ {} {} · {} · {}",
+                    child.agent.as_deref().unwrap_or("fork"),
+                    child.handle.as_deref().unwrap_or(""),
+                    child.state,
+                    hotl_text::first_line(&child.task)
+                );
+                (child.id, label)
             })
             .collect();
         let forks: Vec<&hotl_log::SessionMeta> = metas
@@ -248,6 +250,16 @@ impl StoreHost<'_> {
             self.tree_rows(&fork.id, current, metas, &child_prefix, last, rows);
         }
     }
+}
+
+/// The delegation tree under `meta` (the children it delegated, theirs in turn), its spending
+/// left unpriced: the picker shows who ran, not what it cost.
+fn meta_tree(
+    store: &hotl_log::Store,
+    meta: &hotl_log::SessionMeta,
+) -> Option<hotl_agent::tree::Node> {
+    let pricing = hotl_wire::Pricing::builtin();
+    hotl_agent::tree::build(store, meta, &pricing).ok()
 }
 
 /// Session `id`'s transcript as the UI shows it, its folds with the files their records name.

@@ -93,7 +93,7 @@ fn tree(ctx: &Ctx, meta: &hotl_log::SessionMeta, json: bool) -> Result<ExitCode,
         &crate::config::Overrides::default(),
     )?
     .pricing;
-    let root = super::tree::build(&ctx.store, meta, &pricing)?;
+    let root = hotl_agent::tree::build(&ctx.store, meta, &pricing)?;
     let mut out = ctx.out();
     if json {
         serde_json::to_writer_pretty(&mut out, &super::tree::to_json(&root))?;
