@@ -43,11 +43,11 @@ impl hotl_tui::Host for StoreHost<'_> {
     }
 
     fn foreign_sessions(&self, agent: hotl_agent::slash::Foreign) -> Result<Vec<Row>, String> {
-        let found = crate::console::foreign::candidates(self.ctx, agent)?;
+        let found = crate::foreign::candidates(self.ctx, agent)?;
         Ok(found
             .iter()
             .map(|c| {
-                let (title, detail) = crate::console::foreign::describe(self.ctx, c);
+                let (title, detail) = crate::foreign::describe(self.ctx, c);
                 Row {
                     label: title.chars().take(60).collect(),
                     detail,
@@ -63,7 +63,7 @@ impl hotl_tui::Host for StoreHost<'_> {
         agent: hotl_agent::slash::Foreign,
         query: &str,
     ) -> Result<(hotl_agent::SwitchTo, Vec<String>), String> {
-        crate::console::foreign::import(self.ctx, agent, query)
+        crate::foreign::import(self.ctx, agent, query)
     }
 
     fn resolve(&self, query: &str) -> Result<String, String> {
@@ -159,6 +159,24 @@ impl hotl_tui::Host for StoreHost<'_> {
             tracing::warn!("cannot read session {id} for the terminal UI: {e}");
             Vec::new()
         })
+    }
+
+    fn session_dir(&self, id: &str) -> Option<String> {
+        self.ctx.store.meta(id).ok().map(|m| m.cwd)
+    }
+
+    fn here(&self) -> String {
+        self.ctx.cwd.clone()
+    }
+
+    fn display_path(&self, path: &str) -> String {
+        self.ctx.tilde(path)
+    }
+
+    fn switched_to(&self, id: &str) {
+        if !self.ctx.is_in_memory() {
+            crate::breadcrumb::remember(&self.ctx.store, id);
+        }
     }
 }
 
@@ -320,6 +338,19 @@ pub async fn run(
     hotl_tui::run(agent, &host, options)
         .await
         .map_err(|e| CliError::Internal(format!("the terminal UI failed: {e}")))?;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Runs the line console on `agent` with the same store host as the terminal UI.
+pub async fn console(
+    ctx: &Ctx,
+    agent: Agent,
+    options: hotl_tui::Options,
+) -> Result<ExitCode, CliError> {
+    let host = StoreHost { ctx, opener: None };
+    hotl_tui::run_console(agent, &host, options)
+        .await
+        .map_err(|e| CliError::Internal(format!("the console failed: {e}")))?;
     Ok(ExitCode::SUCCESS)
 }
 

@@ -87,6 +87,27 @@ pub trait Host {
         agent: Foreign,
         query: &str,
     ) -> Result<(SwitchTo, Vec<String>), String>;
+    /// Session `id`'s recorded working directory.
+    fn session_dir(&self, id: &str) -> Option<String>;
+    /// The directory hotl was started in.
+    fn here(&self) -> String;
+    /// `path` as the user reads it (the home as `~`).
+    fn display_path(&self, path: &str) -> String;
+    /// The front end is on session `id` now: remembered as this terminal's last session.
+    fn switched_to(&self, id: &str);
+}
+
+/// Puts `text` on the clipboard through the terminal (OSC 52: works through tmux and ssh),
+/// when stdout is one: the line console's copy.
+pub fn copy_to_terminal(text: &str) {
+    use base64::Engine as _;
+    use std::io::IsTerminal;
+    let mut out = io::stdout();
+    if out.is_terminal() {
+        let encoded = base64::engine::general_purpose::STANDARD.encode(text);
+        let _ = write!(out, "\x1b]52;c;{encoded}\x07");
+        let _ = out.flush();
+    }
 }
 
 /// How the UI starts.

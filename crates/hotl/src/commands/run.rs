@@ -290,7 +290,7 @@ async fn run_async(
                 };
                 return crate::tui::run(ctx, None, options, Some(opener)).await;
             }
-            return crate::console::snapshot(ctx, &session, &message);
+            return crate::picking::snapshot(ctx, &session, &message);
         }
         other => other?,
     };
@@ -423,7 +423,22 @@ async fn run_async(
                 left
             })
         }
-        None => crate::console::run(ctx, agent, first_message, first_frame, terminated).await,
+        None => {
+            let options = hotl_tui::Options {
+                first: first_message,
+                first_frame: Some(first_frame),
+                terminated: Some(terminated),
+                ..crate::tui::options(ctx)
+            };
+            let left = crate::tui::console(ctx, agent, options).await?;
+            if by_signal.load(std::sync::atomic::Ordering::SeqCst) {
+                // The line editor's thread may still be blocked reading the terminal: the
+                // process ends now, its snapshot processes with it.
+                hotl_agent::end_children();
+                std::process::exit(143);
+            }
+            Ok(left)
+        }
     }
 }
 
@@ -538,7 +553,7 @@ fn open_session(
         return Ok(Start::Open(Box::new(session)));
     }
     let (meta, mut reroot) = match target {
-        Some(query) if query.is_empty() => (Some(crate::console::pick(ctx, headless)?), false),
+        Some(query) if query.is_empty() => (Some(crate::picking::pick(ctx, headless)?), false),
         Some(query) => (Some(ctx.resolve(&query)?), false),
         None if args.continue_last => continued(ctx)?,
         None => (None, false),

@@ -8,15 +8,12 @@ use std::collections::HashMap;
 
 use std::io::{BufRead, Write};
 
-use hotl_agent::{Agent, Answer, Command, CommandId, Done, Envelope, Event, Status};
 use hotl_protocol::words::{self, Tone};
+use hotl_protocol::{Agent, Answer, Command, CommandId, Done, Envelope, Event, Status};
 use hotl_wire::Event as Stream;
 
-use crate::error::CliError;
-use crate::plain::Plain;
-
 /// What the console has seen of the agent, and where its output stands.
-pub struct Live {
+pub(super) struct Live {
     at_line_start: bool,
     /// The child whose events are being shown (its handle), or none for the session's own:
     /// a child's lines carry a bar and its handle, so they are not taken for the session's.
@@ -37,9 +34,9 @@ pub struct Live {
 
 /// What the console keeps of a switch.
 #[derive(Clone, Debug)]
-pub struct Switched {
+pub(super) struct Switched {
     /// Why.
-    pub reason: hotl_agent::SwitchReason,
+    pub reason: hotl_protocol::SwitchReason,
     /// The session's working directory.
     pub cwd: String,
 }
@@ -59,25 +56,25 @@ impl Live {
     }
 
     /// Shows events until the agent's first (it is ready), taking the session it is on.
-    pub async fn until_init(&mut self, agent: &mut Agent) -> Result<(), CliError> {
+    pub async fn until_init(&mut self, agent: &mut Agent) -> std::io::Result<()> {
         while let Some(envelope) = agent.recv().await {
             self.show(&envelope.event);
             if matches!(envelope.event, Event::Init { .. }) {
                 return Ok(());
             }
         }
-        Err(CliError::Internal("the agent stopped".to_owned()))
+        Err(std::io::Error::other("the agent stopped"))
     }
 
     /// Sends `command` and shows its events until it is done; approval questions are asked
     /// on the terminal and answered. Its end is returned, not shown.
-    pub async fn run(&mut self, agent: &mut Agent, command: Command) -> Result<Done, CliError> {
+    pub async fn run(&mut self, agent: &mut Agent, command: Command) -> std::io::Result<Done> {
         let id = agent.send(command);
         self.until(agent, id).await
     }
 
     /// Shows events until command `id` is done, and returns how it ended.
-    pub async fn until(&mut self, agent: &mut Agent, id: CommandId) -> Result<Done, CliError> {
+    pub async fn until(&mut self, agent: &mut Agent, id: CommandId) -> std::io::Result<Done> {
         while let Some(Envelope {
             event,
             child,
@@ -92,7 +89,7 @@ impl Live {
             }
             match event {
                 Event::Done(done) if command == Some(id) => {
-                    if let Ok(hotl_agent::Outcome::Status(status)) = &done.result {
+                    if let Ok(hotl_protocol::Outcome::Status(status)) = &done.result {
                         self.status = Some(status.clone());
                     }
                     return Ok(done);
@@ -100,7 +97,7 @@ impl Live {
                 event => self.show(&event),
             }
         }
-        Err(CliError::Internal("the agent stopped".to_owned()))
+        Err(std::io::Error::other("the agent stopped"))
     }
 
     /// Says how a command ended, in the protocol's words (`· ` before what happened; what the
@@ -226,7 +223,7 @@ impl Live {
     pub async fn read_answer(&mut self, question: &str) -> Option<String> {
         self.end_line();
         {
-            let mut out = Plain::new(std::io::stdout().lock());
+            let mut out = hotl_text::Plain::new(std::io::stdout().lock());
             let _ = write!(out, "{}{question} ", self.margin());
             let _ = out.flush();
         }
@@ -246,7 +243,7 @@ impl Live {
 
     /// `── 12% ctx · todos 1/3 · claude-sonnet-4-5 · $0.0123 ──`: the context gauge measures
     /// what the last request held against the context window (a turn compacts at
-    /// [`hotl_agent::COMPACT_AT_PERCENT`]).
+    /// [`hotl_protocol::COMPACT_AT_PERCENT`]).
     pub fn status_line(&self) -> Option<String> {
         let status = self.status.as_ref()?;
         let mut parts = vec![format!("{}% ctx", status.context_percent)];
@@ -266,7 +263,7 @@ impl Live {
     /// Prints the status line, when there is one.
     pub fn print_status(&self) {
         if let Some(line) = self.status_line() {
-            let _ = writeln!(Plain::new(std::io::stdout().lock()), "{line}");
+            let _ = writeln!(hotl_text::Plain::new(std::io::stdout().lock()), "{line}");
         }
     }
 
@@ -302,7 +299,7 @@ impl Live {
         self.end_line();
         let margin = self.margin();
         // What the model and tools say may hold control sequences: shown, never sent.
-        let mut out = Plain::new(std::io::stdout().lock());
+        let mut out = hotl_text::Plain::new(std::io::stdout().lock());
         for line in text.split('\n') {
             let _ = writeln!(out, "{margin}{line}");
         }
@@ -312,7 +309,7 @@ impl Live {
     /// Streams `text`, with the margin at the start of each line.
     fn stream(&mut self, text: &str) {
         let margin = self.margin();
-        let mut out = Plain::new(std::io::stdout().lock());
+        let mut out = hotl_text::Plain::new(std::io::stdout().lock());
         for piece in text.split_inclusive('\n') {
             if self.at_line_start {
                 let _ = write!(out, "{margin}");

@@ -15,6 +15,7 @@ pub struct Plain<W: Write> {
 }
 
 impl<W: Write> Plain<W> {
+    /// Writes to `inner`, control characters shown.
     pub fn new(inner: W) -> Plain<W> {
         Plain {
             inner,

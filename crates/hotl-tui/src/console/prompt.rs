@@ -25,22 +25,25 @@ pub enum Input {
 /// The prompt, with its history.
 pub struct Prompt {
     editor: Editor<(), FileHistory>,
-    history: PathBuf,
+    /// Where the history is kept (none: in memory only).
+    history: Option<PathBuf>,
 }
 
 impl Prompt {
     /// A prompt whose history is kept in `history` (a missing or unreadable file starts an
-    /// empty one).
-    pub fn new(history: PathBuf) -> Result<Prompt, ReadlineError> {
+    /// empty one; none: the history lives in memory only).
+    pub fn new(history: Option<PathBuf>) -> Result<Prompt, ReadlineError> {
         let config = Config::builder()
             .max_history_size(HISTORY)?
             .history_ignore_dups(true)?
             .history_ignore_space(true)
             .build();
         let mut editor = Editor::with_config(config)?;
-        private_file(&history);
-        // A missing or unreadable history starts an empty one.
-        let _ = editor.load_history(&history);
+        if let Some(history) = &history {
+            private_file(history);
+            // A missing or unreadable history starts an empty one.
+            let _ = editor.load_history(history);
+        }
         Ok(Prompt { editor, history })
     }
 
@@ -51,7 +54,9 @@ impl Prompt {
                 if !line.trim().is_empty() {
                     let _ = self.editor.add_history_entry(line.as_str());
                     // Losing history is no reason to stop the console.
-                    let _ = self.editor.append_history(&self.history);
+                    if let Some(history) = &self.history {
+                        let _ = self.editor.append_history(history);
+                    }
                 }
                 Input::Line(line)
             }
