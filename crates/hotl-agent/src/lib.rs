@@ -79,7 +79,7 @@ pub use crate::session::{
     COMPACT_AT_PERCENT, CheckpointState, ChildRun, ContextParts, DEFAULT_MAX_CONCURRENT,
     DEFAULT_MAX_DEPTH, DEFAULT_MAX_TOKENS, Dump, DumpedTool, INTERRUPTED, PROVIDER_KEY_VARS,
     Session, Settings, Started, TitleSettings, Totals, TurnOutcome, checkpoint_state,
-    default_context_window, known_context_window, messages_text,
+    default_context_window, hidden_env, known_context_window, messages_text,
 };
 pub use crate::snapshot::{end_children, sweep_worktrees};
 pub use crate::stats::{session_stats, stats};

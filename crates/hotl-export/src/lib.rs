@@ -17,6 +17,7 @@ mod names;
 pub mod redact;
 pub mod seal;
 pub mod snapshot;
+pub mod text;
 pub mod trim;
 
 pub use crate::doc::{Document, FORMAT, SessionInfo, flattened, flattened_log};

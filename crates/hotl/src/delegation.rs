@@ -10,7 +10,7 @@ use hotl_agent::ToolSet;
 /// a line per file.
 pub fn tools(cwd: &Path) -> (ToolSet, Vec<String>) {
     let project = cwd.join(".hotl").join("agents");
-    let user = crate::config::config_path().and_then(|p| p.parent().map(|d| d.join("agents")));
+    let user = hotl_config::config_path().and_then(|p| p.parent().map(|d| d.join("agents")));
     let loaded = hotl_agent::agents::load(Some(&project), user.as_deref());
     let problems = loaded
         .problems

@@ -57,7 +57,7 @@ pub(crate) fn describe(ctx: &Ctx, c: &Candidate) -> (String, String) {
         .clone()
         .filter(|t| !t.trim().is_empty())
         .unwrap_or_else(|| "(no prompt)".to_owned());
-    let when = crate::render::relative_time(&hotl_log::format_ts(c.modified), ctx.now());
+    let when = hotl_export::relative_time(&hotl_log::format_ts(c.modified), ctx.now());
     let mut detail = format!(
         "{} · {} · {when}",
         c.source.display(),

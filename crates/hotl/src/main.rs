@@ -8,7 +8,6 @@
 mod breadcrumb;
 mod cli;
 mod commands;
-mod config;
 mod ctx;
 mod delegation;
 mod error;
@@ -19,7 +18,6 @@ mod mcp;
 mod memory_home;
 mod picking;
 mod reaper;
-mod render;
 mod takeout;
 mod tui;
 

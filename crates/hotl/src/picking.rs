@@ -14,7 +14,7 @@ use crate::error::CliError;
 pub fn snapshot(ctx: &Ctx, id: &str, why: &str) -> Result<ExitCode, CliError> {
     let view = View::from_lineage(ctx.store.lineage(id)?);
     let mut out = ctx.out();
-    crate::render::transcript(&mut out, &view)?;
+    hotl_export::text::transcript(&mut out, &view)?;
     writeln!(
         out,
         "── read-only snapshot: {} ──",
@@ -48,7 +48,7 @@ pub fn pick(ctx: &Ctx, headless: bool) -> Result<SessionMeta, CliError> {
             i + 1,
             &m.id[..10],
             hotl_text::clip(m.display_title(), 40),
-            crate::render::relative_time(&m.updated, now),
+            hotl_export::relative_time(&m.updated, now),
             hotl_text::plural(m.turns as usize, "turn")
         );
         if let Some(p) = &m.parent {

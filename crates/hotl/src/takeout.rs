@@ -9,8 +9,8 @@ use hotl_export::redact::Report;
 use hotl_export::{Economy, Redactor, Snapshot, Spend, TurnSpend};
 use hotl_log::{Record, Store};
 
-use crate::config::ShareConfig;
 use crate::error::CliError;
+use hotl_config::ShareConfig;
 
 /// What an export is written as (`--format`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
@@ -47,9 +47,9 @@ pub struct ExportRequest {
 pub fn snapshot(
     store: &Store,
     id: &str,
-    file: crate::config::FileConfig,
+    file: hotl_config::FileConfig,
 ) -> Result<Snapshot, CliError> {
-    let pricing = crate::config::resolve(file, &crate::config::Overrides::default())?.pricing;
+    let pricing = hotl_config::resolve(file, &hotl_config::Overrides::default())?.pricing;
     let price = |id: &str, records: &[Record], own_start: usize| {
         Some(economy(hotl_agent::stats(id, records, own_start, &pricing)))
     };
@@ -108,7 +108,7 @@ pub fn export(store: &Store, cwd: &Path, req: &ExportRequest) -> Result<Exported
         Some(path) => path,
         None => cwd.join(format.default_name(&req.id)),
     };
-    let file = crate::config::load_file()?;
+    let file = hotl_config::load_file()?;
     let config = file.share.clone();
     let snapshot = snapshot(store, &req.id, file)?;
     let redactor = req.redact.then(|| redactor(&config));
@@ -182,7 +182,7 @@ pub struct Shared {
 /// Shares a session: redacted (unless asked not to), trimmed to the store's limit, sealed,
 /// and stored; the link carries the key in its fragment.
 pub async fn share(store: &Store, req: &ShareRequest) -> Result<Shared, CliError> {
-    let file = crate::config::load_file()?;
+    let file = hotl_config::load_file()?;
     let config = file.share.clone();
     let mut notices = Vec::new();
     if !req.redact {

@@ -87,7 +87,7 @@ impl hotl_tui::Host for StoreHost<'_> {
                 let mut detail = format!(
                     "{} · {} · {} turn{}",
                     short_id(&m.id),
-                    crate::render::relative_time(&m.updated, now),
+                    hotl_export::relative_time(&m.updated, now),
                     m.turns,
                     if m.turns == 1 { "" } else { "s" }
                 );

@@ -56,6 +56,7 @@ use self::fold::note_files;
 use self::fork::note_delegated_files;
 pub use self::settings::{
     DEFAULT_MAX_CONCURRENT, DEFAULT_MAX_DEPTH, DEFAULT_MAX_TOKENS, PROVIDER_KEY_VARS, Settings,
+    hidden_env,
 };
 pub use self::title::TitleSettings;
 pub(crate) use self::title::{TitleAsk, TitleReply};

@@ -1,12 +1,11 @@
-//! The transcript as text for people (short ids and relative times live in hotl-export, shared
-//! with the Markdown and HTML renderers).
-
-pub use hotl_export::{ShortIds, relative_time};
+//! The transcript as plain text for a terminal (`hotl sessions show`, a read-only snapshot):
+//! stamps, turn ends with the cut that ends there, folds as notes with their handles, tool
+//! output shortened; and the model view as the model reads it.
 
 use std::io::{self, Write};
 
 use hotl_log::{Block, plain_text};
-use hotl_view::{Item, Message, View, stamp};
+use hotl_view::{Item, View, stamp};
 
 /// Tool output longer than this many lines is shortened in the transcript.
 const TOOL_LINES: usize = 12;
@@ -179,7 +178,7 @@ fn write_item(out: &mut impl Write, item: &Item, depth: usize) -> io::Result<()>
             writeln!(
                 out,
                 "{pad}⋯ compacted through t{until} ({}):",
-                hotl_recall::compaction_handle(*until)
+                hotl_view::compaction_handle(*until)
             )?;
             for line in summary.lines() {
                 writeln!(out, "{pad}  {line}")?;
@@ -266,9 +265,4 @@ fn write_text(
         writeln!(out, "{pad}  … {} more lines", total - shown)?;
     }
     Ok(())
-}
-
-/// Writes the model view: each message with its role, every block in full.
-pub fn model_view(out: &mut impl Write, messages: &[Message]) -> io::Result<()> {
-    out.write_all(hotl_agent::messages_text(messages).as_bytes())
 }

@@ -1,161 +1,37 @@
-//! Configuration: `config.toml`, environment variables and flags, in rising precedence, turned
-//! into the provider and settings a run uses.
-//!
-//! ```toml
-//! # ~/.config/hotl/config.toml
-//! [provider]
-//! kind = "anthropic"          # anthropic | openai | openai-chat
-//! base_url = "https://api.anthropic.com"
-//! model = "claude-sonnet-4-5"
-//! cache_breakpoints = false   # OpenAI explicit breakpoints (GPT-5.6 and later)
-//! context_window = 200000     # tokens; a turn compacts near it (default: by model family)
-//! fast_model = "claude-haiku-4-5"  # side work (session titles); default: the model
-//! max_tokens = 4096           # the most one answer may take (default: 8192, a quarter of a
-//!                             # window under 32K; never more than the window leaves)
-//!
-//! [pricing."my-model"]        # $/Mtok; cache multipliers optional
-//! input = 1.0
-//! output = 4.0
-//!
-//! [cache]
-//! cold_headless = "5m"        # when hotl warns that a forked parent's cache has expired
-//! cold_console = "1h"
-//!
-//! [tui]
-//! fullscreen = true           # the transcript in the alternate screen, with the mouse
-//!
-//! [session_title]
-//! enabled = true              # consoles and editors title a new session after its first
-//!                             # answer (HOTL_SESSION_TITLE=off|on overrides it for a run)
-//! max_chars = 80              # (the title is written by [provider] fast_model, else the model)
-//!
-//! [agents]
-//! max_depth = 2               # how deep delegated children may go (forks count)
-//! max_concurrent = 4          # background children running at once; more wait for a slot
-//!
-//! [share]
-//! server = "https://share.example.com"   # where `hotl sessions share` uploads (hotl share-server)
-//! command = "/usr/local/bin/my-share"    # or: an executable given the page's path, printing the link
-//! secrets = ["a-value-to-redact"]        # redacted besides the built-in credential shapes
-//! ```
+//! Resolution: flags over the environment over the file, into what a run talks to.
 
 use std::path::PathBuf;
 use std::time::Duration;
 
 use hotl_agent::Provider;
 use hotl_wire::{Dialect, HttpProvider, Pricing};
-use serde::Deserialize;
 
-use crate::error::CliError;
-
-/// The file's shape. Every field is optional.
-#[derive(Debug, Default, Deserialize)]
-#[serde(default, deny_unknown_fields)]
-pub struct FileConfig {
-    pub provider: ProviderConfig,
-    pub pricing: Option<Pricing>,
-    pub cache: CacheConfig,
-    pub hooks: Vec<HookConfig>,
-    pub tui: TuiConfig,
-    /// `[mcp_servers.NAME]`: MCP servers whose tools sessions get.
-    pub mcp_servers: std::collections::BTreeMap<String, hotl_mcp::ServerConfig>,
-    /// `[share]`: where shares go and what else they hide.
-    pub share: ShareConfig,
-    /// `[agents]`: delegation's limits.
-    pub agents: AgentsConfig,
-    /// `[session_title]`: titles written after a root session's first answer.
-    pub session_title: SessionTitleConfig,
-}
-
-/// `[session_title]`.
-#[derive(Debug, Default, Clone, Deserialize)]
-#[serde(default, deny_unknown_fields)]
-pub struct SessionTitleConfig {
-    /// Whether consoles and editors title new sessions (default true).
-    pub enabled: Option<bool>,
-    /// The longest title (default and at most 80, the log's limit).
-    pub max_chars: Option<usize>,
-}
-
-/// `[agents]`: how far delegation goes.
-#[derive(Debug, Default, Clone, Deserialize)]
-#[serde(default, deny_unknown_fields)]
-pub struct AgentsConfig {
-    /// How deep children may go (a root's children are at depth 1; forks count).
-    pub max_depth: Option<usize>,
-    /// How many background children of a session run at once.
-    pub max_concurrent: Option<usize>,
-}
-
-/// `[share]`: sharing sessions.
-#[derive(Debug, Default, Clone, Deserialize)]
-#[serde(default, deny_unknown_fields)]
-pub struct ShareConfig {
-    /// The share server (`hotl share-server`) uploads go to, e.g. `https://share.example.com`.
-    pub server: Option<String>,
-    /// An executable given the exported page's path; what it prints is the link (no fallback
-    /// when it fails).
-    pub command: Option<String>,
-    /// More secrets to redact, besides the built-in credential shapes and secret-looking
-    /// environment variables.
-    pub secrets: Vec<String>,
-}
-
-/// `[tui]`: how the terminal UI draws.
-#[derive(Debug, Default, Deserialize)]
-#[serde(default, deny_unknown_fields)]
-pub struct TuiConfig {
-    /// The transcript in the alternate screen, scrolled and clicked in (`--fullscreen`).
-    pub fullscreen: Option<bool>,
-}
-
-/// One `[[hooks]]` entry: a command run at a point of a session's life.
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct HookConfig {
-    pub event: String,
-    pub command: String,
-    pub timeout_sec: Option<u64>,
-    /// For `before_tool` and `after_tool`: the tools it is for (a name or a glob).
-    pub matcher: Option<String>,
-}
-
-#[derive(Debug, Default, Deserialize)]
-#[serde(default, deny_unknown_fields)]
-pub struct ProviderConfig {
-    pub kind: Option<String>,
-    pub base_url: Option<String>,
-    pub model: Option<String>,
-    pub api_key: Option<String>,
-    pub cache_breakpoints: Option<bool>,
-    pub context_window: Option<u64>,
-    pub max_tokens: Option<u32>,
-    /// A cheaper model for side work (session titles); the main model when unset.
-    pub fast_model: Option<String>,
-}
-
-#[derive(Debug, Default, Deserialize)]
-#[serde(default, deny_unknown_fields)]
-pub struct CacheConfig {
-    pub cold_headless: Option<String>,
-    pub cold_console: Option<String>,
-}
+use crate::file::{FileConfig, HookConfig, config_path};
+use crate::{ConfigError, Result};
 
 /// Flags that override the file and the environment.
 #[derive(Debug, Default, Clone)]
 pub struct Overrides {
+    /// `--provider`.
     pub provider: Option<String>,
+    /// `--base-url`.
     pub base_url: Option<String>,
+    /// `--model`.
     pub model: Option<String>,
+    /// `--max-tokens`.
     pub max_tokens: Option<u32>,
 }
 
 /// What a run talks to.
 #[derive(Debug)]
 pub struct Resolved {
+    /// Who answers.
     pub provider: Provider,
+    /// The model asked.
     pub model: String,
+    /// What models cost.
     pub pricing: Pricing,
+    /// OpenAI's explicit cache breakpoints.
     pub explicit_breakpoints: bool,
     /// The model's context window when configured (`HOTL_CONTEXT_WINDOW`, the file); else
     /// the agent's default for the model.
@@ -163,7 +39,9 @@ pub struct Resolved {
     /// The output limit set (`--max-tokens`, `HOTL_MAX_TOKENS`, the file); `None`: the
     /// agent's default for the window.
     pub max_tokens: Option<u32>,
+    /// When a forked parent's cache is cold, headless.
     pub cold_headless: Duration,
+    /// When a forked parent's cache is cold, in the console and the terminal UI.
     pub cold_console: Duration,
     /// Set when no provider is configured and the offline demo answers.
     pub demo_notice: Option<&'static str>,
@@ -179,19 +57,6 @@ pub struct Resolved {
     pub max_concurrent: usize,
     /// How sessions are titled, unless `[session_title] enabled = false`.
     pub title: Option<hotl_agent::TitleSettings>,
-}
-
-/// Where the config file lives: `$XDG_CONFIG_HOME/hotl/config.toml`, else
-/// `~/.config/hotl/config.toml`.
-pub fn config_path() -> Option<PathBuf> {
-    let env = |k: &str| {
-        std::env::var_os(k)
-            .filter(|v| !v.is_empty())
-            .map(PathBuf::from)
-    };
-    env("XDG_CONFIG_HOME")
-        .or_else(|| env("HOME").map(|h| h.join(".config")))
-        .map(|d| d.join("hotl").join("config.toml"))
 }
 
 /// Where secrets live, for the permission check on reads: `~/.ssh`, `~/.aws`, `~/.gnupg`,
@@ -213,24 +78,10 @@ pub fn secret_paths(home_dir: Option<&std::path::Path>) -> Vec<PathBuf> {
     secrets
 }
 
-/// Reads the config file (absent is fine; malformed is an error naming the file).
-pub fn load_file() -> Result<FileConfig, CliError> {
-    let Some(path) = config_path() else {
-        return Ok(FileConfig::default());
-    };
-    match std::fs::read_to_string(&path) {
-        Ok(text) => {
-            toml::from_str(&text).map_err(|e| CliError::user(format!("{}: {e}", path.display())))
-        }
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(FileConfig::default()),
-        Err(e) => Err(CliError::user(format!("{}: {e}", path.display()))),
-    }
-}
-
 /// Resolves the provider: flags, then `HOTL_PROVIDER` / `HOTL_BASE_URL` / `HOTL_MODEL`, then the
 /// file; keys from the file or `ANTHROPIC_API_KEY` / `OPENAI_API_KEY`. With neither a key nor a
 /// base URL, the offline demo answers.
-pub fn resolve(file: FileConfig, flags: &Overrides) -> Result<Resolved, CliError> {
+pub fn resolve(file: FileConfig, flags: &Overrides) -> Result<Resolved> {
     let env = |k: &str| std::env::var(k).ok().filter(|v| !v.is_empty());
     let kind = flags
         .provider
@@ -263,7 +114,7 @@ pub fn resolve(file: FileConfig, flags: &Overrides) -> Result<Resolved, CliError
         Some("openai-chat") => Some(Dialect::OpenAiChat),
         Some("demo") => None,
         Some(other) => {
-            return Err(CliError::user(format!(
+            return Err(ConfigError::new(format!(
                 "unknown provider {other:?}; use anthropic, openai, openai-chat or demo"
             )));
         }
@@ -276,16 +127,16 @@ pub fn resolve(file: FileConfig, flags: &Overrides) -> Result<Resolved, CliError
     if let Some(p) = file.pricing {
         pricing.merge(p);
     }
-    let duration = |v: Option<String>, default: u64| -> Result<Duration, CliError> {
+    let duration = |v: Option<String>, default: u64| -> Result<Duration> {
         match v {
             Some(text) => humantime::parse_duration(&text)
-                .map_err(|e| CliError::user(format!("bad duration {text:?} in config: {e}"))),
+                .map_err(|e| ConfigError::new(format!("bad duration {text:?} in config: {e}"))),
             None => Ok(Duration::from_secs(default)),
         }
     };
     let hooks = hooks(file.hooks)?;
     for (name, server) in &file.mcp_servers {
-        server.check(name).map_err(CliError::user)?;
+        server.check(name).map_err(ConfigError::new)?;
     }
     let mcp_servers = file.mcp_servers;
     let fullscreen = file.tui.fullscreen.unwrap_or(false);
@@ -313,7 +164,7 @@ pub fn resolve(file: FileConfig, flags: &Overrides) -> Result<Resolved, CliError
     let explicit_breakpoints = file.provider.cache_breakpoints.unwrap_or(false);
     let context_window = match env("HOTL_CONTEXT_WINDOW") {
         Some(text) => Some(text.parse().map_err(|_| {
-            CliError::user(format!(
+            ConfigError::new(format!(
                 "HOTL_CONTEXT_WINDOW={text:?} is not a number of tokens"
             ))
         })?),
@@ -323,7 +174,7 @@ pub fn resolve(file: FileConfig, flags: &Overrides) -> Result<Resolved, CliError
         Some(n) => Some(n),
         None => match env("HOTL_MAX_TOKENS") {
             Some(text) => Some(text.parse().ok().filter(|&n: &u32| n > 0).ok_or_else(|| {
-                CliError::user(format!(
+                ConfigError::new(format!(
                     "HOTL_MAX_TOKENS={text:?} is not a positive number of tokens"
                 ))
             })?),
@@ -331,7 +182,7 @@ pub fn resolve(file: FileConfig, flags: &Overrides) -> Result<Resolved, CliError
         },
     };
     if max_tokens == Some(0) {
-        return Err(CliError::user(
+        return Err(ConfigError::new(
             "max_tokens = 0 in the config: an answer needs at least one token",
         ));
     }
@@ -376,12 +227,13 @@ pub fn resolve(file: FileConfig, flags: &Overrides) -> Result<Resolved, CliError
     // A keyless request to a hosted API can only come back 401; servers on this machine or a
     // private network (llama.cpp, vLLM, Ollama) commonly run without one.
     if key.is_none() && !hotl_wire::is_local(&url) {
-        return Err(CliError::user(format!(
+        return Err(ConfigError::new(format!(
             "{key_var} is not set: {url} needs an API key (export {key_var}, or set api_key under [provider] in {})",
             config_path().map_or_else(|| "the config file".to_owned(), |p| p.display().to_string())
         )));
     }
-    let http = HttpProvider::new(dialect, &url, key).map_err(|e| CliError::user(e.to_string()))?;
+    let http =
+        HttpProvider::new(dialect, &url, key).map_err(|e| ConfigError::new(e.to_string()))?;
     Ok(Resolved {
         provider: Provider::Http(http),
         model: model.unwrap_or_else(|| default_model.to_owned()),
@@ -401,46 +253,8 @@ pub fn resolve(file: FileConfig, flags: &Overrides) -> Result<Resolved, CliError
     })
 }
 
-/// The settings every run starts from: the model, its prices, its window and output limit.
-pub async fn settings(resolved: &Resolved) -> hotl_agent::Settings {
-    let mut settings = hotl_agent::Settings::new(resolved.model.clone());
-    settings.pricing = resolved.pricing.clone();
-    settings.explicit_breakpoints = resolved.explicit_breakpoints;
-    settings.context_window = context_window(resolved, &resolved.model).await;
-    settings.max_tokens = resolved.max_tokens;
-    settings.max_depth = resolved.max_depth;
-    settings.max_concurrent = resolved.max_concurrent;
-    settings
-}
-
-/// The context window a turn compacts against: the one configured, else the model family's,
-/// else the one an OpenAI-compatible server says it serves (llama.cpp, vLLM), else 128K. A
-/// local server whose chat template drops tools is warned of on stderr: the model would never
-/// call one, and nothing else would say why.
-pub async fn context_window(resolved: &Resolved, model: &str) -> u64 {
-    let served = match &resolved.provider {
-        // Only a local server is asked (see `HttpProvider::served`).
-        Provider::Http(http) if http.dialect() == hotl_wire::Dialect::OpenAiChat => {
-            http.served(model).await
-        }
-        _ => hotl_wire::Served::default(),
-    };
-    if served.ignores_tools {
-        eprintln!(
-            "hotl: warning: this server's chat template ignores tools, so the model cannot call \
-             any (llama.cpp: start llama-server with --jinja and a template that has a tools \
-             section, e.g. --chat-template-file scripts/chatml-fence-tools.jinja)"
-        );
-    }
-    resolved
-        .context_window
-        .or_else(|| hotl_agent::known_context_window(model))
-        .or(served.context_window)
-        .unwrap_or_else(|| hotl_agent::default_context_window(model))
-}
-
 /// The `[[hooks]]` entries, checked: every event must be one hotl runs hooks at.
-fn hooks(entries: Vec<HookConfig>) -> Result<Vec<hotl_agent::Hook>, CliError> {
+fn hooks(entries: Vec<HookConfig>) -> Result<Vec<hotl_agent::Hook>> {
     entries
         .into_iter()
         .map(|entry| {
@@ -449,14 +263,14 @@ fn hooks(entries: Vec<HookConfig>) -> Result<Vec<hotl_agent::Hook>, CliError> {
                     .iter()
                     .map(|p| p.name())
                     .collect();
-                CliError::user(format!(
+                ConfigError::new(format!(
                     "hook event {:?} in the config is not one of {}",
                     entry.event,
                     known.join(", ")
                 ))
             })?;
             if entry.command.trim().is_empty() {
-                return Err(CliError::user(format!(
+                return Err(ConfigError::new(format!(
                     "the {} hook in the config has an empty command",
                     entry.event
                 )));
@@ -464,14 +278,14 @@ fn hooks(entries: Vec<HookConfig>) -> Result<Vec<hotl_agent::Hook>, CliError> {
             let matcher = match &entry.matcher {
                 None => None,
                 Some(_) if !point.is_about_a_tool() => {
-                    return Err(CliError::user(format!(
+                    return Err(ConfigError::new(format!(
                         "the {} hook in the config has a matcher, but only before_tool and \
                          after_tool hooks are about a tool",
                         entry.event
                     )));
                 }
                 Some(text) => Some(hotl_agent::ToolMatcher::new(text).map_err(|e| {
-                    CliError::user(format!("the {} hook in the config: {e}", entry.event))
+                    ConfigError::new(format!("the {} hook in the config: {e}", entry.event))
                 })?),
             };
             Ok(hotl_agent::Hook {

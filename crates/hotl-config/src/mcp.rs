@@ -5,8 +5,6 @@
 //! on the servers running now), their instructions join a new session's system prompt, and
 //! a server that did not start is told.
 
-pub mod trust;
-
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -14,15 +12,17 @@ use std::sync::Arc;
 use hotl_agent::LateTools;
 use tokio::sync::Notify;
 
-use crate::config::Resolved;
+use crate::Resolved;
 
-/// The variables a server started outside a run must not see: the provider keys, as a run's
-/// tools (`Settings::hidden_env` within a run).
-pub fn hidden_env() -> Arc<[String]> {
-    hotl_agent::PROVIDER_KEY_VARS
-        .iter()
-        .map(|v| (*v).to_owned())
-        .collect()
+/// What servers started now give a run.
+#[derive(Debug, Default)]
+pub struct Started {
+    /// Instruction blocks for a new session's prompt.
+    pub instructions: Vec<String>,
+    /// `--allow` entries (`approval = "allow"`).
+    pub allow: Vec<String>,
+    /// What to tell.
+    pub notices: Vec<String>,
 }
 
 /// The servers a run starts: the user's, then a trusted project's (a name in both is the
@@ -96,29 +96,32 @@ impl Servers {
     }
 
     /// Starts them now, for a run that draws nothing (headless, ACP): their tools join
-    /// `tools`, what to tell goes to stderr; the instruction blocks and `--allow` entries.
+    /// `tools`; the instruction blocks, the `--allow` entries, and what to tell (a server that
+    /// did not start, a tool left out).
     pub async fn start_now(
         self,
         cwd: &Path,
         hidden_env: Arc<[String]>,
         tools: &mut hotl_agent::ToolSet,
-    ) -> Result<(Vec<String>, Vec<String>), crate::error::CliError> {
+    ) -> crate::Result<Started> {
         let started = self
             .start(cwd, hidden_env)
             .await
-            .map_err(crate::error::CliError::user)?;
-        for notice in &started.notices {
-            eprintln!("hotl: {notice}");
-        }
+            .map_err(crate::ConfigError)?;
+        let mut notices = started.notices;
         for tool in started.tools {
             let name = tool.name().to_owned();
             if tools.add(tool).is_err() {
-                eprintln!(
-                    "hotl: warning: the MCP tool {name} has the name of another tool; left out"
-                );
+                notices.push(format!(
+                    "warning: the MCP tool {name} has the name of another tool; left out"
+                ));
             }
         }
-        Ok((started.instructions, started.allow))
+        Ok(Started {
+            instructions: started.instructions,
+            allow: started.allow,
+            notices,
+        })
     }
 
     /// Starts them once `first_frame` is notified, and hands what came to the agent through
