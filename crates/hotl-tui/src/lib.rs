@@ -39,4 +39,4 @@ pub mod wrap;
 
 pub use app::{App, Busy, Effect, LiveChild, Modal, Waiting, context_text, tokens};
 pub use console::run as run_console;
-pub use run::{Ended, Host, Options, ReadOnly, Resumed, copy_to_terminal, run};
+pub use run::{Ended, Host, Later, Options, ReadOnly, Resumed, copy_to_terminal, run};

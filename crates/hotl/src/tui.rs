@@ -34,12 +34,31 @@ impl hotl_tui::Host for StoreHost<'_> {
             .map_err(|e| e.to_string())
     }
 
-    fn share(&self, id: &str) -> Result<Vec<String>, String> {
-        // The UI waits for the upload: the runtime's other worker keeps the rest going.
-        tokio::task::block_in_place(|| {
-            tokio::runtime::Handle::current().block_on(crate::takeout::share_here(self.ctx, id))
+    fn share(&self, id: &str) -> hotl_tui::Later<'_, Result<Vec<String>, String>> {
+        let id = id.to_owned();
+        Box::pin(async move {
+            crate::takeout::share_here(self.ctx, &id)
+                .await
+                .map_err(|e| e.to_string())
         })
-        .map_err(|e| e.to_string())
+    }
+
+    fn entries_later(&self, id: &str) -> hotl_tui::Later<'_, Vec<Entry>> {
+        let (store, id) = (self.ctx.store.clone(), id.to_owned());
+        Box::pin(async move {
+            let read = tokio::task::spawn_blocking(move || entries_in(&store, &id)).await;
+            match read {
+                Ok(Ok(entries)) => entries,
+                Ok(Err(e)) => {
+                    tracing::warn!("cannot read a session for the pager: {e}");
+                    Vec::new()
+                }
+                Err(e) => {
+                    tracing::warn!("the pager's read failed: {e}");
+                    Vec::new()
+                }
+            }
+        })
     }
 
     fn foreign_sessions(&self, agent: hotl_agent::slash::Foreign) -> Result<Vec<Row>, String> {
@@ -282,7 +301,12 @@ fn meta_tree(
 
 /// Session `id`'s transcript as the UI shows it, its folds with the files their records name.
 fn entries_of(ctx: &Ctx, id: &str) -> Result<Vec<Entry>, CliError> {
-    let lineage = ctx.store.lineage(id)?;
+    entries_in(&ctx.store, id)
+}
+
+/// [`entries_of`], from the store alone (for the blocking pool).
+fn entries_in(store: &hotl_log::Store, id: &str) -> Result<Vec<Entry>, CliError> {
+    let lineage = store.lineage(id)?;
     // The view's folds do not carry their files; the fold records do.
     let files: std::collections::HashMap<String, Vec<String>> = lineage
         .records

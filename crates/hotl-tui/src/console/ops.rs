@@ -175,7 +175,7 @@ pub(super) async fn local(
         }
         Local::Share => {
             say("· sealing and uploading…");
-            tell_lines(host.share(&live.session));
+            tell_lines(host.share(&live.session).await);
             None
         }
         Local::Resume(query) => resume_target(host, live, Some(query)).await,

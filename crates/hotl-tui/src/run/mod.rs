@@ -45,6 +45,33 @@ const TICK: Duration = Duration::from_millis(100);
 /// Agent events taken before a frame is drawn, at most.
 const BATCH: usize = 4096;
 
+/// What a host gives later: a future the UI's loop polls beside everything else.
+pub type Later<'a, T> = std::pin::Pin<Box<dyn std::future::Future<Output = T> + 'a>>;
+
+/// Work the loop waits for beside drawing (a pager's log read, an upload), and what to do with
+/// what it gives.
+enum Job<'a> {
+    /// The pager opens on these entries.
+    Pager(Later<'a, Vec<Entry>>),
+    /// These lines are said (or the error).
+    Said(Later<'a, Result<Vec<String>, String>>),
+}
+
+/// What a [`Job`] gave.
+enum JobDone {
+    Pager(Vec<Entry>),
+    Said(Result<Vec<String>, String>),
+}
+
+impl Job<'_> {
+    async fn done(&mut self) -> JobDone {
+        match self {
+            Job::Pager(entries) => JobDone::Pager(entries.await),
+            Job::Said(said) => JobDone::Said(said.await),
+        }
+    }
+}
+
 /// What the UI needs from the program that runs it: the session store's answers, phrased the
 /// way the shell phrases them.
 pub trait Host {
@@ -55,6 +82,9 @@ pub trait Host {
     fn sessions(&self) -> Vec<picker::Row>;
     /// A session's transcript.
     fn entries(&self, id: &str) -> Vec<Entry>;
+    /// [`Host::entries`], read away from the UI's loop (the pager of a long session): the
+    /// loop keeps drawing and taking the agent's events meanwhile.
+    fn entries_later(&self, id: &str) -> Later<'_, Vec<Entry>>;
     /// Session `id`'s lineage as a tree: its root and everything forked or delegated from it,
     /// one row each (the label drawn with the tree's branches).
     fn tree(&self, id: &str) -> Vec<picker::Row>;
@@ -74,8 +104,9 @@ pub trait Host {
     fn open(&self, id: &str) -> Option<Agent>;
     /// Writes session `id` out (`/export [PATH]`): the lines to say, or the error.
     fn export(&self, id: &str, path: Option<&str>) -> Result<Vec<String>, String>;
-    /// Shares session `id` (`/share`): the lines to say (the link last), or the error.
-    fn share(&self, id: &str) -> Result<Vec<String>, String>;
+    /// Shares session `id` (`/share`): the lines to say (the link last), or the error. The
+    /// upload runs beside the UI's loop.
+    fn share(&self, id: &str) -> Later<'_, Result<Vec<String>, String>>;
     /// `agent`'s sessions of this directory, newest first (`/resume @claude`): one row each,
     /// its value the file; or the line saying there are none and where they were looked for.
     fn foreign_sessions(&self, agent: Foreign) -> Result<Vec<picker::Row>, String>;
@@ -239,6 +270,7 @@ async fn main_loop(
     let mut input = EventStream::new();
     let terminal_kitty = terminal.kitty;
     let mut pager: Option<Pager> = None;
+    let mut job: Option<Job<'_>> = None;
     let mut pick_screen: Option<PickScreen> = None;
     let mut requests = 0;
     let mut events_since_frame = 0usize;
@@ -317,15 +349,22 @@ async fn main_loop(
                         return leave(&mut screen, full.as_mut(), &mut app, agent, host, options)
                             .await;
                     }
-                    Effect::Pager => {
+                    Effect::Pager if app.saved => {
                         // The log holds everything (archived items included); what this run
-                        // shows is only the end of it.
-                        let entries = if app.saved {
-                            host.entries(&app.session)
-                        } else {
-                            app.transcript.clone()
-                        };
-                        pager = Some(Pager::open(entries, cols_of(&screen)));
+                        // shows is only the end of it. It is read beside the loop.
+                        if job.is_none() {
+                            job = Some(Job::Pager(host.entries_later(&app.session)));
+                            app.hint = Some(("reading the transcript…".to_owned(), Instant::now()));
+                        }
+                    }
+                    Effect::Pager => {
+                        pager = Some(Pager::open(app.transcript.clone(), cols_of(&screen)));
+                    }
+                    Effect::Share if job.is_none() => {
+                        job = Some(Job::Said(host.share(&app.session)));
+                    }
+                    Effect::Share => {
+                        app.say("a share is already on its way", Tone::Info);
                     }
                     Effect::Editor => {
                         // The editor owns the terminal until it exits: no reader may take its
@@ -496,6 +535,23 @@ async fn main_loop(
                     alt.close()?;
                 }
                 return leave(&mut screen, full.as_mut(), &mut app, agent, host, options).await;
+            }
+            done = async {
+                match job.as_mut() {
+                    Some(job) => job.done().await,
+                    None => std::future::pending().await,
+                }
+            } => {
+                job = None;
+                match done {
+                    JobDone::Pager(entries) => {
+                        app.hint = None;
+                        pager = Some(Pager::open(entries, cols_of(&screen)));
+                    }
+                    JobDone::Said(Ok(lines)) => lines.into_iter().for_each(|l| app.say(l, Tone::Info)),
+                    JobDone::Said(Err(e)) => app.say(e, Tone::Error),
+                }
+                app.dirty = true;
             }
             () = sleep => {
                 if animating {
@@ -682,10 +738,6 @@ fn apply<W: Write>(
             Ok(lines) => lines.into_iter().for_each(|l| app.say(l, Tone::Info)),
             Err(e) => app.say(e, Tone::Error),
         },
-        Effect::Share => match host.share(&app.session) {
-            Ok(lines) => lines.into_iter().for_each(|l| app.say(l, Tone::Info)),
-            Err(e) => app.say(e, Tone::Error),
-        },
         Effect::Recall { query, mode, limit } => {
             match host.recall(&app.session, &query, mode.as_deref(), limit) {
                 Ok(text) => app.recalled(&query, &text),
@@ -714,7 +766,7 @@ fn apply<W: Write>(
                 app.sent(id, &command);
             }
         }
-        Effect::Editor | Effect::Exit | Effect::Pager => {}
+        Effect::Editor | Effect::Exit | Effect::Pager | Effect::Share => {}
     }
     Ok(())
 }
