@@ -8,7 +8,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 RUNS=${1:-5}
 cargo build --release -q -p hotl-fakellm
-cargo build --release -q -p hotl-mcp --bin hotl-mcp-fixture
+cargo build --release -q -p hotl-mcp-fixture
 cargo build --release -q -p hotl
 BIN="$PWD/target/release"
 OUT=$(mktemp -d /tmp/hotl-alongside.XXXXXX)
