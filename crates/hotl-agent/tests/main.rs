@@ -4,6 +4,8 @@ mod alongside;
 mod checkpoints;
 mod common;
 mod delegation;
+mod held;
+mod json_lines;
 mod late_tools;
 mod moves_compact;
 mod moves_fold;
