@@ -6,7 +6,7 @@
 //!
 //! It runs on a single-threaded runtime: nothing in the agent blocks a worker.
 
-use hotl_agent::{Command, NewSession, Provider, Settings, Start, ToolSet};
+use hotl_agent::{Command, NewSession, Provider, Settings, Start};
 use hotl_log::Store;
 use hotl_wire::{Dialect, HttpProvider};
 
@@ -26,7 +26,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
 
     let key = std::env::var("ANTHROPIC_API_KEY").unwrap_or_else(|_| "none".to_owned());
     let provider = Provider::Http(HttpProvider::new(Dialect::Anthropic, &base_url, Some(key))?);
-    let session = NewSession::new(&store, &project, MODEL, ToolSet::standard())?;
+    let session = NewSession::new(&store, &project, MODEL, hotl_agent::standard_tools())?;
     let mut agent = hotl_agent::spawn(Start::New(session), provider, Settings::new(MODEL));
 
     let id = agent.send(Command::Submit { text: task });

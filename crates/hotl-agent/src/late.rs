@@ -10,7 +10,7 @@ use std::sync::Arc;
 
 use tokio::sync::oneshot;
 
-use crate::tool::Tool;
+use hotl_tool::Tool;
 
 /// What arrives: the tools, the instructions a new session's prompt gains, the `--allow`
 /// entries they bring, and what to tell the user (a server that did not start, say).

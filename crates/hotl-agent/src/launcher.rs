@@ -10,7 +10,7 @@ use crate::error::AgentError;
 use crate::lifecycle::NewSession;
 use crate::provider::Provider;
 use crate::session::{Session, Settings};
-use crate::toolset::ToolSet;
+use hotl_tool::ToolSet;
 
 /// What sessions are made with: the store, the provider and the settings a run resolved, and
 /// the tools each session starts with.

@@ -30,7 +30,7 @@
 //! let store = hotl_log::Store::new(dir.path().join("home"));
 //! let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
 //! runtime.block_on(async {
-//!     let new = NewSession::new(&store, dir.path(), "demo", ToolSet::standard()).unwrap();
+//!     let new = NewSession::new(&store, dir.path(), "demo", crate::standard_tools()).unwrap();
 //!     let mut agent = spawn(Start::New(new), Provider::Demo, Settings::new("demo"));
 //!     let id = agent.send(Command::Submit { text: "hello".into() });
 //!     let done = agent.until_done(id, |_| {}).await.expect("the agent answers");
@@ -45,7 +45,6 @@
 
 mod agent;
 pub mod agents;
-mod args;
 mod context;
 mod error;
 mod events;
@@ -59,14 +58,13 @@ mod prompt;
 mod provider;
 mod publish;
 mod session;
+mod session_tool;
 mod snapshot;
 mod stats;
-mod tool;
 mod tools;
-mod toolset;
+pub mod tree;
 
 pub use crate::agent::{Start, spawn, spawn_with_late};
-pub use crate::args::{Args, Fail};
 pub use crate::context::Context;
 pub use crate::error::{AgentError, Result};
 pub use crate::events::Events;
@@ -83,19 +81,18 @@ pub use crate::session::{
     COMPACT_AT_PERCENT, CheckpointState, ChildRun, ContextParts, DEFAULT_MAX_CONCURRENT,
     DEFAULT_MAX_DEPTH, DEFAULT_MAX_TOKENS, Dump, DumpedTool, INTERRUPTED, PROVIDER_KEY_VARS,
     Session, Settings, Started, TitleSettings, Totals, TurnOutcome, checkpoint_state,
-    default_context_window, known_context_window, messages_text,
+    default_context_window, hidden_env, known_context_window, messages_text,
 };
 pub use crate::snapshot::{end_children, sweep_worktrees};
 pub use crate::stats::{session_stats, stats};
-pub use crate::tool::{
-    BoxFuture, Invocation, Tool, ToolCtx, ToolFuture, ToolKind, ToolOutput, content_hash,
-    definition,
-};
-pub use crate::tools::cap_output;
-pub use crate::toolset::{DuplicateTool, ToolSet};
+pub use crate::tools::{standard_tools, with_agents};
 pub use hotl_protocol::{
     Agent, Answer, Canceller, Command, CommandId, Done, Envelope, Event, Failure, FailureKind,
     Move, MoveResult, Outcome, Status, SwitchReason, SwitchTo, slash, tools_added_line,
 };
 pub use hotl_protocol::{ChildSpent, Saving, Spent, Stats, TurnSpent, fresh_equivalent};
+pub use hotl_tool::{
+    Args, BoxFuture, DuplicateTool, Fail, Invocation, Tool, ToolCtx, ToolFuture, ToolKind,
+    ToolOutput, ToolSet, cap_output, content_hash, definition,
+};
 pub use hotl_view::{parse_stamp, stamp_seq};

@@ -10,7 +10,7 @@ use hotl_view::View;
 use crate::error::{AgentError, Result};
 use crate::permission::Mode;
 use crate::session::{Session, mode_record};
-use crate::toolset::ToolSet;
+use hotl_tool::ToolSet;
 
 /// A session not written yet: what it will start with. Made with every check done (the
 /// working directory exists, the name is free), so nothing is refused later for what it says;
@@ -64,7 +64,7 @@ impl NewSession {
     /// a tool whose name the set already has is left out and named in the result.
     pub fn add_late(
         &mut self,
-        tools: &[std::sync::Arc<dyn crate::tool::Tool>],
+        tools: &[std::sync::Arc<dyn hotl_tool::Tool>],
         instructions: &[String],
     ) -> Vec<String> {
         self.instructions.extend(instructions.iter().cloned());
@@ -306,7 +306,7 @@ mod tests {
         let store = Store::new(home.path().join("home"));
         let cwd = home.path();
         for bad in ["123", "a/b", "@last", " padded"] {
-            let err = NewSession::new(&store, cwd, "demo", ToolSet::standard())
+            let err = NewSession::new(&store, cwd, "demo", crate::standard_tools())
                 .unwrap()
                 .with_name(Some(bad))
                 .unwrap_err();
@@ -316,7 +316,7 @@ mod tests {
             );
         }
         assert!(store.list().unwrap().is_empty());
-        let first = NewSession::new(&store, cwd, "demo", ToolSet::standard())
+        let first = NewSession::new(&store, cwd, "demo", crate::standard_tools())
             .unwrap()
             .with_name(Some("work"))
             .unwrap();
@@ -327,7 +327,7 @@ mod tests {
             "the id given out is the one written"
         );
         drop(session);
-        let err = NewSession::new(&store, cwd, "demo", ToolSet::standard())
+        let err = NewSession::new(&store, cwd, "demo", crate::standard_tools())
             .unwrap()
             .with_name(Some("work"))
             .unwrap_err();

@@ -2,7 +2,7 @@
 
 use std::path::{Component, Path, PathBuf};
 
-use crate::tool::ToolKind;
+use hotl_tool::ToolKind;
 
 pub use hotl_protocol::Mode;
 
@@ -112,8 +112,9 @@ impl Policy {
                 format!("{tool} changes files"),
                 &format!("--allow {tool} or --permission-mode accept-edits|bypass"),
             ),
-            // An MCP server's tool: what it does is the server's to say, so it asks.
-            ToolKind::Exec if tool.starts_with("mcp__") => self.ask(
+            // Another program's tool (an MCP server's): what it does is the program's to say,
+            // so it asks.
+            ToolKind::External => self.ask(
                 format!("{tool} is an MCP server's tool"),
                 &format!(
                     "--allow {tool}, --allow with the server's prefix and *, approval = \"allow\" \

@@ -1,7 +1,7 @@
 //! Delegation through the session, where the test can read a child's handle between turns: a
 //! `continue` of a child still running, and of a handle nobody has, are errors the model reads.
 
-use hotl_agent::{NewSession, ToolSet};
+use hotl_agent::NewSession;
 use hotl_fakellm::{Fault, Reply};
 use serde_json::json;
 
@@ -10,7 +10,8 @@ use crate::moves_fold::Fixture;
 /// The fixture with a session that can spawn, continue and cancel (the built-in agents).
 fn with_agents(replies: Vec<Reply>) -> Fixture {
     let mut f = Fixture::new(replies, false, &[]);
-    let tools = ToolSet::standard().with_agents(hotl_agent::agents::builtins());
+    let tools =
+        hotl_agent::with_agents(hotl_agent::standard_tools(), hotl_agent::agents::builtins());
     f.session = NewSession::new(&f.store, &f.project, "claude-sonnet-5", tools)
         .and_then(|new| new.create())
         .expect("session");

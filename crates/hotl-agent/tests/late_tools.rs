@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use hotl_agent::{
     Agent, Command, Event, Invocation, LateTools, NewSession, Outcome, Policy, Provider, Session,
-    Settings, Start, SwitchTo, Tool, ToolFuture, ToolKind, ToolOutput, ToolSet, late_channel,
+    Settings, Start, SwitchTo, Tool, ToolFuture, ToolKind, ToolOutput, late_channel,
 };
 use hotl_fakellm::{Config, Endpoint, FakeLlm, Reply};
 use hotl_log::Store;
@@ -132,7 +132,12 @@ fn a_message_waits_for_late_tools_and_the_new_session_freezes_them() -> TestResu
     let mut replies = echo_then("Echoed.").to_vec();
     replies.extend(echo_then("Again."));
     let setup = Setup::new(replies)?;
-    let new = NewSession::new(&setup.store, &setup.project, MODEL, ToolSet::standard())?;
+    let new = NewSession::new(
+        &setup.store,
+        &setup.project,
+        MODEL,
+        hotl_agent::standard_tools(),
+    )?;
     let id = new.id().to_owned();
     let (sender, late) = late_channel();
     setup.runtime.block_on(async {
@@ -179,7 +184,7 @@ fn a_message_waits_for_late_tools_and_the_new_session_freezes_them() -> TestResu
     // Resumed with the standard tools only, then the late ones: the frozen call runs again,
     // and the tool block is the one the session froze.
     let setup2 = setup;
-    let session = Session::open(&setup2.store, &id, ToolSet::standard())?;
+    let session = Session::open(&setup2.store, &id, hotl_agent::standard_tools())?;
     let (sender, late) = late_channel();
     let _ = sender.send(Ok(arrived()));
     setup2.runtime.block_on(async {
@@ -214,7 +219,12 @@ fn a_message_waits_for_late_tools_and_the_new_session_freezes_them() -> TestResu
 #[test]
 fn a_switch_to_a_new_session_carries_late_tools_and_their_instructions() -> TestResult {
     let setup = Setup::new(vec![Reply::text("one"), Reply::text("two")])?;
-    let new = NewSession::new(&setup.store, &setup.project, MODEL, ToolSet::standard())?;
+    let new = NewSession::new(
+        &setup.store,
+        &setup.project,
+        MODEL,
+        hotl_agent::standard_tools(),
+    )?;
     let (sender, late) = late_channel();
     let _ = sender.send(Ok(arrived()));
     setup.runtime.block_on(async {
@@ -244,7 +254,12 @@ fn a_switch_to_a_new_session_carries_late_tools_and_their_instructions() -> Test
 #[test]
 fn a_starter_that_failed_stops_the_session_before_anything_is_written() -> TestResult {
     let setup = Setup::new(vec![Reply::text("never")])?;
-    let new = NewSession::new(&setup.store, &setup.project, MODEL, ToolSet::standard())?;
+    let new = NewSession::new(
+        &setup.store,
+        &setup.project,
+        MODEL,
+        hotl_agent::standard_tools(),
+    )?;
     let (sender, late) = late_channel();
     let _ = sender.send(Err(
         "the MCP server gone is required and did not start: no such file".to_owned(),

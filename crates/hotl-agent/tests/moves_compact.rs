@@ -336,7 +336,7 @@ fn the_count_is_unknown_after_a_clear_or_a_fold() {
         .append(Body::Clear)
         .expect("clear");
     f.session =
-        hotl_agent::Session::open(&f.store, &id, hotl_agent::ToolSet::standard()).expect("open");
+        hotl_agent::Session::open(&f.store, &id, hotl_agent::standard_tools()).expect("open");
     assert_eq!(f.session.context_used(), 0, "cleared");
     // Nothing the model sees is left to compact.
     let refused = compact(&mut f).expect_err("nothing since the clear");

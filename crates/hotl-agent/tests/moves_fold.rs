@@ -1,7 +1,7 @@
 //! The fold tool in a real loop against the fake provider: a build loop that fails three times
 //! and then passes, folded by the model; the log, the view and the request bytes after it.
 
-use hotl_agent::{Context, NewSession, Policy, Provider, Session, Settings, ToolSet};
+use hotl_agent::{Context, NewSession, Policy, Provider, Session, Settings};
 use hotl_fakellm::{Config, FakeLlm, Fault, Reply, Tokenizer};
 use hotl_log::{Body, Store};
 use hotl_view::Item;
@@ -84,7 +84,8 @@ impl Fixture {
 
     /// Opens session `id` of the store as the fixture's session.
     pub(crate) fn open(&mut self, id: &str) {
-        self.session = Session::open(&self.store, id, ToolSet::standard()).expect("opened");
+        self.session =
+            Session::open(&self.store, id, hotl_agent::standard_tools()).expect("opened");
     }
 
     /// Submits `prompt` and lets the process "die" after `ms` milliseconds: the turn's future
@@ -155,9 +156,14 @@ impl Fixture {
 
 /// A new session in `project`, written now.
 pub(crate) fn new_session(store: &Store, project: &std::path::Path) -> Session {
-    NewSession::new(store, project, "claude-sonnet-5", ToolSet::standard())
-        .and_then(|new| new.create())
-        .expect("session")
+    NewSession::new(
+        store,
+        project,
+        "claude-sonnet-5",
+        hotl_agent::standard_tools(),
+    )
+    .and_then(|new| new.create())
+    .expect("session")
 }
 
 /// A step running `cmd` with bash.
@@ -832,7 +838,8 @@ fn a_root_fork_of_a_session_left_mid_fork_recovers_with_the_call_answered_interr
         .store
         .fork(pin, &f.project.display().to_string(), vec![], None)
         .expect("fork");
-    let mut forked = Session::from_writer(&f.store, writer, ToolSet::standard()).expect("session");
+    let mut forked =
+        Session::from_writer(&f.store, writer, hotl_agent::standard_tools()).expect("session");
     let cx = f.cx();
     let outcome = f
         .runtime

@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use hotl_agent::{
     Agent, Answer, Command, Envelope, Event, Mode, NewSession, Outcome, Policy, Provider, Settings,
-    Start, ToolSet,
+    Start,
 };
 use hotl_fakellm::{Config, FakeLlm, Fault, Reply, Tokenizer};
 use hotl_log::{Body, RunState, Store};
@@ -56,7 +56,7 @@ impl Setup {
             &self.store,
             &self.project,
             "claude-sonnet-5",
-            ToolSet::standard(),
+            hotl_agent::standard_tools(),
         )?;
         let _guard = self.runtime.enter();
         Ok(hotl_agent::spawn(Start::New(new), provider, settings))
@@ -380,7 +380,7 @@ fn a_tool_made_at_run_time_is_frozen_with_the_session() -> TestResult {
             r#"{"type":"object","properties":{"words":{"type":"string"}},"required":["words"]}"#
                 .to_owned(),
     };
-    let mut tools = ToolSet::standard();
+    let mut tools = hotl_agent::standard_tools();
     tools.add(std::sync::Arc::new(echo))?;
     let new = NewSession::new(&s.store, &s.project, "claude-sonnet-5", tools)?;
     let provider = || -> TestResult<Provider> {
@@ -424,7 +424,7 @@ fn a_tool_made_at_run_time_is_frozen_with_the_session() -> TestResult {
     );
     // Resumed without it (the server is gone): the frozen definition stays, its calls fail.
     let id = s.store.session_ids()?[0].clone();
-    let session = hotl_agent::Session::open(&s.store, &id, ToolSet::standard())?;
+    let session = hotl_agent::Session::open(&s.store, &id, hotl_agent::standard_tools())?;
     let mut agent = {
         let _guard = s.runtime.enter();
         hotl_agent::spawn(

@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use hotl_agent::{
     Agent, Command, Envelope, Event, ForkAt, Hook, HookPoint, NewSession, Outcome, Policy,
-    Provider, Settings, Start, SwitchReason, SwitchTo, ToolSet,
+    Provider, Settings, Start, SwitchReason, SwitchTo,
 };
 use hotl_fakellm::{Config, Endpoint, FakeLlm, Reply, Tokenizer};
 use hotl_log::{Body, Store};
@@ -49,7 +49,12 @@ impl Setup {
             &self.fake.base_url(),
             Some("k".into()),
         )?);
-        let new = NewSession::new(&self.store, &self.project, MODEL, ToolSet::standard())?;
+        let new = NewSession::new(
+            &self.store,
+            &self.project,
+            MODEL,
+            hotl_agent::standard_tools(),
+        )?;
         let _guard = self.runtime.enter();
         Ok(hotl_agent::spawn(Start::New(new), provider, settings))
     }
@@ -372,7 +377,7 @@ fn clear_and_fresh_record_what_they_say() -> TestResult {
         TestResult::Ok((id, cache_key))
     })?;
     // The key holds after a resume.
-    let session = hotl_agent::Session::open(&s.store, &id, ToolSet::standard())?;
+    let session = hotl_agent::Session::open(&s.store, &id, hotl_agent::standard_tools())?;
     assert_eq!(session.cache_key(), key);
     Ok(())
 }

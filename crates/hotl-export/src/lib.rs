@@ -1,11 +1,13 @@
 //! hotl's sessions taken out: a session gathered into a [`Snapshot`] (its lineage, frozen
 //! prompt and tools, blobs, delegated children and spending), redacted, trimmed to a size
 //! budget, and written as one self-contained HTML page, Markdown, or a JSONL log, or sealed
-//! into an encrypted share whose viewer is the same page. Depends on the log and the view only:
-//! the caller prices the session and does any I/O beyond the store.
+//! into an encrypted share whose viewer is the same page, and delivered ([`deliver`]): to a
+//! file, or to a share store (a `hotl share-server`, a gist, the user's command). Depends on
+//! the log and the view: the caller prices the session and reads the configuration.
 
 #![deny(missing_docs)]
 
+pub mod deliver;
 pub mod doc;
 pub mod economy;
 pub mod export;
@@ -15,6 +17,7 @@ mod names;
 pub mod redact;
 pub mod seal;
 pub mod snapshot;
+pub mod text;
 pub mod trim;
 
 pub use crate::doc::{Document, FORMAT, SessionInfo, flattened, flattened_log};

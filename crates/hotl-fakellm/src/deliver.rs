@@ -115,27 +115,32 @@ enum Piece {
 fn respond(units: Vec<Bytes>, fault: Option<&Fault>, headers: Vec<(&str, String)>) -> Response {
     let pieces = plan(units, fault);
     let delay = Duration::from_millis(fault.and_then(|f| f.chunk_delay_ms).unwrap_or(0));
-    let stream = futures_util::stream::unfold(
-        (pieces.into_iter(), true),
-        move |(mut it, first)| async move {
-            let piece = it.next()?;
-            if !first && !delay.is_zero() {
-                tokio::time::sleep(delay).await;
-            }
-            let item = match piece {
-                Piece::Data(b) => Ok(b),
-                Piece::Drop => {
-                    // Let hyper flush what was sent before the connection is cut.
-                    tokio::time::sleep(Duration::from_millis(20)).await;
-                    Err(io::Error::new(
-                        io::ErrorKind::ConnectionAborted,
-                        "hotl-fakellm: injected connection drop",
-                    ))
+    let hold = fault.and_then(|f| f.hold.clone());
+    let stream =
+        futures_util::stream::unfold((pieces.into_iter(), true), move |(mut it, first)| {
+            let hold = hold.clone();
+            async move {
+                let piece = it.next()?;
+                if !first && !delay.is_zero() {
+                    tokio::time::sleep(delay).await;
                 }
-            };
-            Some((item, (it, false)))
-        },
-    );
+                if !first && let Some(gate) = &hold {
+                    gate.opened().await;
+                }
+                let item = match piece {
+                    Piece::Data(b) => Ok(b),
+                    Piece::Drop => {
+                        // Let hyper flush what was sent before the connection is cut.
+                        tokio::time::sleep(Duration::from_millis(20)).await;
+                        Err(io::Error::new(
+                            io::ErrorKind::ConnectionAborted,
+                            "hotl-fakellm: injected connection drop",
+                        ))
+                    }
+                };
+                Some((item, (it, false)))
+            }
+        });
     let mut resp = Response::new(Body::from_stream(stream));
     *resp.status_mut() = StatusCode::OK;
     for (name, value) in headers {

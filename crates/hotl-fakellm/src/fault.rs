@@ -49,9 +49,59 @@ pub struct Fault {
     /// Largest chunk for `split_seed` (default 8 bytes).
     #[serde(default)]
     pub split_max: Option<usize>,
+    /// Hold the body after its first chunk until this gate opens (a test releases it: the
+    /// client waits on a stream that has begun, with no timing in the test).
+    #[serde(skip)]
+    pub hold: Option<Gate>,
+}
+
+/// A gate a held reply waits at until the test opens it. Clones share the gate; it works
+/// across runtimes (the fake serves on its own).
+#[derive(Clone, Debug)]
+pub struct Gate(std::sync::Arc<tokio::sync::watch::Sender<bool>>);
+
+impl Default for Gate {
+    fn default() -> Gate {
+        Gate::new()
+    }
+}
+
+impl PartialEq for Gate {
+    fn eq(&self, other: &Gate) -> bool {
+        std::sync::Arc::ptr_eq(&self.0, &other.0)
+    }
+}
+
+impl Eq for Gate {}
+
+impl Gate {
+    /// A closed gate.
+    pub fn new() -> Gate {
+        Gate(std::sync::Arc::new(tokio::sync::watch::channel(false).0))
+    }
+
+    /// Opens it: every reply held at it goes on, and later ones do not wait.
+    pub fn release(&self) {
+        self.0.send_replace(true);
+    }
+
+    /// Waits until it is open.
+    pub(crate) async fn opened(&self) {
+        let mut open = self.0.subscribe();
+        // The sender lives in `self`: the channel is never closed while this waits.
+        let _ = open.wait_for(|open| *open).await;
+    }
 }
 
 impl Fault {
+    /// A reply held after its first chunk until `gate` opens.
+    pub fn held(gate: &Gate) -> Fault {
+        Fault {
+            hold: Some(gate.clone()),
+            ..Fault::default()
+        }
+    }
+
     /// An HTTP error with this status.
     pub fn status(status: u16) -> Fault {
         Fault {

@@ -57,7 +57,7 @@ pub use crate::capture::{Captured, Endpoint};
 pub use crate::clock::{Clock, VIRTUAL_EPOCH_SECS};
 pub use crate::config::{AnthropicCacheConfig, Config, Dialect, OpenAiCacheConfig, Tokenizer};
 pub use crate::error::{FakeError, Result};
-pub use crate::fault::Fault;
+pub use crate::fault::{Fault, Gate};
 pub use crate::replay::Recording;
 pub use crate::script::{Entry, Reply, Stop, ToolCall};
 pub use crate::server::FakeLlm;

@@ -1,11 +1,10 @@
 //! Small filesystem recipes: private permissions and atomic replacement of derived files.
 
 use std::fs::{self, OpenOptions};
-use std::io::Write;
 use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt};
 use std::path::Path;
-use std::sync::atomic::{AtomicU64, Ordering};
 
+use crate::atomic::{Atomic, Perms};
 use crate::error::{IoResultExt, Result};
 
 /// Open options that create files readable by the user only (0600).
@@ -24,38 +23,21 @@ pub(crate) fn create_private_dir(path: &Path) -> Result<()> {
         .at(path)
 }
 
-/// Writes `bytes` to `path` atomically: a temp file in the same directory, synced, then renamed.
+/// Writes `bytes` to `path` atomically and privately: a temp file in the same directory,
+/// synced, then renamed.
 pub(crate) fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
-    write_replace(path, bytes, true)
+    Atomic::PRIVATE.write(path, bytes).at(path)
 }
 
-/// Replaces a derived file (a cache): atomic, but not synced, since losing it costs a rebuild.
+/// Replaces a derived file (a cache): atomic and private, but not synced, since losing it
+/// costs a rebuild.
 pub(crate) fn write_derived(path: &Path, bytes: &[u8]) -> Result<()> {
-    write_replace(path, bytes, false)
-}
-
-fn write_replace(path: &Path, bytes: &[u8], sync: bool) -> Result<()> {
-    // Unique per write, not only per process: two threads may write the same file (the same
-    // blob) at once, and each needs its own temp file to rename.
-    static WRITES: AtomicU64 = AtomicU64::new(0);
-    let dir = path.parent().unwrap_or(Path::new("."));
-    let tmp = dir.join(format!(
-        ".{}.{}.{}.tmp",
-        path.file_name().and_then(|n| n.to_str()).unwrap_or("file"),
-        std::process::id(),
-        WRITES.fetch_add(1, Ordering::Relaxed)
-    ));
-    let mut file = private_options()
-        .write(true)
-        .create(true)
-        .truncate(true)
-        .open(&tmp)
-        .at(&tmp)?;
-    file.write_all(bytes).at(&tmp)?;
-    if sync {
-        file.sync_data().at(&tmp)?;
+    Atomic {
+        perms: Perms::Private,
+        sync: false,
     }
-    fs::rename(&tmp, path).at(path)
+    .write(path, bytes)
+    .at(path)
 }
 
 /// Removes a file, treating "already gone" as success.

@@ -27,6 +27,7 @@
 
 #![deny(missing_docs)]
 
+mod atomic;
 mod blob;
 mod block;
 mod branch;
@@ -48,6 +49,7 @@ mod store;
 mod tree;
 mod write;
 
+pub use crate::atomic::{Atomic, Perms, write_file_atomic};
 pub use crate::blob::{Blobs, blob_refs, read_frozen};
 pub use crate::block::{Block, ToolInput, plain_text};
 pub use crate::branch::{RevertMark, revert_marks, visible_branch, visible_mask};

@@ -10,7 +10,7 @@
 //! - `config.rs`: one server's configuration, as the config file gives it;
 //! - `names.rs`: MCP tool names made into hotl tool names;
 //! - `server.rs`: starting, calling and restarting one server;
-//! - `tool.rs`: a server's tool as a hotl [`Tool`](hotl_agent::Tool).
+//! - `tool.rs`: a server's tool as a hotl [`Tool`](hotl_tool::Tool).
 
 #![deny(missing_docs)]
 

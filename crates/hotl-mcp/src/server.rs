@@ -20,7 +20,7 @@ use crate::tool::McpTool;
 #[derive(Default)]
 pub struct Started {
     /// Every tool the servers that started offer, named as hotl names them.
-    pub tools: Vec<Arc<dyn hotl_agent::Tool>>,
+    pub tools: Vec<Arc<dyn hotl_tool::Tool>>,
     /// Each started server's `instructions`, by server name.
     pub instructions: Vec<(String, String)>,
     /// Servers that did not start, and why.
@@ -171,9 +171,13 @@ impl Server {
         let Some(client) = held.as_ref() else {
             return Err(format!("the MCP server {} is not running", self.name));
         };
+        // The lock guards starting the server again, not its calls: the server answers calls
+        // made side by side (a step's reads run together).
+        let peer = client.peer().clone();
+        drop(held);
         let params = CallToolRequestParams::new(tool.to_owned()).with_arguments(arguments);
         let timeout = self.config.tool_timeout();
-        match tokio::time::timeout(timeout, client.call_tool(params)).await {
+        match tokio::time::timeout(timeout, peer.call_tool(params)).await {
             Ok(Ok(result)) => Ok(result),
             Ok(Err(e)) => Err(format!("the MCP server {} failed the call: {e}", self.name)),
             Err(_) => Err(format!(

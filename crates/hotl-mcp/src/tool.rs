@@ -3,7 +3,7 @@
 
 use std::sync::Arc;
 
-use hotl_agent::{Invocation, Tool, ToolFuture, ToolKind, ToolOutput};
+use hotl_tool::{Invocation, Tool, ToolFuture, ToolKind, ToolOutput};
 use hotl_wire::ToolDef;
 
 use crate::server::Server;
@@ -14,6 +14,9 @@ pub(crate) struct McpTool {
     /// The server's own name for it.
     raw: String,
     def: ToolDef,
+    /// The server says it only reads (its `readOnlyHint` annotation): its calls may run side
+    /// by side with a step's other reads. Its permission is a command's all the same.
+    read_only_hint: bool,
 }
 
 impl McpTool {
@@ -34,10 +37,16 @@ impl McpTool {
             &schema,
         )
         .map_err(|e| format!("the MCP tool {} has a bad schema: {e}", tool.name))?;
+        let read_only_hint = tool
+            .annotations
+            .as_ref()
+            .and_then(|a| a.read_only_hint)
+            .unwrap_or(false);
         Ok(McpTool {
             server,
             raw: tool.name.to_string(),
             def,
+            read_only_hint,
         })
     }
 }
@@ -50,7 +59,13 @@ impl Tool for McpTool {
     /// What an MCP tool does is the server's to say and not hotl's to check: it asks as a
     /// command does, whatever its annotations claim, and plan mode refuses it.
     fn kind(&self) -> ToolKind {
-        ToolKind::Exec
+        ToolKind::External
+    }
+
+    /// A tool the server marks read-only runs beside the step's other reads: running side by
+    /// side is all its annotation changes.
+    fn runs_alongside(&self) -> bool {
+        self.read_only_hint
     }
 
     fn definition(&self) -> ToolDef {
@@ -87,7 +102,7 @@ impl Tool for McpTool {
                     "calling a tool of a changed list"
                 );
             }
-            let (shown, blob) = hotl_agent::cap_output(text.trim_end(), &call.ctx.blobs);
+            let (shown, blob) = hotl_tool::cap_output(text.trim_end(), &call.ctx.blobs);
             let mut output = if result.is_error == Some(true) {
                 ToolOutput::error(shown)
             } else {

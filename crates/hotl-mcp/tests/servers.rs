@@ -5,16 +5,16 @@
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
-use hotl_agent::{Invocation, ToolCtx};
 use hotl_log::ToolInput;
 use hotl_mcp::{ServerConfig, Started, start_all};
 use hotl_testkit::TestResult;
+use hotl_tool::{Invocation, ToolCtx};
 
 fn fixture(name: &str) -> (String, ServerConfig) {
     (
         name.to_owned(),
         ServerConfig {
-            command: Some(env!("CARGO_BIN_EXE_hotl-mcp-fixture").to_owned()),
+            command: Some(fixture_bin()),
             args: vec!["stdio".to_owned()],
             tool_timeout_sec: Some(1),
             ..ServerConfig::default()
@@ -78,6 +78,14 @@ fn a_stdio_server_s_tools_are_named_listed_and_called() -> TestResult {
     let names: Vec<&str> = started.tools.iter().map(|t| t.name()).collect();
     assert!(names.contains(&"mcp__fixture__echo-text"), "{names:?}");
     assert!(names.contains(&"mcp__fixture__many-lines"), "{names:?}");
+    // A tool the server marks read-only runs beside a step's other reads; its permission is a
+    // command's all the same (another program's tool), and an unmarked one runs alone.
+    let tool = |name: &str| started.tools.iter().find(|t| t.name() == name).cloned();
+    let peek = tool("mcp__fixture__peek").ok_or("peek")?;
+    let echo_text = tool("mcp__fixture__echo-text").ok_or("echo")?;
+    assert!(peek.runs_alongside() && !echo_text.runs_alongside());
+    assert_eq!(peek.kind(), hotl_tool::ToolKind::External);
+    assert!(!peek.reads_only(), "an MCP tool is not a reviewer's read");
     assert_eq!(
         started.instructions,
         vec![(
@@ -217,7 +225,7 @@ fn servers_that_do_not_start_are_told_and_a_required_one_stops_the_start() -> Te
 #[test]
 fn a_streamable_http_server_s_tools_are_called() -> TestResult {
     use std::io::BufRead;
-    let mut server = std::process::Command::new(env!("CARGO_BIN_EXE_hotl-mcp-fixture"))
+    let mut server = std::process::Command::new(fixture_bin())
         .args(["http", "--port", "0"])
         .stdout(std::process::Stdio::piped())
         .spawn()?;
@@ -290,4 +298,22 @@ fn the_reference_server_everything_answers_over_stdio() -> TestResult {
     let (image, _) = call(&runtime, &started, "mcp__everything__get-tiny-image", "{}")?;
     assert!(image.contains("a non-text result"), "{image}");
     Ok(())
+}
+
+/// The fixture server's binary, built beside the tests (`cargo build -p hotl-mcp-fixture`;
+/// a workspace test run builds it).
+fn fixture_bin() -> String {
+    let exe = std::env::current_exe().expect("the test binary has a path");
+    // target/<profile>/deps/<test> -> target/<profile>/hotl-mcp-fixture
+    let bin = exe
+        .parent()
+        .and_then(|deps| deps.parent())
+        .map(|dir| dir.join("hotl-mcp-fixture"))
+        .expect("the test binary is in target/<profile>/deps");
+    assert!(
+        bin.is_file(),
+        "{} is missing: cargo build -p hotl-mcp-fixture",
+        bin.display()
+    );
+    bin.display().to_string()
 }

@@ -152,7 +152,7 @@ pub struct Failure {
     /// What the failed command had spent on the model before it failed (a turn that failed
     /// after answering part of it), when it spent anything.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub usage: Option<hotl_wire::Usage>,
+    pub usage: Option<Box<hotl_wire::Usage>>,
     /// Its cost in dollars, when the model's price is known.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub cost: Option<f64>,

@@ -16,9 +16,9 @@
 //! missing, stale, foreign-format or damaged one is rebuilt from the lineage.
 
 use std::collections::HashSet;
-use std::fs::{self, File, OpenOptions};
+use std::fs::{self, File};
 use std::io::{self, BufWriter, Write};
-use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt};
+use std::os::unix::fs::DirBuilderExt;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, SystemTime};
@@ -558,33 +558,13 @@ pub(crate) fn create_dir(dir: &Path) -> io::Result<()> {
         .create(dir)
 }
 
-/// Writes a file by the derived-file recipe: a temp file in the same directory, synced, then
-/// renamed over `path`. Returns the size written.
+/// Writes `path` with what `fill` writes, atomically and privately (the one recipe:
+/// [`hotl_log::Atomic`]); the bytes written.
 pub(crate) fn write_atomic(
     path: &Path,
     fill: impl FnOnce(&mut BufWriter<File>) -> io::Result<()>,
 ) -> io::Result<u64> {
-    let dir = path.parent().unwrap_or(Path::new("."));
-    let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("file");
-    let tmp = dir.join(format!(".{name}.{}.tmp", unique()));
-    let result = (|| {
-        let file = OpenOptions::new()
-            .write(true)
-            .create_new(true)
-            .mode(0o600)
-            .open(&tmp)?;
-        let mut w = BufWriter::with_capacity(1 << 20, file);
-        fill(&mut w)?;
-        let file = w.into_inner().map_err(io::IntoInnerError::into_error)?;
-        file.sync_data()?;
-        let size = file.metadata()?.len();
-        fs::rename(&tmp, path)?;
-        Ok(size)
-    })();
-    if result.is_err() {
-        let _ = fs::remove_file(&tmp);
-    }
-    result
+    hotl_log::Atomic::PRIVATE.write_with(path, fill)
 }
 
 /// 16 hex characters unlikely to repeat across processes and calls.

@@ -71,3 +71,15 @@ pub use crate::publish::Published;
 pub use crate::pull::Pulled;
 pub use crate::remote::{Marker, Me, Remote, hostname};
 pub use crate::summary::TreeSummary;
+
+/// The variables that hold the remote's key and cloud credentials: kept from tools, hooks and
+/// MCP servers when a remote is configured.
+pub const SECRET_VARS: &[&str] = &[
+    "HOTL_REMOTE_KEY",
+    "AWS_SECRET_ACCESS_KEY",
+    "AWS_SESSION_TOKEN",
+    "AZURE_STORAGE_ACCOUNT_KEY",
+    "AZURE_STORAGE_SAS_KEY",
+    "AZURE_CLIENT_SECRET",
+    "GOOGLE_SERVICE_ACCOUNT_KEY",
+];

@@ -203,7 +203,7 @@ fn bulk(
     if folded.is_some() {
         // hotl writes a view checkpoint after each fold: so does this, by opening the session
         // once as hotl does (letting it go writes one).
-        let session = hotl_agent::Session::open(store, &id, hotl_agent::ToolSet::standard())
+        let session = hotl_agent::Session::open(store, &id, hotl_agent::standard_tools())
             .map_err(|e| e.to_string())?;
         drop(session);
     }

@@ -5,7 +5,8 @@
 //! - [`clip_bytes`]: at most `max` bytes of text (cut at a character boundary) and `…`, for
 //!   sizes that are budgets in bytes (a provider's error body);
 //! - [`first_line`], [`first_nonblank_line`];
-//! - [`thousands`] (`12,345`) and [`tokens`] (`12.3k`), numbers as people read them.
+//! - [`thousands`] (`12,345`) and [`tokens`] (`12.3k`), numbers as people read them;
+//! - [`Plain`], a writer that shows control characters instead of sending them to a terminal.
 //!
 //! It depends on nothing, never allocates more than its answer, and never panics.
 //!
@@ -17,6 +18,10 @@
 //! ```
 
 #![deny(missing_docs)]
+
+mod plain;
+
+pub use crate::plain::Plain;
 
 /// At most `width` characters of `text`: the first `width - 1` and `…` when it is longer.
 /// A `width` of 0 gives the empty string.

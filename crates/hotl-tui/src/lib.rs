@@ -1,5 +1,6 @@
-//! hotl's terminal UI: a front end on the agent's protocol (`hotl-protocol`) that renders
-//! events and sends commands, with all the logic left in the engine.
+//! hotl's terminal front ends: the terminal UI and the line console, both on the agent's
+//! protocol (`hotl-protocol`) and one [`Host`] for the session store; they render events and
+//! send commands, with all the logic left in the engine.
 //!
 //! The screen is inline: finished rows go into the terminal's own scrollback ([`screen`]
 //! inserts them above a viewport through a scroll region, never clearing anything), and the
@@ -20,6 +21,7 @@
 mod app;
 pub mod cells;
 pub mod composer;
+mod console;
 pub mod files;
 pub mod fullscreen;
 pub mod highlight;
@@ -36,4 +38,5 @@ pub mod ui;
 pub mod wrap;
 
 pub use app::{App, Busy, Effect, LiveChild, Modal, Waiting, context_text, tokens};
-pub use run::{Ended, Host, Options, ReadOnly, Resumed, run};
+pub use console::run as run_console;
+pub use run::{Ended, Host, Later, Options, ReadOnly, Resumed, copy_to_terminal, run};

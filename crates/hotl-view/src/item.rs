@@ -148,3 +148,14 @@ impl Item {
         }
     }
 }
+
+/// The handle a compacted span is searched and asked by: compactions carry no handle of their
+/// own, and the seq they end at tells them apart.
+pub fn compaction_handle(until: u64) -> String {
+    format!("compaction@t{until}")
+}
+
+/// Whether `handle` names a compacted span (see [`compaction_handle`]).
+pub fn is_compaction_handle(handle: &str) -> bool {
+    handle.starts_with("compaction@t")
+}

@@ -34,7 +34,7 @@ mod typed;
 pub use crate::cut::{Cut, fork_state};
 pub use crate::error::{Result, ViewError};
 pub use crate::fold::{FoldSpan, NOTE_HEADINGS, missing_headings, open_items};
-pub use crate::item::Item;
+pub use crate::item::{Item, compaction_handle, is_compaction_handle};
 pub use crate::model::{
     Message, MessageRef, Part, QUOTE_CAP, Role, model_messages, model_view, stamp,
 };

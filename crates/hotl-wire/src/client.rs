@@ -48,16 +48,23 @@ impl HttpProvider {
     pub fn new(dialect: Dialect, base_url: &str, api_key: Option<String>) -> Result<Self> {
         // reqwest needs a TLS provider chosen once per process; installing twice is harmless.
         let _ = rustls::crypto::ring::default_provider().install_default();
-        let client = reqwest::Client::builder()
+        let base = normalize_base(base_url)?;
+        let mut builder = reqwest::Client::builder()
             .connect_timeout(Duration::from_secs(30))
-            .read_timeout(Duration::from_secs(300))
+            .read_timeout(Duration::from_secs(300));
+        if base.starts_with("http://") {
+            // Plain HTTP (a local server, the fake): no certificate is ever checked, so the
+            // system's trust store (a file per certificate) is not read at start.
+            builder = builder.tls_certs_only(std::iter::empty());
+        }
+        let client = builder
             .build()
             .map_err(|e| WireError::Config(format!("cannot build an HTTP client: {e}")))?;
         Ok(HttpProvider {
             client,
             messages: Default::default(),
             dialect,
-            base: normalize_base(base_url)?,
+            base,
             api_key,
             retry: RetryPolicy::default(),
         })

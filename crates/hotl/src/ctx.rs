@@ -113,9 +113,9 @@ impl Ctx {
     }
 
     /// Standard output, buffered, with control characters shown rather than sent: what is
-    /// printed comes from logs, which may hold anything (see [`crate::plain`]).
-    pub fn out(&self) -> io::BufWriter<crate::plain::Plain<io::StdoutLock<'static>>> {
-        io::BufWriter::new(crate::plain::Plain::new(io::stdout().lock()))
+    /// printed comes from logs, which may hold anything (see [`hotl_text::Plain`]).
+    pub fn out(&self) -> io::BufWriter<hotl_text::Plain<io::StdoutLock<'static>>> {
+        io::BufWriter::new(hotl_text::Plain::new(io::stdout().lock()))
     }
 
     /// Resolves a session reference against every session (numbers count in this directory's

@@ -10,12 +10,15 @@ use hotl_agent::ToolSet;
 /// a line per file.
 pub fn tools(cwd: &Path) -> (ToolSet, Vec<String>) {
     let project = cwd.join(".hotl").join("agents");
-    let user = crate::config::config_path().and_then(|p| p.parent().map(|d| d.join("agents")));
+    let user = hotl_config::config_path().and_then(|p| p.parent().map(|d| d.join("agents")));
     let loaded = hotl_agent::agents::load(Some(&project), user.as_deref());
     let problems = loaded
         .problems
         .iter()
         .map(|p| format!("{}: {} (left out)", p.path.display(), p.why))
         .collect();
-    (ToolSet::standard().with_agents(loaded.defs), problems)
+    (
+        hotl_agent::with_agents(hotl_agent::standard_tools(), loaded.defs),
+        problems,
+    )
 }

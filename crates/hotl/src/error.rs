@@ -21,6 +21,12 @@ pub enum CliError {
     Locked { session: String, message: String },
 }
 
+impl From<hotl_config::ConfigError> for CliError {
+    fn from(e: hotl_config::ConfigError) -> Self {
+        CliError::user(e.0)
+    }
+}
+
 impl CliError {
     /// A user error without hints.
     pub fn user(message: impl Into<String>) -> Self {

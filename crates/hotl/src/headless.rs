@@ -129,7 +129,7 @@ impl Printer {
                 "is_error": true,
                 "error": failure.message,
                 "kind": failure.kind,
-                "usage": failure.usage.unwrap_or_default(),
+                "usage": failure.usage.as_deref().copied().unwrap_or_default(),
                 "cost_usd": failure.cost,
             })));
         }
@@ -145,7 +145,7 @@ impl Printer {
                 // To a terminal, control sequences in the answer are shown, not sent; a pipe
                 // gets the answer as it is.
                 let mut out: Box<dyn Write> = if out.is_terminal() {
-                    Box::new(crate::plain::Plain::new(out))
+                    Box::new(hotl_text::Plain::new(out))
                 } else {
                     Box::new(out)
                 };

@@ -8,21 +8,17 @@
 mod breadcrumb;
 mod cli;
 mod commands;
-mod config;
-mod console;
 mod ctx;
 mod delegation;
 mod error;
+mod foreign;
 mod headless;
-mod input;
-mod live;
 mod logging;
 mod mcp;
 mod memory_home;
-mod plain;
+mod picking;
 mod reaper;
 mod remote;
-mod render;
 mod takeout;
 mod tui;
 

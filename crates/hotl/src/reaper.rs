@@ -12,6 +12,12 @@ use std::time::Duration;
 use rustix::process::Signal;
 
 /// The flag that makes `hotl` a reaper; it comes first, before anything else is parsed.
+/// This binary, as the program that leads each command's process group: a SIGKILL of hotl
+/// then leaves no command running.
+pub fn program() -> Option<std::sync::Arc<std::path::Path>> {
+    std::env::current_exe().ok().map(std::sync::Arc::from)
+}
+
 pub const FLAG: &str = "--reap-group";
 
 /// The longest the reaper sleeps between looks at its child and its parent.

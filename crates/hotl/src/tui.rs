@@ -34,20 +34,39 @@ impl hotl_tui::Host for StoreHost<'_> {
             .map_err(|e| e.to_string())
     }
 
-    fn share(&self, id: &str) -> Result<Vec<String>, String> {
-        // The UI waits for the upload: the runtime's other worker keeps the rest going.
-        tokio::task::block_in_place(|| {
-            tokio::runtime::Handle::current().block_on(crate::takeout::share_here(self.ctx, id))
+    fn share(&self, id: &str) -> hotl_tui::Later<'_, Result<Vec<String>, String>> {
+        let id = id.to_owned();
+        Box::pin(async move {
+            crate::takeout::share_here(self.ctx, &id)
+                .await
+                .map_err(|e| e.to_string())
         })
-        .map_err(|e| e.to_string())
+    }
+
+    fn entries_later(&self, id: &str) -> hotl_tui::Later<'_, Vec<Entry>> {
+        let (store, id) = (self.ctx.store.clone(), id.to_owned());
+        Box::pin(async move {
+            let read = tokio::task::spawn_blocking(move || entries_in(&store, &id)).await;
+            match read {
+                Ok(Ok(entries)) => entries,
+                Ok(Err(e)) => {
+                    tracing::warn!("cannot read a session for the pager: {e}");
+                    Vec::new()
+                }
+                Err(e) => {
+                    tracing::warn!("the pager's read failed: {e}");
+                    Vec::new()
+                }
+            }
+        })
     }
 
     fn foreign_sessions(&self, agent: hotl_agent::slash::Foreign) -> Result<Vec<Row>, String> {
-        let found = crate::console::foreign::candidates(self.ctx, agent)?;
+        let found = crate::foreign::candidates(self.ctx, agent)?;
         Ok(found
             .iter()
             .map(|c| {
-                let (title, detail) = crate::console::foreign::describe(self.ctx, c);
+                let (title, detail) = crate::foreign::describe(self.ctx, c);
                 Row {
                     label: title.chars().take(60).collect(),
                     detail,
@@ -63,7 +82,7 @@ impl hotl_tui::Host for StoreHost<'_> {
         agent: hotl_agent::slash::Foreign,
         query: &str,
     ) -> Result<(hotl_agent::SwitchTo, Vec<String>), String> {
-        crate::console::foreign::import(self.ctx, agent, query)
+        crate::foreign::import(self.ctx, agent, query)
     }
 
     fn resolve(&self, query: &str) -> Result<String, String> {
@@ -87,7 +106,7 @@ impl hotl_tui::Host for StoreHost<'_> {
                 let mut detail = format!(
                     "{} · {} · {} turn{}",
                     short_id(&m.id),
-                    crate::render::relative_time(&m.updated, now),
+                    hotl_export::relative_time(&m.updated, now),
                     m.turns,
                     if m.turns == 1 { "" } else { "s" }
                 );
@@ -160,6 +179,24 @@ impl hotl_tui::Host for StoreHost<'_> {
             Vec::new()
         })
     }
+
+    fn session_dir(&self, id: &str) -> Option<String> {
+        self.ctx.store.meta(id).ok().map(|m| m.cwd)
+    }
+
+    fn here(&self) -> String {
+        self.ctx.cwd.clone()
+    }
+
+    fn display_path(&self, path: &str) -> String {
+        self.ctx.tilde(path)
+    }
+
+    fn switched_to(&self, id: &str) {
+        if !self.ctx.is_in_memory() {
+            crate::breadcrumb::remember(&self.ctx.store, id);
+        }
+    }
 }
 
 impl StoreHost<'_> {
@@ -210,19 +247,21 @@ impl StoreHost<'_> {
         } else {
             format!("{prefix}│  ")
         };
-        let delegated: Vec<(String, String)> = self
-            .ctx
-            .store
-            .visible_delegated(node)
+        // The children it delegated, from the delegation tree `sessions show --tree` prints:
+        // each named by its agent, its handle and its state.
+        let delegated: Vec<(String, String)> = meta_tree(&self.ctx.store, meta)
+            .map(|tree| tree.children)
             .unwrap_or_default()
             .into_iter()
-            .filter(|d| d.delegation.by == node)
-            .map(|d| {
-                let handle = d.delegation.handle.clone().unwrap_or_default();
-                (
-                    d.id,
-                    format!("↳ fork {handle} · {}", d.delegation.description),
-                )
+            .map(|child| {
+                let label = format!(
+                    "↳ {} {} · {} · {}",
+                    child.agent.as_deref().unwrap_or("fork"),
+                    child.handle.as_deref().unwrap_or(""),
+                    child.state,
+                    hotl_text::first_line(&child.task)
+                );
+                (child.id, label)
             })
             .collect();
         let forks: Vec<&hotl_log::SessionMeta> = metas
@@ -250,9 +289,24 @@ impl StoreHost<'_> {
     }
 }
 
+/// The delegation tree under `meta` (the children it delegated, theirs in turn), its spending
+/// left unpriced: the picker shows who ran, not what it cost.
+fn meta_tree(
+    store: &hotl_log::Store,
+    meta: &hotl_log::SessionMeta,
+) -> Option<hotl_agent::tree::Node> {
+    let pricing = hotl_wire::Pricing::builtin();
+    hotl_agent::tree::build(store, meta, &pricing).ok()
+}
+
 /// Session `id`'s transcript as the UI shows it, its folds with the files their records name.
 fn entries_of(ctx: &Ctx, id: &str) -> Result<Vec<Entry>, CliError> {
-    let lineage = ctx.store.lineage(id)?;
+    entries_in(&ctx.store, id)
+}
+
+/// [`entries_of`], from the store alone (for the blocking pool).
+fn entries_in(store: &hotl_log::Store, id: &str) -> Result<Vec<Entry>, CliError> {
+    let lineage = store.lineage(id)?;
     // The view's folds do not carry their files; the fold records do.
     let files: std::collections::HashMap<String, Vec<String>> = lineage
         .records
@@ -308,6 +362,19 @@ pub async fn run(
     hotl_tui::run(agent, &host, options)
         .await
         .map_err(|e| CliError::Internal(format!("the terminal UI failed: {e}")))?;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Runs the line console on `agent` with the same store host as the terminal UI.
+pub async fn console(
+    ctx: &Ctx,
+    agent: Agent,
+    options: hotl_tui::Options,
+) -> Result<ExitCode, CliError> {
+    let host = StoreHost { ctx, opener: None };
+    hotl_tui::run_console(agent, &host, options)
+        .await
+        .map_err(|e| CliError::Internal(format!("the console failed: {e}")))?;
     Ok(ExitCode::SUCCESS)
 }
 

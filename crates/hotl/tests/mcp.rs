@@ -16,7 +16,7 @@ pub(crate) fn fixture() -> TestResult<String> {
     let path = hotl.with_file_name("hotl-mcp-fixture");
     if !path.exists() {
         return Err(format!(
-            "{} is missing: cargo build -p hotl-mcp --bin hotl-mcp-fixture",
+            "{} is missing: cargo build -p hotl-mcp-fixture",
             path.display()
         )
         .into());

@@ -314,7 +314,7 @@ fn failure(command: &str, error: &AgentError, spent: Option<TurnOutcome>) -> Fai
     if let Some(spent) = spent
         && spent.usage != hotl_wire::Usage::default()
     {
-        failure.usage = Some(spent.usage);
+        failure.usage = Some(Box::new(spent.usage));
         failure.cost = spent.cost;
     }
     failure

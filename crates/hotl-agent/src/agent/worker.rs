@@ -15,7 +15,7 @@ use crate::events::Events;
 use crate::late::{Late, LateTools};
 use crate::lifecycle::NewSession;
 use crate::session::{Session, TitleAsk, TitleReply};
-use crate::toolset::ToolSet;
+use hotl_tool::ToolSet;
 
 /// How long an ending agent waits for its background children to record that they stopped,
 /// and for a title still being asked.

@@ -5,7 +5,6 @@ use std::path::{Path, PathBuf};
 
 use super::frontmatter::{self, Value};
 use crate::permission::Mode;
-use crate::toolset::ToolSet;
 
 /// The keys a definition's header may have; any other is an error naming it.
 const KEYS: &[&str] = &[
@@ -153,9 +152,9 @@ fn covers(entry: &str, tool: &str) -> bool {
 }
 
 /// The tools hotl has to offer (the built-in tools, the moves and the delegation tools), and
-/// whether each only reads ([`Tool::reads_only`](crate::tool::Tool::reads_only)).
+/// whether each only reads ([`Tool::reads_only`](hotl_tool::Tool::reads_only)).
 fn known_tools() -> Vec<(String, bool)> {
-    let set = ToolSet::standard().with_agents(Vec::new());
+    let set = crate::with_agents(crate::standard_tools(), Vec::new());
     set.names()
         .into_iter()
         .filter_map(|name| Some((name.to_owned(), set.get(name)?.reads_only())))

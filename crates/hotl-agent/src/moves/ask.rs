@@ -2,7 +2,8 @@
 
 use hotl_wire::ToolDef;
 
-use crate::tool::{Invocation, Tool, ToolFuture, ToolKind, ToolOutput, definition};
+use crate::session_tool::{SessionCall, SessionTool};
+use hotl_tool::{ToolFuture, ToolOutput, definition};
 
 const DESCRIPTION: &str = "Put one question to an archived thread by its handle (from recall or a note); it answers from its full context.";
 
@@ -11,28 +12,24 @@ const SCHEMA: &str = r#"{"type":"object","properties":{"handle":{"type":"string"
 /// The `ask` tool.
 pub(crate) struct AskTool;
 
-impl Tool for AskTool {
+impl SessionTool for AskTool {
     fn name(&self) -> &str {
         "ask"
-    }
-
-    fn kind(&self) -> ToolKind {
-        ToolKind::Read
     }
 
     fn definition(&self) -> ToolDef {
         definition("ask", DESCRIPTION, SCHEMA)
     }
 
-    fn run<'a>(&'a self, call: Invocation<'a>) -> ToolFuture<'a> {
+    fn run<'a>(&'a self, call: SessionCall<'a>) -> ToolFuture<'a> {
         Box::pin(async move { ToolOutput::from_result(ask(call).await) })
     }
 }
 
-async fn ask(mut call: Invocation<'_>) -> Result<ToolOutput, String> {
+async fn ask(mut call: SessionCall<'_>) -> Result<ToolOutput, String> {
     let handle = call.args.text("handle")?;
     let question = call.args.text("question")?;
-    let host = call.host("ask")?;
+    let host = call.host();
     let answer = host
         .session
         .ask(&handle, &question, host.cx)

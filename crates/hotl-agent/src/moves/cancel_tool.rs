@@ -3,7 +3,8 @@
 
 use hotl_wire::ToolDef;
 
-use crate::tool::{Invocation, Tool, ToolFuture, ToolKind, ToolOutput, definition};
+use crate::session_tool::{SessionCall, SessionTool};
+use hotl_tool::{ToolFuture, ToolOutput, definition};
 
 const DESCRIPTION: &str = "Stop a background child by its handle.";
 
@@ -13,27 +14,23 @@ const SCHEMA: &str =
 /// The `cancel` tool.
 pub struct CancelTool;
 
-impl Tool for CancelTool {
+impl SessionTool for CancelTool {
     fn name(&self) -> &str {
         "cancel"
-    }
-
-    fn kind(&self) -> ToolKind {
-        ToolKind::Read
     }
 
     fn definition(&self) -> ToolDef {
         definition("cancel", DESCRIPTION, SCHEMA)
     }
 
-    fn run<'a>(&'a self, call: Invocation<'a>) -> ToolFuture<'a> {
+    fn run<'a>(&'a self, call: SessionCall<'a>) -> ToolFuture<'a> {
         Box::pin(async move { ToolOutput::from_result(cancel(call)) })
     }
 }
 
-fn cancel(mut call: Invocation<'_>) -> Result<ToolOutput, String> {
+fn cancel(mut call: SessionCall<'_>) -> Result<ToolOutput, String> {
     let handle = call.args.text("handle")?;
-    let host = call.host("cancel")?;
+    let host = call.host();
     let background = host.session.background();
     if background.cancel(&handle) {
         return Ok(ToolOutput::ok(format!(

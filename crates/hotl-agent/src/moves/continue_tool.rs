@@ -4,7 +4,8 @@
 use hotl_wire::ToolDef;
 
 use crate::session::Started;
-use crate::tool::{BoxFuture, Invocation, Tool, ToolFuture, ToolKind, ToolOutput, definition};
+use crate::session_tool::{SessionCall, SessionTool};
+use hotl_tool::{BoxFuture, ToolFuture, ToolOutput, definition};
 
 const DESCRIPTION: &str = "Give a finished child (spawn or fork) a new message by its handle; its next report comes back.";
 
@@ -13,13 +14,9 @@ const SCHEMA: &str = r#"{"type":"object","properties":{"handle":{"type":"string"
 /// The `continue` tool.
 pub struct ContinueTool;
 
-impl Tool for ContinueTool {
+impl SessionTool for ContinueTool {
     fn name(&self) -> &str {
         "continue"
-    }
-
-    fn kind(&self) -> ToolKind {
-        ToolKind::Read
     }
 
     /// Its calls start a child (which may write; its own calls ask for permission).
@@ -31,27 +28,30 @@ impl Tool for ContinueTool {
         definition("continue", DESCRIPTION, SCHEMA)
     }
 
-    fn run<'a>(&'a self, mut call: Invocation<'a>) -> ToolFuture<'a> {
+    fn run<'a>(&'a self, mut call: SessionCall<'a>) -> ToolFuture<'a> {
         Box::pin(async move {
             let started = start(&mut call);
-            super::run_alone(&mut call, "continue", started).await
+            super::run_alone(&mut call, started).await
         })
     }
 
-    fn delegate<'a>(&'a self, mut call: Invocation<'a>) -> BoxFuture<'a, Started> {
+    fn delegate<'a>(&'a self, mut call: SessionCall<'a>) -> BoxFuture<'a, Started> {
         Box::pin(async move { start(&mut call) })
     }
 }
 
 /// Starts the child's new turn a call asks for.
-fn start(call: &mut Invocation<'_>) -> Started {
+fn start(call: &mut SessionCall<'_>) -> Started {
     let parsed = (|| {
         let handle = call.args.text("handle")?;
         let message = call.args.text("message")?;
         Ok::<_, String>((handle, message))
     })();
-    match (parsed, call.host("continue")) {
-        (Ok((handle, message)), Ok(host)) => host.session.continue_call(&handle, &message, host.cx),
-        (Err(why), _) | (_, Err(why)) => ToolOutput::error(why).into(),
+    match parsed {
+        Ok((handle, message)) => {
+            let host = call.host();
+            host.session.continue_call(&handle, &message, host.cx)
+        }
+        Err(why) => ToolOutput::error(why).into(),
     }
 }

@@ -2,7 +2,8 @@
 
 use hotl_wire::ToolDef;
 
-use crate::tool::{Invocation, Tool, ToolFuture, ToolKind, ToolOutput, definition};
+use crate::session_tool::{SessionCall, SessionTool};
+use hotl_tool::{ToolFuture, ToolOutput, definition};
 
 const DESCRIPTION: &str = "Fold a finished episode: the span from stamp `since` (e.g. t12) to your previous step is archived under a handle and replaced by `note`. Use it once work is done and its details (logs, dead ends) are no longer needed. The note's lines: changed:, learned: (with caveats), decided and rejected:, open:, where:";
 
@@ -11,27 +12,23 @@ const SCHEMA: &str = r#"{"type":"object","properties":{"since":{"type":"string"}
 /// The `fold` tool.
 pub(crate) struct FoldTool;
 
-impl Tool for FoldTool {
+impl SessionTool for FoldTool {
     fn name(&self) -> &str {
         "fold"
-    }
-
-    fn kind(&self) -> ToolKind {
-        ToolKind::Read
     }
 
     fn definition(&self) -> ToolDef {
         definition("fold", DESCRIPTION, SCHEMA)
     }
 
-    fn run<'a>(&'a self, call: Invocation<'a>) -> ToolFuture<'a> {
+    fn run<'a>(&'a self, call: SessionCall<'a>) -> ToolFuture<'a> {
         Box::pin(async move { ToolOutput::from_result(fold(call).await) })
     }
 }
 
-async fn fold(mut call: Invocation<'_>) -> Result<ToolOutput, String> {
+async fn fold(mut call: SessionCall<'_>) -> Result<ToolOutput, String> {
     let since = call.args.stamp("since")?;
     let note = call.args.string("note")?;
-    let host = call.host("fold")?;
+    let host = call.host();
     host.session.fold_call(since, &note).await
 }

@@ -4,7 +4,8 @@
 use hotl_wire::ToolDef;
 
 use crate::session::Started;
-use crate::tool::{BoxFuture, Invocation, Tool, ToolFuture, ToolKind, ToolOutput, definition};
+use crate::session_tool::{SessionCall, SessionTool};
+use hotl_tool::{BoxFuture, ToolFuture, ToolOutput, definition};
 
 const DESCRIPTION: &str = "Run a task in a fork of yourself: it starts from this conversation with the same tools, and only its report comes back, with a handle to its work. For log-heavy or exploratory work.";
 
@@ -13,13 +14,9 @@ const SCHEMA: &str = r#"{"type":"object","properties":{"task":{"type":"string"},
 /// The `fork` tool.
 pub(crate) struct ForkTool;
 
-impl Tool for ForkTool {
+impl SessionTool for ForkTool {
     fn name(&self) -> &str {
         "fork"
-    }
-
-    fn kind(&self) -> ToolKind {
-        ToolKind::Read
     }
 
     /// Its calls start a child (which may write; its own calls ask for permission).
@@ -31,40 +28,41 @@ impl Tool for ForkTool {
         definition("fork", DESCRIPTION, SCHEMA)
     }
 
-    fn run<'a>(&'a self, mut call: Invocation<'a>) -> ToolFuture<'a> {
+    fn run<'a>(&'a self, mut call: SessionCall<'a>) -> ToolFuture<'a> {
         Box::pin(async move {
             let started = start(&mut call);
-            super::run_alone(&mut call, "fork", started).await
+            super::run_alone(&mut call, started).await
         })
     }
 
-    fn delegate<'a>(&'a self, mut call: Invocation<'a>) -> BoxFuture<'a, Started> {
+    fn delegate<'a>(&'a self, mut call: SessionCall<'a>) -> BoxFuture<'a, Started> {
         Box::pin(async move { start(&mut call) })
     }
 
     /// A fork the dead process left running is resumed: its child finishes its own turn and
     /// this call gets its report.
-    fn resume<'a>(&'a self, mut call: Invocation<'a>) -> BoxFuture<'a, Option<Started>> {
+    fn resume<'a>(&'a self, mut call: SessionCall<'a>) -> BoxFuture<'a, Option<Started>> {
         Box::pin(async move {
             let id = call.id;
-            let host = call.host("fork").ok()?;
+            let host = call.host();
             host.session.resume_fork(id, host.cx)
         })
     }
 }
 
 /// Starts the fork a call asks for.
-fn start(call: &mut Invocation<'_>) -> Started {
+fn start(call: &mut SessionCall<'_>) -> Started {
     let parsed = (|| {
         let task = call.args.text("task")?;
         let background = call.args.opt_bool("background")?.unwrap_or(false);
         Ok::<_, String>((task, background))
     })();
     let id = call.id;
-    match (parsed, call.host("fork")) {
-        (Ok((task, background)), Ok(host)) => {
+    match parsed {
+        Ok((task, background)) => {
+            let host = call.host();
             host.session.fork_call(id, &task, background, host.cx)
         }
-        (Err(why), _) | (_, Err(why)) => ToolOutput::error(why).into(),
+        Err(why) => ToolOutput::error(why).into(),
     }
 }

@@ -18,29 +18,23 @@ use hotl_log::{Body, FileTouch, Fold, Record};
 use hotl_view::{FoldSpan, NOTE_HEADINGS, missing_headings};
 
 use crate::session::Started;
-use crate::tool::{Invocation, Tool, ToolOutput};
+use crate::session_tool::{OnSession, SessionCall};
+use hotl_tool::{Tool, ToolOutput};
 
 /// The moves, in the order the model sees them: fold, recall, ask, fork.
 pub(crate) fn tools() -> Vec<Arc<dyn Tool>> {
     vec![
-        Arc::new(fold::FoldTool),
-        Arc::new(recall::RecallTool),
-        Arc::new(ask::AskTool),
-        Arc::new(fork::ForkTool),
+        OnSession::entry(fold::FoldTool),
+        OnSession::entry(recall::RecallTool),
+        OnSession::entry(ask::AskTool),
+        OnSession::entry(fork::ForkTool),
     ]
 }
 
 /// Answers a delegating call made alone (through [`Tool::run`]): what `started` gave, or its
 /// child run to its end here.
-pub(crate) async fn run_alone(
-    call: &mut Invocation<'_>,
-    tool: &str,
-    started: Started,
-) -> ToolOutput {
-    let host = match call.host(tool) {
-        Ok(host) => host,
-        Err(why) => return ToolOutput::error(why),
-    };
+pub(crate) async fn run_alone(call: &mut SessionCall<'_>, started: Started) -> ToolOutput {
+    let host = call.host();
     match started {
         Started::Answered(output) => output,
         Started::Child(child) => host.session.run_child_here(child, host.cx).await,

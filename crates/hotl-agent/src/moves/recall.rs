@@ -2,7 +2,8 @@
 
 use hotl_wire::ToolDef;
 
-use crate::tool::{Invocation, Tool, ToolFuture, ToolKind, ToolOutput, definition};
+use crate::session_tool::{SessionCall, SessionTool};
+use hotl_tool::{ToolFuture, ToolOutput, definition};
 
 /// The most hits one call returns.
 const LIMIT: usize = 10;
@@ -14,30 +15,26 @@ const SCHEMA: &str = r#"{"type":"object","properties":{"query":{"type":"string"}
 /// The `recall` tool.
 pub(crate) struct RecallTool;
 
-impl Tool for RecallTool {
+impl SessionTool for RecallTool {
     fn name(&self) -> &str {
         "recall"
-    }
-
-    fn kind(&self) -> ToolKind {
-        ToolKind::Read
     }
 
     fn definition(&self) -> ToolDef {
         definition("recall", DESCRIPTION, SCHEMA)
     }
 
-    fn run<'a>(&'a self, call: Invocation<'a>) -> ToolFuture<'a> {
+    fn run<'a>(&'a self, call: SessionCall<'a>) -> ToolFuture<'a> {
         Box::pin(async move { ToolOutput::from_result(recall(call).await) })
     }
 }
 
-async fn recall(mut call: Invocation<'_>) -> Result<ToolOutput, String> {
+async fn recall(mut call: SessionCall<'_>) -> Result<ToolOutput, String> {
     let query = call.args.text("query")?;
     let mode = call.args.opt_string("mode")?;
     // The mode is checked before the search, so a bad one is named as the field at fault.
     super::recall_mode(mode.as_deref()).map_err(|why| format!("`mode`: {why}"))?;
-    let host = call.host("recall")?;
+    let host = call.host();
     let hits = host.session.recall(&query, mode.as_deref(), LIMIT).await?;
     Ok(ToolOutput::ok(hits))
 }

@@ -8,7 +8,8 @@ use hotl_wire::ToolDef;
 
 use crate::agents::{AgentDef, description_list};
 use crate::session::Started;
-use crate::tool::{BoxFuture, Invocation, Tool, ToolFuture, ToolKind, ToolOutput, definition};
+use crate::session_tool::{SessionCall, SessionTool};
+use hotl_tool::{BoxFuture, ToolFuture, ToolOutput, definition};
 
 const SCHEMA: &str = r#"{"type":"object","properties":{"agent":{"type":"string"},"task":{"type":"string"},"fork":{"type":"boolean"},"background":{"type":"boolean"}},"required":["agent","task"]}"#;
 
@@ -24,13 +25,9 @@ impl SpawnTool {
     }
 }
 
-impl Tool for SpawnTool {
+impl SessionTool for SpawnTool {
     fn name(&self) -> &str {
         "spawn"
-    }
-
-    fn kind(&self) -> ToolKind {
-        ToolKind::Read
     }
 
     /// Its calls start a child (which may write; its own calls ask for permission).
@@ -47,27 +44,27 @@ impl Tool for SpawnTool {
         definition("spawn", &description, SCHEMA)
     }
 
-    fn run<'a>(&'a self, mut call: Invocation<'a>) -> ToolFuture<'a> {
+    fn run<'a>(&'a self, mut call: SessionCall<'a>) -> ToolFuture<'a> {
         Box::pin(async move {
             let started = start(&self.defs, &mut call).await;
-            super::run_alone(&mut call, "spawn", started).await
+            super::run_alone(&mut call, started).await
         })
     }
 
-    fn delegate<'a>(&'a self, mut call: Invocation<'a>) -> BoxFuture<'a, Started> {
+    fn delegate<'a>(&'a self, mut call: SessionCall<'a>) -> BoxFuture<'a, Started> {
         Box::pin(async move { start(&self.defs, &mut call).await })
     }
 }
 
 /// Starts the child a call asks for.
-async fn start(defs: &[AgentDef], call: &mut Invocation<'_>) -> Started {
+async fn start(defs: &[AgentDef], call: &mut SessionCall<'_>) -> Started {
     match spawn(defs, call).await {
         Ok(started) => started,
         Err(why) => ToolOutput::error(why).into(),
     }
 }
 
-async fn spawn(defs: &[AgentDef], call: &mut Invocation<'_>) -> Result<Started, String> {
+async fn spawn(defs: &[AgentDef], call: &mut SessionCall<'_>) -> Result<Started, String> {
     let agent = call.args.text("agent")?;
     let task = call.args.text("task")?;
     let fork = call.args.opt_bool("fork")?.unwrap_or(false);
@@ -80,7 +77,7 @@ async fn spawn(defs: &[AgentDef], call: &mut Invocation<'_>) -> Result<Started, 
         ));
     };
     let id = call.id;
-    let host = call.host("spawn")?;
+    let host = call.host();
     Ok(Box::pin(
         host.session
             .spawn_call(id, def, &task, fork, background, host.cx),

@@ -1,23 +1,25 @@
 //! One tool call through the seam, the same way for every tool: a `tool_use` event, the tool
 //! looked up in the registry, its arguments parsed, its permission decided (asking the user
-//! when the policy says so), the call run, a `tool_result` event. Also: answering the calls
-//! left open, and finishing the ones a dead process left running.
+//! when the policy says so), the call run, a `tool_result` event. The reads of a step run side
+//! by side, their results recorded in call order; a tool that works on the session runs with
+//! it as its host. Also: answering the calls left open, and finishing the ones a dead process
+//! left running.
 
 use std::sync::Arc;
 
 use hotl_log::{Block, Body, ToolInput};
+use hotl_protocol::Event;
+use hotl_tool::{Args, Invocation, Tool, ToolCtx, ToolOutput};
 use hotl_view::Item;
 
 use super::Session;
 use super::delegate::Ran;
-use crate::args::Args;
 use crate::context::{Answer, Context};
 use crate::error::Result;
 use crate::hooks::HookPoint;
 use crate::permission::Decision;
 use crate::session::Started;
-use crate::tool::{Host, Invocation, Tool, ToolCtx, ToolOutput};
-use hotl_protocol::Event;
+use crate::session_tool::{Host, SessionCall, session_tool};
 
 /// One tool call of a step.
 pub(super) struct Call {
@@ -37,6 +39,29 @@ struct Ready {
     ctx: ToolCtx,
     /// What its hooks are given.
     event: serde_json::Value,
+}
+
+/// Tells the front end a call is about to run (with its arguments as sent when they were not
+/// JSON).
+fn told_use(call: &Call, cx: &Context) {
+    cx.events.send(Event::ToolUse {
+        id: call.id.clone(),
+        name: call.name.clone(),
+        input: match &call.bad_json {
+            Some(text) => ToolInput::from(serde_json::Value::String(text.clone())),
+            None => call.input.clone(),
+        },
+    });
+}
+
+/// Tells the front end what a call gave.
+fn told_result(call: &Call, output: &ToolOutput, cx: &Context) {
+    cx.events.send(Event::ToolResult {
+        id: call.id.clone(),
+        name: call.name.clone(),
+        is_error: output.is_error,
+        content: output.content.clone(),
+    });
 }
 
 /// How much of a call's invalid arguments its error quotes: enough to recognise the call,
@@ -71,21 +96,9 @@ impl Session {
 
     /// Runs `call` through the seam and returns what the model is told.
     pub(super) async fn call(&mut self, call: &Call, cx: &Context) -> ToolOutput {
-        cx.events.send(Event::ToolUse {
-            id: call.id.clone(),
-            name: call.name.clone(),
-            input: match &call.bad_json {
-                Some(text) => ToolInput::from(serde_json::Value::String(text.clone())),
-                None => call.input.clone(),
-            },
-        });
+        told_use(call, cx);
         let output = self.run_call(call, cx).await;
-        cx.events.send(Event::ToolResult {
-            id: call.id.clone(),
-            name: call.name.clone(),
-            is_error: output.is_error,
-            content: output.content.clone(),
-        });
+        told_result(call, &output, cx);
         output
     }
 
@@ -99,18 +112,64 @@ impl Session {
             Ok(ready) => ready,
             Err(refused) => return refused,
         };
-        let invocation = Invocation {
-            id: &call.id,
-            args,
-            input: &call.input,
-            ctx: &ctx,
-            host: Some(Host { session: self, cx }),
-        };
         let started = std::time::Instant::now();
-        let output = tool.run(invocation).await;
+        let output = match session_tool(tool.as_ref()) {
+            Some(on_session) => {
+                let call = SessionCall {
+                    id: &call.id,
+                    args,
+                    host: Host { session: self, cx },
+                };
+                on_session.run(call).await
+            }
+            None => {
+                let invocation = Invocation {
+                    id: &call.id,
+                    args,
+                    input: &call.input,
+                    ctx: &ctx,
+                };
+                tool.run(invocation).await
+            }
+        };
         self.totals.tool_time += started.elapsed();
         self.after_tool(call, event, &output, cx).await;
         output
+    }
+
+    /// Runs calls whose tools [run alongside](Tool::runs_alongside) others (the reads) side by
+    /// side: each is told and checked in turn (its hooks run, its permission is asked), then
+    /// they run at once, and their results are told in the calls' order.
+    pub(super) async fn call_alongside(&mut self, calls: &[Call], cx: &Context) -> Vec<ToolOutput> {
+        let mut prepared = Vec::with_capacity(calls.len());
+        for call in calls {
+            told_use(call, cx);
+            prepared.push(self.prepare(call, cx).await);
+        }
+        let started = std::time::Instant::now();
+        let runs = calls.iter().zip(&prepared).map(|(call, ready)| async move {
+            match ready {
+                Ok(ready) => {
+                    let invocation = Invocation {
+                        id: &call.id,
+                        args: ready.args.clone(),
+                        input: &call.input,
+                        ctx: &ready.ctx,
+                    };
+                    ready.tool.run(invocation).await
+                }
+                Err(refused) => refused.clone(),
+            }
+        });
+        let outputs = futures_util::future::join_all(runs).await;
+        self.totals.tool_time += started.elapsed();
+        for ((call, ready), output) in calls.iter().zip(prepared).zip(&outputs) {
+            if let Ok(ready) = ready {
+                self.after_tool(call, ready.event, output, cx).await;
+            }
+            told_result(call, output, cx);
+        }
+        outputs
     }
 
     /// Runs calls that delegate (`fork`, `spawn`, `continue`) side by side: each is started
@@ -139,14 +198,19 @@ impl Session {
                     continue;
                 }
             };
-            let invocation = Invocation {
+            let Some(on_session) = session_tool(ready.tool.as_ref()) else {
+                answers.push((
+                    None,
+                    Answer::Now(ToolOutput::error("this tool starts no child")),
+                ));
+                continue;
+            };
+            let invocation = SessionCall {
                 id: &call.id,
                 args: ready.args,
-                input: &call.input,
-                ctx: &ready.ctx,
-                host: Some(Host { session: self, cx }),
+                host: Host { session: self, cx },
             };
-            let answer = match ready.tool.delegate(invocation).await {
+            let answer = match on_session.delegate(invocation).await {
                 Started::Answered(output) => Answer::Now(output),
                 Started::Child(child) => {
                     children.push(child);
@@ -321,18 +385,18 @@ impl Session {
             let Some(tool) = self.tool(&name) else {
                 continue;
             };
+            let Some(on_session) = session_tool(tool.as_ref()) else {
+                continue;
+            };
             let Ok(args) = Args::parse(&input) else {
                 continue;
             };
-            let ctx = self.tool_ctx(cx);
-            let invocation = Invocation {
+            let invocation = SessionCall {
                 id: &id,
                 args,
-                input: &input,
-                ctx: &ctx,
-                host: Some(Host { session: self, cx }),
+                host: Host { session: self, cx },
             };
-            if let Some(started) = tool.resume(invocation).await {
+            if let Some(started) = on_session.resume(invocation).await {
                 answers.push((id, name, started));
             }
         }

@@ -14,8 +14,8 @@ use super::{Session, TurnOutcome};
 use crate::context::Context;
 use crate::error::Result;
 use crate::snapshot::Worktree;
-use crate::tool::ToolOutput;
 use hotl_protocol::Event;
+use hotl_tool::ToolOutput;
 
 /// What a call that delegates came to when it started: answered at once (refused, or started
 /// in the background), or a child to run.

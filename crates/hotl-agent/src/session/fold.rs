@@ -11,7 +11,7 @@ use super::{ArchivedFile, Session};
 use crate::context::Context;
 use crate::error::{AgentError, Result};
 use crate::snapshot::Snapshotter;
-use crate::tool::ToolOutput;
+use hotl_tool::ToolOutput;
 
 /// Spans this small may get a note longer than themselves: such a fold is made for its handle
 /// and its structure, not for room (a runaway note is stopped by the note's output limit).

@@ -10,8 +10,8 @@ use crate::agents::AgentDef;
 use crate::context::Context;
 use crate::error::{AgentError, Result};
 use crate::snapshot::Worktree;
-use crate::tool::ToolOutput;
 use hotl_protocol::Event;
+use hotl_tool::ToolOutput;
 
 impl Session {
     /// The `fork` tool: a child session pinned at this session's end (the assistant message that

@@ -6,7 +6,7 @@
 
 use std::hash::{Hash, Hasher};
 
-use crate::tool::ToolOutput;
+use hotl_tool::ToolOutput;
 
 /// Identical calls in a row after which a call is answered with a pointer to the first result.
 pub(super) const NUDGE_AFTER: usize = 3;

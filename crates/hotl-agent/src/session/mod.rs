@@ -45,8 +45,8 @@ use crate::error::{AgentError, Result};
 use crate::permission::Mode;
 use crate::prompt::system_blocks;
 use crate::snapshot::Snapshots;
-use crate::toolset::ToolSet;
 use hotl_protocol::Status;
+use hotl_tool::ToolSet;
 
 pub(crate) use self::checkpoint::view_of as checkpoint_view;
 pub use self::checkpoint::{CheckpointState, checkpoint_state};
@@ -56,6 +56,7 @@ use self::fold::note_files;
 use self::fork::note_delegated_files;
 pub use self::settings::{
     DEFAULT_MAX_CONCURRENT, DEFAULT_MAX_DEPTH, DEFAULT_MAX_TOKENS, PROVIDER_KEY_VARS, Settings,
+    hidden_env,
 };
 pub use self::title::TitleSettings;
 pub(crate) use self::title::{TitleAsk, TitleReply};
@@ -302,7 +303,7 @@ impl Session {
 
     /// Lets calls reach `tools` that arrived after the session was opened (an MCP server's),
     /// as many of them as its frozen definitions name.
-    pub fn admit_tools(&mut self, tools: &[std::sync::Arc<dyn crate::tool::Tool>]) {
+    pub fn admit_tools(&mut self, tools: &[std::sync::Arc<dyn hotl_tool::Tool>]) {
         for tool in tools {
             if self.tool_defs.iter().any(|d| d.name == tool.name()) {
                 // Already there: the one it has stays.

@@ -115,11 +115,17 @@ impl Settings {
             reasoning: None,
             effort: None,
             explicit_breakpoints: false,
-            hidden_env: PROVIDER_KEY_VARS.iter().map(|v| (*v).to_owned()).collect(),
+            hidden_env: hidden_env(),
             reaper: None,
             hooks: std::sync::Arc::from([]),
             ephemeral: false,
             publisher: None,
         }
     }
+}
+
+/// The environment variables a tool's processes never see (a command like `env` would put them
+/// in the log and send them to the provider): the provider keys.
+pub fn hidden_env() -> std::sync::Arc<[String]> {
+    PROVIDER_KEY_VARS.iter().map(|v| (*v).to_owned()).collect()
 }

@@ -15,8 +15,8 @@ use crate::context::Context;
 use crate::error::Result;
 use crate::permission::Mode;
 use crate::snapshot::{Snapshotter, Worktree};
-use crate::tool::ToolOutput;
 use hotl_protocol::Event;
+use hotl_tool::ToolOutput;
 
 /// The most of a task a reviewer is handed: it reviews the work, not the parent's account of it.
 const REVIEWER_TASK_CHARS: usize = 500;

@@ -355,15 +355,17 @@ impl<'c> Turn<'c> {
         }
         // What tools spend on the model (a fork's child, an ask) counts in this turn.
         let spent_before = s.totals;
-        for call in alone {
-            let output = tokio::select! {
-                output = s.call(&call, cx) => output,
+        for group in alongside_groups(s, alone) {
+            let outputs = tokio::select! {
+                outputs = run_group(s, &group, cx) => outputs,
                 () = cx.cancelled() => {
                     self.outcome.add_spent(&spent_before, &s.totals);
                     return Ok(false);
                 }
             };
-            self.note_result(s, &call, output)?;
+            for (call, output) in group.iter().zip(outputs) {
+                self.note_result(s, call, output)?;
+            }
         }
         if !together.is_empty() {
             // Each child stops itself when cancelled (closing its own log); then this turn
@@ -390,7 +392,7 @@ impl<'c> Turn<'c> {
         &mut self,
         s: &mut Session,
         call: &Call,
-        mut output: crate::tool::ToolOutput,
+        mut output: hotl_tool::ToolOutput,
     ) -> Result<()> {
         if let Some(cue) = s.cue_for(&output) {
             self.cue = Some(cue);
@@ -398,10 +400,10 @@ impl<'c> Turn<'c> {
         match self.loops.note(&call.name, call.input.get(), &output) {
             Verdict::Record => {}
             Verdict::Nudge { first, times } => {
-                output = crate::tool::ToolOutput::ok(nudge(&call.name, first, times, false));
+                output = hotl_tool::ToolOutput::ok(nudge(&call.name, first, times, false));
             }
             Verdict::Stop { first, times } => {
-                output = crate::tool::ToolOutput::error(nudge(&call.name, first, times, true));
+                output = hotl_tool::ToolOutput::error(nudge(&call.name, first, times, true));
                 self.looping = Some((call.name.clone(), times));
             }
         }
@@ -602,4 +604,30 @@ pub(super) fn todo_reminder(todos: &[Todo]) -> String {
     }
     out.push_str("</todos>");
     out
+}
+
+/// The step's calls that do not delegate, in order, grouped: a run of calls whose tools run
+/// alongside others (the reads) is one group, run side by side; any other call is a group of
+/// its own.
+fn alongside_groups(s: &Session, calls: Vec<Call>) -> Vec<Vec<Call>> {
+    let mut groups: Vec<Vec<Call>> = Vec::new();
+    let mut open = false;
+    for call in calls {
+        let alongside =
+            call.bad_json.is_none() && s.tool(&call.name).is_some_and(|t| t.runs_alongside());
+        match groups.last_mut() {
+            Some(group) if alongside && open => group.push(call),
+            _ => groups.push(vec![call]),
+        }
+        open = alongside;
+    }
+    groups
+}
+
+/// Runs one group of calls: side by side when it has several.
+async fn run_group(s: &mut Session, group: &[Call], cx: &Context) -> Vec<hotl_tool::ToolOutput> {
+    match group {
+        [call] => vec![s.call(call, cx).await],
+        calls => s.call_alongside(calls, cx).await,
+    }
 }

@@ -382,7 +382,7 @@ impl<'a> Renderer<'a> {
                 summary,
                 items,
             } => {
-                let handle = format!("compaction@t{until}");
+                let handle = hotl_view::compaction_handle(*until);
                 let count: usize = items.iter().map(Item::original_count).sum();
                 let _ = write!(
                     self.out,

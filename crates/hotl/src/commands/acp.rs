@@ -5,13 +5,12 @@
 use std::process::ExitCode;
 
 use clap::Args;
-use hotl_agent::{Mode, Policy};
-use hotl_wire::Ttl;
+use hotl_agent::Mode;
 
 use crate::commands::run::ProviderFlags;
-use crate::config;
 use crate::ctx::Ctx;
 use crate::error::CliError;
+use hotl_config as config;
 
 /// Serve the Agent Client Protocol on stdin/stdout, for an editor (Zed and others) that starts
 /// hotl as its agent
@@ -52,27 +51,23 @@ pub fn run(ctx: &Ctx, args: &AcpArgs) -> Result<ExitCode, CliError> {
         if let Some(notice) = &resolved.demo_notice {
             eprintln!("hotl: {notice}");
         }
-        let mut settings = config::settings(&resolved).await;
-        // A person is at the editor between turns, as at the console.
-        settings.ttl = Ttl::OneHour;
-        settings.reaper = std::env::current_exe().ok().map(std::sync::Arc::from);
-        settings.hooks = resolved.hooks.clone().into();
-        settings.title = resolved.title.clone();
-        settings.policy = Policy {
-            mode,
-            allow: Vec::new(),
-            // The editor answers approvals.
-            interactive: true,
-            secrets: config::secret_paths(ctx.home_dir.as_deref()),
-        };
+        // The editor answers approvals, as a person at a terminal would.
+        let mut settings = config::Launch::new(&resolved, config::Surface::Editor)
+            .mode(mode)
+            .home_dir(ctx.home_dir.clone())
+            .reaper(crate::reaper::program())
+            .settings()
+            .await;
         let cwd = std::path::Path::new(&ctx.cwd);
         let (mut tools, _left_out) = crate::delegation::tools(cwd);
         // stdin is the protocol's: no question can be asked.
-        let project = crate::mcp::trust::servers(ctx.store.home(), cwd, true, args.trust_project)?;
-        let (instructions, allowed) = crate::mcp::Servers::new(&resolved, project)
+        let project = crate::mcp::project_servers(ctx, true, args.trust_project)?;
+        let started = config::Servers::new(&resolved, project)
             .start_now(cwd, settings.hidden_env.clone(), &mut tools)
             .await?;
-        settings.policy.allow.extend(allowed);
+        crate::mcp::tell(&started.notices);
+        settings.policy.allow.extend(started.allow);
+        let instructions = started.instructions;
         let server = hotl_acp::Server::new(std::sync::Arc::new(hotl_agent::SessionLauncher {
             store: ctx.store.clone(),
             provider: resolved.provider,

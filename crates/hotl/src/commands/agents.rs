@@ -10,9 +10,9 @@ use clap::{Args, Subcommand};
 use hotl_agent::agents::{self, AgentDef, Context, Loaded, Source};
 use serde_json::{Value, json};
 
-use crate::config;
 use crate::ctx::{Ctx, flush};
 use crate::error::CliError;
+use hotl_config as config;
 
 /// List and inspect agent definitions (.hotl/agents/*.md, ~/.config/hotl/agents/*.md)
 #[derive(Debug, Subcommand)]

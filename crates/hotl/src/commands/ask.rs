@@ -4,7 +4,7 @@ use std::io::Write;
 use std::process::ExitCode;
 
 use clap::Args;
-use hotl_agent::{Move, MoveResult, Session, ToolSet};
+use hotl_agent::{Move, MoveResult, Session};
 
 use crate::commands::oneshot::{self, Model};
 use crate::ctx::{Ctx, flush};
@@ -36,7 +36,7 @@ pub fn run(ctx: &Ctx, args: &AskArgs) -> Result<ExitCode, CliError> {
     // The session first: a bad reference is told before the provider is set up (and, for a
     // local server, asked its window).
     let meta = ctx.resolve(&args.session)?;
-    let session = Session::open(&ctx.store, &meta.id, ToolSet::standard())?;
+    let session = Session::open(&ctx.store, &meta.id, hotl_agent::standard_tools())?;
     // So is an unknown handle.
     let handle = session.thread(&args.handle)?;
     let MoveResult::Answered { text } = oneshot::run_move(

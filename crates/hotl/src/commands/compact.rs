@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::Args;
-use hotl_agent::{Move, MoveResult, Session, ToolSet};
+use hotl_agent::{Move, MoveResult, Session};
 
 use crate::commands::oneshot::{self, Model};
 use crate::ctx::{Ctx, flush};
@@ -33,7 +33,7 @@ pub fn run(ctx: &Ctx, args: &CompactArgs) -> Result<ExitCode, CliError> {
         .map(oneshot::note_file)
         .transpose()?;
     let meta = ctx.resolve(&args.session)?;
-    let session = Session::open(&ctx.store, &meta.id, ToolSet::standard())?;
+    let session = Session::open(&ctx.store, &meta.id, hotl_agent::standard_tools())?;
     let model = match note {
         Some(_) => Model::None,
         None => Model::From(&args.model_flags),

@@ -4,13 +4,11 @@
 use std::io::Write;
 use std::process::ExitCode;
 
-use clap::{Args, Subcommand};
-use serde::Serialize;
-
 use crate::commands::run::ProviderFlags;
-use crate::config::{self, FileConfig};
 use crate::ctx::{Ctx, flush};
 use crate::error::CliError;
+use clap::{Args, Subcommand};
+use hotl_config as config;
 
 /// Show the effective configuration and where each value comes from
 #[derive(Debug, Args)]
@@ -36,14 +34,6 @@ pub enum ConfigWhat {
     Path,
 }
 
-/// One setting as a run would see it.
-#[derive(Debug, Serialize)]
-struct Setting {
-    key: &'static str,
-    value: String,
-    source: String,
-}
-
 pub fn run(ctx: &Ctx, args: &ConfigArgs) -> Result<ExitCode, CliError> {
     let path = config::config_path();
     let mut out = ctx.out();
@@ -58,7 +48,7 @@ pub fn run(ctx: &Ctx, args: &ConfigArgs) -> Result<ExitCode, CliError> {
         return Ok(ExitCode::SUCCESS);
     }
     let file = config::load_file()?;
-    let settings = explain(&file, path.as_deref(), &args.model_flags)?;
+    let settings = config::explain(&file, path.as_deref(), &args.model_flags.overrides())?;
     if args.json {
         writeln!(out, "{}", serde_json::to_string_pretty(&settings)?)?;
     } else {
@@ -79,255 +69,4 @@ pub fn run(ctx: &Ctx, args: &ConfigArgs) -> Result<ExitCode, CliError> {
     }
     flush(out)?;
     Ok(ExitCode::SUCCESS)
-}
-
-/// Every setting a run resolves: the values from the same resolution a run makes, the sources
-/// from the same precedence (flags, then the environment, then the file, then defaults).
-fn explain(
-    file: &FileConfig,
-    path: Option<&std::path::Path>,
-    flags: &ProviderFlags,
-) -> Result<Vec<Setting>, CliError> {
-    let resolved = config::resolve(config::load_file()?, &flags.overrides())?;
-    let env = |k: &str| std::env::var(k).ok().filter(|v| !v.is_empty());
-    let in_file = match path {
-        Some(path) if path.exists() => format!("file {}", path.display()),
-        _ => "file".to_owned(),
-    };
-    // Where a value came from: the first of flag, environment, file that gives one.
-    let source = |flag: (&str, bool), var: Option<&str>, file_has: bool, default: &str| {
-        if flag.1 {
-            format!("flag {}", flag.0)
-        } else if let Some(var) = var.filter(|v| env(v).is_some()) {
-            format!("env {var}")
-        } else if file_has {
-            in_file.clone()
-        } else {
-            default.to_owned()
-        }
-    };
-    let p = &file.provider;
-    let (kind, url) = match &resolved.provider {
-        hotl_agent::Provider::Http(http) => (
-            match http.dialect() {
-                hotl_wire::Dialect::Anthropic => "anthropic",
-                hotl_wire::Dialect::OpenAiResponses => "openai",
-                hotl_wire::Dialect::OpenAiChat => "openai-chat",
-            },
-            http.base().to_owned(),
-        ),
-        hotl_agent::Provider::Demo => ("demo", "(none: offline)".to_owned()),
-    };
-    let kind_default = if kind == "demo" {
-        "default: no key or base URL is set".to_owned()
-    } else {
-        format!(
-            "derived: {}",
-            if env("ANTHROPIC_API_KEY").is_some() || env("OPENAI_API_KEY").is_some() {
-                "an API key is set"
-            } else {
-                "a base URL is set"
-            }
-        )
-    };
-    let key_var = match kind {
-        "anthropic" => Some("ANTHROPIC_API_KEY"),
-        "openai" | "openai-chat" => Some("OPENAI_API_KEY"),
-        _ => None,
-    };
-    let has_key = p.api_key.is_some() || key_var.is_some_and(|v| env(v).is_some());
-    let setting = |key, value: String, source: String| Setting { key, value, source };
-    let window = resolved
-        .context_window
-        .or_else(|| hotl_agent::known_context_window(&resolved.model));
-    Ok(vec![
-        setting(
-            "provider.kind",
-            kind.to_owned(),
-            source(
-                ("--provider", flags.provider.is_some()),
-                Some("HOTL_PROVIDER"),
-                p.kind.is_some(),
-                &kind_default,
-            ),
-        ),
-        setting(
-            "provider.base_url",
-            url,
-            source(
-                ("--base-url", flags.base_url.is_some()),
-                Some("HOTL_BASE_URL"),
-                p.base_url.is_some(),
-                "default for the provider",
-            ),
-        ),
-        setting(
-            "provider.model",
-            resolved.model.clone(),
-            source(
-                ("--model", flags.model.is_some()),
-                Some("HOTL_MODEL"),
-                p.model.is_some(),
-                "default for the provider",
-            ),
-        ),
-        setting(
-            "provider.api_key",
-            if has_key {
-                "set (not shown)"
-            } else {
-                "not set"
-            }
-            .to_owned(),
-            if p.api_key.is_some() {
-                in_file.clone()
-            } else {
-                source(("", false), key_var, false, "none")
-            },
-        ),
-        setting(
-            "provider.context_window",
-            window.map_or_else(
-                || "asked of a local server, else 128000".to_owned(),
-                |w| w.to_string(),
-            ),
-            source(
-                ("", false),
-                Some("HOTL_CONTEXT_WINDOW"),
-                p.context_window.is_some(),
-                "default for the model family",
-            ),
-        ),
-        setting(
-            "provider.max_tokens",
-            resolved.max_tokens.map_or_else(
-                || "8192, less on a small window".to_owned(),
-                |n| n.to_string(),
-            ),
-            source(
-                ("--max-tokens", flags.max_tokens.is_some()),
-                Some("HOTL_MAX_TOKENS"),
-                p.max_tokens.is_some(),
-                "default",
-            ),
-        ),
-        setting(
-            "provider.cache_breakpoints",
-            resolved.explicit_breakpoints.to_string(),
-            source(("", false), None, p.cache_breakpoints.is_some(), "default"),
-        ),
-        setting(
-            "cache.cold_headless",
-            humantime::format_duration(resolved.cold_headless).to_string(),
-            source(
-                ("", false),
-                None,
-                file.cache.cold_headless.is_some(),
-                "default",
-            ),
-        ),
-        setting(
-            "cache.cold_console",
-            humantime::format_duration(resolved.cold_console).to_string(),
-            source(
-                ("", false),
-                None,
-                file.cache.cold_console.is_some(),
-                "default",
-            ),
-        ),
-        setting(
-            "tui.fullscreen",
-            resolved.fullscreen.to_string(),
-            source(("", false), None, file.tui.fullscreen.is_some(), "default"),
-        ),
-        setting(
-            "provider.fast_model",
-            p.fast_model
-                .clone()
-                .unwrap_or_else(|| "the model".to_owned()),
-            source(("", false), None, p.fast_model.is_some(), "default"),
-        ),
-        setting(
-            "session_title.enabled",
-            resolved.title.is_some().to_string(),
-            source(
-                ("", false),
-                Some("HOTL_SESSION_TITLE"),
-                file.session_title.enabled.is_some(),
-                "default; off with the demo provider",
-            ),
-        ),
-        setting(
-            "session_title.max_chars",
-            resolved
-                .title
-                .as_ref()
-                .map_or(80, |t| t.max_chars)
-                .to_string(),
-            source(
-                ("", false),
-                None,
-                file.session_title.max_chars.is_some(),
-                "default",
-            ),
-        ),
-        setting(
-            "agents.max_depth",
-            resolved.max_depth.to_string(),
-            source(
-                ("", false),
-                None,
-                file.agents.max_depth.is_some(),
-                "default",
-            ),
-        ),
-        setting(
-            "agents.max_concurrent",
-            resolved.max_concurrent.to_string(),
-            source(
-                ("", false),
-                None,
-                file.agents.max_concurrent.is_some(),
-                "default",
-            ),
-        ),
-        setting(
-            "share.server",
-            file.share
-                .server
-                .clone()
-                .unwrap_or_else(|| "(none)".to_owned()),
-            source(("", false), None, file.share.server.is_some(), "none"),
-        ),
-        setting(
-            "share.command",
-            file.share
-                .command
-                .clone()
-                .unwrap_or_else(|| "(none)".to_owned()),
-            source(("", false), None, file.share.command.is_some(), "none"),
-        ),
-        setting(
-            "share.secrets",
-            format!("{} configured", file.share.secrets.len()),
-            source(("", false), None, !file.share.secrets.is_empty(), "none"),
-        ),
-        setting(
-            "hooks",
-            format!("{} configured", resolved.hooks.len()),
-            source(("", false), None, !file.hooks.is_empty(), "none"),
-        ),
-        setting(
-            "pricing",
-            format!(
-                "built in{}",
-                file.pricing
-                    .as_ref()
-                    .map(|p| format!(", {} model(s) from the file", p.len()))
-                    .unwrap_or_default()
-            ),
-            source(("", false), None, file.pricing.is_some(), "default"),
-        ),
-    ])
 }

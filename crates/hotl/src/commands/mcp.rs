@@ -7,9 +7,9 @@ use std::process::ExitCode;
 
 use clap::{Args, Subcommand};
 
-use crate::config;
 use crate::ctx::{Ctx, flush};
 use crate::error::CliError;
+use hotl_config as config;
 
 /// Manage the MCP servers whose tools sessions get
 #[derive(Debug, Subcommand)]
@@ -86,7 +86,7 @@ fn status(ctx: &Ctx, only: Option<&str>, check: bool) -> Result<ExitCode, CliErr
         return Ok(ExitCode::SUCCESS);
     }
     let runtime = crate::ctx::runtime()?;
-    let hidden = crate::mcp::hidden_env();
+    let hidden = hotl_agent::hidden_env();
     let cwd = std::path::PathBuf::from(&ctx.cwd);
     // Each on its own, so each is told.
     let mut failed = Vec::new();

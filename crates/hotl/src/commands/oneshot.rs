@@ -7,8 +7,8 @@
 use hotl_agent::{Command, Event, Move, MoveResult, Outcome, Provider, Session, Settings, Start};
 
 use crate::commands::run::ProviderFlags;
-use crate::config;
 use crate::error::CliError;
+use hotl_config as config;
 
 /// Who answers the move's model calls: the provider the flags, environment and config give,
 /// or `None` for a move that calls no model.
@@ -64,7 +64,9 @@ async fn prepare(flags: &ProviderFlags) -> Result<(Provider, Settings), CliError
     if let Some(notice) = resolved.demo_notice {
         eprintln!("hotl: {notice}");
     }
-    let settings = config::settings(&resolved).await;
+    let settings = config::Launch::new(&resolved, config::Surface::Headless)
+        .settings()
+        .await;
     Ok((resolved.provider, settings))
 }
 

@@ -7,14 +7,14 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use clap::{Args, ValueEnum};
-use hotl_agent::{ForkAt, Mode, NewSession, Policy, Session, Start, ToolSet};
+use hotl_agent::{ForkAt, Mode, NewSession, Session, Start, ToolSet};
 use hotl_log::SessionMeta;
 use hotl_wire::Ttl;
 
-use crate::config::{self, Overrides, Resolved};
 use crate::ctx::Ctx;
 use crate::error::CliError;
 use crate::headless::OutputFormat;
+use hotl_config::{self as config, Overrides, Resolved};
 
 /// Flags of the agent itself (used without a subcommand).
 #[derive(Debug, Default, Args)]
@@ -177,7 +177,7 @@ pub fn run(ctx: &Ctx, args: &RunArgs, resume_ref: Option<String>) -> Result<Exit
         let follower = crate::remote::follower(ctx)?;
         let result = run_async(ctx, args, resume_ref, follower.as_ref()).await;
         if let Some(follower) = follower {
-            follower.finish(crate::remote::LEAVE_BOUND).await;
+            follower.finish(hotl_config::LEAVE_BOUND).await;
         }
         result
     })
@@ -221,52 +221,37 @@ async fn run_async(
             tools.names().join(", ")
         )));
     }
-    let mut settings = config::settings(&resolved).await;
-    settings.ttl = if headless {
-        Ttl::FiveMinutes
-    } else {
-        Ttl::OneHour
-    };
-    // This binary leads each bash command's group, so a SIGKILL of hotl leaves no command
-    // running.
-    settings.reaper = std::env::current_exe().ok().map(std::sync::Arc::from);
-    settings.hooks = resolved.hooks.clone().into();
-    settings.ephemeral = ctx.is_in_memory();
-    if let Some(follower) = follower {
-        settings.publisher = Some(Arc::new(crate::remote::Publishing(follower.clone())));
-        // The remote's key and the cloud's credentials are this process's, not its tools'.
-        let mut hidden = settings.hidden_env.to_vec();
-        hidden.extend(crate::remote::SECRET_VARS.iter().map(|v| (*v).to_owned()));
-        settings.hidden_env = hidden.into();
-    }
-    // A console titles its new sessions; a headless run never spends a request on it, and
-    // waits for its background children before it ends.
-    if headless {
-        settings.wait_background = true;
-    } else {
-        settings.title = resolved.title.clone();
-    }
     if let Some(notice) = &resolved.demo_notice {
         eprintln!("hotl: {notice}");
     }
     let cwd = std::path::Path::new(&ctx.cwd);
-    let project = crate::mcp::trust::servers(ctx.store.home(), cwd, headless, args.trust_project)?;
-    let mut servers = Some(crate::mcp::Servers::new(&resolved, project));
+    let project = crate::mcp::project_servers(ctx, headless, args.trust_project)?;
+    let mut servers = Some(config::Servers::new(&resolved, project));
     let mut instructions = Vec::new();
     let mut mcp_allowed = Vec::new();
     // Headless, nothing is drawn: the servers start before the session opens. Otherwise
     // they start after the first frame (below).
     if headless && let Some(servers) = servers.take() {
-        (instructions, mcp_allowed) = servers
-            .start_now(cwd, settings.hidden_env.clone(), &mut tools)
+        let started = servers
+            .start_now(cwd, hotl_agent::hidden_env(), &mut tools)
             .await?;
+        crate::mcp::tell(&started.notices);
+        (instructions, mcp_allowed) = (started.instructions, started.allow);
     }
-    settings.policy = Policy {
-        mode: mode.unwrap_or_default(),
-        allow: args.allow.iter().cloned().chain(mcp_allowed).collect(),
-        interactive: !headless,
-        secrets: config::secret_paths(ctx.home_dir.as_deref()),
+    let surface = if headless {
+        config::Surface::Headless
+    } else {
+        config::Surface::Terminal
     };
+    let mut settings = config::Launch::new(&resolved, surface)
+        .mode(mode.unwrap_or_default())
+        .allow(args.allow.iter().cloned().chain(mcp_allowed))
+        .home_dir(ctx.home_dir.clone())
+        .reaper(crate::reaper::program())
+        .ephemeral(ctx.is_in_memory())
+        .remote(follower)
+        .settings()
+        .await;
     let mut target = resume_ref.or_else(|| args.resume.clone());
     // `hotl "fix the bug"`: a first word that names no session is a task, not a reference.
     let mut first_message = None;
@@ -309,7 +294,7 @@ async fn run_async(
                 };
                 return crate::tui::run(ctx, None, options, Some(opener)).await;
             }
-            return crate::console::snapshot(ctx, &session, &message);
+            return crate::picking::snapshot(ctx, &session, &message);
         }
         other => other?,
     };
@@ -442,7 +427,22 @@ async fn run_async(
                 left
             })
         }
-        None => crate::console::run(ctx, agent, first_message, first_frame, terminated).await,
+        None => {
+            let options = hotl_tui::Options {
+                first: first_message,
+                first_frame: Some(first_frame),
+                terminated: Some(terminated),
+                ..crate::tui::options(ctx)
+            };
+            let left = crate::tui::console(ctx, agent, options).await?;
+            if by_signal.load(std::sync::atomic::Ordering::SeqCst) {
+                // The line editor's thread may still be blocked reading the terminal: the
+                // process ends now, its snapshot processes with it.
+                hotl_agent::end_children();
+                std::process::exit(143);
+            }
+            Ok(left)
+        }
     }
 }
 
@@ -558,7 +558,7 @@ fn open_session(
         return Ok(Start::Open(Box::new(session)));
     }
     let (meta, mut reroot) = match target {
-        Some(query) if query.is_empty() => (Some(crate::console::pick(ctx, headless)?), false),
+        Some(query) if query.is_empty() => (Some(crate::picking::pick(ctx, headless)?), false),
         Some(query) => (Some(ctx.resolve(&query)?), false),
         None if args.continue_last => continued(ctx)?,
         None => (None, false),

@@ -23,9 +23,9 @@ pub struct StatsArgs {
 
 pub fn run(ctx: &Ctx, args: &StatsArgs) -> Result<ExitCode, CliError> {
     let meta = ctx.resolve(&args.session)?;
-    let pricing = crate::config::resolve(
-        crate::config::load_file()?,
-        &crate::config::Overrides::default(),
+    let pricing = hotl_config::resolve(
+        hotl_config::load_file()?,
+        &hotl_config::Overrides::default(),
     )?
     .pricing;
     let stats = hotl_agent::session_stats(&ctx.store, &meta.id, &pricing)?;

@@ -7,7 +7,7 @@ use std::io::Write;
 use std::process::ExitCode;
 
 use clap::Args;
-use hotl_agent::{Dump, Session, ToolSet};
+use hotl_agent::{Dump, Session};
 
 use crate::ctx::{Ctx, flush};
 use crate::error::CliError;
@@ -25,12 +25,13 @@ pub struct DumpArgs {
 
 pub fn run(ctx: &Ctx, args: &DumpArgs) -> Result<ExitCode, CliError> {
     let meta = ctx.resolve(&args.session)?;
-    let resolved = crate::config::resolve(
-        crate::config::load_file()?,
-        &crate::config::Overrides::default(),
+    let resolved = hotl_config::resolve(
+        hotl_config::load_file()?,
+        &hotl_config::Overrides::default(),
     )?;
-    let settings = crate::ctx::runtime()?.block_on(crate::config::settings(&resolved));
-    let session = Session::open(&ctx.store, &meta.id, ToolSet::standard())?;
+    let launch = hotl_config::Launch::new(&resolved, hotl_config::Surface::Headless);
+    let settings = crate::ctx::runtime()?.block_on(launch.settings());
+    let session = Session::open(&ctx.store, &meta.id, hotl_agent::standard_tools())?;
     let dump = session.dump(&resolved.provider, &settings);
     drop(session);
     let mut out = ctx.out();

@@ -46,7 +46,7 @@ pub fn run(ctx: &Ctx, args: &ExportArgs) -> Result<ExitCode, CliError> {
         &ExportRequest {
             id: meta.id,
             path: args.output.clone(),
-            format: args.format,
+            format: args.format.map(Into::into),
             redact: args.redact,
             budget: match (args.full, args.max_bytes) {
                 (true, _) => None,

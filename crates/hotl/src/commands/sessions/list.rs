@@ -8,7 +8,7 @@ use serde::Serialize;
 
 use crate::ctx::{Ctx, flush};
 use crate::error::CliError;
-use crate::render::{ShortIds, relative_time};
+use hotl_export::{ShortIds, relative_time};
 
 /// List sessions, newest first
 #[derive(Debug, Args)]

@@ -9,7 +9,7 @@ use serde::Serialize;
 use super::list::ListArgs;
 use crate::ctx::{Ctx, flush};
 use crate::error::CliError;
-use crate::render::relative_time;
+use hotl_export::relative_time;
 
 /// One row of `sessions list --remote --json`.
 #[derive(Serialize)]

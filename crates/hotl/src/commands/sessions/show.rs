@@ -9,7 +9,7 @@ use serde_json::json;
 
 use crate::ctx::{Ctx, flush};
 use crate::error::CliError;
-use crate::render;
+use hotl_export::text as render;
 
 /// Show a session's transcript
 #[derive(Debug, Args)]
@@ -70,7 +70,7 @@ pub fn run(ctx: &Ctx, args: &ShowArgs) -> Result<ExitCode, CliError> {
         return Ok(ExitCode::SUCCESS);
     }
     if args.model_view {
-        render::model_view(&mut out, &model_messages(&view))?;
+        out.write_all(hotl_agent::messages_text(&model_messages(&view)).as_bytes())?;
     } else {
         header(ctx, &mut out, &meta, &view)?;
         render::transcript(&mut out, &view)?;
@@ -88,12 +88,12 @@ pub fn run(ctx: &Ctx, args: &ShowArgs) -> Result<ExitCode, CliError> {
 
 /// `--tree`: the session and the sessions delegated beneath it, with what each spent.
 fn tree(ctx: &Ctx, meta: &hotl_log::SessionMeta, json: bool) -> Result<ExitCode, CliError> {
-    let pricing = crate::config::resolve(
-        crate::config::load_file()?,
-        &crate::config::Overrides::default(),
+    let pricing = hotl_config::resolve(
+        hotl_config::load_file()?,
+        &hotl_config::Overrides::default(),
     )?
     .pricing;
-    let root = super::tree::build(&ctx.store, meta, &pricing)?;
+    let root = hotl_agent::tree::build(&ctx.store, meta, &pricing)?;
     let mut out = ctx.out();
     if json {
         serde_json::to_writer_pretty(&mut out, &super::tree::to_json(&root))?;

@@ -1,0 +1,301 @@
+//! Resolution: flags over the environment over the file, into what a run talks to.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use hotl_agent::Provider;
+use hotl_wire::{Dialect, HttpProvider, Pricing};
+
+use crate::file::{FileConfig, HookConfig, config_path};
+use crate::{ConfigError, Result};
+
+/// Flags that override the file and the environment.
+#[derive(Debug, Default, Clone)]
+pub struct Overrides {
+    /// `--provider`.
+    pub provider: Option<String>,
+    /// `--base-url`.
+    pub base_url: Option<String>,
+    /// `--model`.
+    pub model: Option<String>,
+    /// `--max-tokens`.
+    pub max_tokens: Option<u32>,
+}
+
+/// What a run talks to.
+#[derive(Debug)]
+pub struct Resolved {
+    /// Who answers.
+    pub provider: Provider,
+    /// The model asked.
+    pub model: String,
+    /// What models cost.
+    pub pricing: Pricing,
+    /// OpenAI's explicit cache breakpoints.
+    pub explicit_breakpoints: bool,
+    /// The model's context window when configured (`HOTL_CONTEXT_WINDOW`, the file); else
+    /// the agent's default for the model.
+    pub context_window: Option<u64>,
+    /// The output limit set (`--max-tokens`, `HOTL_MAX_TOKENS`, the file); `None`: the
+    /// agent's default for the window.
+    pub max_tokens: Option<u32>,
+    /// When a forked parent's cache is cold, headless.
+    pub cold_headless: Duration,
+    /// When a forked parent's cache is cold, in the console and the terminal UI.
+    pub cold_console: Duration,
+    /// Set when no provider is configured and the offline demo answers.
+    pub demo_notice: Option<&'static str>,
+    /// The configured hooks.
+    pub hooks: Vec<hotl_agent::Hook>,
+    /// `[tui] fullscreen`.
+    pub fullscreen: bool,
+    /// The MCP servers configured.
+    pub mcp_servers: std::collections::BTreeMap<String, hotl_mcp::ServerConfig>,
+    /// `[agents] max_depth`.
+    pub max_depth: usize,
+    /// `[agents] max_concurrent`.
+    pub max_concurrent: usize,
+    /// How sessions are titled, unless `[session_title] enabled = false`.
+    pub title: Option<hotl_agent::TitleSettings>,
+}
+
+/// Where secrets live, for the permission check on reads: `~/.ssh`, `~/.aws`, `~/.gnupg`,
+/// `~/.netrc`, and hotl's own config file when it holds a key.
+pub fn secret_paths(home_dir: Option<&std::path::Path>) -> Vec<PathBuf> {
+    let mut secrets: Vec<PathBuf> = home_dir
+        .map(|home| {
+            [".ssh", ".aws", ".gnupg", ".netrc"]
+                .iter()
+                .map(|name| home.join(name))
+                .collect()
+        })
+        .unwrap_or_default();
+    if let Some(config) = config_path()
+        && std::fs::read_to_string(&config).is_ok_and(|text| text.contains("api_key"))
+    {
+        secrets.push(config);
+    }
+    secrets
+}
+
+/// Resolves the provider: flags, then `HOTL_PROVIDER` / `HOTL_BASE_URL` / `HOTL_MODEL`, then the
+/// file; keys from the file or `ANTHROPIC_API_KEY` / `OPENAI_API_KEY`. With neither a key nor a
+/// base URL, the offline demo answers.
+pub fn resolve(file: FileConfig, flags: &Overrides) -> Result<Resolved> {
+    let env = |k: &str| std::env::var(k).ok().filter(|v| !v.is_empty());
+    let kind = flags
+        .provider
+        .clone()
+        .or_else(|| env("HOTL_PROVIDER"))
+        .or(file.provider.kind.clone());
+    let base_url = flags
+        .base_url
+        .clone()
+        .or_else(|| env("HOTL_BASE_URL"))
+        .or(file.provider.base_url.clone());
+    let model = flags
+        .model
+        .clone()
+        .or_else(|| env("HOTL_MODEL"))
+        .or(file.provider.model.clone());
+    let anthropic_key = file
+        .provider
+        .api_key
+        .clone()
+        .or_else(|| env("ANTHROPIC_API_KEY"));
+    let openai_key = file
+        .provider
+        .api_key
+        .clone()
+        .or_else(|| env("OPENAI_API_KEY"));
+    let dialect = match kind.as_deref() {
+        Some("anthropic") => Some(Dialect::Anthropic),
+        Some("openai") | Some("openai-responses") => Some(Dialect::OpenAiResponses),
+        Some("openai-chat") => Some(Dialect::OpenAiChat),
+        Some("demo") => None,
+        Some(other) => {
+            return Err(ConfigError::new(format!(
+                "unknown provider {other:?}; use anthropic, openai, openai-chat or demo"
+            )));
+        }
+        None if anthropic_key.is_some() => Some(Dialect::Anthropic),
+        None if openai_key.is_some() => Some(Dialect::OpenAiResponses),
+        None if base_url.is_some() => Some(Dialect::OpenAiChat),
+        None => None,
+    };
+    let mut pricing = Pricing::builtin();
+    if let Some(p) = file.pricing {
+        pricing.merge(p);
+    }
+    let duration = |v: Option<String>, default: u64| -> Result<Duration> {
+        match v {
+            Some(text) => humantime::parse_duration(&text)
+                .map_err(|e| ConfigError::new(format!("bad duration {text:?} in config: {e}"))),
+            None => Ok(Duration::from_secs(default)),
+        }
+    };
+    let hooks = hooks(file.hooks)?;
+    for (name, server) in &file.mcp_servers {
+        server.check(name).map_err(ConfigError::new)?;
+    }
+    let mcp_servers = file.mcp_servers;
+    let fullscreen = file.tui.fullscreen.unwrap_or(false);
+    let max_depth = file
+        .agents
+        .max_depth
+        .unwrap_or(hotl_agent::DEFAULT_MAX_DEPTH);
+    let max_concurrent = file
+        .agents
+        .max_concurrent
+        .unwrap_or(hotl_agent::DEFAULT_MAX_CONCURRENT)
+        .max(1);
+    // HOTL_SESSION_TITLE=off|on overrides the file for a run.
+    let titles_on = match std::env::var("HOTL_SESSION_TITLE").ok().as_deref() {
+        Some("off" | "0" | "false") => false,
+        Some("on" | "1" | "true") => true,
+        _ => file.session_title.enabled != Some(false),
+    };
+    let title = titles_on.then(|| hotl_agent::TitleSettings {
+        model: file.provider.fast_model.clone(),
+        max_chars: file.session_title.max_chars.unwrap_or(80).clamp(8, 80),
+    });
+    let cold_headless = duration(file.cache.cold_headless, 300)?;
+    let cold_console = duration(file.cache.cold_console, 3600)?;
+    let explicit_breakpoints = file.provider.cache_breakpoints.unwrap_or(false);
+    let context_window = match env("HOTL_CONTEXT_WINDOW") {
+        Some(text) => Some(text.parse().map_err(|_| {
+            ConfigError::new(format!(
+                "HOTL_CONTEXT_WINDOW={text:?} is not a number of tokens"
+            ))
+        })?),
+        None => file.provider.context_window,
+    };
+    let max_tokens = match flags.max_tokens {
+        Some(n) => Some(n),
+        None => match env("HOTL_MAX_TOKENS") {
+            Some(text) => Some(text.parse().ok().filter(|&n: &u32| n > 0).ok_or_else(|| {
+                ConfigError::new(format!(
+                    "HOTL_MAX_TOKENS={text:?} is not a positive number of tokens"
+                ))
+            })?),
+            None => file.provider.max_tokens,
+        },
+    };
+    if max_tokens == Some(0) {
+        return Err(ConfigError::new(
+            "max_tokens = 0 in the config: an answer needs at least one token",
+        ));
+    }
+    let Some(dialect) = dialect.filter(|_| kind.as_deref() != Some("demo")) else {
+        return Ok(Resolved {
+            provider: Provider::Demo,
+            model: hotl_wire::DEMO_MODEL.to_owned(),
+            pricing,
+            explicit_breakpoints,
+            context_window,
+            max_tokens,
+            cold_headless,
+            cold_console,
+            // Chosen by name, the demo needs no explanation.
+            demo_notice: (kind.as_deref() != Some("demo")).then_some(
+                "no provider is configured: using hotl's offline demo model (set ANTHROPIC_API_KEY or OPENAI_API_KEY, or --base-url, to use a real one)",
+            ),
+            hooks,
+            fullscreen,
+            mcp_servers,
+            max_depth,
+            max_concurrent,
+            // The demo answers by rules: it cannot name a session.
+            title: None,
+        });
+    };
+    let (default_url, default_model, key, key_var) = match dialect {
+        Dialect::Anthropic => (
+            "https://api.anthropic.com",
+            "claude-sonnet-4-5",
+            anthropic_key,
+            "ANTHROPIC_API_KEY",
+        ),
+        Dialect::OpenAiResponses | Dialect::OpenAiChat => (
+            "https://api.openai.com",
+            "gpt-5",
+            openai_key,
+            "OPENAI_API_KEY",
+        ),
+    };
+    let url = base_url.unwrap_or_else(|| default_url.to_owned());
+    // A keyless request to a hosted API can only come back 401; servers on this machine or a
+    // private network (llama.cpp, vLLM, Ollama) commonly run without one.
+    if key.is_none() && !hotl_wire::is_local(&url) {
+        return Err(ConfigError::new(format!(
+            "{key_var} is not set: {url} needs an API key (export {key_var}, or set api_key under [provider] in {})",
+            config_path().map_or_else(|| "the config file".to_owned(), |p| p.display().to_string())
+        )));
+    }
+    let http =
+        HttpProvider::new(dialect, &url, key).map_err(|e| ConfigError::new(e.to_string()))?;
+    Ok(Resolved {
+        provider: Provider::Http(http),
+        model: model.unwrap_or_else(|| default_model.to_owned()),
+        pricing,
+        explicit_breakpoints,
+        context_window,
+        max_tokens,
+        cold_headless,
+        cold_console,
+        demo_notice: None,
+        hooks,
+        fullscreen,
+        mcp_servers,
+        max_depth,
+        max_concurrent,
+        title,
+    })
+}
+
+/// The `[[hooks]]` entries, checked: every event must be one hotl runs hooks at.
+fn hooks(entries: Vec<HookConfig>) -> Result<Vec<hotl_agent::Hook>> {
+    entries
+        .into_iter()
+        .map(|entry| {
+            let point = hotl_agent::HookPoint::from_name(&entry.event).ok_or_else(|| {
+                let known: Vec<&str> = hotl_agent::HookPoint::ALL
+                    .iter()
+                    .map(|p| p.name())
+                    .collect();
+                ConfigError::new(format!(
+                    "hook event {:?} in the config is not one of {}",
+                    entry.event,
+                    known.join(", ")
+                ))
+            })?;
+            if entry.command.trim().is_empty() {
+                return Err(ConfigError::new(format!(
+                    "the {} hook in the config has an empty command",
+                    entry.event
+                )));
+            }
+            let matcher = match &entry.matcher {
+                None => None,
+                Some(_) if !point.is_about_a_tool() => {
+                    return Err(ConfigError::new(format!(
+                        "the {} hook in the config has a matcher, but only before_tool and \
+                         after_tool hooks are about a tool",
+                        entry.event
+                    )));
+                }
+                Some(text) => Some(hotl_agent::ToolMatcher::new(text).map_err(|e| {
+                    ConfigError::new(format!("the {} hook in the config: {e}", entry.event))
+                })?),
+            };
+            Ok(hotl_agent::Hook {
+                point,
+                command: entry.command,
+                timeout: entry
+                    .timeout_sec
+                    .map_or(hotl_agent::Hook::TIMEOUT, std::time::Duration::from_secs),
+                matcher,
+            })
+        })
+        .collect()
+}
