@@ -49,6 +49,16 @@ impl Launcher for SessionLauncher {
     }
 
     fn open_session(&self, id: &str) -> Result<Opened, LaunchError> {
+        if let Some(publisher) = &self.settings.publisher
+            && self.store.exists(id)
+        {
+            // Another machine may write the tree: its lease is taken (and this home brought up
+            // to date) before the session is opened for writing.
+            let root = self.store.root_of(id);
+            let handle = tokio::runtime::Handle::current();
+            tokio::task::block_in_place(|| handle.block_on(publisher.adopt(&root)))
+                .map_err(LaunchError::Refused)?;
+        }
         let session = Session::open(&self.store, id, self.tools.clone()).map_err(|e| match e {
             AgentError::Log(hotl_log::LogError::NoSuchSession { .. }) => {
                 LaunchError::NoSuchSession(id.to_owned())

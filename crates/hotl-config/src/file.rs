@@ -148,3 +148,25 @@ pub fn load_file() -> Result<FileConfig> {
         Err(e) => Err(ConfigError::new(format!("{}: {e}", path.display()))),
     }
 }
+
+/// Edits the config file as a document (an empty one when there is none yet), keeping what it
+/// holds as written (comments, order), and writes it back whole; returns its path and what
+/// `change` returned.
+pub fn edit<T>(change: impl FnOnce(&mut toml_edit::DocumentMut) -> T) -> Result<(PathBuf, T)> {
+    let path = config_path().ok_or_else(|| {
+        ConfigError::new("no config path: neither XDG_CONFIG_HOME nor HOME is set")
+    })?;
+    let at = |e: &dyn std::fmt::Display| ConfigError::new(format!("{}: {e}", path.display()));
+    let text = match std::fs::read_to_string(&path) {
+        Ok(text) => text,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => String::new(),
+        Err(e) => return Err(at(&e)),
+    };
+    let mut doc = text.parse::<toml_edit::DocumentMut>().map_err(|e| at(&e))?;
+    let changed = change(&mut doc);
+    if let Some(dir) = path.parent() {
+        std::fs::create_dir_all(dir).map_err(|e| at(&e))?;
+    }
+    hotl_log::write_file_atomic(&path, doc.to_string().as_bytes()).map_err(|e| at(&e))?;
+    Ok((path, changed))
+}

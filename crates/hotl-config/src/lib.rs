@@ -64,11 +64,11 @@ mod trust;
 pub use crate::explain::{Setting, explain};
 pub use crate::file::{
     AgentsConfig, CacheConfig, FileConfig, HookConfig, ProviderConfig, SessionTitleConfig,
-    ShareConfig, TuiConfig, config_path, load_file,
+    ShareConfig, TuiConfig, config_path, edit, load_file,
 };
 pub use crate::launch::{Launch, Surface, context_window};
 pub use crate::mcp::{Servers, Started};
-pub use crate::remote::{LEAVE_BOUND, Publishing, open_remote};
+pub use crate::remote::{LEAVE_BOUND, Publishing, RemoteAdded, add_remote, open_remote};
 pub use crate::resolve::{Overrides, Resolved, resolve, secret_paths};
 pub use crate::trust::{Trust, project_servers};
 

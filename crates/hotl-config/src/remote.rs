@@ -7,6 +7,7 @@ use std::time::Duration;
 
 use hotl_remote::{Bucket, Follower, Keys, Remote};
 
+use crate::ConfigError;
 use crate::file::{FileConfig, ShareConfig};
 
 /// How long leaving a tree waits for its last publish and the lease's release.
@@ -89,4 +90,76 @@ impl hotl_agent::Publisher for Publishing {
     fn fenced(&self, root: &str) -> Option<String> {
         self.0.fenced(root)
     }
+}
+
+/// Where `hotl remote add` wrote the remote.
+#[derive(Clone, Debug)]
+pub struct RemoteAdded {
+    /// The config file.
+    pub path: PathBuf,
+    /// Whether a `[remote]` table was there before (and is replaced).
+    pub replaced: bool,
+}
+
+/// Writes `cfg` as `config.toml`'s `[remote]` (replacing one that is there, keeping the rest
+/// of the file as written), after checking what can be checked without the network: the URL
+/// reads as a store's, `encrypt` has a key, a key file is one hotl can use.
+pub fn add_remote(cfg: &hotl_remote::RemoteConfig) -> crate::Result<RemoteAdded> {
+    let refused = |e: hotl_remote::RemoteError| ConfigError::new(e.to_string());
+    Bucket::open(cfg, None).map_err(refused)?;
+    if cfg.encrypt && cfg.key_file.is_none() && std::env::var_os("HOTL_REMOTE_KEY").is_none() {
+        return Err(ConfigError::new(
+            "encrypt needs a key: --key-file FILE (head -c 32 /dev/urandom > FILE; chmod 600 FILE) or HOTL_REMOTE_KEY",
+        ));
+    }
+    if let Some(file) = &cfg.key_file {
+        hotl_remote::read_key_file(&expand_home(file)).map_err(refused)?;
+    }
+    let (path, replaced) = crate::file::edit(|doc| {
+        let replaced = doc.contains_key("remote");
+        doc.insert("remote", toml_edit::Item::Table(table_of(cfg)));
+        replaced
+    })?;
+    Ok(RemoteAdded { path, replaced })
+}
+
+/// `cfg` as a TOML table: what differs from the defaults, and the URL.
+fn table_of(cfg: &hotl_remote::RemoteConfig) -> toml_edit::Table {
+    let defaults = hotl_remote::RemoteConfig::new(&cfg.url);
+    let mut table = toml_edit::Table::new();
+    if let Some(name) = &cfg.name {
+        table["name"] = toml_edit::value(name.as_str());
+    }
+    table["url"] = toml_edit::value(cfg.url.as_str());
+    let texts = [
+        ("endpoint", cfg.endpoint.clone()),
+        ("region", cfg.region.clone()),
+        (
+            "publish",
+            (cfg.publish != defaults.publish).then(|| cfg.publish.name().to_owned()),
+        ),
+        (
+            "key_file",
+            cfg.key_file.as_ref().map(|p| p.display().to_string()),
+        ),
+    ];
+    for (key, text) in texts {
+        if let Some(text) = text {
+            table[key] = toml_edit::value(text);
+        }
+    }
+    for (key, on) in [
+        ("allow_http", cfg.allow_http),
+        ("encrypt", cfg.encrypt),
+        ("redact", cfg.redact),
+    ] {
+        if on {
+            table[key] = toml_edit::value(true);
+        }
+    }
+    if cfg.lease_ttl_sec != defaults.lease_ttl_sec {
+        table["lease_ttl_sec"] =
+            toml_edit::value(i64::try_from(cfg.lease_ttl_sec).unwrap_or(i64::MAX));
+    }
+    table
 }

@@ -169,6 +169,43 @@ impl Archive {
         }
     }
 
+    /// The same archive with the main line searched too: every document of the session's own
+    /// records after seq `after` that no thread archived (a fork's inherited history is its
+    /// parent's to show), under one more thread whose handle is empty. What a search of a
+    /// session's whole text (`hotl recall --remote`) runs over.
+    pub fn with_main_line(mut self, after: u64) -> Archive {
+        let main = self.threads.len() as u32;
+        let mut added = false;
+        for (s, seg) in self.segments.iter().enumerate() {
+            // A fork's segment is its own thread already.
+            if self.pinned_at[s].is_some() {
+                continue;
+            }
+            for (d, meta) in seg.docs.iter().enumerate() {
+                // A note outside any thread (a fold the view did not apply) has no span to
+                // stamp it with.
+                let live = self.owners[s][d] == NOT_ARCHIVED && meta.kind != DocKind::Note;
+                if live && meta.key > after {
+                    self.owners[s][d] = main;
+                    self.docs += 1;
+                    self.tokens += u64::from(meta.tokens);
+                    added = true;
+                }
+            }
+        }
+        if added {
+            self.threads.push(Thread {
+                handle: String::new(),
+                note: String::new(),
+                since: after + 1,
+                until: u64::MAX,
+                files: Vec::new(),
+            });
+            self.asks.push(false);
+        }
+        self
+    }
+
     /// The archived threads: the spans, in transcript order (an outer compaction before what
     /// it holds), then the earlier asks, then per fork its thread and the threads its own log
     /// archived (in that order).

@@ -17,7 +17,8 @@
 //! changed since ([`staleness`]; an earlier ask's are those of the thread it asked);
 //! [`render_hits`] is what the model and the shell see. [`search_archive`] opens and searches
 //! in one call, rebuilding and searching again when an index file turns out damaged;
-//! [`Archive::stale_files`] is the staleness of one handle, for `ask`.
+//! [`Archive::stale_files`] is the staleness of one handle, for `ask`. [`search_whole`] searches
+//! the main line too (a session's whole text, for searching sessions from elsewhere).
 //!
 //! The key choice: what counts as archived is decided by projecting the records with
 //! `hotl-view` and walking its folded and compacted items, never by re-implementing fold rules.
@@ -62,5 +63,5 @@ pub use crate::archive::{Archive, IndexStats};
 pub use crate::error::{RecallError, Result};
 pub use crate::persist::{index_path, open_index};
 pub use crate::stale::{render_hits, render_search, staleness};
-pub use crate::tree::{open_archive, search_archive};
+pub use crate::tree::{open_archive, search_archive, search_whole};
 pub use crate::types::{Doc, DocKind, Hit, Mode, Thread, compaction_handle, is_compaction_handle};

@@ -123,6 +123,29 @@ pub fn search_archive(
     }
 }
 
+/// Searches session `id`'s whole text: its main line after seq `after` (see
+/// [`Archive::with_main_line`]; a hit there has an empty handle) and everything
+/// [`open_archive`] opens. An index file found damaged is rebuilt and searched again, as in
+/// [`search_archive`].
+pub fn search_whole(
+    store: &Store,
+    id: &str,
+    after: u64,
+    query: &str,
+    mode: Mode,
+    limit: usize,
+) -> Result<Vec<Hit>> {
+    let search = || {
+        open_archive(store, id)?
+            .with_main_line(after)
+            .search(query, mode, limit)
+    };
+    match search() {
+        Err(RecallError::Corrupt { .. }) => search(),
+        other => other,
+    }
+}
+
 /// A fork's threads and segment: from its cache when that still fits its log, else indexed from
 /// the log (and cached when the index directory can be written). `None` when its log cannot be
 /// read or holds nothing.

@@ -21,6 +21,16 @@ pub enum Publish {
     Manual,
 }
 
+impl Publish {
+    /// Its name in `config.toml`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Publish::Turn => "turn",
+            Publish::Manual => "manual",
+        }
+    }
+}
+
 /// `[remote]` in `config.toml`.
 #[derive(Clone, Debug, Deserialize, PartialEq, Eq)]
 #[serde(deny_unknown_fields)]

@@ -24,13 +24,48 @@ pub struct GcOptions {
     pub dry_run: bool,
 }
 
+impl Default for GcOptions {
+    /// Trees idle for 30 days go; blobs younger than an hour stay; things are removed.
+    fn default() -> GcOptions {
+        GcOptions {
+            older_than: Duration::from_secs(30 * 24 * 3600),
+            grace: Duration::from_secs(3600),
+            dry_run: false,
+        }
+    }
+}
+
+/// A tree gc removed (or, dry, would).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct RemovedTree {
+    /// Its root.
+    pub root: String,
+    /// Why: `old` (no activity for the age given) or `dropped`.
+    pub reason: &'static str,
+    /// Its objects' bytes, as stored.
+    pub bytes: u64,
+}
+
+/// A blob gc removed (or, dry, would).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct RemovedBlob {
+    /// Its object name (under the prefix).
+    pub name: String,
+    /// Its bytes, as stored.
+    pub bytes: u64,
+}
+
 /// What a gc run of the store removed (or, dry, would).
 #[derive(Clone, Debug, Default, Serialize)]
 pub struct GcReport {
-    /// Trees removed: root, why (`old`, `dropped`), bytes.
-    pub trees: Vec<(String, &'static str, u64)>,
-    /// Blobs removed (their object names) and their bytes.
-    pub blobs: Vec<(String, u64)>,
+    /// The store (its name, else its URL).
+    pub remote: String,
+    /// Whether nothing was removed (only reported).
+    pub dry_run: bool,
+    /// Trees removed.
+    pub trees: Vec<RemovedTree>,
+    /// Blobs no kept tree references, removed.
+    pub blobs: Vec<RemovedBlob>,
     /// Old trees kept because a kept tree descends from them.
     pub kept_for_descendants: Vec<String>,
     /// Old trees kept because another process holds their lease.
@@ -69,7 +104,11 @@ impl Remote {
         let dropped = |t: &crate::summary::TreeSummary| t.root_meta().is_some_and(|m| m.dropped);
         let candidate =
             |t: &crate::summary::TreeSummary| dropped(t) || t.updated() < cutoff.as_str();
-        let mut report = GcReport::default();
+        let mut report = GcReport {
+            remote: self.cfg.label().to_owned(),
+            dry_run: opts.dry_run,
+            ..GcReport::default()
+        };
         let mut kept: HashSet<&str> = HashSet::new();
         let mut todo: Vec<&str> = Vec::new();
         for tree in &trees {
@@ -111,7 +150,11 @@ impl Remote {
             match self.remove_tree(&tree.root, opts.dry_run).await {
                 Ok(bytes) => {
                     report.freed_bytes += bytes;
-                    report.trees.push((tree.root.clone(), reason, bytes));
+                    report.trees.push(RemovedTree {
+                        root: tree.root.clone(),
+                        reason,
+                        bytes,
+                    });
                 }
                 Err(RemoteError::Held { .. }) => {
                     report.spared_held.push(tree.root.clone());
@@ -137,7 +180,10 @@ impl Remote {
                 self.bucket.delete(&name).await?;
             }
             report.freed_bytes += meta.size;
-            report.blobs.push((name, meta.size));
+            report.blobs.push(RemovedBlob {
+                name,
+                bytes: meta.size,
+            });
         }
         Ok(report)
     }

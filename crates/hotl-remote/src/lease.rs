@@ -182,7 +182,10 @@ impl Remote {
                 .body
                 .as_ref()
                 .is_some_and(|b| b.holder == self.me.nonce && !b.released);
-            let free = seen.body.as_ref().is_some_and(|b| b.released)
+            let free = seen
+                .body
+                .as_ref()
+                .is_some_and(|b| b.released || self.is_gone_here(b))
                 || millis_between(self.ends_at(&seen).await?, SystemTime::now()) > MARGIN_MS;
             if !mine && !free {
                 return Err(RemoteError::Held {
@@ -210,6 +213,26 @@ impl Remote {
         })
     }
 
+    /// Whether the lease's holder was a process on this machine that is gone (it died, or
+    /// left without reaching the store): its lease is taken over at once rather than when it
+    /// runs out. A machine known only as `localhost` is not told apart from others. Should two
+    /// machines share a name, the one that loses its lease this way is fenced: it writes no
+    /// more, and nothing it wrote is lost.
+    fn is_gone_here(&self, body: &LeaseBody) -> bool {
+        let here = body.host == self.me.host && body.host != "localhost";
+        let alive = || {
+            let pid = i32::try_from(body.pid)
+                .ok()
+                .and_then(rustix::process::Pid::from_raw);
+            pid.is_some_and(|pid| match rustix::process::test_kill_process(pid) {
+                Ok(()) => true,
+                // Someone else's process by that id: alive.
+                Err(e) => e == rustix::io::Errno::PERM,
+            })
+        };
+        here && body.holder != self.me.nonce && !alive()
+    }
+
     /// Whether another process holds the tree's lease now (not released, not run out).
     pub async fn held_by_another(&self, root: &str) -> Result<bool> {
         let Some(seen) = self.read_lease(root).await? else {
@@ -218,7 +241,7 @@ impl Remote {
         if seen
             .body
             .as_ref()
-            .is_some_and(|b| b.released || b.holder == self.me.nonce)
+            .is_some_and(|b| b.released || b.holder == self.me.nonce || self.is_gone_here(b))
         {
             return Ok(false);
         }

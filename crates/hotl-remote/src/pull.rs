@@ -37,6 +37,19 @@ pub struct Pulled {
     pub problems: Vec<String>,
 }
 
+impl Pulled {
+    /// Adds what another pull brought.
+    pub fn add(&mut self, other: Pulled) {
+        self.roots.extend(other.roots);
+        self.sessions.extend(other.sessions);
+        self.segments += other.segments;
+        self.bytes += other.bytes;
+        self.blobs += other.blobs;
+        self.blob_bytes += other.blob_bytes;
+        self.problems.extend(other.problems);
+    }
+}
+
 /// One session's new lines, fetched and checked.
 struct Fetched {
     id: String,

@@ -200,6 +200,17 @@ impl Remote {
         Ok((trees, problems))
     }
 
+    /// The session `query` names (see [`Remote::find`]) with its tree pulled: its id and what
+    /// the pull brought; `None` when the store holds no match.
+    pub async fn find_and_pull(&self, query: &str) -> Result<Option<(String, crate::Pulled)>> {
+        let (root, id) = match self.find(query).await {
+            Ok(found) => found,
+            Err(RemoteError::NoMatch(_)) => return Ok(None),
+            Err(e) => return Err(e),
+        };
+        Ok(Some((id, self.pull(&root).await?)))
+    }
+
     /// The tree in the store holding a session `query` names: its id, a unique id prefix,
     /// a root's name, or `@last` (the most recently active tree). Returns the tree's root and
     /// the session's id.
@@ -226,6 +237,12 @@ impl Remote {
             }
         }
         match hits.len() {
+            // A tree whose first publish was cut short before its summary: found by its id.
+            0 if hotl_log::is_session_id(&upper)
+                && !self.segments_of(&upper, &upper).await?.is_empty() =>
+            {
+                Ok((upper.clone(), upper))
+            }
             0 => Err(RemoteError::NoMatch(query.to_owned())),
             1 => Ok(hits.remove(0)),
             _ => Err(RemoteError::Ambiguous {

@@ -44,7 +44,7 @@ async fn old_trees_go_but_a_kept_forks_parent_and_its_blobs_stay() -> TestResult
         dry_run: false,
     };
     let report = a.remote.gc(opts).await?;
-    let gone: Vec<&str> = report.trees.iter().map(|t| t.0.as_str()).collect();
+    let gone: Vec<&str> = report.trees.iter().map(|t| t.root.as_str()).collect();
     assert_eq!(gone, [lonely.as_str()]);
     assert_eq!(report.spared_held, [fork.as_str()]);
     assert_eq!(report.kept_for_descendants, [parent.as_str()]);

@@ -18,7 +18,10 @@ async fn a_held_tree_is_refused_naming_its_holder() -> TestResult {
     match b.remote.acquire(&id).await {
         Err(RemoteError::Held { root, holder }) => {
             assert_eq!(root, id);
-            assert_eq!((holder.host.as_str(), holder.pid), ("laptop", 4242));
+            assert_eq!(
+                (holder.host.as_str(), holder.pid),
+                ("laptop", std::process::id())
+            );
             let e = RemoteError::Held { root, holder }.to_string();
             assert!(e.contains("laptop") && e.contains("runs until"), "{e}");
         }
@@ -26,6 +29,27 @@ async fn a_held_tree_is_refused_naming_its_holder() -> TestResult {
     }
     // Its holder takes it again (a renewal), at the same epoch.
     assert_eq!(a.remote.acquire(&id).await?.body.epoch, 1);
+    Ok(())
+}
+
+/// A process on the same machine sees that the holder died: it takes the lease at once,
+/// where another machine waits for it to run out.
+#[tokio::test]
+async fn a_lease_whose_holder_died_on_this_machine_is_taken_at_once() -> TestResult {
+    let mut gone = std::process::Command::new("true").spawn()?;
+    let pid = gone.id();
+    gone.wait()?;
+    let cloud = Cloud::new();
+    let dead = cloud.machine_as("laptop", pid, 60, None);
+    let id = dead.session(1);
+    dead.remote.acquire(&id).await?;
+    let far = cloud.machine("box", 60, None);
+    assert!(
+        matches!(far.remote.acquire(&id).await, Err(RemoteError::Held { .. })),
+        "another machine cannot tell the holder is gone"
+    );
+    let here = cloud.machine("laptop", 60, None);
+    assert_eq!(here.remote.acquire(&id).await?.body.epoch, 2);
     Ok(())
 }
 

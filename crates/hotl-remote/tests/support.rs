@@ -156,8 +156,14 @@ impl Cloud {
         }
     }
 
-    /// A machine: its own home, this store under `team/`, a lease of `ttl_sec`.
+    /// A machine: its own home, this store under `team/`, a lease of `ttl_sec`; its hotl
+    /// process is this one.
     pub fn machine(&self, host: &str, ttl_sec: u64, keys: Option<Keys>) -> Machine {
+        self.machine_as(host, std::process::id(), ttl_sec, keys)
+    }
+
+    /// [`Cloud::machine`] whose hotl process has the id `pid`.
+    pub fn machine_as(&self, host: &str, pid: u32, ttl_sec: u64, keys: Option<Keys>) -> Machine {
         let dir = tempfile::tempdir().expect("a temp dir");
         let store = Store::new(dir.path().join("home"));
         let faulty = Arc::new(Faulty {
@@ -171,7 +177,7 @@ impl Cloud {
         let me = Me {
             nonce: ulid::Ulid::generate().to_string(),
             host: host.to_owned(),
-            pid: 4242,
+            pid,
         };
         let remote = Remote::new(bucket, cfg, None, store.clone()).with_me(me);
         Machine {

@@ -1,12 +1,16 @@
-//! The remote store as the binary wires it: `[remote]` read from the config, the key, the
-//! share's redaction, and a remote session found, pulled and opened wherever a reference
-//! names one. Credentials come from the provider's environment, never from hotl.
+//! The remote store as the binary wires it: opened from `[remote]`, a remote session found,
+//! pulled and opened wherever a reference names one, a tree's lease taken before a run writes
+//! it, and the remote commands' reports printed. Credentials come from the provider's
+//! environment, never from hotl.
 
+use std::io::Write;
+use std::process::ExitCode;
 use std::sync::Arc;
 
-use hotl_remote::Remote;
+use hotl_remote::report::{Report, Shown};
+use hotl_remote::{Remote, RemoteError};
 
-use crate::ctx::Ctx;
+use crate::ctx::{Ctx, flush};
 use crate::error::CliError;
 
 /// Opens the configured remote for `ctx`'s home; `None` when none is configured (or the home
@@ -18,11 +22,42 @@ pub fn open(ctx: &Ctx) -> Result<Option<Arc<Remote>>, CliError> {
     Ok(hotl_config::open_remote(&hotl_config::load_file()?, &ctx.store)?.map(Arc::new))
 }
 
-/// The configured remote, or an error saying how to configure one.
-pub fn required(ctx: &Ctx) -> Result<Arc<Remote>, CliError> {
-    open(ctx)?.ok_or_else(|| {
+/// Runs `work` on the configured remote (an error says how to configure one) and prints what
+/// it reports: its JSON with `json`, else its text, its warnings on stderr. Exit status 1 when
+/// it did not do all it was asked.
+pub fn report<R, F>(
+    ctx: &Ctx,
+    json: bool,
+    work: impl FnOnce(Arc<Remote>) -> F + Send,
+) -> Result<ExitCode, CliError>
+where
+    R: Report + Send,
+    F: Future<Output = Result<R, RemoteError>> + Send,
+{
+    let remote = open(ctx)?.ok_or_else(|| {
         CliError::user("no remote store is configured")
             .hint("`hotl remote add NAME s3://bucket/prefix` sets one in config.toml ([remote])")
+    })?;
+    let report = block_on(|| work(remote))??;
+    let mut out = ctx.out();
+    if json {
+        serde_json::to_writer_pretty(&mut out, &report)?;
+        writeln!(out)?;
+    } else {
+        let shown = Shown {
+            now: ctx.now(),
+            home: ctx.home_dir.clone(),
+        };
+        write!(out, "{}", report.text(&shown))?;
+    }
+    flush(out)?;
+    for warning in report.warnings() {
+        eprintln!("hotl: {warning}");
+    }
+    Ok(if report.ok() {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
     })
 }
 
@@ -56,16 +91,7 @@ pub fn find(ctx: &Ctx, query: &str) -> Result<Option<hotl_log::SessionMeta>, Cli
     let Some(remote) = open(ctx)? else {
         return Ok(None);
     };
-    let found = block_on(|| async {
-        let (root, id) = match remote.find(query).await {
-            Ok(found) => found,
-            Err(hotl_remote::RemoteError::NoMatch(_)) => return Ok(None),
-            Err(e) => return Err(e),
-        };
-        let pulled = remote.pull(&root).await?;
-        Ok(Some((id, pulled)))
-    })??;
-    let Some((id, pulled)) = found else {
+    let Some((id, pulled)) = block_on(|| remote.find_and_pull(query))?? else {
         return Ok(None);
     };
     for problem in &pulled.problems {
@@ -75,17 +101,13 @@ pub fn find(ctx: &Ctx, query: &str) -> Result<Option<hotl_log::SessionMeta>, Cli
     if !pulled.sessions.is_empty() {
         eprintln!(
             "hotl: pulled {} from {} ({} segments, {} blobs)",
-            short(&id),
+            id.get(..8).unwrap_or(&id),
             remote.config().label(),
             pulled.segments,
             pulled.blobs
         );
     }
     Ok(Some(ctx.store.meta(&id)?))
-}
-
-fn short(id: &str) -> &str {
-    id.get(..8).unwrap_or(id)
 }
 
 /// The background publisher of a run, on the run's runtime, when a remote is configured.

@@ -51,11 +51,14 @@ pub fn run(ctx: &Ctx, args: &AcpArgs) -> Result<ExitCode, CliError> {
         if let Some(notice) = &resolved.demo_notice {
             eprintln!("hotl: {notice}");
         }
+        // With a remote, what the editor's sessions write is published beside them.
+        let follower = crate::remote::follower(ctx)?;
         // The editor answers approvals, as a person at a terminal would.
         let mut settings = config::Launch::new(&resolved, config::Surface::Editor)
             .mode(mode)
             .home_dir(ctx.home_dir.clone())
             .reaper(crate::reaper::program())
+            .remote(follower.as_ref())
             .settings()
             .await;
         let cwd = std::path::Path::new(&ctx.cwd);
@@ -75,10 +78,11 @@ pub fn run(ctx: &Ctx, args: &AcpArgs) -> Result<ExitCode, CliError> {
             tools,
             instructions,
         }));
-        server
-            .serve_stdio()
-            .await
-            .map_err(|e| CliError::Internal(format!("the ACP connection failed: {e}")))
+        let served = server.serve_stdio().await;
+        if let Some(follower) = follower {
+            follower.finish(config::LEAVE_BOUND).await;
+        }
+        served.map_err(|e| CliError::Internal(format!("the ACP connection failed: {e}")))
     })?;
     Ok(ExitCode::SUCCESS)
 }

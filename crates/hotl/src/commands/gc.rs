@@ -14,7 +14,9 @@ use crate::error::CliError;
 /// Remove old and dropped sessions, unreferenced blobs and stale caches; never history that a
 /// kept session descends from
 #[derive(Debug, Args)]
-#[command(after_help = "Examples:\n  hotl gc --dry-run\n  hotl gc")]
+#[command(
+    after_help = "Examples:\n  hotl gc --dry-run\n  hotl gc\n  hotl gc --remote --older-than 90d --dry-run"
+)]
 pub struct GcArgs {
     /// Remove sessions with no activity for this long (e.g. 30d, 12h, 2w)
     #[arg(long, value_name = "AGE", default_value = "30d", value_parser = parse_age)]
@@ -25,6 +27,11 @@ pub struct GcArgs {
     /// JSON report
     #[arg(long)]
     pub json: bool,
+    /// Collect the remote store's garbage instead: trees idle that long or dropped (never
+    /// one a kept tree descends from, nor one another process holds), then blobs no kept
+    /// tree references, once an hour old
+    #[arg(long)]
+    pub remote: bool,
 }
 
 fn parse_age(text: &str) -> Result<Duration, String> {
@@ -32,6 +39,18 @@ fn parse_age(text: &str) -> Result<Duration, String> {
 }
 
 pub fn run(ctx: &Ctx, args: &GcArgs) -> Result<ExitCode, CliError> {
+    if args.remote {
+        let opts = hotl_remote::GcOptions {
+            older_than: args.older_than,
+            dry_run: args.dry_run,
+            ..hotl_remote::GcOptions::default()
+        };
+        return crate::remote::report(
+            ctx,
+            args.json,
+            |remote| async move { remote.gc(opts).await },
+        );
+    }
     let report = ctx.store.gc(GcOptions {
         older_than: args.older_than,
         dry_run: args.dry_run,

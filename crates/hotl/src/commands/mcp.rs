@@ -141,7 +141,7 @@ fn status(ctx: &Ctx, only: Option<&str>, check: bool) -> Result<ExitCode, CliErr
 }
 
 /// The config file as an editable document (empty when there is none yet).
-pub(crate) fn document() -> Result<(std::path::PathBuf, toml_edit::DocumentMut), CliError> {
+fn document() -> Result<(std::path::PathBuf, toml_edit::DocumentMut), CliError> {
     let path = config::config_path()
         .ok_or_else(|| CliError::user("no config path: neither XDG_CONFIG_HOME nor HOME is set"))?;
     let text = match std::fs::read_to_string(&path) {
@@ -155,7 +155,7 @@ pub(crate) fn document() -> Result<(std::path::PathBuf, toml_edit::DocumentMut),
     Ok((path, doc))
 }
 
-pub(crate) fn save(path: &std::path::Path, doc: &toml_edit::DocumentMut) -> Result<(), CliError> {
+fn save(path: &std::path::Path, doc: &toml_edit::DocumentMut) -> Result<(), CliError> {
     if let Some(dir) = path.parent() {
         std::fs::create_dir_all(dir)?;
     }

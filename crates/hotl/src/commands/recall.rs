@@ -12,14 +12,18 @@ use crate::error::CliError;
 /// Search what a session archived (folds, compactions, forks, earlier asks): ranked (BM25), exact or regex; no model call
 #[derive(Debug, Args)]
 #[command(
-    after_help = "Examples:\n  hotl recall @last \"connection refused\"\n  hotl recall 2 --regex 'E[0-9]{4}'"
+    after_help = "Examples:\n  hotl recall @last \"connection refused\"\n  hotl recall 2 --regex 'E[0-9]{4}'\n  hotl recall --remote \"flaky login test\""
 )]
 pub struct RecallArgs {
-    /// List number, id prefix, name or @last
+    /// List number, id prefix, name or @last (with --remote, no session: what to look for)
     #[arg(value_name = "REF")]
     pub session: String,
     /// What to look for
-    pub query: String,
+    pub query: Option<String>,
+    /// Search the whole text (transcript and archives) of every session in the remote store;
+    /// what this home lacks is fetched into a cache, and kept for the next search
+    #[arg(long)]
+    pub remote: bool,
     /// ranked | exact | regex
     #[arg(long, default_value = "ranked")]
     pub mode: String,
@@ -56,11 +60,25 @@ pub fn run(ctx: &Ctx, args: &RecallArgs) -> Result<ExitCode, CliError> {
     };
     let mode = hotl_agent::recall_mode(Some(named)).map_err(CliError::user)?;
     let limit = usize::try_from(args.limit).unwrap_or(usize::MAX);
+    let query = match (&args.query, args.remote) {
+        (None, true) => {
+            let query = args.session.clone();
+            return crate::remote::report(ctx, args.json, |remote| async move {
+                remote.recall(&query, mode, limit).await
+            });
+        }
+        (Some(_), true) => {
+            return Err(CliError::usage(
+                "recall --remote takes no session: hotl recall --remote QUERY",
+            ));
+        }
+        (Some(query), false) => query,
+        (None, false) => return Err(CliError::usage("what to look for? hotl recall REF QUERY")),
+    };
     let meta = ctx.resolve(&args.session)?;
     // A damaged index file is rebuilt and searched again, not reported.
-    let (archive, hits) =
-        hotl_recall::search_archive(&ctx.store, &meta.id, &args.query, mode, limit)
-            .map_err(|e| CliError::user(e.to_string()))?;
+    let (archive, hits) = hotl_recall::search_archive(&ctx.store, &meta.id, query, mode, limit)
+        .map_err(|e| CliError::user(e.to_string()))?;
     let mut out = ctx.out();
     if args.json {
         let rows: Vec<Row> = hits

@@ -48,11 +48,18 @@ pub struct AddArgs {
     #[arg(long)]
     pub redact: bool,
     /// When to publish: turn (every turn's end, in the background) or manual (push only)
-    #[arg(long, value_parser = ["turn", "manual"])]
-    pub publish: Option<String>,
-    /// How long a tree's lease lasts unless renewed, in seconds [default: 60]
-    #[arg(long, value_name = "SECONDS")]
-    pub lease_ttl_sec: Option<u64>,
+    #[arg(long, value_enum, default_value_t = Publish::Turn)]
+    pub publish: Publish,
+    /// How long a tree's lease lasts unless renewed, in seconds
+    #[arg(long, value_name = "SECONDS", default_value_t = hotl_remote::DEFAULT_LEASE_TTL_SEC)]
+    pub lease_ttl_sec: u64,
+}
+
+/// When sessions are published.
+#[derive(Clone, Copy, Debug, clap::ValueEnum)]
+pub enum Publish {
+    Turn,
+    Manual,
 }
 
 /// Probe the remote store
@@ -67,112 +74,42 @@ pub struct CheckArgs {
 pub fn run(ctx: &Ctx, command: &RemoteCommand) -> Result<ExitCode, CliError> {
     match command {
         RemoteCommand::Add(args) => add(ctx, args),
-        RemoteCommand::Check(args) => check(ctx, args),
+        RemoteCommand::Check(args) => {
+            crate::remote::report(
+                ctx,
+                args.json,
+                |remote| async move { remote.checked().await },
+            )
+        }
     }
 }
 
 fn add(ctx: &Ctx, args: &AddArgs) -> Result<ExitCode, CliError> {
-    let mut cfg = hotl_remote::RemoteConfig::new(&args.url);
-    cfg.endpoint.clone_from(&args.endpoint);
-    // The URL is read now, so a typo is caught here rather than at the first publish.
-    hotl_remote::Bucket::open(&cfg, None)?;
-    if args.encrypt && args.key_file.is_none() && std::env::var_os("HOTL_REMOTE_KEY").is_none() {
-        return Err(CliError::usage(
-            "--encrypt needs a key: --key-file FILE (head -c 32 /dev/urandom > FILE; chmod 600 FILE) or HOTL_REMOTE_KEY",
-        ));
-    }
-    if let Some(file) = &args.key_file {
-        hotl_remote::read_key_file(file)?;
-    }
-    let (path, mut doc) = crate::commands::mcp::document()?;
-    let mut table = toml_edit::Table::new();
-    table["name"] = toml_edit::value(args.name.as_str());
-    table["url"] = toml_edit::value(args.url.as_str());
-    let optional = [
-        ("endpoint", args.endpoint.clone()),
-        ("region", args.region.clone()),
-        ("publish", args.publish.clone()),
-        (
-            "key_file",
-            args.key_file.as_ref().map(|p| p.display().to_string()),
-        ),
-    ];
-    for (key, value) in optional {
-        if let Some(value) = value {
-            table[key] = toml_edit::value(value);
-        }
-    }
-    for (key, on) in [
-        ("allow_http", args.allow_http),
-        ("encrypt", args.encrypt),
-        ("redact", args.redact),
-    ] {
-        if on {
-            table[key] = toml_edit::value(true);
-        }
-    }
-    if let Some(ttl) = args.lease_ttl_sec {
-        table["lease_ttl_sec"] = toml_edit::value(i64::try_from(ttl).unwrap_or(i64::MAX));
-    }
-    let replaced = doc.contains_key("remote");
-    doc.insert("remote", toml_edit::Item::Table(table));
-    crate::commands::mcp::save(&path, &doc)?;
-    let mut out = ctx.out();
-    writeln!(
-        out,
-        "{} the remote {} ({}) in {}",
-        if replaced {
-            "replaced [remote] with"
-        } else {
-            "added"
+    let cfg = hotl_remote::RemoteConfig {
+        name: Some(args.name.clone()),
+        endpoint: args.endpoint.clone(),
+        region: args.region.clone(),
+        allow_http: args.allow_http,
+        lease_ttl_sec: args.lease_ttl_sec,
+        publish: match args.publish {
+            Publish::Turn => hotl_remote::Publish::Turn,
+            Publish::Manual => hotl_remote::Publish::Manual,
         },
-        args.name,
-        args.url,
-        path.display()
-    )?;
+        encrypt: args.encrypt,
+        key_file: args.key_file.clone(),
+        redact: args.redact,
+        ..hotl_remote::RemoteConfig::new(&args.url)
+    };
+    let added = hotl_config::add_remote(&cfg)?;
+    let mut out = ctx.out();
+    let verb = if added.replaced {
+        "replaced [remote] with"
+    } else {
+        "added"
+    };
+    let (name, url, path) = (&args.name, &args.url, added.path.display());
+    writeln!(out, "{verb} the remote {name} ({url}) in {path}")?;
     writeln!(out, "`hotl remote check` probes it")?;
     flush(out)?;
     Ok(ExitCode::SUCCESS)
-}
-
-fn check(ctx: &Ctx, args: &CheckArgs) -> Result<ExitCode, CliError> {
-    let remote = crate::remote::required(ctx)?;
-    let report = crate::remote::block_on(|| remote.check())??;
-    let mut out = ctx.out();
-    if args.json {
-        let mut json = serde_json::to_value(&report)?;
-        json["ok"] = serde_json::json!(report.ok());
-        json["name"] = serde_json::json!(remote.config().name);
-        serde_json::to_writer_pretty(&mut out, &json)?;
-        writeln!(out)?;
-    } else {
-        writeln!(out, "{} ({})", remote.config().label(), report.url)?;
-        for probe in &report.probes {
-            let mark = if probe.ok { "ok  " } else { "FAIL" };
-            writeln!(out, "  {mark} {:<13} {}", probe.name, probe.detail)?;
-        }
-        let on = |b: bool| if b { "on" } else { "off" };
-        writeln!(
-            out,
-            "  encrypt: {}   redact: {}",
-            on(report.encrypt),
-            on(report.redact)
-        )?;
-        if let Some(skew) = report.skew_ms {
-            writeln!(out, "  this machine's clock is {skew} ms from the store's")?;
-        }
-        match report.read_only_because() {
-            None => writeln!(out, "every probe held: sessions are published here")?,
-            Some(why) => writeln!(
-                out,
-                "hotl uses this store read-only (pull, list, show), because {why}"
-            )?,
-        }
-    }
-    flush(out)?;
-    Ok(if report.ok() {
-        ExitCode::SUCCESS
-    } else {
-        ExitCode::from(1)
-    })
 }

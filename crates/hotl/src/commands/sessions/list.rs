@@ -88,7 +88,14 @@ fn children(ctx: &Ctx, root: &str) -> Result<Vec<Child>, CliError> {
 
 pub fn run(ctx: &Ctx, args: &ListArgs) -> Result<ExitCode, CliError> {
     if args.remote {
-        return super::remote_list::run(ctx, args);
+        // The project as this machine names it: sessions made here match it.
+        let project = args.project.as_ref().map(|dir| {
+            let dir = dir.canonicalize().unwrap_or_else(|_| dir.clone());
+            dir.to_string_lossy().into_owned()
+        });
+        return crate::remote::report(ctx, args.json, |remote| async move {
+            remote.listing(project.as_deref()).await
+        });
     }
     let metas = ctx.store.list()?;
     let scope = (!ctx.all).then_some(ctx.cwd.as_str());

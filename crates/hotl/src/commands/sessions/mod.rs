@@ -10,7 +10,6 @@ pub mod import;
 pub mod list;
 pub mod pull;
 pub mod push;
-pub mod remote_list;
 pub mod rename;
 pub mod revert;
 pub mod share;
