@@ -1041,3 +1041,78 @@ fn sigterm_leaves_as_the_user_would_restoring_the_terminal_and_recording_the_chi
     assert_eq!(shown.code, 143, "{}", shown.screen());
     Ok(())
 }
+
+/// What a session looked like while it ran is what it looks like resumed: the transcript
+/// replayed from the log draws the same rows as the events drew live (text, Markdown, a code
+/// block, tool cards with their output, a refused call).
+#[test]
+fn a_resumed_session_draws_the_rows_it_drew_live() -> TestResult {
+    let env = Env::new()?;
+    let fake = FakeLlm::start(Config::scripted([
+        Reply::text("Let me **look** first:\n\n- one\n- two\n\n```rust\nfn main() {}\n```")
+            .with_tool(
+                "bash",
+                serde_json::json!({"command": "printf 'a\\nb\\nc\\n'"}),
+            ),
+        Reply::text("").with_tool(
+            "write",
+            serde_json::json!({"path": "x.txt", "content": "x"}),
+        ),
+        Reply::text("Three lines: `a`, `b` and `c`."),
+        Reply::text("A second answer\nover two lines."),
+    ]))?;
+    let Some(live) = tui(
+        &env,
+        &fake,
+        &["--allow", "bash"],
+        &[
+            UP,
+            Type("look around\r"),
+            Shows("Allow?"),
+            Type("n"),
+            Shows("Three lines"),
+            Idle,
+            Type("and then?\r"),
+            Shows("over two lines."),
+            Idle,
+            EXIT,
+        ],
+    )?
+    else {
+        return Ok(());
+    };
+    let Some(resumed) = tui(&env, &fake, &["-c"], &[UP, Idle, EXIT])? else {
+        return Ok(());
+    };
+    // What only a live run says: the turns' footers and its notices (the answer to the
+    // approval among them).
+    let live_only = |row: &str| row.starts_with("  ↳ ") || row.starts_with("· ");
+    let conversation = |shown: &Shown| -> Vec<String> {
+        let start = shown
+            .rows
+            .iter()
+            .position(|r| r.starts_with("› look around"));
+        let end = shown
+            .rows
+            .iter()
+            .rposition(|r| r.contains("over two lines."));
+        match (start, end) {
+            (Some(start), Some(end)) => shown.rows[start..=end]
+                .iter()
+                .map(|r| r.trim_end().to_owned())
+                .filter(|r| !live_only(r))
+                .collect(),
+            _ => Vec::new(),
+        }
+    };
+    let (drawn, replayed) = (conversation(&live), conversation(&resumed));
+    assert!(drawn.len() > 10, "{}", live.screen());
+    assert_eq!(
+        drawn,
+        replayed,
+        "live:\n{}\n\nresumed:\n{}",
+        live.screen(),
+        resumed.screen()
+    );
+    Ok(())
+}
