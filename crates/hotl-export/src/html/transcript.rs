@@ -723,7 +723,7 @@ impl<'a> Renderer<'a> {
         }
         if !d.description.is_empty() {
             self.out.push_str(" — ");
-            escape::push(&mut self.out, &clip(&d.description, 80));
+            escape::push(&mut self.out, &hotl_text::clip(&d.description, 81));
         }
         self.out.push_str("</button>");
     }
@@ -827,13 +827,6 @@ fn short_hash(hash: &str) -> &str {
 fn is_base64(data: &str) -> bool {
     data.bytes()
         .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'+' | b'/' | b'='))
-}
-
-fn clip(text: &str, max: usize) -> String {
-    match text.char_indices().nth(max) {
-        Some((i, _)) => format!("{}…", &text[..i]),
-        None => text.to_owned(),
-    }
 }
 
 #[cfg(test)]
