@@ -752,34 +752,25 @@ impl<'a> Renderer<'a> {
 /// Each tool result paired with the call it answers: the latest call with its id before it,
 /// in the order the items (and the items inside folds and compactions) were written.
 pub(crate) fn pair_results(items: &[Item]) -> HashMap<(u64, &str), &Item> {
-    fn walk<'a>(
-        items: &'a [Item],
-        open: &mut HashMap<&'a str, u64>,
-        out: &mut HashMap<(u64, &'a str), &'a Item>,
-    ) {
-        for item in items {
-            match item {
-                Item::Assistant { seq, content, .. } => {
-                    for block in content {
-                        if let Block::ToolUse { id, .. } = block {
-                            open.insert(id.as_str(), *seq);
-                        }
-                    }
-                }
-                Item::ToolResult { call, .. } => {
-                    if let Some(answer) = open.remove(call.as_str()) {
-                        out.insert((answer, call.as_str()), item);
-                    }
-                }
-                Item::Folded { items, .. } | Item::Compacted { items, .. } => {
-                    walk(items, open, out)
-                }
-                _ => {}
-            }
-        }
-    }
+    let mut open: HashMap<&str, u64> = HashMap::new();
     let mut out = HashMap::new();
-    walk(items, &mut HashMap::new(), &mut out);
+    for item in items {
+        item.walk(&mut |item| match item {
+            Item::Assistant { seq, content, .. } => {
+                for block in content {
+                    if let Block::ToolUse { id, .. } = block {
+                        open.insert(id.as_str(), *seq);
+                    }
+                }
+            }
+            Item::ToolResult { call, .. } => {
+                if let Some(answer) = open.remove(call.as_str()) {
+                    out.insert((answer, call.as_str()), item);
+                }
+            }
+            _ => {}
+        });
+    }
     out
 }
 
