@@ -73,7 +73,7 @@ fn kind(name: &str) -> s::ToolKind {
 pub(crate) fn title(name: &str, input: &Value) -> String {
     let text = |key: &str| input[key].as_str().unwrap_or_default();
     match name {
-        "bash" => format!("$ {}", first_line(text("command"))),
+        "bash" => format!("$ {}", one_line(text("command"))),
         "read" => {
             let mut title = format!("read {}", text("path"));
             if let Some(offset) = input["offset"].as_u64() {
@@ -90,21 +90,17 @@ pub(crate) fn title(name: &str, input: &Value) -> String {
         "write" | "edit" | "ls" => format!("{name} {}", text("path")).trim_end().to_owned(),
         "grep" | "glob" => format!("{name} {}", text("pattern")),
         "recall" => format!("recall {}", text("query")),
-        "ask" => format!("ask {}: {}", text("handle"), first_line(text("question"))),
+        "ask" => format!("ask {}: {}", text("handle"), one_line(text("question"))),
         "fold" => format!("fold since {}", text("since")),
-        "fork" => format!("fork: {}", first_line(text("task"))),
+        "fork" => format!("fork: {}", one_line(text("task"))),
         "todo" => "update the todo list".to_owned(),
         other => other.to_owned(),
     }
 }
 
-fn first_line(text: &str) -> String {
-    let line = text.lines().next().unwrap_or_default();
-    if line.chars().count() > 80 {
-        format!("{}…", line.chars().take(79).collect::<String>())
-    } else {
-        line.to_owned()
-    }
+/// The first line of `text`, at most 80 characters.
+fn one_line(text: &str) -> String {
+    hotl_text::clip(hotl_text::first_line(text), 80)
 }
 
 /// An edit or a write as a diff.

@@ -16,7 +16,11 @@ pub fn render(snapshot: &Snapshot) -> String {
     let info = SessionInfo::of(snapshot);
     let view = hotl_view::project(&snapshot.records, snapshot.own_start);
     let mut out = String::new();
-    let _ = writeln!(out, "# {}\n", one_line(&info.heading(snapshot)));
+    let _ = writeln!(
+        out,
+        "# {}\n",
+        hotl_text::first_line(&info.heading(snapshot))
+    );
     let _ = writeln!(out, "- session: `{}`", info.id);
     if !info.cwd.is_empty() {
         let _ = writeln!(out, "- directory: `{}`", info.cwd);
@@ -189,10 +193,6 @@ fn quote(out: &mut String, text: &str) {
         let _ = writeln!(out, "> {line}");
     }
     out.push('\n');
-}
-
-fn one_line(text: &str) -> String {
-    text.lines().next().unwrap_or("").to_owned()
 }
 
 fn escape_inline(text: &str) -> String {

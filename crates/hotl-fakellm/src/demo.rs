@@ -34,7 +34,7 @@ pub(crate) fn reply(convo: &Convo) -> Reply {
     if convo.thinking {
         reply.thinking = Some(format!(
             "The user wrote: \"{}\". I will {plan}.",
-            clip(first_line(input), 60)
+            hotl_text::clip(hotl_text::first_nonblank_line(input), 61)
         ));
     }
     reply
@@ -42,7 +42,7 @@ pub(crate) fn reply(convo: &Convo) -> Reply {
 
 fn summarise(output: &str) -> Reply {
     let lines = output.lines().count();
-    let first = clip(first_line(output), 80);
+    let first = hotl_text::clip(hotl_text::first_nonblank_line(output), 81);
     let text = if output.is_empty() {
         "The tool finished with no output.".to_string()
     } else {
@@ -107,7 +107,7 @@ fn chat(input: &str) -> Reply {
         format!(
             "I'm hotl's offline demo model. Mention a file path and I'll read it; say \"run \
              `command`\" and I'll run it. You said: \"{}\"",
-            clip(first_line(input), 120)
+            hotl_text::clip(hotl_text::first_nonblank_line(input), 121)
         )
     };
     Reply::text(text).with_stop(Stop::EndTurn)
@@ -136,23 +136,6 @@ fn backticked(input: &str) -> Option<String> {
     let len = input.get(start..)?.find('`')?;
     let inner = input.get(start..start + len)?.trim();
     (!inner.is_empty()).then(|| inner.to_string())
-}
-
-fn first_line(s: &str) -> &str {
-    s.lines()
-        .find(|l| !l.trim().is_empty())
-        .unwrap_or("")
-        .trim()
-}
-
-fn clip(s: &str, max: usize) -> String {
-    if s.chars().count() <= max {
-        s.to_string()
-    } else {
-        let mut out: String = s.chars().take(max).collect();
-        out.push('…');
-        out
-    }
 }
 
 #[cfg(test)]

@@ -133,7 +133,12 @@ pub fn discover(source: Source, homes: &Homes, cwd: &Path) -> Vec<Candidate> {
             Some(Candidate {
                 source,
                 source_id: peek.id.unwrap_or_else(|| id_in_name(source, &path)),
-                title: peek.title.map(|t| one_line(&t)),
+                title: peek.title.map(|t| {
+                    hotl_text::first_nonblank_line(&t)
+                        .chars()
+                        .take(120)
+                        .collect()
+                }),
                 modified,
                 cwd: peek.cwd,
                 records: Some(peek.records),
@@ -255,11 +260,6 @@ pub(crate) fn peek(source: Source, path: &Path) -> Option<Peek> {
 
 fn canonical(p: &Path) -> PathBuf {
     std::fs::canonicalize(p).unwrap_or_else(|_| p.to_owned())
-}
-
-fn one_line(text: &str) -> String {
-    let line = text.lines().find(|l| !l.trim().is_empty()).unwrap_or("");
-    line.chars().take(120).collect()
 }
 
 #[cfg(test)]

@@ -123,7 +123,10 @@ impl SessionMeta {
             Body::User { content } => {
                 self.turns += 1;
                 if self.first_message.is_none() {
-                    self.first_message = Some(shorten(&plain_text(content)));
+                    self.first_message = Some(hotl_text::clip(
+                        hotl_text::first_nonblank_line(&plain_text(content)),
+                        TITLE_CHARS,
+                    ));
                 }
             }
             Body::Revert { to } => {
@@ -233,20 +236,6 @@ pub fn summarize_visible(records: &[Record], own_start: usize, visible: &[bool])
         }
     }
     meta
-}
-
-fn shorten(text: &str) -> String {
-    let line = text
-        .lines()
-        .find(|l| !l.trim().is_empty())
-        .unwrap_or("")
-        .trim();
-    if line.chars().count() <= TITLE_CHARS {
-        return line.to_owned();
-    }
-    let mut out: String = line.chars().take(TITLE_CHARS - 1).collect();
-    out.push('…');
-    out
 }
 
 fn mtime_ns(file: &std::fs::Metadata) -> u128 {

@@ -296,7 +296,7 @@ impl Entry {
                 rows.push(truncate(
                     &Line::from(vec![
                         Span::raw("  "),
-                        Span::styled(first_line(task), style::dim()),
+                        Span::styled(hotl_text::first_line(task).to_owned(), style::dim()),
                     ]),
                     width,
                 ));
@@ -602,10 +602,6 @@ fn files_text(files: &[String]) -> String {
     } else {
         format!(" · {text}")
     }
-}
-
-fn first_line(text: &str) -> String {
-    text.lines().next().unwrap_or("").to_owned()
 }
 
 impl ToolCard {

@@ -26,6 +26,8 @@ pub struct Stream {
     fence_open: String,
     /// Complete lines in the current block.
     block_lines: usize,
+    /// A block was given out: the next one is set apart by a [`Piece::Gap`].
+    gap_due: bool,
 }
 
 /// A finished piece of the answer, ready to render.
@@ -42,7 +44,8 @@ pub enum Piece {
     },
     /// A fence's opening or closing line: nothing to show.
     Fence,
-    /// A blank row between blocks (after a code block).
+    /// A blank row between two blocks (nothing trails the last one, as when the whole answer
+    /// is drawn at once).
     Gap,
 }
 
@@ -79,10 +82,8 @@ impl Stream {
             self.fence = None;
             self.committed = self.text.len();
         }
-        let rest = self.text[self.committed..].trim_end();
-        if !rest.is_empty() {
-            pieces.push(Piece::Markdown(rest.to_owned()));
-        }
+        let rest = self.text[self.committed..].trim_end().to_owned();
+        self.markdown(rest, &mut pieces);
         self.committed = self.text.len();
         self.scanned = self.text.len();
         self.block_lines = 0;
@@ -111,8 +112,7 @@ impl Stream {
             if is_fence_close(line, marker) {
                 self.fence = None;
                 pieces.push(Piece::Fence);
-                // A code block keeps a blank row after it, as a paragraph does.
-                pieces.push(Piece::Gap);
+                self.gap_due = true;
             } else {
                 pieces.push(Piece::Code {
                     lang: info(&self.fence_open),
@@ -124,9 +124,10 @@ impl Stream {
         }
         if let Some(marker) = fence_open(line) {
             // The text before the fence is a block of its own.
-            let before = self.text[self.committed..start].trim_end();
-            if !before.is_empty() {
-                pieces.push(Piece::Markdown(before.to_owned()));
+            let before = self.text[self.committed..start].trim_end().to_owned();
+            self.markdown(before, pieces);
+            if std::mem::take(&mut self.gap_due) {
+                pieces.push(Piece::Gap);
             }
             self.fence = Some(marker);
             self.fence_open = line.trim_start().to_owned();
@@ -137,13 +138,24 @@ impl Stream {
         }
         self.block_lines += 1;
         if line.trim().is_empty() || self.block_lines >= MAX_BLOCK_LINES {
-            let block = self.text[self.committed..end].trim_end();
-            if !block.is_empty() {
-                pieces.push(Piece::Markdown(block.to_owned()));
-            }
+            let block = self.text[self.committed..end].trim_end().to_owned();
+            self.markdown(block, pieces);
             self.committed = end;
             self.block_lines = 0;
         }
+    }
+
+    /// Gives out a finished markdown block (none when it is blank), set apart from the one
+    /// before.
+    fn markdown(&mut self, block: String, pieces: &mut Vec<Piece>) {
+        if block.is_empty() {
+            return;
+        }
+        if self.gap_due {
+            pieces.push(Piece::Gap);
+        }
+        pieces.push(Piece::Markdown(block));
+        self.gap_due = true;
     }
 }
 
@@ -197,10 +209,7 @@ pub fn render(pieces: &[Piece], width: usize) -> Vec<Line<'static>> {
         match piece {
             Piece::Markdown(text) => {
                 flush_code(&mut code, &mut rows);
-                if !rows.is_empty() || !text.is_empty() {
-                    rows.extend(crate::markdown::render(text, width));
-                    rows.push(Line::default());
-                }
+                rows.extend(crate::markdown::render(text, width));
             }
             Piece::Code { lang, line } => match &mut code {
                 Some((l, lines)) if l == lang => lines.push(line.clone()),
@@ -252,6 +261,7 @@ mod tests {
             stream.push("\n```rust\nfn main() {}\n"),
             vec![
                 Piece::Markdown("Hello **world**\nsecond line".into()),
+                Piece::Gap,
                 Piece::Fence,
                 Piece::Code {
                     lang: "rust".into(),
@@ -260,8 +270,11 @@ mod tests {
             ]
         );
         assert_eq!(stream.tail(), ("", Some("```rust")));
-        assert_eq!(stream.push("```\ndone"), vec![Piece::Fence, Piece::Gap]);
-        assert_eq!(stream.finish(), vec![Piece::Markdown("done".into())]);
+        assert_eq!(stream.push("```\ndone"), vec![Piece::Fence]);
+        assert_eq!(
+            stream.finish(),
+            vec![Piece::Gap, Piece::Markdown("done".into())]
+        );
     }
 
     #[test]

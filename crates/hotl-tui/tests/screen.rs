@@ -54,6 +54,16 @@ impl Term {
     fn resize(&mut self, app: &mut App, cols: u16, rows: u16) {
         self.screen.resize((cols, rows)).expect("resize");
         app.resize(cols);
+        let old_rows = self.parser.screen().size().0.get();
+        if rows < old_rows {
+            // A terminal that gets shorter keeps its bottom rows (where the cursor is): the
+            // top ones go to the scrollback. vt100 would cut the bottom ones instead.
+            let scroll = format!(
+                "\x1b[{old_rows};1H{}",
+                "\n".repeat(usize::from(old_rows - rows))
+            );
+            self.parser.process(scroll.as_bytes());
+        }
         self.parser.screen_mut().set_size(
             NonZeroU16::new(rows).expect("rows"),
             NonZeroU16::new(cols).expect("cols"),

@@ -137,15 +137,45 @@ impl Item {
         }
     }
 
+    /// The original items a folded or compacted span stands for (none for other items).
+    pub fn originals(&self) -> &[Item] {
+        match self {
+            Item::Folded { items, .. } | Item::Compacted { items, .. } => items,
+            _ => &[],
+        }
+    }
+
+    /// Calls `f` on this item, then on each original inside it, depth first, in the order
+    /// they were written: the one walk of the tree every renderer and index shares.
+    ///
+    /// ```
+    /// use hotl_view::Item;
+    /// let span = Item::Compacted {
+    ///     until: 2,
+    ///     summary: "s".into(),
+    ///     items: vec![
+    ///         Item::User { seq: 1, content: vec![] },
+    ///         Item::Elided { first: 2, last: 2, count: 1 },
+    ///     ],
+    /// };
+    /// let mut seen = Vec::new();
+    /// span.walk(&mut |item| seen.push(item.first_seq()));
+    /// assert_eq!(seen, [1, 1, 2]);
+    /// ```
+    pub fn walk<'a>(&'a self, f: &mut impl FnMut(&'a Item)) {
+        f(self);
+        for original in self.originals() {
+            original.walk(f);
+        }
+    }
+
     /// Calls `f` on every original user message inside this item, in order.
     pub fn for_each_user<'a>(&'a self, f: &mut impl FnMut(u64, &'a [Block])) {
-        match self {
-            Item::User { seq, content } => f(*seq, content),
-            Item::Folded { items, .. } | Item::Compacted { items, .. } => {
-                items.iter().for_each(|i| i.for_each_user(f))
+        self.walk(&mut |item| {
+            if let Item::User { seq, content } = item {
+                f(*seq, content);
             }
-            _ => {}
-        }
+        });
     }
 }
 

@@ -73,14 +73,11 @@ impl View {
 
     /// Whether archived originals were left out (a view read from a checkpoint).
     pub fn is_thin(&self) -> bool {
-        fn any(items: &[Item]) -> bool {
-            items.iter().any(|i| match i {
-                Item::Elided { .. } => true,
-                Item::Folded { items, .. } | Item::Compacted { items, .. } => any(items),
-                _ => false,
-            })
+        let mut elided = false;
+        for item in &self.items {
+            item.walk(&mut |i| elided |= matches!(i, Item::Elided { .. }));
         }
-        any(&self.items)
+        elided
     }
 }
 

@@ -380,7 +380,7 @@ fn api_error(status: u16, headers: &HeaderMap, body: &str) -> WireError {
         .and_then(|e| e.get("message"))
         .and_then(|m| m.as_str())
         .map(str::to_owned)
-        .unwrap_or_else(|| crate::error::clip(body.trim(), 300));
+        .unwrap_or_else(|| hotl_text::clip_bytes(body.trim(), 300));
     let retryable = match header("x-should-retry") {
         Some("true") => true,
         Some("false") => false,

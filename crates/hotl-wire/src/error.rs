@@ -205,18 +205,6 @@ fn overflow_counts(message: &str) -> Overflow {
 /// The crate's result.
 pub type Result<T, E = WireError> = std::result::Result<T, E>;
 
-/// At most `max` bytes of `text`, cut at a character boundary, with `…` when cut.
-pub(crate) fn clip(text: &str, max: usize) -> String {
-    if text.len() <= max {
-        return text.to_owned();
-    }
-    let mut end = max;
-    while !text.is_char_boundary(end) {
-        end -= 1;
-    }
-    format!("{}…", &text[..end])
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

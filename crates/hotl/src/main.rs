@@ -5,22 +5,12 @@
 // terminal (`[REF]`, `t<seq>`), not for rustdoc.
 #![allow(rustdoc::broken_intra_doc_links, rustdoc::invalid_html_tags)]
 
-mod breadcrumb;
 mod cli;
 mod commands;
-mod ctx;
-mod delegation;
-mod error;
-mod foreign;
-mod headless;
-mod logging;
-mod mcp;
-mod memory_home;
-mod picking;
 mod reaper;
-mod remote;
-mod takeout;
-mod tui;
+
+// What the commands do with the home is decided in hotl-host; they name it as their own.
+use hotl_host::{breadcrumb, ctx, delegation, error, headless, mcp, picking, remote, takeout, tui};
 
 use std::io::Write;
 use std::process::ExitCode;

@@ -44,6 +44,7 @@ mod show_tree;
 mod small_models;
 mod spawn;
 mod stats;
+mod terminal;
 mod titles;
 mod tui;
 

@@ -2,25 +2,18 @@
 //! the fake provider, its bytes read back through a terminal emulator with scrollback (vt100),
 //! as a person would see them.
 
-use std::num::NonZeroU16;
 use std::process::{Command, Stdio};
 
 use hotl_fakellm::{Config, FakeLlm, Fault, Reply};
 use hotl_testkit::TestResult;
 
-use crate::common::{Env, Holder, MODEL, has_flock, in_script, typing};
+use crate::common::{Env, Holder, MODEL, has_flock, in_script};
+use crate::terminal::{Shown, Step, drive};
+
+use Step::{Idle, Shows, Type};
 
 const COLS: u16 = 100;
 const ROWS: u16 = 30;
-
-/// What the terminal showed, and how hotl ended.
-struct Shown {
-    /// Every row: the scrollback's, then the screen's.
-    rows: Vec<String>,
-    /// The raw bytes hotl wrote.
-    bytes: String,
-    code: i32,
-}
 
 impl Shown {
     fn count(&self, line: &str) -> usize {
@@ -37,15 +30,10 @@ impl Shown {
     }
 }
 
-/// Runs `hotl <args>` in the terminal UI on a COLS×ROWS pseudo-terminal, typing each piece
-/// after waiting its milliseconds; `None` without script(1).
-fn tui(
-    env: &Env,
-    fake: &FakeLlm,
-    args: &[&str],
-    pieces: &[(&str, u64)],
-) -> TestResult<Option<Shown>> {
-    tui_with(env, fake, args, pieces, &[])
+/// Runs `hotl <args>` in the terminal UI on a COLS×ROWS pseudo-terminal, taking `steps`, then
+/// waiting for it to exit; `None` without script(1).
+fn tui(env: &Env, fake: &FakeLlm, args: &[&str], steps: &[Step<'_>]) -> TestResult<Option<Shown>> {
+    tui_with(env, fake, args, steps, &[])
 }
 
 /// [`tui`] with more environment variables for hotl.
@@ -53,7 +41,7 @@ fn tui_with(
     env: &Env,
     fake: &FakeLlm,
     args: &[&str],
-    pieces: &[(&str, u64)],
+    steps: &[Step<'_>],
     vars: &[(&str, &std::path::Path)],
 ) -> TestResult<Option<Shown>> {
     let mut hotl = env.command_against("anthropic", fake, MODEL);
@@ -66,40 +54,26 @@ fn tui_with(
         return Ok(None);
     };
     cmd.env_remove("HOTL_NO_TUI").env("TERM", "xterm-256color");
-    let out = typing(cmd, pieces)?;
-    let mut parser = vt100::Parser::new(
-        NonZeroU16::new(ROWS).ok_or("rows")?,
-        NonZeroU16::new(COLS).ok_or("cols")?,
-        100_000,
-    );
-    parser.process(&out.stdout);
-    let len = parser.screen().scrollback_len();
-    let mut rows = Vec::new();
-    for offset in (1..=len).rev() {
-        parser.screen_mut().set_scrollback(offset);
-        rows.push(parser.screen().rows(0, COLS).next().unwrap_or_default());
-    }
-    parser.screen_mut().set_scrollback(0);
-    rows.extend(parser.screen().rows(0, COLS));
-    Ok(Some(Shown {
-        rows,
-        bytes: String::from_utf8_lossy(&out.stdout).into_owned(),
-        code: out.status.code().unwrap_or(-1),
-    }))
+    drive(cmd, (COLS, ROWS), steps).map(Some)
 }
 
-/// `/exit`, typed once what came before has had time to finish (a turn still running would
-/// be cancelled by it).
-fn exit() -> (&'static str, u64) {
-    ("/exit\r", 2000)
-}
+/// The UI is up: the strip is drawn.
+const UP: Step<'static> = Shows("% ctx");
+/// `/exit` (after an [`Idle`]: a turn still running would be cancelled by it).
+const EXIT: Step<'static> = Type("/exit\r");
 
 #[test]
 fn a_500_line_answer_lands_in_the_scrollback_once_and_exit_restores_the_terminal() -> TestResult {
     let env = Env::new()?;
     let answer: String = (1..=500).map(|i| format!("answer line {i}\n")).collect();
     let fake = FakeLlm::start(Config::scripted([Reply::text(answer)]))?;
-    let Some(shown) = tui(&env, &fake, &[], &[("go\r", 400), exit(), ("", 1500)])? else {
+    let Some(shown) = tui(
+        &env,
+        &fake,
+        &[],
+        &[UP, Type("go\r"), Shows("answer line 500"), Idle, EXIT],
+    )?
+    else {
         return Ok(());
     };
     assert_eq!(shown.code, 0, "{}", shown.screen());
@@ -146,7 +120,15 @@ fn an_approval_asks_in_a_modal_and_y_runs_the_call_and_n_refuses_it() -> TestRes
             &env,
             &fake,
             &[],
-            &[("run it\r", 400), (answer, 1500), exit(), ("", 1500)],
+            &[
+                UP,
+                Type("run it\r"),
+                Shows("Allow?"),
+                Type(answer),
+                Shows("done"),
+                Idle,
+                EXIT,
+            ],
         )?
         else {
             return Ok(());
@@ -169,11 +151,16 @@ fn esc_mid_stream_cancels_the_turn_and_keeps_the_session() -> TestResult {
         &fake,
         &[],
         &[
-            ("go\r", 400),
-            ("\x1b", 1200),
-            ("again\r", 800),
-            exit(),
-            ("", 1500),
+            UP,
+            Type("go\r"),
+            Shows("slow line 1"),
+            Type("\x1b"),
+            Shows("cancelled; the session is kept"),
+            Idle,
+            Type("again\r"),
+            Shows("slow line 400"),
+            Idle,
+            EXIT,
         ],
     )?
     else {
@@ -213,7 +200,7 @@ fn a_5000_line_paste_is_one_message() -> TestResult {
         &env,
         &fake,
         &[],
-        &[(&paste, 400), ("\r", 600), exit(), ("", 1500)],
+        &[UP, Type(&paste), Type("\r"), Shows("got it"), Idle, EXIT],
     )?
     else {
         return Ok(());
@@ -242,7 +229,15 @@ fn help_lists_every_command_and_a_resume_shows_the_tail() -> TestResult {
         &env,
         &fake,
         &[],
-        &[("hello\r", 400), ("/help\r", 600), exit(), ("", 1500)],
+        &[
+            UP,
+            Type("hello\r"),
+            Shows("first answer"),
+            Idle,
+            Type("/help\r"),
+            Shows("send \"/text\" to the model"),
+            EXIT,
+        ],
     )?
     else {
         return Ok(());
@@ -252,7 +247,13 @@ fn help_lists_every_command_and_a_resume_shows_the_tail() -> TestResult {
     ] {
         assert!(shown.has(command), "{command}");
     }
-    let Some(resumed) = tui(&env, &fake, &["-c"], &[("more\r", 600), exit(), ("", 1500)])? else {
+    let Some(resumed) = tui(
+        &env,
+        &fake,
+        &["-c"],
+        &[UP, Type("more\r"), Shows("second answer"), Idle, EXIT],
+    )?
+    else {
         return Ok(());
     };
     assert_eq!(resumed.count("› hello"), 1, "{}", resumed.screen());
@@ -271,7 +272,13 @@ fn a_session_another_process_holds_opens_read_only_and_is_taken_over_when_it_exi
         Reply::text("the answer"),
         Reply::text("the second answer"),
     ]))?;
-    let Some(_) = tui(&env, &fake, &[], &[("hello\r", 400), exit(), ("", 1500)])? else {
+    let Some(_) = tui(
+        &env,
+        &fake,
+        &[],
+        &[UP, Type("hello\r"), Shows("the answer"), Idle, EXIT],
+    )?
+    else {
         return Ok(());
     };
     let id = env.only_session()?;
@@ -286,13 +293,17 @@ fn a_session_another_process_holds_opens_read_only_and_is_taken_over_when_it_exi
         &fake,
         &["-r", &id],
         &[
-            ("typed while read-only\r", 800),
+            UP,
+            Shows("read-only"),
+            Type("typed while read-only\r"),
             // The message stays in the composer; Ctrl+C clears it.
-            ("\x03", 300),
-            ("/recall answer\r", 300),
-            ("after the takeover\r", 3500),
-            exit(),
-            ("", 1500),
+            Type("\x03"),
+            Type("/recall answer\r"),
+            Shows("it is yours now"),
+            Type("after the takeover\r"),
+            Shows("the second answer"),
+            Idle,
+            EXIT,
         ],
     )?
     else {
@@ -464,14 +475,23 @@ fn fork_then_tree_shows_the_lineage_and_enter_switches_back() -> TestResult {
         &fake,
         &[],
         &[
-            ("in the root\r", 400),
-            ("/fork\r", 1500),
-            ("in the fork\r", 800),
-            ("/tree\r", 1500),
-            ("\x1b[A", 500),
-            ("\r", 300),
-            exit(),
-            ("", 1500),
+            UP,
+            Type("in the root\r"),
+            Shows("root answer"),
+            Idle,
+            Type("/fork\r"),
+            Shows("forked into"),
+            Idle,
+            Type("in the fork\r"),
+            Shows("fork answer"),
+            Idle,
+            Type("/tree\r"),
+            Shows("this session's tree"),
+            Type("\x1b[A"),
+            Type("\r"),
+            Shows("resumed"),
+            Idle,
+            EXIT,
         ],
     )?
     else {
@@ -503,15 +523,24 @@ fn fold_lands_as_a_card_and_the_pager_puts_its_handle_into_ask() -> TestResult {
         &fake,
         &[],
         &[
-            ("set up the cache\r", 400),
-            ("/fold\r", 1500),
+            UP,
+            Type("set up the cache\r"),
+            Shows("the cache is set up"),
+            Idle,
+            Type("/fold\r"),
+            Shows("▸ fold t"),
+            Idle,
             // Ctrl+T opens the pager, Tab focuses the first handle, Enter takes it to /ask.
-            ("\x14", 1500),
-            ("\t", 500),
-            ("\r", 500),
-            ("what broke?\r", 500),
-            exit(),
-            ("", 1500),
+            Type("\x14"),
+            Shows("Tab handles"),
+            Type("\t"),
+            Shows("Enter ask"),
+            Type("\r"),
+            Shows("› /ask "),
+            Type("what broke?\r"),
+            Shows("NFS broke the cache."),
+            Idle,
+            EXIT,
         ],
     )?
     else {
@@ -563,7 +592,13 @@ fn a_fork_child_runs_as_a_live_card_and_lands_with_its_handle() -> TestResult {
         &env,
         &fake,
         &[],
-        &[("how many tests?\r", 400), exit(), ("", 1500)],
+        &[
+            UP,
+            Type("how many tests?\r"),
+            Shows("The fork counted 12 tests."),
+            Idle,
+            EXIT,
+        ],
     )?
     else {
         return Ok(());
@@ -594,15 +629,23 @@ fn esc_esc_reverts_to_a_picked_message_and_puts_it_back_in_the_composer() -> Tes
         &fake,
         &[],
         &[
-            ("first message\r", 400),
-            ("second message\r", 1500),
-            ("\x1b", 1500),
-            ("\x1b", 150),
+            UP,
+            Type("first message\r"),
+            Shows("first answer"),
+            Idle,
+            Type("second message\r"),
+            Shows("second answer"),
+            Idle,
+            Type("\x1b"),
+            Shows("Esc again to revert"),
+            Type("\x1b"),
+            Shows("revert to before"),
             // The picker lists the newest first: Enter takes the second message.
-            ("\r", 800),
-            ("\x03", 300),
-            exit(),
-            ("", 1500),
+            Type("\r"),
+            Shows("reverted to t"),
+            Idle,
+            Type("\x03"),
+            EXIT,
         ],
     )?
     else {
@@ -634,14 +677,20 @@ fn model_picks_from_the_providers_list_and_the_next_request_uses_it() -> TestRes
         &fake,
         &[],
         &[
-            ("hello\r", 400),
-            ("/model\r", 1500),
+            UP,
+            Type("hello\r"),
+            Shows("first answer"),
+            Idle,
+            Type("/model\r"),
+            Shows("answer with"),
             // The picker filters as you type: the one haiku model is left.
-            ("haiku", 600),
-            ("\r", 400),
-            ("again\r", 800),
-            exit(),
-            ("", 1500),
+            Type("haiku"),
+            Type("\r"),
+            Shows("from the next request on"),
+            Type("again\r"),
+            Shows("second answer"),
+            Idle,
+            EXIT,
         ],
     )?
     else {
@@ -677,10 +726,13 @@ fn effort_is_recorded_asked_for_and_kept_by_a_resume() -> TestResult {
         &fake,
         &[],
         &[
-            ("/effort high\r", 400),
-            ("think hard\r", 600),
-            exit(),
-            ("", 1500),
+            UP,
+            Type("/effort high\r"),
+            Shows("effort: high from the next request on"),
+            Type("think hard\r"),
+            Shows("first answer"),
+            Idle,
+            EXIT,
         ],
     )?
     else {
@@ -695,7 +747,16 @@ fn effort_is_recorded_asked_for_and_kept_by_a_resume() -> TestResult {
         &env,
         &fake,
         &["-c"],
-        &[("/effort\r", 400), ("again\r", 600), exit(), ("", 1500)],
+        &[
+            // The strip says the recorded effort once the session's status came.
+            Shows("effort high"),
+            Type("/effort\r"),
+            Shows("recorded in this session"),
+            Type("again\r"),
+            Shows("second answer"),
+            Idle,
+            EXIT,
+        ],
     )?
     else {
         return Ok(());
@@ -726,12 +787,16 @@ fn a_10000_line_tool_output_is_a_collapsed_card_naming_its_blob() -> TestResult 
         &fake,
         &["--allow", "bash"],
         &[
-            ("count\r", 400),
-            ("\x14", 2500),
-            ("G", 300),
-            ("q", 300),
-            exit(),
-            ("", 1500),
+            UP,
+            Type("count\r"),
+            Shows("counted"),
+            Idle,
+            Type("\x14"),
+            Shows("Tab handles"),
+            Type("G"),
+            Type("q"),
+            UP,
+            EXIT,
         ],
     )?
     else {
@@ -760,7 +825,13 @@ fn fullscreen_draws_in_the_alternate_screen_and_gives_the_screen_back() -> TestR
         &env,
         &fake,
         &["--fullscreen"],
-        &[("hello\r", 400), ("\x1b[5~", 600), exit(), ("", 1500)],
+        &[
+            Type("hello\r"),
+            Shows("an answer"),
+            Idle,
+            Type("\x1b[5~"),
+            EXIT,
+        ],
     )?
     else {
         return Ok(());
@@ -795,7 +866,7 @@ fn keys_typed_while_hotl_starts_are_kept() -> TestResult {
         &env,
         &fake,
         &[],
-        &[("typed early\r", 0), exit(), ("", 1500)],
+        &[Type("typed early\r"), Shows("answered early"), Idle, EXIT],
     )?
     else {
         return Ok(());
@@ -837,7 +908,15 @@ fn mcp_servers_start_after_the_first_frame_and_their_tools_arrive_later() -> Tes
         &env,
         &fake,
         &[],
-        &[("go\r", 300), ("", 3000), exit(), ("", 1500)],
+        &[
+            UP,
+            // The tools are there before the first message: its request offers them.
+            Shows("tools ready: mcp__slow__echo-text"),
+            Type("go\r"),
+            Shows("Echoed by the slow server."),
+            Idle,
+            EXIT,
+        ],
         &[("HOTL_TUI_METRICS", &metrics)],
     )?
     else {
@@ -879,13 +958,19 @@ fn resume_at_claude_picks_an_imported_session_and_shows_its_transcript() -> Test
         &fake,
         &[],
         &[
-            ("/resume @codex\r", 600),
-            ("/resume @claude\r", 800),
+            UP,
+            Type("/resume @codex\r"),
+            Shows("no Codex sessions"),
+            Type("/resume @claude\r"),
+            Shows("resume a Claude Code session"),
             // The picker shows the one session of this directory: Enter takes it.
-            ("\r", 1000),
-            ("what next?\r", 1500),
-            exit(),
-            ("", 1500),
+            Type("\r"),
+            Shows("resumed "),
+            Idle,
+            Type("what next?\r"),
+            Shows("carried on"),
+            Idle,
+            EXIT,
         ],
         &[("CLAUDE_CONFIG_DIR", &claude), ("CODEX_HOME", &codex)],
     )?
@@ -937,7 +1022,7 @@ fn sigterm_leaves_as_the_user_would_restoring_the_terminal_and_recording_the_chi
     let (shown, sent) = std::thread::scope(|scope| {
         let killer = scope
             .spawn(|| crate::common::terminate_when(&env, &fake, "started in the background", 800));
-        let shown = tui(&env, &fake, &[], &[("go look\r", 500), ("", 5_000)]);
+        let shown = tui(&env, &fake, &[], &[UP, Type("go look\r")]);
         (shown, killer.join())
     });
     let Some(shown) = shown? else {
@@ -954,5 +1039,80 @@ fn sigterm_leaves_as_the_user_would_restoring_the_terminal_and_recording_the_chi
     assert_eq!(finished.len(), 1, "{finished:?}");
     assert_eq!(finished[0]["state"], "cancelled");
     assert_eq!(shown.code, 143, "{}", shown.screen());
+    Ok(())
+}
+
+/// What a session looked like while it ran is what it looks like resumed: the transcript
+/// replayed from the log draws the same rows as the events drew live (text, Markdown, a code
+/// block, tool cards with their output, a refused call).
+#[test]
+fn a_resumed_session_draws_the_rows_it_drew_live() -> TestResult {
+    let env = Env::new()?;
+    let fake = FakeLlm::start(Config::scripted([
+        Reply::text("Let me **look** first:\n\n- one\n- two\n\n```rust\nfn main() {}\n```")
+            .with_tool(
+                "bash",
+                serde_json::json!({"command": "printf 'a\\nb\\nc\\n'"}),
+            ),
+        Reply::text("").with_tool(
+            "write",
+            serde_json::json!({"path": "x.txt", "content": "x"}),
+        ),
+        Reply::text("Three lines: `a`, `b` and `c`."),
+        Reply::text("A second answer\nover two lines."),
+    ]))?;
+    let Some(live) = tui(
+        &env,
+        &fake,
+        &["--allow", "bash"],
+        &[
+            UP,
+            Type("look around\r"),
+            Shows("Allow?"),
+            Type("n"),
+            Shows("Three lines"),
+            Idle,
+            Type("and then?\r"),
+            Shows("over two lines."),
+            Idle,
+            EXIT,
+        ],
+    )?
+    else {
+        return Ok(());
+    };
+    let Some(resumed) = tui(&env, &fake, &["-c"], &[UP, Idle, EXIT])? else {
+        return Ok(());
+    };
+    // What only a live run says: the turns' footers and its notices (the answer to the
+    // approval among them).
+    let live_only = |row: &str| row.starts_with("  ↳ ") || row.starts_with("· ");
+    let conversation = |shown: &Shown| -> Vec<String> {
+        let start = shown
+            .rows
+            .iter()
+            .position(|r| r.starts_with("› look around"));
+        let end = shown
+            .rows
+            .iter()
+            .rposition(|r| r.contains("over two lines."));
+        match (start, end) {
+            (Some(start), Some(end)) => shown.rows[start..=end]
+                .iter()
+                .map(|r| r.trim_end().to_owned())
+                .filter(|r| !live_only(r))
+                .collect(),
+            _ => Vec::new(),
+        }
+    };
+    let (drawn, replayed) = (conversation(&live), conversation(&resumed));
+    assert!(drawn.len() > 10, "{}", live.screen());
+    assert_eq!(
+        drawn,
+        replayed,
+        "live:\n{}\n\nresumed:\n{}",
+        live.screen(),
+        resumed.screen()
+    );
     Ok(())
 }

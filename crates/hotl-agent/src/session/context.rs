@@ -41,25 +41,17 @@ impl Session {
         };
         for item in &view.items {
             let shown = tokens(item_bytes(item));
-            let archived = match item {
-                Item::Folded { items, .. } => {
-                    parts.folds += 1;
-                    Some(items)
+            match item {
+                Item::Folded { .. } => parts.folds += 1,
+                Item::Compacted { .. } => parts.compactions += 1,
+                _ => {
+                    parts.messages += shown;
+                    continue;
                 }
-                Item::Compacted { items, .. } => {
-                    parts.compactions += 1;
-                    Some(items)
-                }
-                _ => None,
-            };
-            match archived {
-                Some(items) => {
-                    parts.notes += shown;
-                    let whole = tokens(items.iter().map(item_bytes).sum());
-                    parts.saved += whole.saturating_sub(shown);
-                }
-                None => parts.messages += shown,
             }
+            parts.notes += shown;
+            let whole = tokens(item.originals().iter().map(item_bytes).sum());
+            parts.saved += whole.saturating_sub(shown);
         }
         parts
     }

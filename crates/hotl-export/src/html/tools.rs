@@ -17,7 +17,7 @@ pub fn summary(name: &str, input: &ToolInput) -> String {
     let s = |key: &str| args.get(key).and_then(|v| v.as_str()).unwrap_or("");
     let n = |key: &str| args.get(key).and_then(serde_json::Value::as_u64);
     let line = match name {
-        "bash" => format!("$ {}", first_line(s("command"))),
+        "bash" => format!("$ {}", hotl_text::first_line(s("command"))),
         "read" => {
             let mut line = format!("read {}", s("path"));
             match (n("offset"), n("limit")) {
@@ -41,18 +41,22 @@ pub fn summary(name: &str, input: &ToolInput) -> String {
             }
         }
         "recall" => format!("recall \"{}\"", s("query")),
-        "ask" => format!("ask {}: {}", s("handle"), first_line(s("question"))),
-        "fork" => format!("fork: {}", first_line(s("task"))),
+        "ask" => format!(
+            "ask {}: {}",
+            s("handle"),
+            hotl_text::first_line(s("question"))
+        ),
+        "fork" => format!("fork: {}", hotl_text::first_line(s("task"))),
         "fold" => match (n("since"), n("until")) {
             (Some(a), Some(b)) => format!("fold t{a}..t{b}"),
             _ => "fold".to_owned(),
         },
         _ => {
             let compact = input.get().trim();
-            format!("{name} {}", clip_chars(compact, 120))
+            format!("{name} {}", hotl_text::clip(compact, 121))
         }
     };
-    clip_chars(&line, 200)
+    hotl_text::clip(&line, 201)
 }
 
 /// The call's input as HTML: a diff for an edit, the command for bash, the JSON otherwise.
@@ -182,17 +186,6 @@ pub fn push_clipped(out: &mut String, text: &str, class: &str) {
         ));
         escape::push(out, rest);
         out.push_str("</pre></details>");
-    }
-}
-
-fn first_line(text: &str) -> &str {
-    text.lines().next().unwrap_or("")
-}
-
-fn clip_chars(text: &str, max: usize) -> String {
-    match text.char_indices().nth(max) {
-        Some((i, _)) => format!("{}…", &text[..i]),
-        None => text.to_owned(),
     }
 }
 

@@ -723,7 +723,7 @@ impl<'a> Renderer<'a> {
         }
         if !d.description.is_empty() {
             self.out.push_str(" — ");
-            escape::push(&mut self.out, &clip(&d.description, 80));
+            escape::push(&mut self.out, &hotl_text::clip(&d.description, 81));
         }
         self.out.push_str("</button>");
     }
@@ -752,34 +752,25 @@ impl<'a> Renderer<'a> {
 /// Each tool result paired with the call it answers: the latest call with its id before it,
 /// in the order the items (and the items inside folds and compactions) were written.
 pub(crate) fn pair_results(items: &[Item]) -> HashMap<(u64, &str), &Item> {
-    fn walk<'a>(
-        items: &'a [Item],
-        open: &mut HashMap<&'a str, u64>,
-        out: &mut HashMap<(u64, &'a str), &'a Item>,
-    ) {
-        for item in items {
-            match item {
-                Item::Assistant { seq, content, .. } => {
-                    for block in content {
-                        if let Block::ToolUse { id, .. } = block {
-                            open.insert(id.as_str(), *seq);
-                        }
-                    }
-                }
-                Item::ToolResult { call, .. } => {
-                    if let Some(answer) = open.remove(call.as_str()) {
-                        out.insert((answer, call.as_str()), item);
-                    }
-                }
-                Item::Folded { items, .. } | Item::Compacted { items, .. } => {
-                    walk(items, open, out)
-                }
-                _ => {}
-            }
-        }
-    }
+    let mut open: HashMap<&str, u64> = HashMap::new();
     let mut out = HashMap::new();
-    walk(items, &mut HashMap::new(), &mut out);
+    for item in items {
+        item.walk(&mut |item| match item {
+            Item::Assistant { seq, content, .. } => {
+                for block in content {
+                    if let Block::ToolUse { id, .. } = block {
+                        open.insert(id.as_str(), *seq);
+                    }
+                }
+            }
+            Item::ToolResult { call, .. } => {
+                if let Some(answer) = open.remove(call.as_str()) {
+                    out.insert((answer, call.as_str()), item);
+                }
+            }
+            _ => {}
+        });
+    }
     out
 }
 
@@ -827,13 +818,6 @@ fn short_hash(hash: &str) -> &str {
 fn is_base64(data: &str) -> bool {
     data.bytes()
         .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'+' | b'/' | b'='))
-}
-
-fn clip(text: &str, max: usize) -> String {
-    match text.char_indices().nth(max) {
-        Some((i, _)) => format!("{}…", &text[..i]),
-        None => text.to_owned(),
-    }
 }
 
 #[cfg(test)]

@@ -36,7 +36,7 @@ use std::borrow::Cow;
 
 use serde::Deserialize;
 
-use crate::error::{Result, WireError, clip};
+use crate::error::{Result, WireError};
 use crate::event::Event;
 use crate::sse::{End, Flow, SseDecoder, SseEvent};
 
@@ -244,7 +244,9 @@ impl StreamDecoder {
             End::Foreign(head) => return Err(WireError::NotSse { head }.into()),
             _ if ended => return Ok(()),
             End::Clean => None,
-            End::Partial(p) if p.event.is_empty() => Some(format!("`{}`", clip(&p.data, 60))),
+            End::Partial(p) if p.event.is_empty() => {
+                Some(format!("`{}`", hotl_text::clip_bytes(&p.data, 60)))
+            }
             End::Partial(p) => Some(format!("`{}`", p.event)),
         };
         Err(WireError::Incomplete {
@@ -291,7 +293,7 @@ impl StreamDecoder {
                     serde_json::from_slice(line).map_err(|source| WireError::BadJson {
                         dialect: self.dialect.name(),
                         event: "(recorded line)".to_owned(),
-                        data: clip(&String::from_utf8_lossy(line), 120),
+                        data: hotl_text::clip_bytes(&String::from_utf8_lossy(line), 120),
                         source,
                     })?;
                 body.extend_from_slice(b"event: ");
@@ -317,7 +319,7 @@ pub(crate) fn parse<'a, T: Deserialize<'a>>(
     serde_json::from_str(event.data).map_err(|source| WireError::BadJson {
         dialect,
         event: event.event.to_owned(),
-        data: clip(event.data, 120),
+        data: hotl_text::clip_bytes(event.data, 120),
         source,
     })
 }

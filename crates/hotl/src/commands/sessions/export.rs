@@ -9,7 +9,9 @@ use clap::Args;
 
 use crate::ctx::{Ctx, flush};
 use crate::error::CliError;
-use crate::takeout::{self, ExportRequest, Format};
+use hotl_export::deliver;
+
+use crate::takeout::{self, ExportRequest};
 
 /// Write a session as one self-contained HTML page (or Markdown, or a JSONL log); prints the path
 #[derive(Debug, Args)]
@@ -81,4 +83,25 @@ pub fn from_file(ctx: &Ctx, paths: &[PathBuf]) -> Result<ExitCode, CliError> {
     writeln!(out, "{}", exported.path.display())?;
     flush(out)?;
     Ok(ExitCode::SUCCESS)
+}
+
+/// What an export is written as (`--format`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum Format {
+    /// One self-contained page that works offline
+    Html,
+    /// Markdown
+    Md,
+    /// A hotl log that stands alone (`hotl sessions import` reads it back)
+    Jsonl,
+}
+
+impl From<Format> for deliver::Format {
+    fn from(format: Format) -> deliver::Format {
+        match format {
+            Format::Html => deliver::Format::Html,
+            Format::Md => deliver::Format::Md,
+            Format::Jsonl => deliver::Format::Jsonl,
+        }
+    }
 }

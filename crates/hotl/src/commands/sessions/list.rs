@@ -168,7 +168,7 @@ pub fn run(ctx: &Ctx, args: &ListArgs) -> Result<ExitCode, CliError> {
             i + 1,
             short.of(&m.id),
             m.name.as_deref().unwrap_or(""),
-            clip(m.display_title(), 40),
+            hotl_text::clip(m.display_title(), 40),
             relative_time(&m.updated, now),
             m.turns,
             ctx.tilde(&m.cwd),
@@ -190,7 +190,7 @@ pub fn run(ctx: &Ctx, args: &ListArgs) -> Result<ExitCode, CliError> {
                 out,
                 "{:>num_w$}  └ {label} · {} · {} · {} turns · {}",
                 "",
-                clip(&child.task, 50),
+                hotl_text::clip(&child.task, 50),
                 relative_time(&child.updated, now),
                 child.turns,
                 short.of(&child.id),
@@ -199,16 +199,4 @@ pub fn run(ctx: &Ctx, args: &ListArgs) -> Result<ExitCode, CliError> {
     }
     flush(out)?;
     Ok(ExitCode::SUCCESS)
-}
-
-fn clip(text: &str, width: usize) -> String {
-    let mut chars = text.chars();
-    let head: String = chars.by_ref().take(width).collect();
-    if chars.next().is_some() {
-        let mut cut: String = head.chars().take(width - 1).collect();
-        cut.push('…');
-        cut
-    } else {
-        head
-    }
 }

@@ -61,7 +61,7 @@ pub fn write_text(out: &mut impl Write, root: &Node) -> std::io::Result<()> {
         let read = hotl_export::thousands(s.cache_read);
         let cost = cost_text(node.cost(), !node.unpriced.is_empty());
         let share = share(node, &total).map_or_else(|| "-".to_owned(), |p| format!("{p:.0}%"));
-        let task = clip(first_line(&node.task), TASK_WIDTH);
+        let task = hotl_text::clip(hotl_text::first_line(&node.task).trim(), TASK_WIDTH);
         writeln!(
             out,
             "{}",
@@ -176,19 +176,6 @@ fn label(node: &Node) -> String {
 
 fn agent_text(node: &Node) -> String {
     node.agent.clone().unwrap_or_else(|| "-".to_owned())
-}
-
-fn first_line(text: &str) -> &str {
-    text.lines().next().unwrap_or("").trim()
-}
-
-fn clip(text: &str, width: usize) -> String {
-    if text.chars().count() <= width {
-        return text.to_owned();
-    }
-    let mut cut: String = text.chars().take(width - 1).collect();
-    cut.push('…');
-    cut
 }
 
 #[cfg(test)]

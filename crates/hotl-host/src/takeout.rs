@@ -12,27 +12,6 @@ use hotl_log::{Record, Store};
 use crate::error::CliError;
 use hotl_config::ShareConfig;
 
-/// What an export is written as (`--format`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
-pub enum Format {
-    /// One self-contained page that works offline
-    Html,
-    /// Markdown
-    Md,
-    /// A hotl log that stands alone (`hotl sessions import` reads it back)
-    Jsonl,
-}
-
-impl From<Format> for deliver::Format {
-    fn from(format: Format) -> deliver::Format {
-        match format {
-            Format::Html => deliver::Format::Html,
-            Format::Md => deliver::Format::Md,
-            Format::Jsonl => deliver::Format::Jsonl,
-        }
-    }
-}
-
 /// An export asked for.
 pub struct ExportRequest {
     pub id: String,

@@ -15,7 +15,7 @@ use crate::ctx::Ctx;
 const SHOWN_MESSAGES: usize = 3;
 
 /// The library's name for `agent`.
-pub(crate) fn source(agent: Foreign) -> Source {
+pub fn source(agent: Foreign) -> Source {
     match agent {
         Foreign::Claude => Source::Claude,
         Foreign::Codex => Source::Codex,
@@ -25,7 +25,7 @@ pub(crate) fn source(agent: Foreign) -> Source {
 
 /// `agent`'s sessions whose directory is this one, newest first, or the line saying there are
 /// none and where hotl looked.
-pub(crate) fn candidates(ctx: &Ctx, agent: Foreign) -> Result<Vec<Candidate>, String> {
+pub fn candidates(ctx: &Ctx, agent: Foreign) -> Result<Vec<Candidate>, String> {
     let source = source(agent);
     let homes = Homes::from_env();
     let found = hotl_import::discover(source, &homes, Path::new(&ctx.cwd));
@@ -51,7 +51,7 @@ pub(crate) fn candidates(ctx: &Ctx, agent: Foreign) -> Result<Vec<Candidate>, St
 
 /// A candidate as a picker shows it: its title (else its first prompt), and the agent, its
 /// short id, how long ago it changed and how many records it has.
-pub(crate) fn describe(ctx: &Ctx, c: &Candidate) -> (String, String) {
+pub fn describe(ctx: &Ctx, c: &Candidate) -> (String, String) {
     let title = c
         .title
         .clone()
@@ -72,11 +72,7 @@ pub(crate) fn describe(ctx: &Ctx, c: &Candidate) -> (String, String) {
 /// Imports `agent`'s session that `query` names (a file, or a session id or its prefix): the
 /// switch to the hotl session it became, and the lines to say (what was skipped, briefly).
 /// A session whose recorded directory is gone is moved here by the switch.
-pub(crate) fn import(
-    ctx: &Ctx,
-    agent: Foreign,
-    query: &str,
-) -> Result<(SwitchTo, Vec<String>), String> {
+pub fn import(ctx: &Ctx, agent: Foreign, query: &str) -> Result<(SwitchTo, Vec<String>), String> {
     let source = source(agent);
     if ctx.is_in_memory() {
         // The switch would be refused anyway; nothing is imported for it.
