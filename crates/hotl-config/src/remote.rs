@@ -99,6 +99,24 @@ pub struct RemoteAdded {
     pub path: PathBuf,
     /// Whether a `[remote]` table was there before (and is replaced).
     pub replaced: bool,
+    /// The remote's name, else its URL.
+    pub label: String,
+    /// Its URL.
+    pub url: String,
+}
+
+/// What `hotl remote add` says (whole lines).
+impl std::fmt::Display for RemoteAdded {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let verb = if self.replaced {
+            "replaced [remote] with"
+        } else {
+            "added"
+        };
+        let (label, url, path) = (&self.label, &self.url, self.path.display());
+        writeln!(f, "{verb} the remote {label} ({url}) in {path}")?;
+        writeln!(f, "`hotl remote check` probes it")
+    }
 }
 
 /// Writes `cfg` as `config.toml`'s `[remote]` (replacing one that is there, keeping the rest
@@ -120,7 +138,12 @@ pub fn add_remote(cfg: &hotl_remote::RemoteConfig) -> crate::Result<RemoteAdded>
         doc.insert("remote", toml_edit::Item::Table(table_of(cfg)));
         replaced
     })?;
-    Ok(RemoteAdded { path, replaced })
+    Ok(RemoteAdded {
+        path,
+        replaced,
+        label: cfg.label().to_owned(),
+        url: cfg.url.clone(),
+    })
 }
 
 /// `cfg` as a TOML table: what differs from the defaults, and the URL.

@@ -20,6 +20,8 @@ pub struct Ctx {
     memory: Option<crate::memory_home::MemoryHome>,
     /// Sessions this command pulled from the remote store (they open here, re-rooted).
     pulled: std::sync::Mutex<Vec<String>>,
+    /// This command's background publisher, while it runs one (see `remote::following`).
+    follower: std::sync::OnceLock<hotl_remote::Follower>,
 }
 
 impl Ctx {
@@ -82,7 +84,18 @@ impl Ctx {
             all,
             memory,
             pulled: std::sync::Mutex::default(),
+            follower: std::sync::OnceLock::new(),
         })
+    }
+
+    /// This command's background publisher, when it runs one.
+    pub fn follower(&self) -> Option<&hotl_remote::Follower> {
+        self.follower.get()
+    }
+
+    /// Makes `follower` this command's publisher (once).
+    pub(crate) fn set_follower(&self, follower: hotl_remote::Follower) {
+        let _ = self.follower.set(follower);
     }
 
     /// Notes that this command pulled `id` from the remote store.

@@ -110,17 +110,34 @@ pub fn find(ctx: &Ctx, query: &str) -> Result<Option<hotl_log::SessionMeta>, Cli
     Ok(Some(ctx.store.meta(&id)?))
 }
 
-/// The background publisher of a run, on the run's runtime, when a remote is configured.
-pub fn follower(ctx: &Ctx) -> Result<Option<hotl_remote::Follower>, CliError> {
-    Ok(open(ctx)?.map(hotl_remote::Follower::start))
+/// Runs `run` with this command's background publisher (when a remote is configured;
+/// [`Ctx::follower`]): what the run writes is published beside it, and on its way out what is
+/// pending is published and every lease let go.
+pub async fn following<T>(
+    ctx: &Ctx,
+    run: impl Future<Output = Result<T, CliError>>,
+) -> Result<T, CliError> {
+    if let Some(remote) = open(ctx)? {
+        ctx.set_follower(hotl_remote::Follower::start(remote));
+    }
+    let result = run.await;
+    if let Some(follower) = ctx.follower() {
+        follower.finish(hotl_config::LEAVE_BOUND).await;
+    }
+    result
 }
 
-/// Takes `root`'s lease (after catching up) before a run writes the tree; `Held` becomes the
-/// error a tree locked here is, so the console shows a read-only snapshot and `-p` exits 1.
-/// Called from the run's runtime (multi-threaded).
-pub fn adopt(follower: &hotl_remote::Follower, root: &str) -> Result<(), CliError> {
+/// Takes the lease of session `id`'s tree (after catching up) before a run writes it, when
+/// this command publishes; `Held` becomes the error a tree locked here is, so the console
+/// shows a read-only snapshot and `-p` exits 1. Called from the run's runtime
+/// (multi-threaded).
+pub fn adopt(ctx: &Ctx, id: &str) -> Result<(), CliError> {
+    let Some(follower) = ctx.follower() else {
+        return Ok(());
+    };
+    let root = ctx.store.root_of(id);
     let handle = tokio::runtime::Handle::current();
-    let adopted = tokio::task::block_in_place(|| handle.block_on(follower.adopt(root)))?;
+    let adopted = tokio::task::block_in_place(|| handle.block_on(follower.adopt(&root)))?;
     if let Some(why) = adopted {
         eprintln!("hotl: warning: {why}");
     }

@@ -21,6 +21,21 @@ pub enum Publish {
     Manual,
 }
 
+impl std::str::FromStr for Publish {
+    type Err = String;
+
+    /// `turn` or `manual`.
+    fn from_str(name: &str) -> Result<Publish, String> {
+        match name {
+            "turn" => Ok(Publish::Turn),
+            "manual" => Ok(Publish::Manual),
+            other => Err(format!(
+                "{other:?} is not a way to publish: use turn or manual"
+            )),
+        }
+    }
+}
+
 impl Publish {
     /// Its name in `config.toml`.
     pub fn name(self) -> &'static str {

@@ -117,9 +117,9 @@ pub enum SessionsCommand {
     /// Verify logs and explain what is wrong; exit status 1 on problems
     Check(crate::commands::sessions::check::CheckArgs),
     /// Publish sessions to the remote store ([remote]): a session's tree, or --all
-    Push(crate::commands::sessions::push::PushArgs),
+    Push(crate::commands::sessions::sync::SyncArgs),
     /// Pull sessions from the remote store into this home: a session's tree, or --all
-    Pull(crate::commands::sessions::pull::PullArgs),
+    Pull(crate::commands::sessions::sync::SyncArgs),
 }
 
 /// A session reference.

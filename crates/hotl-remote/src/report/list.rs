@@ -84,8 +84,13 @@ impl Listed {
 
 impl Remote {
     /// Every tree in the store, most recently active first; with `project`, only those made
-    /// in that directory.
-    pub async fn listing(&self, project: Option<&str>) -> Result<Listing> {
+    /// in that directory (as this machine names it: a relative or linked path is resolved).
+    pub async fn listing(&self, project: Option<&std::path::Path>) -> Result<Listing> {
+        let project = project.map(|dir| {
+            let dir = dir.canonicalize().unwrap_or_else(|_| dir.to_owned());
+            dir.to_string_lossy().into_owned()
+        });
+        let project = project.as_deref();
         let (trees, problems) = self.list_trees().await?;
         let rows = trees
             .iter()

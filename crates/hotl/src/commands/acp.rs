@@ -46,19 +46,18 @@ pub fn run(ctx: &Ctx, args: &AcpArgs) -> Result<ExitCode, CliError> {
         ));
     }
     let runtime = crate::ctx::runtime()?;
-    runtime.block_on(async {
+    // With a remote, what the editor's sessions write is published beside them.
+    runtime.block_on(crate::remote::following(ctx, async {
         let resolved = config::resolve(config::load_file()?, &args.model_flags.overrides())?;
         if let Some(notice) = &resolved.demo_notice {
             eprintln!("hotl: {notice}");
         }
-        // With a remote, what the editor's sessions write is published beside them.
-        let follower = crate::remote::follower(ctx)?;
         // The editor answers approvals, as a person at a terminal would.
         let mut settings = config::Launch::new(&resolved, config::Surface::Editor)
             .mode(mode)
             .home_dir(ctx.home_dir.clone())
             .reaper(crate::reaper::program())
-            .remote(follower.as_ref())
+            .remote(ctx.follower())
             .settings()
             .await;
         let cwd = std::path::Path::new(&ctx.cwd);
@@ -78,11 +77,10 @@ pub fn run(ctx: &Ctx, args: &AcpArgs) -> Result<ExitCode, CliError> {
             tools,
             instructions,
         }));
-        let served = server.serve_stdio().await;
-        if let Some(follower) = follower {
-            follower.finish(config::LEAVE_BOUND).await;
-        }
-        served.map_err(|e| CliError::Internal(format!("the ACP connection failed: {e}")))
-    })?;
+        server
+            .serve_stdio()
+            .await
+            .map_err(|e| CliError::Internal(format!("the ACP connection failed: {e}")))
+    }))?;
     Ok(ExitCode::SUCCESS)
 }

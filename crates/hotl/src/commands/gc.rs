@@ -14,9 +14,7 @@ use crate::error::CliError;
 /// Remove old and dropped sessions, unreferenced blobs and stale caches; never history that a
 /// kept session descends from
 #[derive(Debug, Args)]
-#[command(
-    after_help = "Examples:\n  hotl gc --dry-run\n  hotl gc\n  hotl gc --remote --older-than 90d --dry-run"
-)]
+#[command(after_help = "Examples:\n  hotl gc --dry-run\n  hotl gc\n  hotl gc --remote --dry-run")]
 pub struct GcArgs {
     /// Remove sessions with no activity for this long (e.g. 30d, 12h, 2w)
     #[arg(long, value_name = "AGE", default_value = "30d", value_parser = parse_age)]
@@ -45,11 +43,7 @@ pub fn run(ctx: &Ctx, args: &GcArgs) -> Result<ExitCode, CliError> {
             dry_run: args.dry_run,
             ..hotl_remote::GcOptions::default()
         };
-        return crate::remote::report(
-            ctx,
-            args.json,
-            |remote| async move { remote.gc(opts).await },
-        );
+        return crate::remote::report(ctx, args.json, |r| async move { r.gc(opts).await });
     }
     let report = ctx.store.gc(GcOptions {
         older_than: args.older_than,

@@ -47,8 +47,8 @@ pub fn run(ctx: &Ctx, command: Option<Command>, args: &run::RunArgs) -> Result<E
             SessionsCommand::Clear(args) => sessions::clear::run(ctx, &args),
             SessionsCommand::Drop(args) => sessions::drop::run(ctx, &args),
             SessionsCommand::Check(args) => sessions::check::run(ctx, &args),
-            SessionsCommand::Push(args) => sessions::push::run(ctx, &args),
-            SessionsCommand::Pull(args) => sessions::pull::run(ctx, &args),
+            SessionsCommand::Push(args) => sessions::sync::push(ctx, &args),
+            SessionsCommand::Pull(args) => sessions::sync::pull(ctx, &args),
         },
         Command::Gc(args) => gc::run(ctx, &args),
         Command::Fold(mut fold_args) => {

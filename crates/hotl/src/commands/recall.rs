@@ -61,19 +61,15 @@ pub fn run(ctx: &Ctx, args: &RecallArgs) -> Result<ExitCode, CliError> {
     let mode = hotl_agent::recall_mode(Some(named)).map_err(CliError::user)?;
     let limit = usize::try_from(args.limit).unwrap_or(usize::MAX);
     let query = match (&args.query, args.remote) {
+        (Some(query), false) => query,
+        (None, false) => return Err(CliError::usage("what to look for? hotl recall REF QUERY")),
+        (Some(_), true) => return Err(CliError::usage("recall --remote takes no session")),
         (None, true) => {
             let query = args.session.clone();
             return crate::remote::report(ctx, args.json, |remote| async move {
                 remote.recall(&query, mode, limit).await
             });
         }
-        (Some(_), true) => {
-            return Err(CliError::usage(
-                "recall --remote takes no session: hotl recall --remote QUERY",
-            ));
-        }
-        (Some(query), false) => query,
-        (None, false) => return Err(CliError::usage("what to look for? hotl recall REF QUERY")),
     };
     let meta = ctx.resolve(&args.session)?;
     // A damaged index file is rebuilt and searched again, not reported.

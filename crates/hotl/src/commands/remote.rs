@@ -48,18 +48,11 @@ pub struct AddArgs {
     #[arg(long)]
     pub redact: bool,
     /// When to publish: turn (every turn's end, in the background) or manual (push only)
-    #[arg(long, value_enum, default_value_t = Publish::Turn)]
-    pub publish: Publish,
+    #[arg(long, default_value = "turn")]
+    pub publish: hotl_remote::Publish,
     /// How long a tree's lease lasts unless renewed, in seconds
     #[arg(long, value_name = "SECONDS", default_value_t = hotl_remote::DEFAULT_LEASE_TTL_SEC)]
     pub lease_ttl_sec: u64,
-}
-
-/// When sessions are published.
-#[derive(Clone, Copy, Debug, clap::ValueEnum)]
-pub enum Publish {
-    Turn,
-    Manual,
 }
 
 /// Probe the remote store
@@ -75,11 +68,7 @@ pub fn run(ctx: &Ctx, command: &RemoteCommand) -> Result<ExitCode, CliError> {
     match command {
         RemoteCommand::Add(args) => add(ctx, args),
         RemoteCommand::Check(args) => {
-            crate::remote::report(
-                ctx,
-                args.json,
-                |remote| async move { remote.checked().await },
-            )
+            crate::remote::report(ctx, args.json, |r| async move { r.checked().await })
         }
     }
 }
@@ -91,25 +80,14 @@ fn add(ctx: &Ctx, args: &AddArgs) -> Result<ExitCode, CliError> {
         region: args.region.clone(),
         allow_http: args.allow_http,
         lease_ttl_sec: args.lease_ttl_sec,
-        publish: match args.publish {
-            Publish::Turn => hotl_remote::Publish::Turn,
-            Publish::Manual => hotl_remote::Publish::Manual,
-        },
+        publish: args.publish,
         encrypt: args.encrypt,
         key_file: args.key_file.clone(),
         redact: args.redact,
         ..hotl_remote::RemoteConfig::new(&args.url)
     };
-    let added = hotl_config::add_remote(&cfg)?;
     let mut out = ctx.out();
-    let verb = if added.replaced {
-        "replaced [remote] with"
-    } else {
-        "added"
-    };
-    let (name, url, path) = (&args.name, &args.url, added.path.display());
-    writeln!(out, "{verb} the remote {name} ({url}) in {path}")?;
-    writeln!(out, "`hotl remote check` probes it")?;
+    write!(out, "{}", hotl_config::add_remote(&cfg)?)?;
     flush(out)?;
     Ok(ExitCode::SUCCESS)
 }

@@ -110,11 +110,9 @@ impl RunArgs {
 
 /// What a session is opened with besides its log: the tools (MCP servers' among them), and
 /// what the servers ask to add to a new session's prompt.
-struct Offered<'a> {
+struct Offered {
     tools: ToolSet,
     instructions: Vec<String>,
-    /// The remote's publisher, which takes a tree's lease before it is written.
-    follower: Option<&'a hotl_remote::Follower>,
 }
 
 /// Which model answers: flags over the environment over the config file.
@@ -172,22 +170,17 @@ pub enum Format {
 /// Runs the agent.
 pub fn run(ctx: &Ctx, args: &RunArgs, resume_ref: Option<String>) -> Result<ExitCode, CliError> {
     let runtime = crate::ctx::runtime()?;
-    runtime.block_on(async {
-        // With a remote, what the run writes is published beside it, and on its way out.
-        let follower = crate::remote::follower(ctx)?;
-        let result = run_async(ctx, args, resume_ref, follower.as_ref()).await;
-        if let Some(follower) = follower {
-            follower.finish(hotl_config::LEAVE_BOUND).await;
-        }
-        result
-    })
+    // With a remote, what the run writes is published beside it, and on its way out.
+    runtime.block_on(crate::remote::following(
+        ctx,
+        run_async(ctx, args, resume_ref),
+    ))
 }
 
 async fn run_async(
     ctx: &Ctx,
     args: &RunArgs,
     resume_ref: Option<String>,
-    follower: Option<&hotl_remote::Follower>,
 ) -> Result<ExitCode, CliError> {
     let resolved = config::resolve(config::load_file()?, &args.model_flags.overrides())?;
     let prompt = match args.prompt.as_deref() {
@@ -249,7 +242,7 @@ async fn run_async(
         .home_dir(ctx.home_dir.clone())
         .reaper(crate::reaper::program())
         .ephemeral(ctx.is_in_memory())
-        .remote(follower)
+        .remote(ctx.follower())
         .settings()
         .await;
     let mut target = resume_ref.or_else(|| args.resume.clone());
@@ -274,7 +267,6 @@ async fn run_async(
     let offered = Offered {
         tools,
         instructions,
-        follower,
     };
     let start = match open_session(ctx, args, target, &resolved, headless, mode, offered) {
         Err(CliError::Locked { session, message }) if !headless => {
@@ -538,7 +530,6 @@ fn open_session(
     let Offered {
         tools,
         instructions,
-        follower,
     } = offered;
     if let Some(parent) = &args.fork_from {
         let parent = ctx.resolve(parent)?;
@@ -570,9 +561,7 @@ fn open_session(
             .with_name(args.name.as_deref())?;
         return Ok(Start::New(new));
     };
-    if let Some(follower) = follower {
-        crate::remote::adopt(follower, &ctx.store.root_of(&meta.id))?;
-    }
+    crate::remote::adopt(ctx, &meta.id)?;
     if !reroot && !std::path::Path::new(&meta.cwd).is_dir() {
         // A session made on another machine opens here without asking.
         reroot = ctx.was_pulled(&meta.id) || ask_reroot(ctx, &meta, headless)?;

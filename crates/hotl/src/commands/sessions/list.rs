@@ -88,11 +88,7 @@ fn children(ctx: &Ctx, root: &str) -> Result<Vec<Child>, CliError> {
 
 pub fn run(ctx: &Ctx, args: &ListArgs) -> Result<ExitCode, CliError> {
     if args.remote {
-        // The project as this machine names it: sessions made here match it.
-        let project = args.project.as_ref().map(|dir| {
-            let dir = dir.canonicalize().unwrap_or_else(|_| dir.clone());
-            dir.to_string_lossy().into_owned()
-        });
+        let project = args.project.clone();
         return crate::remote::report(ctx, args.json, |remote| async move {
             remote.listing(project.as_deref()).await
         });
