@@ -126,6 +126,38 @@ impl hotl_tui::Host for StoreHost<'_> {
             .collect()
     }
 
+    fn remote_sessions(&self) -> Option<hotl_tui::Later<'_, Result<Vec<Row>, String>>> {
+        let remote = match self.ctx.follower() {
+            Some(follower) => Ok(std::sync::Arc::clone(follower.remote())),
+            None => crate::remote::open(self.ctx).transpose()?,
+        };
+        Some(Box::pin(async move {
+            let listing = remote
+                .map_err(|e| e.to_string())?
+                .listing(None)
+                .await
+                .map_err(|e| e.to_string())?;
+            let now = self.ctx.now();
+            Ok(listing
+                .rows
+                .into_iter()
+                .map(|t| Row {
+                    label: hotl_text::clip(&t.title, 60),
+                    detail: format!(
+                        "{} · {} · {}@{} · {}",
+                        short_id(&t.id),
+                        hotl_export::relative_time(&t.updated, now),
+                        t.author,
+                        t.host,
+                        self.ctx.tilde(&t.project)
+                    ),
+                    value: t.id,
+                    near: false,
+                })
+                .collect())
+        }))
+    }
+
     fn tree(&self, id: &str) -> Vec<Row> {
         let Ok(metas) = self.ctx.store.list() else {
             return Vec::new();

@@ -1,6 +1,6 @@
 //! A list to pick from, filtered as you type: sessions to resume (this directory first, Tab
-//! for all projects), another agent's sessions to import and resume, user messages to fork or
-//! revert at.
+//! for all projects, then the remote store's when one is configured), another agent's sessions
+//! to import and resume, user messages to fork or revert at.
 
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use ratatui::style::{Modifier, Style};
@@ -42,6 +42,25 @@ pub struct Row {
     pub near: bool,
 }
 
+/// Which of the resume picker's lists shows.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Tab {
+    /// The rows of this directory.
+    Here,
+    /// Every row.
+    All,
+    /// The remote store's sessions.
+    Remote,
+}
+
+/// The remote store's sessions, for the resume picker's last tab: read beside the UI's loop.
+#[derive(Clone, Debug, PartialEq)]
+enum Remote {
+    Reading,
+    Read(Vec<Row>),
+    Failed(String),
+}
+
 /// The picker's state.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Picker {
@@ -51,7 +70,9 @@ pub struct Picker {
     rows: Vec<Row>,
     filter: String,
     selected: usize,
-    all: bool,
+    tab: Tab,
+    /// The remote tab, when a remote store is configured.
+    remote: Option<Remote>,
 }
 
 /// What a key did.
@@ -68,15 +89,43 @@ pub enum Outcome {
 impl Picker {
     /// A picker over `rows`; the narrow list shows first when any row is near.
     pub fn new(title: impl Into<String>, kind: Kind, rows: Vec<Row>) -> Picker {
-        let all = !rows.iter().any(|r| r.near);
+        let tab = if rows.iter().any(|r| r.near) {
+            Tab::Here
+        } else {
+            Tab::All
+        };
         Picker {
             title: title.into(),
             kind,
             rows,
             filter: String::new(),
             selected: 0,
-            all,
+            tab,
+            remote: None,
         }
+    }
+
+    /// The resume picker gets a tab of the remote store's sessions, being read.
+    pub fn reading_remote(&mut self) {
+        if self.kind == Kind::Resume {
+            self.remote = Some(Remote::Reading);
+        }
+    }
+
+    /// The remote store's sessions, read (those this home holds are in the other tabs), or
+    /// why they could not be.
+    pub fn remote_read(&mut self, read: Result<Vec<Row>, String>) {
+        if self.remote.is_none() {
+            return;
+        }
+        self.remote = Some(match read {
+            Ok(rows) => Remote::Read(
+                rows.into_iter()
+                    .filter(|r| !self.rows.iter().any(|l| l.value == r.value))
+                    .collect(),
+            ),
+            Err(e) => Remote::Failed(e),
+        });
     }
 
     /// The rows the filter keeps.
@@ -87,9 +136,13 @@ impl Picker {
             .split_whitespace()
             .map(str::to_owned)
             .collect();
-        self.rows
-            .iter()
-            .filter(|r| self.all || r.near)
+        let rows: &[Row] = match (self.tab, &self.remote) {
+            (Tab::Remote, Some(Remote::Read(rows))) => rows,
+            (Tab::Remote, _) => &[],
+            _ => &self.rows,
+        };
+        rows.iter()
+            .filter(|r| self.tab != Tab::Here || r.near)
             .filter(|r| {
                 let hay = format!("{} {} {}", r.label, r.detail, r.value).to_lowercase();
                 words.iter().all(|w| hay.contains(w.as_str()))
@@ -110,7 +163,11 @@ impl Picker {
             KeyCode::PageUp => self.selected = self.selected.saturating_sub(10),
             KeyCode::PageDown => self.selected = (self.selected + 10).min(count.saturating_sub(1)),
             KeyCode::Tab if self.kind == Kind::Resume => {
-                self.all = !self.all;
+                self.tab = match self.tab {
+                    Tab::Here => Tab::All,
+                    Tab::All if self.remote.is_some() => Tab::Remote,
+                    Tab::All | Tab::Remote => Tab::Here,
+                };
                 self.selected = 0;
             }
             KeyCode::Backspace => {
@@ -157,7 +214,10 @@ impl Picker {
         let mut out = vec![truncate(
             &Line::from(vec![
                 Span::styled(
-                    self.title.clone(),
+                    match self.tab {
+                        Tab::Remote => format!("{} from the remote store", self.title),
+                        _ => self.title.clone(),
+                    },
                     Style::new().add_modifier(Modifier::BOLD),
                 ),
                 Span::styled(
@@ -169,9 +229,10 @@ impl Picker {
                             "filter: "
                         },
                         self.filter,
-                        match (self.kind, self.all) {
-                            (Kind::Resume, false) => " · Tab: all projects",
-                            (Kind::Resume, true) => " · Tab: this directory",
+                        match (self.kind, self.tab, self.remote.is_some()) {
+                            (Kind::Resume, Tab::Here, _) => " · Tab: all projects",
+                            (Kind::Resume, Tab::All, true) => " · Tab: the remote store",
+                            (Kind::Resume, _, _) => " · Tab: this directory",
                             _ => "",
                         }
                     ),
@@ -204,7 +265,15 @@ impl Picker {
             ));
         }
         if visible.is_empty() {
-            out.push(Line::from(Span::styled("  nothing matches", style::dim())));
+            let empty = match (self.tab, &self.remote) {
+                (Tab::Remote, Some(Remote::Reading)) => "  reading the remote store…".to_owned(),
+                (Tab::Remote, Some(Remote::Failed(e))) => format!("  the remote store: {e}"),
+                (Tab::Remote, Some(Remote::Read(rows))) if rows.is_empty() => {
+                    "  the remote store holds no other session".to_owned()
+                }
+                _ => "  nothing matches".to_owned(),
+            };
+            out.push(Line::from(Span::styled(empty, style::dim())));
         }
         out
     }
@@ -295,6 +364,52 @@ mod tests {
             picker.key(key(KeyCode::Enter)),
             Outcome::Chosen(Effect::Resume("01BBB".into()))
         );
+    }
+
+    /// With a remote store, Tab goes on to its sessions (read beside the loop); one this
+    /// home holds is not listed twice, and choosing one resumes it as any reference would.
+    #[test]
+    fn the_remote_store_is_the_last_tab() {
+        let mut picker = Picker::new("resume", Kind::Resume, rows());
+        picker.reading_remote();
+        picker.key(key(KeyCode::Tab));
+        picker.key(key(KeyCode::Tab));
+        assert!(picker.visible().is_empty());
+        let shown = |p: &Picker| {
+            p.render(80, 10)
+                .iter()
+                .map(|l| l.to_string())
+                .collect::<Vec<_>>()
+                .join("\n")
+        };
+        assert!(
+            shown(&picker).contains("reading the remote store"),
+            "{}",
+            shown(&picker)
+        );
+        let far = Row {
+            label: "on the build box".into(),
+            detail: "box".into(),
+            value: "01CCC".into(),
+            near: false,
+        };
+        picker.remote_read(Ok(vec![rows()[0].clone(), far]));
+        assert_eq!(
+            picker.visible().len(),
+            1,
+            "what this home holds is not listed twice"
+        );
+        assert!(shown(&picker).contains("from the remote store"));
+        assert_eq!(
+            picker.key(key(KeyCode::Enter)),
+            Outcome::Chosen(Effect::Resume("01CCC".into()))
+        );
+        picker.key(key(KeyCode::Tab));
+        assert_eq!(picker.visible().len(), 1, "back to this directory");
+        picker.remote_read(Err("cannot be reached".into()));
+        picker.key(key(KeyCode::Tab));
+        picker.key(key(KeyCode::Tab));
+        assert!(shown(&picker).contains("the remote store: cannot be reached"));
     }
 
     #[test]

@@ -216,11 +216,7 @@ async fn resume_target(
     let query = match query {
         Some(query) => query,
         None => {
-            let rows: Vec<Row> = host
-                .sessions()
-                .into_iter()
-                .filter(|r| r.value != live.session)
-                .collect();
+            let rows = resumable(host, &live.session).await;
             if rows.is_empty() {
                 say("· there is no other session to resume");
                 return None;
@@ -308,8 +304,36 @@ async fn foreign_target(
 
 /// A numbered list of `rows` (30 at most) and the value of the one picked; what is typed
 /// instead of a number (an id, a path) is taken as it is.
+/// The sessions `/resume` lists: this home's (the 30 newest but `current`), then the remote
+/// store's that this home lacks (the 20 newest), when one is configured.
+async fn resumable(host: &dyn Host, current: &str) -> Vec<Row> {
+    let local = host.sessions();
+    let mut rows: Vec<Row> = local
+        .iter()
+        .filter(|r| r.value != current)
+        .take(30)
+        .cloned()
+        .collect();
+    if let Some(listing) = host.remote_sessions() {
+        say("· reading the remote store…");
+        match listing.await {
+            Ok(far) => rows.extend(
+                far.into_iter()
+                    .filter(|r| !local.iter().any(|l| l.value == r.value))
+                    .take(20)
+                    .map(|r| Row {
+                        detail: format!("remote · {}", r.detail),
+                        ..r
+                    }),
+            ),
+            Err(e) => say(format_args!("· the remote store: {e}")),
+        }
+    }
+    rows
+}
+
 async fn choose(live: &mut Live, rows: &[Row], question: &str) -> Option<String> {
-    for (i, row) in rows.iter().enumerate().take(30) {
+    for (i, row) in rows.iter().enumerate().take(50) {
         say(format_args!(
             "{:>3}  {:<50}  {}",
             i + 1,

@@ -68,6 +68,8 @@ pub(super) struct Loop<'a> {
     /// A picker's alternate screen.
     pick_screen: Option<PickScreen>,
     job: Option<Job<'a>>,
+    /// The remote store's sessions being read, for the open resume picker.
+    listing: Option<Later<'a, Result<Vec<crate::picker::Row>, String>>>,
     input: EventStream,
     /// The terminal speaks the kitty keyboard protocol (an editor is started without it).
     kitty: bool,
@@ -120,6 +122,7 @@ impl<'a> Loop<'a> {
             pager: None,
             pick_screen: None,
             job: None,
+            listing: None,
             input: EventStream::new(),
             kitty: terminal.kitty,
             metrics: Metrics::open(options.metrics.as_deref()),
@@ -154,6 +157,10 @@ impl<'a> Loop<'a> {
                 envelope = recv(&mut self.agent) => self.on_envelope(envelope),
                 () = notified(terminated.as_deref()) => return self.leave().await,
                 done = job_done(&mut self.job) => self.on_job(done),
+                read = listed(&mut self.listing) => {
+                    self.listing = None;
+                    session_ops::remote_read(&mut self.app, read);
+                }
                 () = sleep_until(wake.at) => self.on_tick(wake.animating),
             }
         }
@@ -193,7 +200,7 @@ impl<'a> Loop<'a> {
             self.app.submit(first.clone());
         }
         if self.options.pick {
-            session_ops::pick(Pick::Sessions, &mut self.app, self.host);
+            self.pick(Pick::Sessions);
         }
         for c in typed.chars() {
             let code = match c {
@@ -284,7 +291,7 @@ impl<'a> Loop<'a> {
                     Tone::Error,
                 ),
             },
-            Effect::Pick(pick) => session_ops::pick(pick, app, host),
+            Effect::Pick(pick) => self.pick(pick),
             _ if self.agent.is_none() => app.say("read-only: nothing can be sent", Tone::Error),
             Effect::Resume(query) => session_ops::resolve(&query, app, host),
             Effect::Import { agent, query } => session_ops::import(agent, &query, app, host),
@@ -297,6 +304,19 @@ impl<'a> Loop<'a> {
             Effect::Editor | Effect::Exit | Effect::Pager | Effect::Share => {}
         }
         Ok(())
+    }
+
+    /// Opens the picker `pick` asks for; the resume picker's remote tab is read beside the
+    /// loop.
+    fn pick(&mut self, pick: Pick) {
+        let listing = match pick {
+            Pick::Sessions => self.host.remote_sessions(),
+            _ => None,
+        };
+        session_ops::pick(pick, &mut self.app, self.host, listing.is_some());
+        if listing.is_some() {
+            self.listing = listing;
+        }
     }
 
     /// Brings the screens up to date (a frame when one is due) and says when to wake.
@@ -582,6 +602,15 @@ async fn notified(notify: Option<&tokio::sync::Notify>) {
 async fn job_done(job: &mut Option<Job<'_>>) -> JobDone {
     match job {
         Some(job) => job.done().await,
+        None => std::future::pending().await,
+    }
+}
+
+async fn listed(
+    listing: &mut Option<Later<'_, Result<Vec<crate::picker::Row>, String>>>,
+) -> Result<Vec<crate::picker::Row>, String> {
+    match listing {
+        Some(listing) => listing.await,
         None => std::future::pending().await,
     }
 }

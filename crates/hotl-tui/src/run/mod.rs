@@ -37,6 +37,12 @@ pub trait Host {
     fn resolve(&self, query: &str) -> Result<String, String>;
     /// Sessions to resume, newest first; rows of this directory are `near`.
     fn sessions(&self) -> Vec<picker::Row>;
+    /// The remote store's sessions, newest first, read away from the UI's loop (one row each,
+    /// its value the session's id: resuming it pulls it here), or why they cannot be read;
+    /// `None` when no remote store is configured.
+    fn remote_sessions(&self) -> Option<Later<'_, Result<Vec<picker::Row>, String>>> {
+        None
+    }
     /// A session's transcript.
     fn entries(&self, id: &str) -> Vec<Entry>;
     /// [`Host::entries`], read away from the UI's loop (the pager of a long session): the

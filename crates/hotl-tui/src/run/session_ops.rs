@@ -10,15 +10,21 @@ use crate::app::{App, Modal};
 use crate::cells::Tone;
 use crate::picker::{self, Picker};
 
-/// Opens the picker `pick` asks for, filled by the host.
-pub(super) fn pick(pick: Pick, app: &mut App, host: &dyn Host) {
+/// Opens the picker `pick` asks for, filled by the host. `remote`: the resume picker gets the
+/// remote store's tab (its rows come later: [`remote_read`]).
+pub(super) fn pick(pick: Pick, app: &mut App, host: &dyn Host, remote: bool) {
     match pick {
         Pick::Sessions => {
             let rows = host.sessions();
-            if rows.is_empty() {
+            if rows.is_empty() && !remote {
                 app.say("there are no sessions to resume", Tone::Error);
             } else {
                 open(app, "resume a session", picker::Kind::Resume, rows);
+                if let Some(Modal::Pick(picker)) = &mut app.modal
+                    && remote
+                {
+                    picker.reading_remote();
+                }
             }
         }
         Pick::Foreign(agent) => match host.foreign_sessions(agent) {
@@ -51,17 +57,37 @@ pub(super) fn pick(pick: Pick, app: &mut App, host: &dyn Host) {
     }
 }
 
+/// The remote store's sessions, read: into the resume picker, if it is still open.
+pub(super) fn remote_read(app: &mut App, read: Result<Vec<picker::Row>, String>) {
+    if let Some(Modal::Pick(picker)) = &mut app.modal {
+        picker.remote_read(read);
+        app.dirty = true;
+    }
+}
+
 /// The switch to the session `query` names, or what to say instead.
 pub(super) fn resolve(query: &str, app: &mut App, host: &dyn Host) {
     match host.resolve(query) {
         Ok(id) if id == app.session => app.say(format!("already in {id}"), Tone::Info),
-        Ok(session) => app.run(
-            Command::Switch(SwitchTo::Resume {
-                session,
-                reroot: None,
-            }),
-            "resume",
-        ),
+        Ok(session) => {
+            // A session whose directory is not here (made on another machine, or moved) is
+            // moved into this one, as `hotl -r` moves it.
+            let gone = host
+                .session_dir(&session)
+                .filter(|dir| !std::path::Path::new(dir).is_dir());
+            if let Some(dir) = &gone {
+                let (dir, here) = (host.display_path(dir), host.display_path(&host.here()));
+                app.say(
+                    format!("{dir} is not here: the session moves into {here}"),
+                    Tone::Info,
+                );
+            }
+            let reroot = gone.map(|_| std::path::PathBuf::from(host.here()));
+            app.run(
+                Command::Switch(SwitchTo::Resume { session, reroot }),
+                "resume",
+            );
+        }
         Err(e) => app.say(e, Tone::Error),
     }
 }

@@ -13,6 +13,7 @@ use crate::common::{Env, Run, run};
 
 mod acp;
 mod faults;
+mod picker;
 mod proxy;
 mod search;
 mod sync;
