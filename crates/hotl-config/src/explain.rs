@@ -78,7 +78,8 @@ pub fn explain(
     let window = resolved
         .context_window
         .or_else(|| hotl_agent::known_context_window(&resolved.model));
-    Ok(vec![
+    let remote = remote_settings(file, &in_file);
+    Ok([
         setting(
             "provider.kind",
             kind.to_owned(),
@@ -267,5 +268,45 @@ pub fn explain(
             ),
             source(("", false), None, file.pricing.is_some(), "default"),
         ),
-    ])
+    ]
+    .into_iter()
+    .chain(remote)
+    .collect())
+}
+
+/// `[remote]`'s settings: one row saying there is none, or its store and how it publishes.
+fn remote_settings(file: &FileConfig, in_file: &str) -> Vec<Setting> {
+    let Some(remote) = &file.remote else {
+        return vec![Setting {
+            key: "remote",
+            value: "(none)".to_owned(),
+            source: "none".to_owned(),
+        }];
+    };
+    let key = if !remote.encrypt {
+        "off".to_owned()
+    } else if std::env::var_os("HOTL_REMOTE_KEY").is_some() {
+        "on (key from HOTL_REMOTE_KEY)".to_owned()
+    } else {
+        let file = remote.key_file.as_deref().map(std::path::Path::display);
+        format!(
+            "on (key from {})",
+            file.map_or("nowhere".to_owned(), |f| f.to_string())
+        )
+    };
+    let on = |b: bool| if b { "on" } else { "off" }.to_owned();
+    [
+        ("remote.url", format!("{} ({})", remote.url, remote.label())),
+        ("remote.publish", remote.publish.name().to_owned()),
+        ("remote.encrypt", key),
+        ("remote.redact", on(remote.redact)),
+        ("remote.lease_ttl_sec", remote.lease_ttl_sec.to_string()),
+    ]
+    .into_iter()
+    .map(|(key, value)| Setting {
+        key,
+        value,
+        source: in_file.to_owned(),
+    })
+    .collect()
 }

@@ -121,7 +121,10 @@ impl Remote {
         note(
             "list",
             true,
-            format!("{} tree summaries listed", listed.len()),
+            match listed.len() {
+                1 => "1 tree summary listed".to_owned(),
+                n => format!("{n} tree summaries listed"),
+            },
         );
         if let Err(e) = self.marker().await {
             note("marker", false, e.to_string());

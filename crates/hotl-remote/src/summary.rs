@@ -87,7 +87,10 @@ impl Remote {
             format: FORMAT.to_owned(),
             root: root.to_owned(),
             host: self.me.host.clone(),
-            author: std::env::var("USER").unwrap_or_default(),
+            author: ["USER", "LOGNAME"]
+                .iter()
+                .find_map(|v| std::env::var(v).ok().filter(|u| !u.is_empty()))
+                .unwrap_or_default(),
             published: hotl_log::format_ts(std::time::SystemTime::now()),
             sessions,
             blobs: blobs.clone(),

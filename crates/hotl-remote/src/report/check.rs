@@ -42,7 +42,9 @@ impl Report for Checked {
         let on = |b: bool| if b { "on" } else { "off" };
         out += &format!("  encrypt: {}   redact: {}\n", on(r.encrypt), on(r.redact));
         if let Some(skew) = r.skew_ms {
-            out += &format!("  this machine's clock is {skew} ms from the store's\n");
+            out += &format!(
+                "  this machine's clock is {skew} ms from the store's (as its whole seconds tell)\n"
+            );
         }
         out += &match r.read_only_because() {
             None => "every probe held: sessions are published here\n".to_owned(),

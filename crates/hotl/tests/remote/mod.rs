@@ -15,6 +15,7 @@ mod acp;
 mod faults;
 mod picker;
 mod proxy;
+mod real_store;
 mod search;
 mod sync;
 
