@@ -49,7 +49,9 @@ impl Me {
     }
 }
 
-/// The machine's name: `HOSTNAME`, else `/etc/hostname`, else `localhost`.
+/// The machine's name, as leases and listings show it: `HOTL_HOSTNAME` (for tests that stand
+/// two machines on one, and containers whose host name says nothing), else the kernel's host
+/// name, else `/etc/hostname`, else `localhost`.
 pub fn hostname() -> String {
     std::env::var("HOTL_HOSTNAME")
         .ok()
