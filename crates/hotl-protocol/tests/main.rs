@@ -1,3 +1,4 @@
 //! hotl-protocol's integration tests: one binary.
 
+mod documented;
 mod json_lines;

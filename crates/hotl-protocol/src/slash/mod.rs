@@ -12,7 +12,7 @@ mod plan;
 mod table;
 
 pub use self::plan::{Front, Local, MessagePick, Pick, Plan, READ_ONLY, plan};
-pub use self::table::{COMMANDS, Needs, SlashCommand, find, help, offered, popup_rows};
+pub use self::table::{COMMANDS, Needs, SlashCommand, find, help, offered, popup_rows, reference};
 
 /// The most hits `/recall` prints (as `hotl recall` does by default).
 pub const RECALL_LIMIT: usize = 10;

@@ -310,3 +310,29 @@ pub fn popup_rows(terminal: bool) -> impl Iterator<Item = (String, &'static str)
             .map(move |name| (format!("/{name}"), c.help))
     })
 }
+
+/// The table as the reference page shows it (`docs/commands.md`): a Markdown row for each
+/// command with its usage, what it does, and where and when it runs.
+pub fn reference() -> String {
+    let mut out = String::from("| command | what it does | runs |\n|---|---|---|\n");
+    for command in COMMANDS {
+        let mut runs = vec![if command.needs.terminal {
+            "terminal UI and console"
+        } else {
+            "everywhere (editors too)"
+        }];
+        if command.needs.saved {
+            runs.push("once the session is saved");
+        }
+        if command.needs.idle {
+            runs.push("not during a turn");
+        }
+        let usage = command.usage().replace('|', "\\|");
+        out.push_str(&format!(
+            "| `{usage}` | {} | {} |\n",
+            command.help.replace('|', "\\|"),
+            runs.join(", ")
+        ));
+    }
+    out
+}
