@@ -65,6 +65,8 @@ pub struct FileConfig {
     pub agents: AgentsConfig,
     /// `[session_title]`: titles written after a root session's first answer.
     pub session_title: SessionTitleConfig,
+    /// `[sandbox]`: what commands may read, write and reach.
+    pub sandbox: hotl_sandbox::Config,
 }
 
 /// `[session_title]`.
@@ -199,7 +201,7 @@ pub fn config_path() -> Option<PathBuf> {
 pub fn secret_paths(home_dir: Option<&std::path::Path>) -> Vec<PathBuf> {
     let mut secrets: Vec<PathBuf> = home_dir
         .map(|home| {
-            [".ssh", ".aws", ".gnupg", ".netrc"]
+            hotl_sandbox::HOME_SECRETS
                 .iter()
                 .map(|name| home.join(name))
                 .collect()
@@ -231,7 +233,7 @@ pub fn load_file() -> Result<FileConfig, CliError> {
 /// file; keys from the file or `ANTHROPIC_API_KEY` / `OPENAI_API_KEY`. With neither a key nor a
 /// base URL, the offline demo answers.
 pub fn resolve(file: FileConfig, flags: &Overrides) -> Result<Resolved, CliError> {
-    let env = |k: &str| std::env::var(k).ok().filter(|v| !v.is_empty());
+    let env = hotl_sandbox::credentials::var;
     let kind = flags
         .provider
         .clone()

@@ -22,6 +22,7 @@ mod memory_home;
 mod plain;
 mod reaper;
 mod render;
+mod sandbox;
 mod takeout;
 mod tui;
 
@@ -41,6 +42,8 @@ fn main() -> ExitCode {
         return reaper::run(&args[2..]);
     }
     tui::process_start();
+    // Before any thread: the credentials leave the environment block other processes read.
+    hotl_sandbox::credentials::scrub(hotl_sandbox::credentials::CREDENTIAL_VARS);
     let code = run_cli();
     // A snapshot still being taken (a turn that only talked) ends with the process.
     hotl_agent::end_children();

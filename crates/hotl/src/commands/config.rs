@@ -89,7 +89,7 @@ fn explain(
     flags: &ProviderFlags,
 ) -> Result<Vec<Setting>, CliError> {
     let resolved = config::resolve(config::load_file()?, &flags.overrides())?;
-    let env = |k: &str| std::env::var(k).ok().filter(|v| !v.is_empty());
+    let env = hotl_sandbox::credentials::var;
     let in_file = match path {
         Some(path) if path.exists() => format!("file {}", path.display()),
         _ => "file".to_owned(),

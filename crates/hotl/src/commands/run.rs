@@ -54,9 +54,16 @@ pub struct RunArgs {
     /// default | accept-edits | bypass | plan
     #[arg(long, value_name = "MODE")]
     pub permission_mode: Option<String>,
-    /// Allow a tool without asking (repeatable), e.g. --allow bash
+    /// Allow a tool without asking (repeatable), e.g. --allow bash; --allow bash:unsandboxed
+    /// lets commands run outside the sandbox (and files that make programs run be written)
+    /// without asking
     #[arg(long, value_name = "TOOL")]
     pub allow: Vec<String>,
+    /// Where commands run: workspace-write (the default: writes only in the project, no
+    /// network), read-only, or off (unconfined, asked before each unless bypass) [config:
+    /// [sandbox] mode]
+    #[arg(long, value_name = "MODE")]
+    pub sandbox: Option<String>,
     /// Keep the session in memory only: nothing is written to the home (no log, no
     /// breadcrumb, no history), and it cannot be resumed or forked
     #[arg(long, conflicts_with_all = ["resume", "continue_last", "fork_from"])]
@@ -99,6 +106,7 @@ impl RunArgs {
             model_flags: self.model_flags.merged(&outer.model_flags),
             permission_mode: pick(&self.permission_mode, &outer.permission_mode),
             allow: self.allow.iter().chain(&outer.allow).cloned().collect(),
+            sandbox: pick(&self.sandbox, &outer.sandbox),
             session: pick(&self.session, &outer.session),
             no_session: self.no_session || outer.no_session,
             no_tui: self.no_tui || outer.no_tui,
@@ -178,7 +186,10 @@ async fn run_async(
     args: &RunArgs,
     resume_ref: Option<String>,
 ) -> Result<ExitCode, CliError> {
-    let resolved = config::resolve(config::load_file()?, &args.model_flags.overrides())?;
+    let file = config::load_file()?;
+    let sandbox_config = file.sandbox.clone();
+    let resolved = config::resolve(file, &args.model_flags.overrides())?;
+    let sandbox_flag = crate::sandbox::parse_mode(args.sandbox.as_deref())?;
     let prompt = match args.prompt.as_deref() {
         Some(given) => Some(with_piped_stdin(given)?),
         None => None,
@@ -200,11 +211,11 @@ async fn run_async(
         eprintln!("hotl: warning: agent definition {problem}");
     }
     // An MCP tool is known only once its server runs: `mcp__` entries are checked by name.
-    if let Some(unknown) = args
-        .allow
-        .iter()
-        .find(|a| tools.get(a).is_none() && !a.starts_with("mcp__"))
-    {
+    if let Some(unknown) = args.allow.iter().find(|a| {
+        tools.get(a).is_none()
+            && !a.starts_with("mcp__")
+            && a.as_str() != hotl_agent::ALLOW_UNSANDBOXED
+    }) {
         return Err(CliError::usage(format!(
             "--allow {unknown}: there is no such tool; the tools are {}",
             tools.names().join(", ")
@@ -248,6 +259,7 @@ async fn run_async(
         allow: args.allow.iter().cloned().chain(mcp_allowed).collect(),
         interactive: !headless,
         secrets: config::secret_paths(ctx.home_dir.as_deref()),
+        sandbox: None,
     };
     let mut target = resume_ref.or_else(|| args.resume.clone());
     // `hotl "fix the bug"`: a first word that names no session is a task, not a reference.
@@ -294,6 +306,13 @@ async fn run_async(
         }
         other => other?,
     };
+    let (start, sandbox_mode) = sandbox_of(start, sandbox_flag, sandbox_config.mode)?;
+    let session_cwd = match &start {
+        Start::Open(session) => session.cwd().to_owned(),
+        Start::New(new) => new.cwd().to_owned(),
+    };
+    settings.policy.sandbox =
+        crate::sandbox::prepare(ctx, sandbox_mode, &sandbox_config, &session_cwd).await?;
     let opened = crate::tui::process_start().elapsed();
     let resumed = matches!(start, Start::Open(_));
     let session_id = match &start {
@@ -424,6 +443,46 @@ async fn run_async(
             })
         }
         None => crate::console::run(ctx, agent, first_message, first_frame, terminated).await,
+    }
+}
+
+/// The session's sandbox mode: `--sandbox`, else what a resumed session recorded (said when it
+/// is not the default), else `[sandbox] mode`, else workspace-write. A new session records a
+/// mode other than the default; a resumed one records a flag that changes its own.
+fn sandbox_of(
+    start: Start,
+    flag: Option<hotl_sandbox::Mode>,
+    configured: Option<hotl_sandbox::Mode>,
+) -> Result<(Start, hotl_sandbox::Mode), CliError> {
+    use hotl_sandbox::Mode as Sandbox;
+    match start {
+        Start::New(new) => {
+            let mode = flag.or(configured).unwrap_or_default();
+            let recorded = (mode != Sandbox::default()).then(|| mode.name().to_owned());
+            Ok((Start::New(new.with_sandbox(recorded)), mode))
+        }
+        Start::Open(mut session) => {
+            let recorded = session.recorded_sandbox().and_then(Sandbox::from_name);
+            let mode = match (flag, recorded) {
+                (Some(flag), recorded) => {
+                    if recorded.unwrap_or_default() != flag {
+                        session.set_sandbox(flag.name())?;
+                    }
+                    flag
+                }
+                (None, Some(recorded)) => {
+                    if recorded != Sandbox::default() {
+                        eprintln!(
+                            "hotl: sandbox: {}, recorded in this session; --sandbox workspace-write to drop it",
+                            recorded.name()
+                        );
+                    }
+                    recorded
+                }
+                (None, None) => configured.unwrap_or_default(),
+            };
+            Ok((Start::Open(session), mode))
+        }
     }
 }
 
