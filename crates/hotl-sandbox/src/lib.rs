@@ -25,6 +25,7 @@ mod netns;
 mod programs;
 pub mod proxy;
 mod rules;
+mod safe_git;
 #[cfg(target_os = "linux")]
 pub mod seccomp;
 
@@ -37,6 +38,7 @@ pub use programs::runs_programs;
 pub use rules::{
     Denied, DenyRead, Granted, HOME_SECRETS, Inputs, Net, Refusal, Rules, Writable, resolve,
 };
+pub use safe_git::git;
 
 /// The flag that carries a command's rules (JSON) to the process that leads its group.
 pub const RULES_FLAG: &str = "--sandbox-rules";
