@@ -31,6 +31,7 @@ const NETWORK: &[&str] = &[
 /// when nothing in it looks like the sandbox's doing.
 pub fn explain(rules: &Rules, output: &str, cwd: &Path) -> Option<String> {
     let mut notes: Vec<String> = Vec::new();
+    let sockets = mentions_socket(output);
     for line in output.lines() {
         let denied = DENIED.iter().any(|w| line.contains(w));
         if denied {
@@ -66,8 +67,8 @@ pub fn explain(rules: &Rules, output: &str, cwd: &Path) -> Option<String> {
     ))
 }
 
-fn mentions_socket(line: &str) -> bool {
-    let lower = line.to_ascii_lowercase();
+fn mentions_socket(text: &str) -> bool {
+    let lower = text.to_ascii_lowercase();
     ["socket", "connect", "network", "http", "tcp", "udp", "bind"]
         .iter()
         .any(|w| lower.contains(w))
