@@ -48,8 +48,8 @@ pub fn explain(rules: &Rules, output: &str, cwd: &Path) -> Option<String> {
                 }
             }
         }
-        let network = !rules.net.open
-            && (NETWORK.iter().any(|w| line.contains(w)) || (denied && mentions_socket(line)));
+        let network =
+            !rules.net.open && (NETWORK.iter().any(|w| line.contains(w)) || (denied && sockets));
         if network {
             let note = network_note(rules);
             if !notes.contains(&note) {

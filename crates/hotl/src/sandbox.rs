@@ -41,7 +41,16 @@ pub async fn prepare(
         );
         return Ok(None);
     }
-    let inputs = Inputs {
+    let inputs = inputs(ctx, mode, config, cwd);
+    let sandbox = Sandbox::prepare(inputs)
+        .await
+        .map_err(|e| CliError::user(format!("cannot set up the sandbox: {e}")))?;
+    Ok(Some(Arc::new(sandbox)))
+}
+
+/// What a session's rules in `cwd` are made from.
+pub fn inputs(ctx: &Ctx, mode: Mode, config: &Config, cwd: &Path) -> Inputs {
+    Inputs {
         mode,
         cwd: cwd.to_owned(),
         home: ctx.home_dir.clone(),
@@ -52,11 +61,17 @@ pub async fn prepare(
             .collect(),
         tmpdir: None,
         config: config.clone(),
-    };
-    let sandbox = Sandbox::prepare(inputs)
-        .await
-        .map_err(|e| CliError::user(format!("cannot set up the sandbox: {e}")))?;
-    Ok(Some(Arc::new(sandbox)))
+    }
+}
+
+/// The exit code of a command that ended with `status` (a signal as the shell says it).
+pub fn exit_code(status: std::process::ExitStatus) -> std::process::ExitCode {
+    use std::os::unix::process::ExitStatusExt;
+    let code = status
+        .code()
+        .or_else(|| status.signal().map(|s| 128 + s))
+        .unwrap_or(1);
+    std::process::ExitCode::from(u8::try_from(code).unwrap_or(1))
 }
 
 /// Why this system offers no sandbox.
