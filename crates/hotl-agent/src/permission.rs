@@ -67,6 +67,14 @@ impl Policy {
         })
     }
 
+    /// The sandbox commands run in, as the status line says it: its mode, or `off` when
+    /// commands run unconfined.
+    pub fn sandbox_name(&self) -> &'static str {
+        self.sandbox
+            .as_ref()
+            .map_or("off", |s| s.rules().mode.name())
+    }
+
     /// The sandbox's rules for calls made in `cwd` (read-only in plan mode), when commands
     /// are confined.
     pub fn rules_for(&self, cwd: &Path) -> Option<hotl_sandbox::Rules> {

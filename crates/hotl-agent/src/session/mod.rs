@@ -347,6 +347,7 @@ impl Session {
             model: self.last_model(),
             mode: state.modes.permission.clone(),
             effort: settings.effort.clone(),
+            sandbox: Some(settings.policy.sandbox_name().to_owned()),
             usage: self.totals.usage,
             cost: self.totals.cost,
             requests: self.totals.requests,
