@@ -76,7 +76,9 @@ fn allowed_bash_runs_and_its_output_goes_back_stamped() -> TestResult {
 fn headless_refuses_bash_without_allow() -> TestResult {
     let env = Env::new()?;
     let fake = fake_calling(&[("bash", json!({"command": ECHO}))])?;
-    let out = env.agent(&fake, &["-p", "make a file"]).ok();
+    let out = env
+        .agent(&fake, &["-p", "make a file", "--sandbox", "off"])
+        .ok();
     assert_eq!(out.stdout, "Done.\n", "{out}");
     assert!(!env.project.join("out.txt").exists());
 
@@ -100,8 +102,18 @@ fn accept_edits_runs_write_but_not_bash() -> TestResult {
         ("write", json!({"path": "new.txt", "content": "written\n"})),
         ("bash", json!({"command": "touch ran.txt"})),
     ])?;
-    env.agent(&fake, &["-p", "go", "--permission-mode", "accept-edits"])
-        .ok();
+    env.agent(
+        &fake,
+        &[
+            "-p",
+            "go",
+            "--permission-mode",
+            "accept-edits",
+            "--sandbox",
+            "off",
+        ],
+    )
+    .ok();
     assert_eq!(
         std::fs::read_to_string(env.project.join("new.txt"))?,
         "written\n"
@@ -152,6 +164,8 @@ fn writes_outside_the_project_need_bypass() -> TestResult {
             "go",
             "--permission-mode",
             "accept-edits",
+            "--sandbox",
+            "off",
             "--allow",
             "write",
         ],

@@ -81,7 +81,17 @@ fn a_secret_file_is_not_read_unasked() -> TestResult {
                 Reply::text("Done."),
             ]))?;
             let out = env
-                .agent(&fake, &["-p", "read it", "--permission-mode", mode])
+                .agent(
+                    &fake,
+                    &[
+                        "-p",
+                        "read it",
+                        "--permission-mode",
+                        mode,
+                        "--sandbox",
+                        "off",
+                    ],
+                )
                 .ok();
             let back = requests(&fake)?[1].to_string();
             assert!(
