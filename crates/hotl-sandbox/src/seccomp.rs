@@ -106,13 +106,11 @@ fn socket_rules(sockets: Sockets) -> Result<Vec<SeccompRule>, Error> {
 
 /// The filter for `sockets`: matching calls fail with `EACCES` ("Permission denied").
 pub fn program(sockets: Sockets) -> Result<BpfProgram, Error> {
-    let mut rules: BTreeMap<i64, Vec<SeccompRule>> = REFUSED
-        .iter()
-        .map(|&call| (call as i64, Vec::new()))
-        .collect();
+    let mut rules: BTreeMap<i64, Vec<SeccompRule>> =
+        REFUSED.iter().map(|&call| (call, Vec::new())).collect();
     let socket = socket_rules(sockets)?;
     if !socket.is_empty() {
-        rules.insert(libc::SYS_socket as i64, socket);
+        rules.insert(libc::SYS_socket, socket);
     }
     let arch = TargetArch::try_from(std::env::consts::ARCH).map_err(err)?;
     let filter = SeccompFilter::new(
