@@ -27,7 +27,7 @@ pub fn explain(
     flags: &Overrides,
 ) -> Result<Vec<Setting>> {
     let resolved = crate::resolve(crate::load_file()?, flags)?;
-    let env = |k: &str| std::env::var(k).ok().filter(|v| !v.is_empty());
+    let env = hotl_sandbox::credentials::var;
     let in_file = match path {
         Some(path) if path.exists() => format!("file {}", path.display()),
         _ => "file".to_owned(),

@@ -30,6 +30,8 @@ pub struct FileConfig {
     pub agents: AgentsConfig,
     /// `[session_title]`: titles written after a root session's first answer.
     pub session_title: SessionTitleConfig,
+    /// `[sandbox]`: what commands may read, write and reach.
+    pub sandbox: hotl_sandbox::Config,
 }
 
 /// `[session_title]`.

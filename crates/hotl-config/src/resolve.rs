@@ -64,7 +64,7 @@ pub struct Resolved {
 pub fn secret_paths(home_dir: Option<&std::path::Path>) -> Vec<PathBuf> {
     let mut secrets: Vec<PathBuf> = home_dir
         .map(|home| {
-            [".ssh", ".aws", ".gnupg", ".netrc"]
+            hotl_sandbox::HOME_SECRETS
                 .iter()
                 .map(|name| home.join(name))
                 .collect()
@@ -82,7 +82,7 @@ pub fn secret_paths(home_dir: Option<&std::path::Path>) -> Vec<PathBuf> {
 /// file; keys from the file or `ANTHROPIC_API_KEY` / `OPENAI_API_KEY`. With neither a key nor a
 /// base URL, the offline demo answers.
 pub fn resolve(file: FileConfig, flags: &Overrides) -> Result<Resolved> {
-    let env = |k: &str| std::env::var(k).ok().filter(|v| !v.is_empty());
+    let env = hotl_sandbox::credentials::var;
     let kind = flags
         .provider
         .clone()

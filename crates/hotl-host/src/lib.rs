@@ -22,5 +22,6 @@ pub mod logging;
 pub mod mcp;
 mod memory_home;
 pub mod picking;
+pub mod sandbox;
 pub mod takeout;
 pub mod tui;

@@ -273,6 +273,17 @@ pub fn strip(app: &App, now: Instant, context: &Strip, width: usize) -> Line<'st
         _ => Style::new().fg(Color::Yellow),
     };
     spans.push(Span::styled(app.mode.clone(), mode_style));
+    if let Some(sandbox) = app.status.as_ref().and_then(|s| s.sandbox.as_deref()) {
+        // Unconfined without a question is the one state to be loud about.
+        let sandbox_style = match (sandbox, app.mode.as_str()) {
+            ("off", "bypass") => Style::new().fg(Color::Red),
+            ("off", _) => Style::new().fg(Color::Yellow),
+            ("read-only", _) => Style::new().fg(Color::Cyan),
+            _ => style::dim(),
+        };
+        spans.push(sep());
+        spans.push(Span::styled(format!("sandbox {sandbox}"), sandbox_style));
+    }
     if let Some(status) = &app.status {
         spans.push(sep());
         spans.push(Span::raw(format!("${:.4}", status.cost)));

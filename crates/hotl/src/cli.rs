@@ -59,6 +59,9 @@ pub enum Command {
     /// Manage MCP servers: list, check, add, remove
     #[command(subcommand)]
     Mcp(crate::commands::mcp::McpCommand),
+    /// The sandbox commands run in: check what it enforces here, run a command under it
+    #[command(subcommand)]
+    Sandbox(crate::commands::sandbox::SandboxCommand),
     /// Agent definitions delegated children are made from: list, show, check
     #[command(subcommand)]
     Agents(crate::commands::agents::AgentsCommand),

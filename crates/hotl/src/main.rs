@@ -10,7 +10,9 @@ mod commands;
 mod reaper;
 
 // What the commands do with the home is decided in hotl-host; they name it as their own.
-use hotl_host::{breadcrumb, ctx, delegation, error, headless, mcp, picking, takeout, tui};
+use hotl_host::{
+    breadcrumb, ctx, delegation, error, headless, mcp, picking, sandbox, takeout, tui,
+};
 
 use std::io::Write;
 use std::process::ExitCode;
@@ -28,6 +30,8 @@ fn main() -> ExitCode {
         return reaper::run(&args[2..]);
     }
     tui::process_start();
+    // Before any thread: the credentials leave the environment block other processes read.
+    hotl_sandbox::credentials::scrub(hotl_sandbox::credentials::CREDENTIAL_VARS);
     let code = run_cli();
     // A snapshot still being taken (a turn that only talked) ends with the process.
     hotl_agent::end_children();

@@ -35,6 +35,7 @@ mod mcp;
 mod pipe;
 mod real_llm;
 mod refs;
+mod sandbox;
 mod seam;
 mod security;
 mod share;

@@ -13,6 +13,7 @@ pub mod mcp;
 pub mod oneshot;
 pub mod recall;
 pub mod run;
+pub mod sandbox;
 pub mod sessions;
 pub mod share_server;
 pub mod stats;
@@ -33,6 +34,7 @@ pub fn run(ctx: &Ctx, command: Option<Command>, args: &run::RunArgs) -> Result<E
             let target = resume.session.clone().unwrap_or_default();
             run::run(ctx, &resume.merged(args), Some(target))
         }
+        Command::Sandbox(cmd) => sandbox::run(ctx, &cmd),
         Command::Sessions(cmd) => match cmd {
             SessionsCommand::List(args) => sessions::list::run(ctx, &args),
             SessionsCommand::Show(args) => sessions::show::run(ctx, &args),
