@@ -4,7 +4,9 @@
 #       session's rules (Landlock, seccomp) and without, RUNS (default 200) times each,
 #       interleaved; the median of each and their difference;
 #   (b) a project's test suite: `cargo test` of one of this workspace's crates (built first),
-#       confined (`hotl sandbox run`) and not, TESTS (default 5) times each, interleaved.
+#       led by the same group leader with the session's rules and without (as the bash tool
+#       runs it: the rules are prepared once a session, not per call), TESTS (default 7) times
+#       each, interleaved.
 # BIN picks the binary's folder (default: a release build).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -13,8 +15,8 @@ if [ -z "${BIN:-}" ]; then
   BIN="$PWD/target/release"
 fi
 RUNS=${RUNS:-200}
-TESTS=${TESTS:-5}
-CRATE=${CRATE:-hotl-view}
+TESTS=${TESTS:-7}
+CRATE=${CRATE:-hotl-log}
 python3 - "$BIN/hotl" "$RUNS" "$TESTS" "$CRATE" <<'PY'
 import json, os, statistics, subprocess, sys, time
 hotl, runs, tests, crate = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4]
@@ -30,9 +32,14 @@ probe = subprocess.run(
     [hotl, "sandbox", "run", "--", "sh", "-c", "cat /proc/$PPID/cmdline"],
     capture_output=True, check=True).stdout.split(b"\0")
 rules_json = probe[probe.index(b"--sandbox-rules") + 1].decode()
+# The session's private temporary directory, which the bash tool passes as TMPDIR (the probe's
+# is gone with its process): both arms get it.
+tmpdir = json.loads(rules_json)["tmpdir"]
+os.makedirs(tmpdir, exist_ok=True)
+env = dict(os.environ, TMPDIR=tmpdir)
 def timed(argv):
     start = time.perf_counter()
-    subprocess.run(argv, check=True, stdout=subprocess.DEVNULL)
+    subprocess.run(argv, check=True, stdout=subprocess.DEVNULL, env=env)
     return time.perf_counter() - start
 me = str(os.getpid())
 plain = [hotl, "--reap-group", me, "--", "true"]
@@ -49,9 +56,11 @@ subprocess.run(["cargo", "test", "-q", "-p", crate, "--no-run"], check=True,
 test = ["cargo", "test", "-q", "--offline", "-p", crate]
 a, b = [], []
 for _ in range(tests):
-    a.append(timed(test))
-    b.append(timed([hotl, "sandbox", "run", "--"] + test))
+    a.append(timed([hotl, "--reap-group", me, "--"] + test))
+    b.append(timed([hotl, "--reap-group", me, "--sandbox-rules", rules_json, "--"] + test))
 ma, mb = statistics.median(a), statistics.median(b)
 print(f"cargo test -p {crate} ({tests} runs): unconfined {ma:.2f} s, confined {mb:.2f} s, "
       f"{(mb / ma - 1) * 100:+.1f}% (median)")
+import shutil
+shutil.rmtree(tmpdir, ignore_errors=True)
 PY
