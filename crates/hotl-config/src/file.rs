@@ -135,6 +135,24 @@ pub fn config_path() -> Option<PathBuf> {
         .map(|d| d.join("hotl").join("config.toml"))
 }
 
+/// Every variable hotl reads a credential from: the providers', clouds', share and remote
+/// keys, and the bearer tokens the configured MCP servers name (`bearer_token_env_var`). What
+/// `main` wipes from the environment block before anything else runs.
+pub fn credential_vars() -> Vec<String> {
+    let mut names: Vec<String> = hotl_sandbox::credentials::CREDENTIAL_VARS
+        .iter()
+        .map(|v| (*v).to_owned())
+        .collect();
+    if let Ok(file) = load_file() {
+        names.extend(
+            file.mcp_servers
+                .values()
+                .filter_map(|server| server.bearer_token_env_var.clone()),
+        );
+    }
+    names
+}
+
 /// Reads the config file (absent is fine; malformed is an error naming the file).
 pub fn load_file() -> Result<FileConfig> {
     let Some(path) = config_path() else {

@@ -31,7 +31,8 @@ fn main() -> ExitCode {
     }
     tui::process_start();
     // Before any thread: the credentials leave the environment block other processes read.
-    hotl_sandbox::credentials::scrub(hotl_sandbox::credentials::CREDENTIAL_VARS);
+    let credentials = hotl_config::credential_vars();
+    hotl_sandbox::credentials::scrub(&credentials.iter().map(String::as_str).collect::<Vec<_>>());
     let code = run_cli();
     // A snapshot still being taken (a turn that only talked) ends with the process.
     hotl_agent::end_children();

@@ -104,9 +104,14 @@ fn secrets_and_hotls_home_are_not_read() -> TestResult {
     env.agent(&fake, &["-p", "remember SESSION-SECRET-TEXT"])
         .ok();
     let sessions = env.home.join("sessions").display().to_string();
+    let root = env.root().display().to_string();
     let (run, sent) = turn(
         &env,
         &[
+            // The file tools walk past what the sandbox denies, and refuse it named.
+            ("grep", json!({ "pattern": "SESSION-SECRET", "path": root })),
+            ("glob", json!({ "pattern": format!("{sessions}/*.jsonl") })),
+            ("ls", json!({ "path": "~/.ssh" })),
             bash("cat ~/.ssh/id_ed25519"),
             bash(&format!("cat {sessions}/*.jsonl {sessions}/*/*.jsonl")),
             ("read", json!({ "path": "~/.aws/credentials" })),
@@ -129,6 +134,11 @@ fn secrets_and_hotls_home_are_not_read() -> TestResult {
         sent.contains("the home's secrets are not readable"),
         "{sent}"
     );
+    assert!(
+        sent.contains("skipped what the sandbox keeps from commands"),
+        "{sent}"
+    );
+    assert!(!sent.contains("id_ed25519\\n"), "ls listed ~/.ssh: {sent}");
     Ok(())
 }
 
@@ -220,7 +230,15 @@ fn what_a_command_starts_is_confined_too() -> TestResult {
 #[test]
 fn no_hotl_process_shows_the_key() -> TestResult {
     let env = Env::new()?;
-    let look = json!({ "command": "for p in $PPID $(ps -o ppid= -p $PPID); do tr '\\0' '\\n' < /proc/$p/environ; done | grep API_KEY; pgrep hotl | while read p; do tr '\\0' '\\n' < /proc/$p/environ; done | grep API_KEY; echo looked" });
+    let look = json!({ "command": "for p in $PPID $(ps -o ppid= -p $PPID); do tr '\\0' '\\n' < /proc/$p/environ; done | grep -E 'API_KEY|MCP_TOKEN'; pgrep hotl | while read p; do tr '\\0' '\\n' < /proc/$p/environ; done | grep -E 'API_KEY|MCP_TOKEN'; echo looked" });
+    // An MCP server's bearer token is a credential hotl reads from its environment too.
+    let config = env.root().join("config").join("hotl");
+    std::fs::create_dir_all(&config)?;
+    std::fs::write(
+        config.join("config.toml"),
+        "[mcp_servers.remote]\nurl = \"http://127.0.0.1:9/mcp\"\nbearer_token_env_var = \"HOTL_TEST_MCP_TOKEN\"\nenabled = false\n",
+    )?;
+    let token = "mcp-token-0123456789";
     let fake = FakeLlm::start(Config::scripted([
         Reply::text("").with_tool("bash", look.clone()),
         Reply::text("Done."),
@@ -231,6 +249,7 @@ fn no_hotl_process_shows_the_key() -> TestResult {
     for sandbox in ["workspace-write", "off"] {
         let mut cmd = env.agent_command();
         cmd.env("ANTHROPIC_API_KEY", secret)
+            .env("HOTL_TEST_MCP_TOKEN", token)
             .args(["--provider", "anthropic", "--base-url"])
             .arg(fake.base_url())
             .args([
@@ -246,8 +265,8 @@ fn no_hotl_process_shows_the_key() -> TestResult {
     let sent: Vec<String> = requests(&fake)?.iter().map(|r| r.to_string()).collect();
     assert!(sent.iter().any(|r| r.contains("looked")), "the command ran");
     assert!(
-        !sent.iter().any(|r| r.contains(secret)),
-        "the key was read from a process"
+        !sent.iter().any(|r| r.contains(secret) || r.contains(token)),
+        "a credential was read from a process"
     );
     Ok(())
 }
