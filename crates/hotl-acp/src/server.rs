@@ -86,15 +86,7 @@ impl Server {
             .on_receive_request(
                 async move |req: s::InitializeRequest,
                             r: Responder<s::InitializeResponse>,
-                            _cx: ConnectionTo<Client>| {
-                    let notices = req
-                        .client_capabilities
-                        .session
-                        .as_ref()
-                        .is_some_and(|s| s.notices.is_some());
-                    init.notices.store(notices, Ordering::Relaxed);
-                    r.respond(initialized(req.protocol_version))
-                },
+                            _cx: ConnectionTo<Client>| { init.initialize(req, r) },
                 on_receive_request!(),
             )
             .on_receive_request(
@@ -129,28 +121,7 @@ impl Server {
             .on_receive_request(
                 async move |req: s::PromptRequest,
                             r: Responder<s::PromptResponse>,
-                            cx: ConnectionTo<Client>| {
-                    let id = req.session_id.to_string();
-                    let Some(live) = prompt.live(&id) else {
-                        return r.respond_with_error(unknown_session(&id));
-                    };
-                    if live.busy.swap(true, Ordering::AcqRel) {
-                        return r.respond_with_error(Error::invalid_request().data(
-                            "a prompt is already running in this session: wait for its answer, \
-                             or cancel it",
-                        ));
-                    }
-                    let notices = prompt.notices.load(Ordering::Relaxed);
-                    let task_cx = cx.clone();
-                    cx.spawn(async move {
-                        let answer =
-                            crate::prompt::run(&task_cx, &id, &live, req.prompt, notices).await;
-                        live.busy.store(false, Ordering::Release);
-                        // An answer that cannot be sent means the editor is gone: nothing to do.
-                        let _ = r.respond_with_result(answer);
-                        Ok(())
-                    })
-                },
+                            cx: ConnectionTo<Client>| { prompt.prompt(req, r, cx) },
                 on_receive_request!(),
             )
             .on_receive_notification(
@@ -166,35 +137,7 @@ impl Server {
                 async move |req: s::SetSessionModeRequest,
                             r: Responder<s::SetSessionModeResponse>,
                             cx: ConnectionTo<Client>| {
-                    let id = req.session_id.to_string();
-                    let Some(live) = mode.live(&id) else {
-                        return r.respond_with_error(unknown_session(&id));
-                    };
-                    let Some(new_mode) = Mode::from_name(&req.mode_id.to_string()) else {
-                        return r.respond_with_error(Error::invalid_params().data(format!(
-                            "unknown mode {:?}: the modes are default, accept-edits, plan and \
-                             bypass",
-                            req.mode_id.to_string()
-                        )));
-                    };
-                    // The agent is held while a prompt runs; the mode is sent without waiting.
-                    if let Ok(agent) = live.agent.try_lock()
-                        && let Some(agent) = agent.as_ref()
-                    {
-                        agent.send(Command::SetMode { mode: new_mode });
-                    } else {
-                        return r
-                            .respond_with_error(Error::invalid_request().data(
-                                "the mode cannot change while a prompt runs in this session",
-                            ));
-                    }
-                    r.respond(s::SetSessionModeResponse::new())?;
-                    cx.send_notification(s::SessionNotification::new(
-                        req.session_id,
-                        s::SessionUpdate::CurrentModeUpdate(s::CurrentModeUpdate::new(
-                            new_mode.name(),
-                        )),
-                    ))
+                    mode.set_mode(req, r, &cx)
                 },
                 on_receive_request!(),
             )
@@ -273,6 +216,86 @@ impl State {
         }
         self.hold(id, opened.agent);
         Ok(modes(opened.mode))
+    }
+
+    /// Answers `initialize`, noting whether the editor shows notices apart.
+    fn initialize(
+        &self,
+        req: s::InitializeRequest,
+        r: Responder<s::InitializeResponse>,
+    ) -> Result<(), Error> {
+        let notices = req
+            .client_capabilities
+            .session
+            .as_ref()
+            .is_some_and(|s| s.notices.is_some());
+        self.notices.store(notices, Ordering::Relaxed);
+        r.respond(initialized(req.protocol_version))
+    }
+
+    /// Starts a prompt in a task of its own, which answers when the turn ends; a session runs
+    /// one prompt at a time.
+    fn prompt(
+        &self,
+        req: s::PromptRequest,
+        r: Responder<s::PromptResponse>,
+        cx: ConnectionTo<Client>,
+    ) -> Result<(), Error> {
+        let id = req.session_id.to_string();
+        let Some(live) = self.live(&id) else {
+            return r.respond_with_error(unknown_session(&id));
+        };
+        if live.busy.swap(true, Ordering::AcqRel) {
+            return r.respond_with_error(Error::invalid_request().data(
+                "a prompt is already running in this session: wait for its answer, \
+                 or cancel it",
+            ));
+        }
+        let notices = self.notices.load(Ordering::Relaxed);
+        let task_cx = cx.clone();
+        cx.spawn(async move {
+            let answer = crate::prompt::run(&task_cx, &id, &live, req.prompt, notices).await;
+            live.busy.store(false, Ordering::Release);
+            // An answer that cannot be sent means the editor is gone: nothing to do.
+            let _ = r.respond_with_result(answer);
+            Ok(())
+        })
+    }
+
+    /// Changes a session's permission mode between prompts, and tells the editor it did.
+    fn set_mode(
+        &self,
+        req: s::SetSessionModeRequest,
+        r: Responder<s::SetSessionModeResponse>,
+        cx: &ConnectionTo<Client>,
+    ) -> Result<(), Error> {
+        let id = req.session_id.to_string();
+        let Some(live) = self.live(&id) else {
+            return r.respond_with_error(unknown_session(&id));
+        };
+        let Some(new_mode) = Mode::from_name(&req.mode_id.to_string()) else {
+            return r.respond_with_error(Error::invalid_params().data(format!(
+                "unknown mode {:?}: the modes are default, accept-edits, plan and \
+                 bypass",
+                req.mode_id.to_string()
+            )));
+        };
+        // The agent is held while a prompt runs; the mode is sent without waiting.
+        if let Ok(agent) = live.agent.try_lock()
+            && let Some(agent) = agent.as_ref()
+        {
+            agent.send(Command::SetMode { mode: new_mode });
+        } else {
+            return r.respond_with_error(
+                Error::invalid_request()
+                    .data("the mode cannot change while a prompt runs in this session"),
+            );
+        }
+        r.respond(s::SetSessionModeResponse::new())?;
+        cx.send_notification(s::SessionNotification::new(
+            req.session_id,
+            s::SessionUpdate::CurrentModeUpdate(s::CurrentModeUpdate::new(new_mode.name())),
+        ))
     }
 }
 

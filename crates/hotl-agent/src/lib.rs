@@ -73,7 +73,9 @@ pub use crate::late::{Late, LateTools, late_channel};
 pub use crate::launcher::SessionLauncher;
 pub use crate::lifecycle::{ForkAt, NewSession, fork, rename};
 pub use crate::moves::{ask_prompt, check_note, fork_brief, make_fold, recall_mode};
-pub use crate::permission::{Access, Decision, Mode, Policy, allows, inside, resolve};
+pub use crate::permission::{
+    ALLOW_UNSANDBOXED, Access, Decision, Mode, Policy, allows, inside, resolve,
+};
 pub use crate::prompt::system_blocks;
 pub use crate::provider::Provider;
 pub use crate::publish::{PublishFuture, Publisher};

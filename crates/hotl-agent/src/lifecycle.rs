@@ -24,6 +24,7 @@ pub struct NewSession {
     tools: ToolSet,
     mode: Mode,
     effort: Option<String>,
+    sandbox: Option<String>,
     name: Option<String>,
     instructions: Vec<String>,
 }
@@ -48,6 +49,7 @@ impl NewSession {
             tools,
             mode: Mode::Default,
             effort: None,
+            sandbox: None,
             name: None,
             instructions: Vec::new(),
         })
@@ -82,6 +84,13 @@ impl NewSession {
     /// Starts in permission mode `mode` (recorded when it is not the default).
     pub fn with_mode(mut self, mode: Mode) -> NewSession {
         self.mode = mode;
+        self
+    }
+
+    /// Runs its commands in sandbox mode `mode` (recorded with the session; `None`: the
+    /// default, not recorded).
+    pub fn with_sandbox(mut self, mode: Option<String>) -> NewSession {
+        self.sandbox = mode;
         self
     }
 
@@ -142,11 +151,20 @@ impl NewSession {
         if self.mode != Mode::Default {
             state.push(mode_record(self.mode));
         }
+        if let Some(sandbox) = &self.sandbox {
+            state.push(Body::Mode {
+                permission: None,
+                plan: None,
+                effort: None,
+                sandbox: Some(sandbox.clone()),
+            });
+        }
         if let Some(effort) = &self.effort {
             state.push(Body::Mode {
                 permission: None,
                 plan: None,
                 effort: Some(effort.clone()),
+                sandbox: None,
             });
         }
         if let Some(name) = &self.name {

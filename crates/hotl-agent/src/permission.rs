@@ -1,6 +1,6 @@
 //! Permissions: which tool calls run, which are refused, which need the user's yes.
 
-use std::path::{Component, Path, PathBuf};
+use std::path::{Path, PathBuf};
 
 use hotl_tool::ToolKind;
 
@@ -29,7 +29,13 @@ pub struct Policy {
     /// Where secrets live (`~/.ssh`, `~/.aws`, a config file holding a key, ...): reading
     /// anything under one asks, as does reading a `.env*` file outside the project.
     pub secrets: Vec<PathBuf>,
+    /// The sandbox, when commands are confined: a confined command needs no question, and
+    /// its rules bind the file tools too.
+    pub sandbox: Option<std::sync::Arc<hotl_sandbox::Sandbox>>,
 }
+
+/// The `--allow` entry that lets a command run outside the sandbox without a question.
+pub const ALLOW_UNSANDBOXED: &str = "bash:unsandboxed";
 
 /// What one call would touch, for the permission decision.
 #[derive(Clone, Copy, Debug)]
@@ -44,6 +50,8 @@ pub struct Access<'a> {
     pub reads: &'a [PathBuf],
     /// The project directory.
     pub root: &'a Path,
+    /// Whether the call's commands run in the sandbox ([`Tool::sandboxed`](crate::Tool)).
+    pub sandboxed: bool,
 }
 
 impl Policy {
@@ -55,6 +63,26 @@ impl Policy {
             writes,
             reads: &[],
             root,
+            sandboxed: false,
+        })
+    }
+
+    /// The sandbox commands run in, as the status line says it: its mode, or `off` when
+    /// commands run unconfined.
+    pub fn sandbox_name(&self) -> &'static str {
+        self.sandbox
+            .as_ref()
+            .map_or("off", |s| s.rules().mode.name())
+    }
+
+    /// The sandbox's rules for calls made in `cwd` (read-only in plan mode), when commands
+    /// are confined.
+    pub fn rules_for(&self, cwd: &Path) -> Option<hotl_sandbox::Rules> {
+        let rules = self.sandbox.as_ref()?.rules().for_cwd(cwd);
+        Some(if self.mode == Mode::Plan {
+            rules.read_only()
+        } else {
+            rules
         })
     }
 
@@ -66,13 +94,22 @@ impl Policy {
             writes,
             reads,
             root,
+            sandboxed,
         } = *access;
-        if self.mode == Mode::Plan && kind != ToolKind::Read {
+        // A confined command is safe to run in every mode: plan mode's are read-only.
+        let confined = kind == ToolKind::Exec && sandboxed && self.sandbox.is_some();
+        if self.mode == Mode::Plan && kind != ToolKind::Read && !confined {
             return Decision::Deny(format!(
-                "{tool} is not available in plan mode (read-only tools only)"
+                "{tool} is not available in plan mode (read-only tools and sandboxed commands only)"
             ));
         }
-        if self.mode == Mode::Bypass {
+        if let Some(refusal) = self.sandbox_refusal(writes, reads, root) {
+            return Decision::Deny(refusal);
+        }
+        if let Some(decision) = self.unconfined(access) {
+            return decision;
+        }
+        if self.mode == Mode::Bypass || confined {
             return Decision::Allow;
         }
         let allowed = self.allow.iter().any(|a| allows(a, tool));
@@ -128,6 +165,54 @@ impl Policy {
         }
     }
 
+    /// What the sandbox's rules refuse of a file tool's reads and writes, naming the rule.
+    fn sandbox_refusal(
+        &self,
+        writes: &[PathBuf],
+        reads: &[PathBuf],
+        root: &Path,
+    ) -> Option<String> {
+        let rules = self.rules_for(root)?;
+        let refused = reads
+            .iter()
+            .find_map(|p| rules.check_read(p).err())
+            .or_else(|| writes.iter().find_map(|p| rules.check_write(p).err()))?;
+        Some(refused.to_string())
+    }
+
+    /// The decision on a call that would run a program outside the sandbox: a command that
+    /// asks `sandbox: false` while the sandbox is on, or a write to a file that makes a
+    /// program run (git's configuration, hooks and attributes, hotl's project config). Asked
+    /// in every mode unless `--allow bash:unsandboxed` (or bypass with the sandbox off, where
+    /// nothing is confined anyway); `None` for any other call.
+    fn unconfined(&self, access: &Access<'_>) -> Option<Decision> {
+        let why = if access.kind == ToolKind::Exec
+            && !access.sandboxed
+            && self.sandbox.is_some()
+            && !access.tool.starts_with("mcp__")
+        {
+            format!("{} would run outside the sandbox", access.tool)
+        } else {
+            let (path, why) = access
+                .writes
+                .iter()
+                .find_map(|p| Some((p, hotl_sandbox::runs_programs(p)?)))?;
+            format!(
+                "{} would write {}, which makes programs run ({why})",
+                access.tool,
+                path.display()
+            )
+        };
+        let unguarded = self.mode == Mode::Bypass && self.sandbox.is_none();
+        if unguarded || self.allow.iter().any(|a| a == ALLOW_UNSANDBOXED) {
+            return Some(Decision::Allow);
+        }
+        Some(self.ask(
+            why,
+            &format!("--allow {ALLOW_UNSANDBOXED}, or --permission-mode bypass with --sandbox off"),
+        ))
+    }
+
     /// Whether reading `path` reads a secret: under one of [`Policy::secrets`], or a `.env`
     /// file (`.env`, `.env.local`, ...) outside `root`.
     pub fn is_secret(&self, path: &Path, root: &Path) -> bool {
@@ -168,46 +253,11 @@ pub fn allows(entry: &str, tool: &str) -> bool {
 /// Whether `path` lies inside `root` once `..` and symlinks are resolved. A path that does
 /// not exist yet is judged by its nearest existing ancestor.
 pub fn inside(path: &Path, root: &Path) -> bool {
-    let root = root.canonicalize().unwrap_or_else(|_| normalize(root));
+    let root = root.canonicalize().unwrap_or_else(|_| resolve(root));
     resolve(path).starts_with(&root)
 }
 
-/// `path` with symlinks resolved as far as it exists, and `.`/`..` applied lexically beyond.
-pub fn resolve(path: &Path) -> PathBuf {
-    let normal = normalize(path);
-    let mut existing = normal.clone();
-    let mut rest = Vec::new();
-    loop {
-        if let Ok(real) = existing.canonicalize() {
-            let mut out = real;
-            for part in rest.iter().rev() {
-                out.push(part);
-            }
-            return out;
-        }
-        match (existing.parent(), existing.file_name()) {
-            (Some(parent), Some(name)) => {
-                rest.push(name.to_owned());
-                existing = parent.to_owned();
-            }
-            _ => return normal,
-        }
-    }
-}
-
-fn normalize(path: &Path) -> PathBuf {
-    let mut out = PathBuf::new();
-    for c in path.components() {
-        match c {
-            Component::ParentDir => {
-                out.pop();
-            }
-            Component::CurDir => {}
-            other => out.push(other),
-        }
-    }
-    out
-}
+pub use hotl_sandbox::resolve;
 
 #[cfg(test)]
 mod tests {
@@ -291,6 +341,7 @@ mod tests {
                 writes: &[],
                 reads: &[p],
                 root: &root,
+                sandboxed: false,
             })
         };
         assert!(matches!(read(ssh.join("id_ed25519")), Decision::Deny(_)));
@@ -319,6 +370,7 @@ mod tests {
                 writes: &[],
                 reads: std::slice::from_ref(&ssh),
                 root: &root,
+                sandboxed: false,
             }),
             Decision::Ask(_)
         ));

@@ -2,11 +2,12 @@
 //! the environment, the config file, or hotl's default), from the same resolution and the same
 //! precedence a run uses.
 
+use hotl_sandbox::credentials::var as env;
 use serde::Serialize;
 
 use crate::Result;
 use crate::file::FileConfig;
-use crate::resolve::Overrides;
+use crate::resolve::{Overrides, Resolved};
 
 /// One setting as a run would see it.
 #[derive(Debug, Serialize)]
@@ -27,25 +28,57 @@ pub fn explain(
     flags: &Overrides,
 ) -> Result<Vec<Setting>> {
     let resolved = crate::resolve(crate::load_file()?, flags)?;
-    let env = |k: &str| std::env::var(k).ok().filter(|v| !v.is_empty());
-    let in_file = match path {
-        Some(path) if path.exists() => format!("file {}", path.display()),
-        _ => "file".to_owned(),
-    };
-    // Where a value came from: the first of flag, environment, file that gives one.
-    let source = |flag: (&str, bool), var: Option<&str>, file_has: bool, default: &str| {
+    let sources = Sources::new(path);
+    // The order `hotl config` lists them in: the provider first, then the run, then the rest.
+    let mut settings = provider_settings(file, flags, &resolved, &sources);
+    settings.extend(limit_settings(file, flags, &resolved, &sources));
+    settings.extend(run_settings(file, &resolved, &sources));
+    settings.extend(share_settings(file, &resolved, &sources));
+    settings.extend(remote_settings(file, &sources));
+    Ok(settings)
+}
+
+/// Says where a value came from, given what the flags, environment and file hold.
+struct Sources {
+    /// How the config file is named as a source: with its path when it exists.
+    in_file: String,
+}
+
+impl Sources {
+    fn new(path: Option<&std::path::Path>) -> Self {
+        let in_file = match path {
+            Some(path) if path.exists() => format!("file {}", path.display()),
+            _ => "file".to_owned(),
+        };
+        Sources { in_file }
+    }
+
+    /// The first of flag, environment, file that gives a value, else `default`.
+    fn of(&self, flag: (&str, bool), var: Option<&str>, file_has: bool, default: &str) -> String {
         if flag.1 {
             format!("flag {}", flag.0)
         } else if let Some(var) = var.filter(|v| env(v).is_some()) {
             format!("env {var}")
         } else if file_has {
-            in_file.clone()
+            self.in_file.clone()
         } else {
             default.to_owned()
         }
-    };
-    let p = &file.provider;
-    let (kind, url) = match &resolved.provider {
+    }
+
+    /// The source of a setting no flag or variable sets: the file, else `default`.
+    fn file(&self, file_has: bool, default: &str) -> String {
+        self.of(("", false), None, file_has, default)
+    }
+}
+
+fn setting(key: &'static str, value: String, source: String) -> Setting {
+    Setting { key, value, source }
+}
+
+/// The provider's kind as named in the config, and its base URL as shown.
+fn provider_kind(resolved: &Resolved) -> (&'static str, String) {
+    match &resolved.provider {
         hotl_agent::Provider::Http(http) => (
             match http.dialect() {
                 hotl_wire::Dialect::Anthropic => "anthropic",
@@ -55,8 +88,12 @@ pub fn explain(
             http.base().to_owned(),
         ),
         hotl_agent::Provider::Demo => ("demo", "(none: offline)".to_owned()),
-    };
-    let kind_default = if kind == "demo" {
+    }
+}
+
+/// Why the provider is of its kind when nothing names it: what the environment holds.
+fn kind_default(kind: &str) -> String {
+    if kind == "demo" {
         "default: no key or base URL is set".to_owned()
     } else {
         format!(
@@ -67,33 +104,39 @@ pub fn explain(
                 "a base URL is set"
             }
         )
-    };
+    }
+}
+
+/// The provider's settings: which one, where, which model, its key.
+fn provider_settings(
+    file: &FileConfig,
+    flags: &Overrides,
+    resolved: &Resolved,
+    sources: &Sources,
+) -> Vec<Setting> {
+    let p = &file.provider;
+    let (kind, url) = provider_kind(resolved);
     let key_var = match kind {
         "anthropic" => Some("ANTHROPIC_API_KEY"),
         "openai" | "openai-chat" => Some("OPENAI_API_KEY"),
         _ => None,
     };
     let has_key = p.api_key.is_some() || key_var.is_some_and(|v| env(v).is_some());
-    let setting = |key, value: String, source: String| Setting { key, value, source };
-    let window = resolved
-        .context_window
-        .or_else(|| hotl_agent::known_context_window(&resolved.model));
-    let remote = remote_settings(file, &in_file);
-    Ok([
+    vec![
         setting(
             "provider.kind",
             kind.to_owned(),
-            source(
+            sources.of(
                 ("--provider", flags.provider.is_some()),
                 Some("HOTL_PROVIDER"),
                 p.kind.is_some(),
-                &kind_default,
+                &kind_default(kind),
             ),
         ),
         setting(
             "provider.base_url",
             url,
-            source(
+            sources.of(
                 ("--base-url", flags.base_url.is_some()),
                 Some("HOTL_BASE_URL"),
                 p.base_url.is_some(),
@@ -103,7 +146,7 @@ pub fn explain(
         setting(
             "provider.model",
             resolved.model.clone(),
-            source(
+            sources.of(
                 ("--model", flags.model.is_some()),
                 Some("HOTL_MODEL"),
                 p.model.is_some(),
@@ -119,18 +162,33 @@ pub fn explain(
             }
             .to_owned(),
             if p.api_key.is_some() {
-                in_file.clone()
+                sources.in_file.clone()
             } else {
-                source(("", false), key_var, false, "none")
+                sources.of(("", false), key_var, false, "none")
             },
         ),
+    ]
+}
+
+/// The provider's limits: the context window, the reply's length, cache breakpoints.
+fn limit_settings(
+    file: &FileConfig,
+    flags: &Overrides,
+    resolved: &Resolved,
+    sources: &Sources,
+) -> Vec<Setting> {
+    let p = &file.provider;
+    let window = resolved
+        .context_window
+        .or_else(|| hotl_agent::known_context_window(&resolved.model));
+    vec![
         setting(
             "provider.context_window",
             window.map_or_else(
                 || "asked of a local server, else 128000".to_owned(),
                 |w| w.to_string(),
             ),
-            source(
+            sources.of(
                 ("", false),
                 Some("HOTL_CONTEXT_WINDOW"),
                 p.context_window.is_some(),
@@ -143,7 +201,7 @@ pub fn explain(
                 || "8192, less on a small window".to_owned(),
                 |n| n.to_string(),
             ),
-            source(
+            sources.of(
                 ("--max-tokens", flags.max_tokens.is_some()),
                 Some("HOTL_MAX_TOKENS"),
                 p.max_tokens.is_some(),
@@ -153,44 +211,41 @@ pub fn explain(
         setting(
             "provider.cache_breakpoints",
             resolved.explicit_breakpoints.to_string(),
-            source(("", false), None, p.cache_breakpoints.is_some(), "default"),
+            sources.file(p.cache_breakpoints.is_some(), "default"),
         ),
+    ]
+}
+
+/// How the run behaves past the provider: caching, the console, titles, agents.
+fn run_settings(file: &FileConfig, resolved: &Resolved, sources: &Sources) -> Vec<Setting> {
+    let p = &file.provider;
+    vec![
         setting(
             "cache.cold_headless",
             humantime::format_duration(resolved.cold_headless).to_string(),
-            source(
-                ("", false),
-                None,
-                file.cache.cold_headless.is_some(),
-                "default",
-            ),
+            sources.file(file.cache.cold_headless.is_some(), "default"),
         ),
         setting(
             "cache.cold_console",
             humantime::format_duration(resolved.cold_console).to_string(),
-            source(
-                ("", false),
-                None,
-                file.cache.cold_console.is_some(),
-                "default",
-            ),
+            sources.file(file.cache.cold_console.is_some(), "default"),
         ),
         setting(
             "tui.fullscreen",
             resolved.fullscreen.to_string(),
-            source(("", false), None, file.tui.fullscreen.is_some(), "default"),
+            sources.file(file.tui.fullscreen.is_some(), "default"),
         ),
         setting(
             "provider.fast_model",
             p.fast_model
                 .clone()
                 .unwrap_or_else(|| "the model".to_owned()),
-            source(("", false), None, p.fast_model.is_some(), "default"),
+            sources.file(p.fast_model.is_some(), "default"),
         ),
         setting(
             "session_title.enabled",
             resolved.title.is_some().to_string(),
-            source(
+            sources.of(
                 ("", false),
                 Some("HOTL_SESSION_TITLE"),
                 file.session_title.enabled.is_some(),
@@ -204,58 +259,44 @@ pub fn explain(
                 .as_ref()
                 .map_or(80, |t| t.max_chars)
                 .to_string(),
-            source(
-                ("", false),
-                None,
-                file.session_title.max_chars.is_some(),
-                "default",
-            ),
+            sources.file(file.session_title.max_chars.is_some(), "default"),
         ),
         setting(
             "agents.max_depth",
             resolved.max_depth.to_string(),
-            source(
-                ("", false),
-                None,
-                file.agents.max_depth.is_some(),
-                "default",
-            ),
+            sources.file(file.agents.max_depth.is_some(), "default"),
         ),
         setting(
             "agents.max_concurrent",
             resolved.max_concurrent.to_string(),
-            source(
-                ("", false),
-                None,
-                file.agents.max_concurrent.is_some(),
-                "default",
-            ),
+            sources.file(file.agents.max_concurrent.is_some(), "default"),
         ),
+    ]
+}
+
+/// What is shared and run beside the session: sharing, hooks, pricing.
+fn share_settings(file: &FileConfig, resolved: &Resolved, sources: &Sources) -> Vec<Setting> {
+    let none = || "(none)".to_owned();
+    vec![
         setting(
             "share.server",
-            file.share
-                .server
-                .clone()
-                .unwrap_or_else(|| "(none)".to_owned()),
-            source(("", false), None, file.share.server.is_some(), "none"),
+            file.share.server.clone().unwrap_or_else(none),
+            sources.file(file.share.server.is_some(), "none"),
         ),
         setting(
             "share.command",
-            file.share
-                .command
-                .clone()
-                .unwrap_or_else(|| "(none)".to_owned()),
-            source(("", false), None, file.share.command.is_some(), "none"),
+            file.share.command.clone().unwrap_or_else(none),
+            sources.file(file.share.command.is_some(), "none"),
         ),
         setting(
             "share.secrets",
             format!("{} configured", file.share.secrets.len()),
-            source(("", false), None, !file.share.secrets.is_empty(), "none"),
+            sources.file(!file.share.secrets.is_empty(), "none"),
         ),
         setting(
             "hooks",
             format!("{} configured", resolved.hooks.len()),
-            source(("", false), None, !file.hooks.is_empty(), "none"),
+            sources.file(!file.hooks.is_empty(), "none"),
         ),
         setting(
             "pricing",
@@ -266,16 +307,13 @@ pub fn explain(
                     .map(|p| format!(", {} model(s) from the file", p.len()))
                     .unwrap_or_default()
             ),
-            source(("", false), None, file.pricing.is_some(), "default"),
+            sources.file(file.pricing.is_some(), "default"),
         ),
     ]
-    .into_iter()
-    .chain(remote)
-    .collect())
 }
 
 /// `[remote]`'s settings: one row saying there is none, or its store and how it publishes.
-fn remote_settings(file: &FileConfig, in_file: &str) -> Vec<Setting> {
+fn remote_settings(file: &FileConfig, sources: &Sources) -> Vec<Setting> {
     let Some(remote) = &file.remote else {
         return vec![Setting {
             key: "remote",
@@ -285,7 +323,7 @@ fn remote_settings(file: &FileConfig, in_file: &str) -> Vec<Setting> {
     };
     let key = if !remote.encrypt {
         "off".to_owned()
-    } else if std::env::var_os("HOTL_REMOTE_KEY").is_some() {
+    } else if env("HOTL_REMOTE_KEY").is_some() {
         "on (key from HOTL_REMOTE_KEY)".to_owned()
     } else {
         let file = remote.key_file.as_deref().map(std::path::Path::display);
@@ -306,7 +344,7 @@ fn remote_settings(file: &FileConfig, in_file: &str) -> Vec<Setting> {
     .map(|(key, value)| Setting {
         key,
         value,
-        source: in_file.to_owned(),
+        source: sources.in_file.clone(),
     })
     .collect()
 }

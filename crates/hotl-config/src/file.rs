@@ -32,6 +32,8 @@ pub struct FileConfig {
     pub session_title: SessionTitleConfig,
     /// `[remote]`: the object store sessions are published to and pulled from.
     pub remote: Option<hotl_remote::RemoteConfig>,
+    /// `[sandbox]`: what commands may read, write and reach.
+    pub sandbox: hotl_sandbox::Config,
 }
 
 /// `[session_title]`.
@@ -133,6 +135,27 @@ pub fn config_path() -> Option<PathBuf> {
     env("XDG_CONFIG_HOME")
         .or_else(|| env("HOME").map(|h| h.join(".config")))
         .map(|d| d.join("hotl").join("config.toml"))
+}
+
+/// Every variable hotl reads a credential from: the providers', clouds', share and remote
+/// keys, and the bearer tokens the configured MCP servers name (`bearer_token_env_var`). What
+/// `main` wipes from the environment block before anything else runs.
+pub fn credential_vars() -> Vec<String> {
+    let mut names: Vec<String> = hotl_sandbox::credentials::CREDENTIAL_VARS
+        .iter()
+        .chain(hotl_remote::SECRET_VARS)
+        .map(|v| (*v).to_owned())
+        .collect();
+    names.sort();
+    names.dedup();
+    if let Ok(file) = load_file() {
+        names.extend(
+            file.mcp_servers
+                .values()
+                .filter_map(|server| server.bearer_token_env_var.clone()),
+        );
+    }
+    names
 }
 
 /// Reads the config file (absent is fine; malformed is an error naming the file).

@@ -126,6 +126,7 @@ impl<'a> Launch<'a> {
             allow: self.allow.clone(),
             interactive: !headless,
             secrets: secret_paths(self.home_dir.as_deref()),
+            sandbox: None,
         };
         settings
     }

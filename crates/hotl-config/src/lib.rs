@@ -64,7 +64,7 @@ mod trust;
 pub use crate::explain::{Setting, explain};
 pub use crate::file::{
     AgentsConfig, CacheConfig, FileConfig, HookConfig, ProviderConfig, SessionTitleConfig,
-    ShareConfig, TuiConfig, config_path, edit, load_file,
+    ShareConfig, TuiConfig, config_path, credential_vars, edit, load_file,
 };
 pub use crate::launch::{Launch, Surface, context_window};
 pub use crate::mcp::{Servers, Started};

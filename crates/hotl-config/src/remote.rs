@@ -25,12 +25,13 @@ pub fn open_remote(
     let mut cfg = cfg.clone();
     cfg.key_file = cfg.key_file.as_deref().map(expand_home);
     let keys = if cfg.encrypt {
-        let env = std::env::var("HOTL_REMOTE_KEY").ok();
+        let env = hotl_sandbox::credentials::var("HOTL_REMOTE_KEY");
         Some(Keys::load(env.as_deref(), cfg.key_file.as_deref())?)
     } else {
         None
     };
-    let bucket = Bucket::open(&cfg, keys)?;
+    // The store's credentials were wiped from the environment block; the kept copy has them.
+    let bucket = Bucket::open_with(&cfg, keys, &hotl_sandbox::credentials::var)?;
     let redactor = cfg.redact.then(|| file.share.redactor());
     Ok(Some(Remote::new(bucket, cfg, redactor, store.clone())))
 }
@@ -40,7 +41,7 @@ impl ShareConfig {
     /// environment's secret-looking variables, the configured secrets, and the home directory.
     pub fn redactor(&self) -> hotl_export::Redactor {
         let home = std::env::var("HOME").ok().filter(|h| !h.is_empty());
-        hotl_export::Redactor::new(std::env::vars(), &self.secrets, home)
+        hotl_export::Redactor::new(hotl_sandbox::credentials::vars(), &self.secrets, home)
     }
 }
 

@@ -6,7 +6,7 @@ use std::time::Duration;
 use hotl_agent::Provider;
 use hotl_wire::{Dialect, HttpProvider, Pricing};
 
-use crate::file::{FileConfig, HookConfig, config_path};
+use crate::file::{FileConfig, HookConfig, ProviderConfig, SessionTitleConfig, config_path};
 use crate::{ConfigError, Result};
 
 /// Flags that override the file and the environment.
@@ -64,7 +64,7 @@ pub struct Resolved {
 pub fn secret_paths(home_dir: Option<&std::path::Path>) -> Vec<PathBuf> {
     let mut secrets: Vec<PathBuf> = home_dir
         .map(|home| {
-            [".ssh", ".aws", ".gnupg", ".netrc"]
+            hotl_sandbox::HOME_SECRETS
                 .iter()
                 .map(|name| home.join(name))
                 .collect()
@@ -82,103 +82,220 @@ pub fn secret_paths(home_dir: Option<&std::path::Path>) -> Vec<PathBuf> {
 /// file; keys from the file or `ANTHROPIC_API_KEY` / `OPENAI_API_KEY`. With neither a key nor a
 /// base URL, the offline demo answers.
 pub fn resolve(file: FileConfig, flags: &Overrides) -> Result<Resolved> {
-    let env = |k: &str| std::env::var(k).ok().filter(|v| !v.is_empty());
-    let kind = flags
-        .provider
-        .clone()
-        .or_else(|| env("HOTL_PROVIDER"))
-        .or(file.provider.kind.clone());
-    let base_url = flags
-        .base_url
-        .clone()
-        .or_else(|| env("HOTL_BASE_URL"))
-        .or(file.provider.base_url.clone());
-    let model = flags
-        .model
-        .clone()
-        .or_else(|| env("HOTL_MODEL"))
-        .or(file.provider.model.clone());
-    let anthropic_key = file
-        .provider
-        .api_key
-        .clone()
-        .or_else(|| env("ANTHROPIC_API_KEY"));
-    let openai_key = file
-        .provider
-        .api_key
-        .clone()
-        .or_else(|| env("OPENAI_API_KEY"));
-    let dialect = match kind.as_deref() {
-        Some("anthropic") => Some(Dialect::Anthropic),
-        Some("openai") | Some("openai-responses") => Some(Dialect::OpenAiResponses),
-        Some("openai-chat") => Some(Dialect::OpenAiChat),
-        Some("demo") => None,
-        Some(other) => {
+    let choice = Choice::new(&file, flags);
+    let dialect = choice.dialect()?;
+    let mut resolved = with_demo(file, flags)?;
+    let Some(dialect) = dialect.filter(|_| choice.kind.as_deref() != Some("demo")) else {
+        // Chosen by name, the demo needs no explanation.
+        resolved.demo_notice = (choice.kind.as_deref() != Some("demo")).then_some(
+            "no provider is configured: using hotl's offline demo model (set ANTHROPIC_API_KEY or OPENAI_API_KEY, or --base-url, to use a real one)",
+        );
+        // The demo answers by rules: it cannot name a session.
+        resolved.title = None;
+        return Ok(resolved);
+    };
+    let (http, model) = choice.http(dialect)?;
+    resolved.provider = Provider::Http(http);
+    resolved.model = model;
+    Ok(resolved)
+}
+
+/// The provider as chosen by the flags, the environment and the file, before it is checked.
+struct Choice {
+    /// The provider named, if one is.
+    kind: Option<String>,
+    base_url: Option<String>,
+    model: Option<String>,
+    /// The key an Anthropic provider would send: the file's, else the environment's.
+    anthropic_key: Option<String>,
+    /// The key an OpenAI provider would send.
+    openai_key: Option<String>,
+}
+
+impl Choice {
+    fn new(file: &FileConfig, flags: &Overrides) -> Self {
+        let env = hotl_sandbox::credentials::var;
+        let kind = flags
+            .provider
+            .clone()
+            .or_else(|| env("HOTL_PROVIDER"))
+            .or(file.provider.kind.clone());
+        let base_url = flags
+            .base_url
+            .clone()
+            .or_else(|| env("HOTL_BASE_URL"))
+            .or(file.provider.base_url.clone());
+        let model = flags
+            .model
+            .clone()
+            .or_else(|| env("HOTL_MODEL"))
+            .or(file.provider.model.clone());
+        let anthropic_key = file
+            .provider
+            .api_key
+            .clone()
+            .or_else(|| env("ANTHROPIC_API_KEY"));
+        let openai_key = file
+            .provider
+            .api_key
+            .clone()
+            .or_else(|| env("OPENAI_API_KEY"));
+        Choice {
+            kind,
+            base_url,
+            model,
+            anthropic_key,
+            openai_key,
+        }
+    }
+
+    /// The dialect the provider speaks: as named, else derived from which key or base URL is
+    /// set; `None` for the demo.
+    fn dialect(&self) -> Result<Option<Dialect>> {
+        Ok(match self.kind.as_deref() {
+            Some("anthropic") => Some(Dialect::Anthropic),
+            Some("openai") | Some("openai-responses") => Some(Dialect::OpenAiResponses),
+            Some("openai-chat") => Some(Dialect::OpenAiChat),
+            Some("demo") => None,
+            Some(other) => {
+                return Err(ConfigError::new(format!(
+                    "unknown provider {other:?}; use anthropic, openai, openai-chat or demo"
+                )));
+            }
+            None if self.anthropic_key.is_some() => Some(Dialect::Anthropic),
+            None if self.openai_key.is_some() => Some(Dialect::OpenAiResponses),
+            None if self.base_url.is_some() => Some(Dialect::OpenAiChat),
+            None => None,
+        })
+    }
+
+    /// The HTTP provider speaking `dialect`, and the model it is asked for: the dialect's
+    /// defaults where nothing was chosen.
+    fn http(self, dialect: Dialect) -> Result<(HttpProvider, String)> {
+        let (default_url, default_model, key, key_var) = match dialect {
+            Dialect::Anthropic => (
+                "https://api.anthropic.com",
+                "claude-sonnet-4-5",
+                self.anthropic_key,
+                "ANTHROPIC_API_KEY",
+            ),
+            Dialect::OpenAiResponses | Dialect::OpenAiChat => (
+                "https://api.openai.com",
+                "gpt-5",
+                self.openai_key,
+                "OPENAI_API_KEY",
+            ),
+        };
+        let url = self.base_url.unwrap_or_else(|| default_url.to_owned());
+        // A keyless request to a hosted API can only come back 401; servers on this machine or a
+        // private network (llama.cpp, vLLM, Ollama) commonly run without one.
+        if key.is_none() && !hotl_wire::is_local(&url) {
             return Err(ConfigError::new(format!(
-                "unknown provider {other:?}; use anthropic, openai, openai-chat or demo"
+                "{key_var} is not set: {url} needs an API key (export {key_var}, or set api_key under [provider] in {})",
+                config_path()
+                    .map_or_else(|| "the config file".to_owned(), |p| p.display().to_string())
             )));
         }
-        None if anthropic_key.is_some() => Some(Dialect::Anthropic),
-        None if openai_key.is_some() => Some(Dialect::OpenAiResponses),
-        None if base_url.is_some() => Some(Dialect::OpenAiChat),
-        None => None,
-    };
+        let http =
+            HttpProvider::new(dialect, &url, key).map_err(|e| ConfigError::new(e.to_string()))?;
+        let model = self.model.unwrap_or_else(|| default_model.to_owned());
+        Ok((http, model))
+    }
+}
+
+/// Every setting but the provider, checked, with the offline demo answering: [`resolve`] puts
+/// the provider chosen in its place.
+fn with_demo(file: FileConfig, flags: &Overrides) -> Result<Resolved> {
     let mut pricing = Pricing::builtin();
     if let Some(p) = file.pricing {
         pricing.merge(p);
     }
-    let duration = |v: Option<String>, default: u64| -> Result<Duration> {
-        match v {
-            Some(text) => humantime::parse_duration(&text)
-                .map_err(|e| ConfigError::new(format!("bad duration {text:?} in config: {e}"))),
-            None => Ok(Duration::from_secs(default)),
-        }
-    };
     let hooks = hooks(file.hooks)?;
     for (name, server) in &file.mcp_servers {
         server.check(name).map_err(ConfigError::new)?;
     }
-    let mcp_servers = file.mcp_servers;
-    let fullscreen = file.tui.fullscreen.unwrap_or(false);
-    let max_depth = file
-        .agents
-        .max_depth
-        .unwrap_or(hotl_agent::DEFAULT_MAX_DEPTH);
-    let max_concurrent = file
-        .agents
-        .max_concurrent
-        .unwrap_or(hotl_agent::DEFAULT_MAX_CONCURRENT)
-        .max(1);
+    let title = title(&file.session_title, &file.provider);
+    let cold_headless = duration(file.cache.cold_headless, 300)?;
+    let cold_console = duration(file.cache.cold_console, 3600)?;
+    let context_window = context_window(&file.provider)?;
+    let max_tokens = max_tokens(&file.provider, flags)?;
+    Ok(Resolved {
+        provider: Provider::Demo,
+        model: hotl_wire::DEMO_MODEL.to_owned(),
+        pricing,
+        explicit_breakpoints: file.provider.cache_breakpoints.unwrap_or(false),
+        context_window,
+        max_tokens,
+        cold_headless,
+        cold_console,
+        demo_notice: None,
+        hooks,
+        fullscreen: file.tui.fullscreen.unwrap_or(false),
+        mcp_servers: file.mcp_servers,
+        max_depth: file
+            .agents
+            .max_depth
+            .unwrap_or(hotl_agent::DEFAULT_MAX_DEPTH),
+        max_concurrent: file
+            .agents
+            .max_concurrent
+            .unwrap_or(hotl_agent::DEFAULT_MAX_CONCURRENT)
+            .max(1),
+        title,
+    })
+}
+
+/// How sessions are titled, unless turned off.
+fn title(
+    titles: &SessionTitleConfig,
+    provider: &ProviderConfig,
+) -> Option<hotl_agent::TitleSettings> {
     // HOTL_SESSION_TITLE=off|on overrides the file for a run.
     let titles_on = match std::env::var("HOTL_SESSION_TITLE").ok().as_deref() {
         Some("off" | "0" | "false") => false,
         Some("on" | "1" | "true") => true,
-        _ => file.session_title.enabled != Some(false),
+        _ => titles.enabled != Some(false),
     };
-    let title = titles_on.then(|| hotl_agent::TitleSettings {
-        model: file.provider.fast_model.clone(),
-        max_chars: file.session_title.max_chars.unwrap_or(80).clamp(8, 80),
-    });
-    let cold_headless = duration(file.cache.cold_headless, 300)?;
-    let cold_console = duration(file.cache.cold_console, 3600)?;
-    let explicit_breakpoints = file.provider.cache_breakpoints.unwrap_or(false);
-    let context_window = match env("HOTL_CONTEXT_WINDOW") {
-        Some(text) => Some(text.parse().map_err(|_| {
-            ConfigError::new(format!(
-                "HOTL_CONTEXT_WINDOW={text:?} is not a number of tokens"
-            ))
-        })?),
-        None => file.provider.context_window,
-    };
+    titles_on.then(|| hotl_agent::TitleSettings {
+        model: provider.fast_model.clone(),
+        max_chars: titles.max_chars.unwrap_or(80).clamp(8, 80),
+    })
+}
+
+/// A duration from the file in humantime's words, else `default` seconds.
+fn duration(v: Option<String>, default: u64) -> Result<Duration> {
+    match v {
+        Some(text) => humantime::parse_duration(&text)
+            .map_err(|e| ConfigError::new(format!("bad duration {text:?} in config: {e}"))),
+        None => Ok(Duration::from_secs(default)),
+    }
+}
+
+/// The context window set by `HOTL_CONTEXT_WINDOW`, else the file.
+fn context_window(provider: &ProviderConfig) -> Result<Option<u64>> {
+    Ok(
+        match hotl_sandbox::credentials::var("HOTL_CONTEXT_WINDOW") {
+            Some(text) => Some(text.parse().map_err(|_| {
+                ConfigError::new(format!(
+                    "HOTL_CONTEXT_WINDOW={text:?} is not a number of tokens"
+                ))
+            })?),
+            None => provider.context_window,
+        },
+    )
+}
+
+/// The output limit set by `--max-tokens`, else `HOTL_MAX_TOKENS`, else the file; never zero.
+fn max_tokens(provider: &ProviderConfig, flags: &Overrides) -> Result<Option<u32>> {
     let max_tokens = match flags.max_tokens {
         Some(n) => Some(n),
-        None => match env("HOTL_MAX_TOKENS") {
+        None => match hotl_sandbox::credentials::var("HOTL_MAX_TOKENS") {
             Some(text) => Some(text.parse().ok().filter(|&n: &u32| n > 0).ok_or_else(|| {
                 ConfigError::new(format!(
                     "HOTL_MAX_TOKENS={text:?} is not a positive number of tokens"
                 ))
             })?),
-            None => file.provider.max_tokens,
+            None => provider.max_tokens,
         },
     };
     if max_tokens == Some(0) {
@@ -186,71 +303,7 @@ pub fn resolve(file: FileConfig, flags: &Overrides) -> Result<Resolved> {
             "max_tokens = 0 in the config: an answer needs at least one token",
         ));
     }
-    let Some(dialect) = dialect.filter(|_| kind.as_deref() != Some("demo")) else {
-        return Ok(Resolved {
-            provider: Provider::Demo,
-            model: hotl_wire::DEMO_MODEL.to_owned(),
-            pricing,
-            explicit_breakpoints,
-            context_window,
-            max_tokens,
-            cold_headless,
-            cold_console,
-            // Chosen by name, the demo needs no explanation.
-            demo_notice: (kind.as_deref() != Some("demo")).then_some(
-                "no provider is configured: using hotl's offline demo model (set ANTHROPIC_API_KEY or OPENAI_API_KEY, or --base-url, to use a real one)",
-            ),
-            hooks,
-            fullscreen,
-            mcp_servers,
-            max_depth,
-            max_concurrent,
-            // The demo answers by rules: it cannot name a session.
-            title: None,
-        });
-    };
-    let (default_url, default_model, key, key_var) = match dialect {
-        Dialect::Anthropic => (
-            "https://api.anthropic.com",
-            "claude-sonnet-4-5",
-            anthropic_key,
-            "ANTHROPIC_API_KEY",
-        ),
-        Dialect::OpenAiResponses | Dialect::OpenAiChat => (
-            "https://api.openai.com",
-            "gpt-5",
-            openai_key,
-            "OPENAI_API_KEY",
-        ),
-    };
-    let url = base_url.unwrap_or_else(|| default_url.to_owned());
-    // A keyless request to a hosted API can only come back 401; servers on this machine or a
-    // private network (llama.cpp, vLLM, Ollama) commonly run without one.
-    if key.is_none() && !hotl_wire::is_local(&url) {
-        return Err(ConfigError::new(format!(
-            "{key_var} is not set: {url} needs an API key (export {key_var}, or set api_key under [provider] in {})",
-            config_path().map_or_else(|| "the config file".to_owned(), |p| p.display().to_string())
-        )));
-    }
-    let http =
-        HttpProvider::new(dialect, &url, key).map_err(|e| ConfigError::new(e.to_string()))?;
-    Ok(Resolved {
-        provider: Provider::Http(http),
-        model: model.unwrap_or_else(|| default_model.to_owned()),
-        pricing,
-        explicit_breakpoints,
-        context_window,
-        max_tokens,
-        cold_headless,
-        cold_console,
-        demo_notice: None,
-        hooks,
-        fullscreen,
-        mcp_servers,
-        max_depth,
-        max_concurrent,
-        title,
-    })
+    Ok(max_tokens)
 }
 
 /// The `[[hooks]]` entries, checked: every event must be one hotl runs hooks at.

@@ -115,26 +115,7 @@ fn write_item(out: &mut impl Write, item: &Item, depth: usize) -> io::Result<()>
             model,
             stop,
             ..
-        } => {
-            match model {
-                Some(m) => writeln!(out, "{pad}assistant ({m}):")?,
-                None => writeln!(out, "{pad}assistant:")?,
-            }
-            write_blocks(out, content, &pad, None)?;
-            // How an answer ended is worth a line when it did not end as an answer should.
-            match stop.as_deref() {
-                Some("refused") => writeln!(out, "{pad}  ⊘ the model refused to answer")?,
-                Some("truncated") => {
-                    writeln!(out, "{pad}  … cut at the output limit (max_tokens)")?
-                }
-                Some("interrupted") => writeln!(
-                    out,
-                    "{pad}  … interrupted: the connection to the provider broke mid-answer"
-                )?,
-                Some("error") => writeln!(out, "{pad}  ✗ the provider failed the response")?,
-                _ => {}
-            }
-        }
+        } => write_assistant(out, content, model.as_deref(), stop.as_deref(), &pad)?,
         Item::ToolResult {
             seq,
             call,
@@ -144,14 +125,7 @@ fn write_item(out: &mut impl Write, item: &Item, depth: usize) -> io::Result<()>
         } => {
             let error = if *is_error { " error" } else { "" };
             writeln!(out, "{pad}{} tool result{error} ({call}):", stamp(*seq))?;
-            write_blocks(out, content, &pad, Some(TOOL_LINES))?;
-            if let Some(blob) = blob {
-                writeln!(
-                    out,
-                    "{pad}  [full output: blob {}]",
-                    &blob[..blob.len().min(16)]
-                )?;
-            }
+            write_tool_output(out, content, blob.as_deref(), &pad)?;
         }
         Item::Folded {
             handle,
@@ -165,10 +139,7 @@ fn write_item(out: &mut impl Write, item: &Item, depth: usize) -> io::Result<()>
                 "{pad}⋯ folded {handle} (t{since}..t{until}, {} items):",
                 items.iter().map(Item::original_count).sum::<usize>()
             )?;
-            for line in note.lines() {
-                writeln!(out, "{pad}  {line}")?;
-            }
-            write_quoted_users(out, items, &pad)?;
+            write_archive(out, note, items, &pad)?;
         }
         Item::Compacted {
             until,
@@ -180,10 +151,7 @@ fn write_item(out: &mut impl Write, item: &Item, depth: usize) -> io::Result<()>
                 "{pad}⋯ compacted through t{until} ({}):",
                 hotl_view::compaction_handle(*until)
             )?;
-            for line in summary.lines() {
-                writeln!(out, "{pad}  {line}")?;
-            }
-            write_quoted_users(out, items, &pad)?;
+            write_archive(out, summary, items, &pad)?;
         }
         Item::ChildReport {
             seq,
@@ -202,6 +170,59 @@ fn write_item(out: &mut impl Write, item: &Item, depth: usize) -> io::Result<()>
         Item::Elided { count, .. } => writeln!(out, "{pad}⋯ {count} archived items")?,
     }
     Ok(())
+}
+
+/// An answer under the model that gave it, and how it ended when it ended short.
+fn write_assistant(
+    out: &mut impl Write,
+    content: &[Block],
+    model: Option<&str>,
+    stop: Option<&str>,
+    pad: &str,
+) -> io::Result<()> {
+    match model {
+        Some(m) => writeln!(out, "{pad}assistant ({m}):")?,
+        None => writeln!(out, "{pad}assistant:")?,
+    }
+    write_blocks(out, content, pad, None)?;
+    // How an answer ended is worth a line when it did not end as an answer should.
+    match stop {
+        Some("refused") => writeln!(out, "{pad}  ⊘ the model refused to answer")?,
+        Some("truncated") => writeln!(out, "{pad}  … cut at the output limit (max_tokens)")?,
+        Some("interrupted") => writeln!(
+            out,
+            "{pad}  … interrupted: the connection to the provider broke mid-answer"
+        )?,
+        Some("error") => writeln!(out, "{pad}  ✗ the provider failed the response")?,
+        _ => {}
+    }
+    Ok(())
+}
+
+/// A tool's output, cut to [`TOOL_LINES`], and the blob that keeps all of it when one does.
+fn write_tool_output(
+    out: &mut impl Write,
+    content: &[Block],
+    blob: Option<&str>,
+    pad: &str,
+) -> io::Result<()> {
+    write_blocks(out, content, pad, Some(TOOL_LINES))?;
+    if let Some(blob) = blob {
+        writeln!(
+            out,
+            "{pad}  [full output: blob {}]",
+            &blob[..blob.len().min(16)]
+        )?;
+    }
+    Ok(())
+}
+
+/// What a fold or compaction says of the items it archives, and the user messages among them.
+fn write_archive(out: &mut impl Write, note: &str, items: &[Item], pad: &str) -> io::Result<()> {
+    for line in note.lines() {
+        writeln!(out, "{pad}  {line}")?;
+    }
+    write_quoted_users(out, items, pad)
 }
 
 fn write_quoted_users(out: &mut impl Write, items: &[Item], pad: &str) -> io::Result<()> {

@@ -25,5 +25,6 @@ pub mod mcp;
 mod memory_home;
 pub mod picking;
 pub mod remote;
+pub mod sandbox;
 pub mod takeout;
 pub mod tui;

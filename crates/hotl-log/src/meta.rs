@@ -37,6 +37,9 @@ pub struct Modes {
     /// Reasoning effort, when one was set (`low`, `medium`, `high`).
     #[serde(default)]
     pub effort: Option<String>,
+    /// Sandbox mode, when one other than the default was set.
+    #[serde(default)]
+    pub sandbox: Option<String>,
 }
 
 /// Counts of what the last read skipped.
@@ -154,9 +157,13 @@ impl SessionMeta {
                 permission,
                 plan,
                 effort,
+                sandbox,
             } => {
                 if let Some(p) = permission {
                     self.modes.permission = Some(p.clone());
+                }
+                if let Some(s) = sandbox {
+                    self.modes.sandbox = Some(s.clone());
                 }
                 if let Some(plan) = plan {
                     self.modes.plan = *plan;
@@ -306,6 +313,7 @@ mod tests {
                     permission: None,
                     plan: Some(true),
                     effort: None,
+                    sandbox: None,
                 },
             ),
             Record::new(

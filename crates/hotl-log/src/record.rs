@@ -412,7 +412,8 @@ pub enum Body {
         /// The list.
         items: Vec<Todo>,
     },
-    /// `mode`: permission mode, plan mode and reasoning effort (absent fields are unchanged).
+    /// `mode`: permission mode, plan mode, reasoning effort and sandbox mode (absent fields
+    /// are unchanged).
     Mode {
         /// `default`, `accept-edits`, `bypass`, ...
         permission: Option<String>,
@@ -420,6 +421,8 @@ pub enum Body {
         plan: Option<bool>,
         /// Reasoning effort: `low`, `medium` or `high`.
         effort: Option<String>,
+        /// Sandbox mode: `read-only`, `workspace-write` or `off`.
+        sandbox: Option<String>,
     },
     /// `drop`: the session was dropped but is kept for its descendants.
     Drop,
@@ -604,6 +607,8 @@ struct RecordWire<'a> {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     permission: Option<Cow<'a, str>>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    sandbox: Option<Cow<'a, str>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     tree: Option<Cow<'a, str>>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     question: Option<Cow<'a, str>>,
@@ -693,6 +698,7 @@ impl<'a> RecordWire<'a> {
             title: None,
             items: None,
             permission: None,
+            sandbox: None,
             plan: None,
             effort: None,
             tree: None,
@@ -785,8 +791,10 @@ impl<'a> RecordWire<'a> {
                 permission,
                 plan,
                 effort,
+                sandbox,
             } => {
                 w.permission = ob(permission);
+                w.sandbox = ob(sandbox);
                 w.plan = *plan;
                 w.effort = ob(effort);
             }
@@ -948,6 +956,7 @@ impl<'a> RecordWire<'a> {
                 permission: own(self.permission),
                 plan: self.plan,
                 effort: own(self.effort),
+                sandbox: own(self.sandbox),
             },
             "drop" => Body::Drop,
             "fresh" => Body::Fresh {
@@ -1182,6 +1191,7 @@ mod tests {
             permission: Some("plan".into()),
             plan: Some(true),
             effort: None,
+            sandbox: Some("read-only".into()),
         });
         rt(Body::Drop);
         rt(Body::Snapshot {

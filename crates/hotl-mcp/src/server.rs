@@ -90,8 +90,10 @@ impl Server {
                     let _ = rustls::crypto::ring::default_provider().install_default();
                     let mut config = StreamableHttpClientTransportConfig::with_uri(url.as_str());
                     if let Some(var) = &self.config.bearer_token_env_var {
-                        let token = std::env::var(var)
-                            .map_err(|_| format!("{var} (its bearer token) is not set"))?;
+                        // Read from the copy kept when hotl started and wiped the variable from
+                        // its environment block.
+                        let token = hotl_sandbox::credentials::var(var)
+                            .ok_or_else(|| format!("{var} (its bearer token) is not set"))?;
                         config = config.auth_header(token);
                     }
                     let mut headers = std::collections::HashMap::new();

@@ -65,6 +65,7 @@ fn call_in(
         todos: Vec::new(),
         hidden_env: Arc::from([]),
         reaper: None,
+        sandbox: None,
     };
     let input = ToolInput::from_json(input)?;
     let invocation = Invocation::new("call_1", &input, &ctx)?;

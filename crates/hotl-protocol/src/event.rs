@@ -248,6 +248,9 @@ pub struct Status {
     pub mode: Option<String>,
     /// The reasoning effort asked, when one is set.
     pub effort: Option<String>,
+    /// The sandbox commands run in (`workspace-write`, `read-only`, `off`), when known.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub sandbox: Option<String>,
     /// Tokens this process spent on the session.
     pub usage: hotl_wire::Usage,
     /// Dollars this process spent (known prices only).

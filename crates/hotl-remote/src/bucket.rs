@@ -16,6 +16,7 @@ use object_store::{
 use crate::config::RemoteConfig;
 use crate::error::{RemoteError, Result};
 use crate::key::Keys;
+use crate::secrets;
 
 /// One remote store: where its objects live and how they are sealed.
 #[derive(Clone, Debug)]
@@ -50,6 +51,17 @@ impl Bucket {
     /// Opens the store `cfg` names, with credentials from the provider's standard
     /// environment. `keys` seal every object (when `encrypt` is on).
     pub fn open(cfg: &RemoteConfig, keys: Option<Keys>) -> Result<Bucket> {
+        Bucket::open_with(cfg, keys, &|name| std::env::var(name).ok())
+    }
+
+    /// [`Bucket::open`] with the secret variables read through `secret`: a process that wiped
+    /// its credentials from the environment block (so commands cannot read them) passes the
+    /// copy it kept. The rest of the provider's configuration still comes from the environment.
+    pub fn open_with(
+        cfg: &RemoteConfig,
+        keys: Option<Keys>,
+        secret: &dyn Fn(&str) -> Option<String>,
+    ) -> Result<Bucket> {
         let (scheme, rest) = cfg.url.split_once("://").ok_or_else(|| {
             RemoteError::Config(format!(
                 "[remote] url {:?} is not a store URL: use s3://bucket/prefix, gs://bucket/prefix, az://container/prefix or file:///dir",
@@ -73,7 +85,7 @@ impl Bucket {
         let built: std::result::Result<Arc<dyn ObjectStore>, object_store::Error> = match scheme {
             "s3" => {
                 need_bucket()?;
-                let mut b = object_store::aws::AmazonS3Builder::from_env()
+                let mut b = secrets::aws(object_store::aws::AmazonS3Builder::from_env(), secret)
                     .with_bucket_name(bucket)
                     .with_retry(retry())
                     .with_client_options(client(cfg))
@@ -95,7 +107,7 @@ impl Bucket {
             }
             "gs" => {
                 need_bucket()?;
-                object_store::gcp::GoogleCloudStorageBuilder::from_env()
+                secrets::gcp(object_store::gcp::GoogleCloudStorageBuilder::from_env(), secret)
                     .with_bucket_name(bucket)
                     .with_retry(retry())
                     .with_client_options(client(cfg))
@@ -104,7 +116,7 @@ impl Bucket {
             }
             "az" | "azure" => {
                 need_bucket()?;
-                object_store::azure::MicrosoftAzureBuilder::from_env()
+                secrets::azure(object_store::azure::MicrosoftAzureBuilder::from_env(), secret)
                     .with_container_name(bucket)
                     .with_retry(retry())
                     .with_client_options(client(cfg))

@@ -55,6 +55,7 @@ mod pull;
 mod recall;
 mod redact;
 mod remote;
+mod secrets;
 pub mod report;
 pub mod segment;
 mod state;

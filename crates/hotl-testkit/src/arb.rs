@@ -383,6 +383,7 @@ impl Script {
                         permission: b.is_multiple_of(2).then(|| "accept-edits".to_owned()),
                         plan: (!b.is_multiple_of(3)).then_some(b.is_multiple_of(5)),
                         effort: b.is_multiple_of(7).then(|| "high".to_owned()),
+                        sandbox: None,
                     })
                 }
                 28 => self.other(Body::Title {

@@ -43,4 +43,9 @@ pub use crate::tool::{
     definition,
 };
 pub use crate::tools::cap_output;
+
+/// The flag that makes the `hotl` binary the leader of a command's process group
+/// (`hotl --reap-group PARENT [--sandbox-rules JSON] -- PROGRAM ARGS...`): how `bash` starts
+/// its commands when the settings name a reaper.
+pub const REAPER_FLAG: &str = "--reap-group";
 pub use crate::toolset::{DuplicateTool, ToolSet};

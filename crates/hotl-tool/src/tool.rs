@@ -50,6 +50,9 @@ pub struct ToolCtx {
     /// The program that leads a command's process group (see
     /// [`Settings::reaper`](crate::Settings)).
     pub reaper: Option<std::sync::Arc<std::path::Path>>,
+    /// The sandbox's rules for this call's commands (plan mode's are read-only); `None` when
+    /// commands run unconfined.
+    pub sandbox: Option<std::sync::Arc<hotl_sandbox::Rules>>,
 }
 
 impl ToolCtx {
@@ -192,6 +195,11 @@ pub trait Tool: Send + Sync {
     /// empty for tools that read no file's content.
     fn reads(&self, _args: &Args, _ctx: &ToolCtx) -> Vec<PathBuf> {
         Vec::new()
+    }
+    /// Whether this call's commands run in the sandbox (a `bash` call unless it asks
+    /// `sandbox: false`); such a call needs no question where the sandbox is enforced.
+    fn sandboxed(&self, _args: &Args) -> bool {
+        false
     }
     /// Runs the call.
     fn run<'a>(&'a self, call: Invocation<'a>) -> ToolFuture<'a>;

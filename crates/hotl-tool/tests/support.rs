@@ -28,6 +28,7 @@ impl Project {
             todos: Vec::new(),
             hidden_env: Vec::new().into(),
             reaper: None,
+            sandbox: None,
         };
         Ok(Project { _dir: dir, ctx })
     }

@@ -213,7 +213,7 @@ pub mod style {
 impl Entry {
     /// Rows at `width`: collapsed for the scrollback, or expanded for the pager.
     pub fn rows(&self, width: usize, expanded: bool) -> Vec<Line<'static>> {
-        let mut rows = match self {
+        let rows = match self {
             Entry::User { text, .. } => user_rows(text, width, expanded),
             Entry::Answer { text } => crate::markdown::render(text, width),
             Entry::Thinking { text } => thinking_rows(text, width, expanded),
@@ -227,172 +227,31 @@ impl Entry {
                 files,
                 archived,
             } => {
-                let head = Line::from(vec![
-                    Span::styled(if expanded { "▾ " } else { "▸ " }, style::dim()),
-                    "fold ".bold(),
-                    Span::raw(format!("t{since}..t{until} · ")),
-                    Span::styled(handle.clone(), style::handle()),
-                    Span::styled(
-                        if *items > 0 {
-                            format!(" · {items} items")
-                        } else {
-                            String::new()
-                        },
-                        style::dim(),
-                    ),
-                    Span::styled(files_text(files), style::dim()),
-                ]);
-                let mut rows = wrap(&head, width, &[Span::raw("  ")]);
-                rows.extend(indented(note, width, style::dim()));
-                if expanded {
-                    rows.extend(archived_rows(archived, width));
-                }
-                rows
+                let head = fold_head(handle, (*since, *until), *items, files, expanded);
+                span_rows(head, note, archived, width, expanded)
             }
             Entry::Compaction {
                 until,
                 summary,
                 archived,
-            } => {
-                let head = Line::from(vec![
-                    Span::styled(if expanded { "▾ " } else { "▸ " }, style::dim()),
-                    "compacted ".bold(),
-                    Span::raw(format!("through t{until} · ")),
-                    Span::styled(format!("compaction@t{until}"), style::handle()),
-                ]);
-                let mut rows = wrap(&head, width, &[Span::raw("  ")]);
-                rows.extend(indented(summary, width, style::dim()));
-                if expanded {
-                    rows.extend(archived_rows(archived, width));
-                }
-                rows
-            }
+            } => span_rows(
+                compaction_head(*until, expanded),
+                summary,
+                archived,
+                width,
+                expanded,
+            ),
             Entry::Child {
                 handle,
                 task,
                 ok,
                 tools,
                 entries,
-            } => {
-                let mark = if *ok {
-                    Span::styled("↳ ", Style::new().fg(Color::Green))
-                } else {
-                    Span::styled("↳ ", style::error())
-                };
-                let head = Line::from(vec![
-                    mark,
-                    "fork ".bold(),
-                    Span::styled(handle.clone(), style::handle()),
-                    Span::styled(
-                        format!(
-                            " · {} · {tools} tool call{}",
-                            if *ok { "done" } else { "failed" },
-                            if *tools == 1 { "" } else { "s" }
-                        ),
-                        style::dim(),
-                    ),
-                ]);
-                let mut rows = wrap(&head, width, &[Span::raw("  ")]);
-                rows.push(truncate(
-                    &Line::from(vec![
-                        Span::raw("  "),
-                        Span::styled(hotl_text::first_line(task).to_owned(), style::dim()),
-                    ]),
-                    width,
-                ));
-                if expanded {
-                    for entry in entries {
-                        for row in entry.rows(width.saturating_sub(2), true) {
-                            let mut spans = vec![Span::styled("│ ", style::dim())];
-                            spans.extend(row.spans);
-                            rows.push(Line::from(spans));
-                        }
-                    }
-                }
-                rows
-            }
+            } => child_rows(handle, task, (*ok, *tools), entries, width, expanded),
             Entry::Recall { query, hits, spans } => {
-                let mut rows = vec![truncate(
-                    &Line::from(vec![
-                        Span::styled(if expanded { "▾ " } else { "▸ " }, style::dim()),
-                        "recall ".bold(),
-                        Span::raw(format!("{query:?}")),
-                        Span::styled(
-                            format!(
-                                " · {} hit{}{}",
-                                hits.len(),
-                                if hits.len() == 1 { "" } else { "s" },
-                                if expanded || spans.is_empty() {
-                                    ""
-                                } else {
-                                    " · Ctrl+T shows the spans"
-                                }
-                            ),
-                            style::dim(),
-                        ),
-                    ]),
-                    width,
-                )];
-                for (i, hit) in hits.iter().enumerate() {
-                    rows.extend(wrap(
-                        &Line::from(vec![
-                            Span::styled(format!("{:>3}. ", i + 1), style::dim()),
-                            Span::styled(hit.handle.clone(), style::handle()),
-                            Span::styled(format!(" t{} {} ", hit.seq, hit.kind), style::dim()),
-                            Span::raw(hit.line.clone()),
-                        ]),
-                        width,
-                        &[Span::raw("       ")],
-                    ));
-                    if let Some(stale) = &hit.stale {
-                        rows.push(truncate(
-                            &Line::from(Span::styled(
-                                format!("       stale: {stale}"),
-                                Style::new().fg(Color::Yellow),
-                            )),
-                            width,
-                        ));
-                    }
-                }
-                if expanded {
-                    for (handle, entries) in spans {
-                        rows.push(Line::from(vec![
-                            Span::styled("  ┊ span ", style::dim()),
-                            Span::styled(handle.clone(), style::handle()),
-                        ]));
-                        rows.extend(archived_rows(entries, width));
-                    }
-                }
-                rows
+                recall_rows(query, hits, spans, width, expanded)
             }
-            Entry::Notice { text, tone } => {
-                let text = &*crate::wrap::visible(text);
-                let style = match tone {
-                    Tone::Info => style::dim(),
-                    Tone::Error => style::error(),
-                    Tone::Output => Style::new(),
-                };
-                let mark = match tone {
-                    Tone::Info => "· ",
-                    Tone::Error => "✗ ",
-                    Tone::Output => "",
-                };
-                text.split('\n')
-                    .enumerate()
-                    .flat_map(|(i, line)| {
-                        let lead = if i == 0 { mark } else { "  " };
-                        let lead = if *tone == Tone::Output { "" } else { lead };
-                        wrap(
-                            &Line::from(vec![
-                                Span::styled(lead, style),
-                                Span::styled(line.to_owned(), style),
-                            ]),
-                            width,
-                            &[Span::raw("  ")],
-                        )
-                    })
-                    .collect()
-            }
+            Entry::Notice { text, tone } => notice_rows(text, *tone, width),
             Entry::TurnEnd { text } => {
                 vec![truncate(
                     &Line::from(Span::styled(text.clone(), style::dim())),
@@ -400,15 +259,7 @@ impl Entry {
                 )]
             }
         };
-        if expanded && rows.len() > EXPANDED_MAX {
-            let more = rows.len() - EXPANDED_MAX;
-            rows.truncate(EXPANDED_MAX);
-            rows.push(Line::from(Span::styled(
-                format!("… {more} more rows (the log keeps them all)"),
-                style::dim(),
-            )));
-        }
-        rows
+        if expanded { capped(rows) } else { rows }
     }
 
     /// The handle this entry can be recalled or asked by, if any.
@@ -489,6 +340,223 @@ impl Entry {
             _ => None,
         }
     }
+}
+
+/// At most [`EXPANDED_MAX`] rows, and a row saying how many more the log keeps.
+fn capped(mut rows: Vec<Line<'static>>) -> Vec<Line<'static>> {
+    if rows.len() > EXPANDED_MAX {
+        let more = rows.len() - EXPANDED_MAX;
+        rows.truncate(EXPANDED_MAX);
+        rows.push(Line::from(Span::styled(
+            format!("… {more} more rows (the log keeps them all)"),
+            style::dim(),
+        )));
+    }
+    rows
+}
+
+/// The disclosure mark of an entry that expands in the pager.
+fn disclosure(expanded: bool) -> Span<'static> {
+    Span::styled(if expanded { "▾ " } else { "▸ " }, style::dim())
+}
+
+/// A fold's head: its span of stamps, its handle, how many items and files it stands for.
+fn fold_head(
+    handle: &str,
+    (since, until): (u64, u64),
+    items: usize,
+    files: &[String],
+    expanded: bool,
+) -> Line<'static> {
+    Line::from(vec![
+        disclosure(expanded),
+        "fold ".bold(),
+        Span::raw(format!("t{since}..t{until} · ")),
+        Span::styled(handle.to_owned(), style::handle()),
+        Span::styled(
+            if items > 0 {
+                format!(" · {items} items")
+            } else {
+                String::new()
+            },
+            style::dim(),
+        ),
+        Span::styled(files_text(files), style::dim()),
+    ])
+}
+
+/// A compaction's head: how far it reaches, and its handle.
+fn compaction_head(until: u64, expanded: bool) -> Line<'static> {
+    Line::from(vec![
+        disclosure(expanded),
+        "compacted ".bold(),
+        Span::raw(format!("through t{until} · ")),
+        Span::styled(format!("compaction@t{until}"), style::handle()),
+    ])
+}
+
+/// A span that stands for archived entries (a fold, a compaction): its head, its note, and
+/// in the pager the entries themselves.
+fn span_rows(
+    head: Line<'static>,
+    note: &str,
+    archived: &[Entry],
+    width: usize,
+    expanded: bool,
+) -> Vec<Line<'static>> {
+    let mut rows = wrap(&head, width, &[Span::raw("  ")]);
+    rows.extend(indented(note, width, style::dim()));
+    if expanded {
+        rows.extend(archived_rows(archived, width));
+    }
+    rows
+}
+
+/// A child's run: whether it finished and how many tool calls it made, its task, and in the
+/// pager its own entries behind a rule.
+fn child_rows(
+    handle: &str,
+    task: &str,
+    (ok, tools): (bool, usize),
+    entries: &[Entry],
+    width: usize,
+    expanded: bool,
+) -> Vec<Line<'static>> {
+    let mark = if ok {
+        Span::styled("↳ ", Style::new().fg(Color::Green))
+    } else {
+        Span::styled("↳ ", style::error())
+    };
+    let head = Line::from(vec![
+        mark,
+        "fork ".bold(),
+        Span::styled(handle.to_owned(), style::handle()),
+        Span::styled(
+            format!(
+                " · {} · {tools} tool call{}",
+                if ok { "done" } else { "failed" },
+                if tools == 1 { "" } else { "s" }
+            ),
+            style::dim(),
+        ),
+    ]);
+    let mut rows = wrap(&head, width, &[Span::raw("  ")]);
+    rows.push(truncate(
+        &Line::from(vec![
+            Span::raw("  "),
+            Span::styled(hotl_text::first_line(task).to_owned(), style::dim()),
+        ]),
+        width,
+    ));
+    if expanded {
+        for entry in entries {
+            for row in entry.rows(width.saturating_sub(2), true) {
+                let mut spans = vec![Span::styled("│ ", style::dim())];
+                spans.extend(row.spans);
+                rows.push(Line::from(spans));
+            }
+        }
+    }
+    rows
+}
+
+/// `/recall`'s hits, numbered, each with what changed since; in the pager the spans this
+/// transcript holds for them.
+fn recall_rows(
+    query: &str,
+    hits: &[RecallHit],
+    spans: &[(String, Vec<Entry>)],
+    width: usize,
+    expanded: bool,
+) -> Vec<Line<'static>> {
+    let mut rows = vec![truncate(
+        &Line::from(vec![
+            disclosure(expanded),
+            "recall ".bold(),
+            Span::raw(format!("{query:?}")),
+            Span::styled(
+                format!(
+                    " · {} hit{}{}",
+                    hits.len(),
+                    if hits.len() == 1 { "" } else { "s" },
+                    if expanded || spans.is_empty() {
+                        ""
+                    } else {
+                        " · Ctrl+T shows the spans"
+                    }
+                ),
+                style::dim(),
+            ),
+        ]),
+        width,
+    )];
+    for (i, hit) in hits.iter().enumerate() {
+        rows.extend(recall_hit_rows(i + 1, hit, width));
+    }
+    if expanded {
+        for (handle, entries) in spans {
+            rows.push(Line::from(vec![
+                Span::styled("  ┊ span ", style::dim()),
+                Span::styled(handle.clone(), style::handle()),
+            ]));
+            rows.extend(archived_rows(entries, width));
+        }
+    }
+    rows
+}
+
+/// One numbered recall hit, and the files that changed since, when some did.
+fn recall_hit_rows(number: usize, hit: &RecallHit, width: usize) -> Vec<Line<'static>> {
+    let mut rows = wrap(
+        &Line::from(vec![
+            Span::styled(format!("{number:>3}. "), style::dim()),
+            Span::styled(hit.handle.clone(), style::handle()),
+            Span::styled(format!(" t{} {} ", hit.seq, hit.kind), style::dim()),
+            Span::raw(hit.line.clone()),
+        ]),
+        width,
+        &[Span::raw("       ")],
+    );
+    if let Some(stale) = &hit.stale {
+        rows.push(truncate(
+            &Line::from(Span::styled(
+                format!("       stale: {stale}"),
+                Style::new().fg(Color::Yellow),
+            )),
+            width,
+        ));
+    }
+    rows
+}
+
+/// A notice in its tone: marked and dim, marked and red, or a command's output as is.
+fn notice_rows(text: &str, tone: Tone, width: usize) -> Vec<Line<'static>> {
+    let text = &*crate::wrap::visible(text);
+    let style = match tone {
+        Tone::Info => style::dim(),
+        Tone::Error => style::error(),
+        Tone::Output => Style::new(),
+    };
+    let mark = match tone {
+        Tone::Info => "· ",
+        Tone::Error => "✗ ",
+        Tone::Output => "",
+    };
+    text.split('\n')
+        .enumerate()
+        .flat_map(|(i, line)| {
+            let lead = if i == 0 { mark } else { "  " };
+            let lead = if tone == Tone::Output { "" } else { lead };
+            wrap(
+                &Line::from(vec![
+                    Span::styled(lead, style),
+                    Span::styled(line.to_owned(), style),
+                ]),
+                width,
+                &[Span::raw("  ")],
+            )
+        })
+        .collect()
 }
 
 /// Lines of a user message the scrollback shows; a long paste is counted, not repeated.

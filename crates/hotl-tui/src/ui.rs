@@ -29,6 +29,19 @@ pub struct Frame {
 /// Lays out the viewport for `app`, at most `max_rows` tall.
 pub fn frame(app: &App, now: Instant, max_rows: usize, context: &Strip) -> Frame {
     let width = usize::from(app.width());
+    let live = live_rows(app, now, width);
+    let mut bottom = modal_rows(app, max_rows, width);
+    let mut cursor = None;
+    if !matches!(app.modal, Some(Modal::Pick(_))) {
+        cursor = composer_rows(app, width, &mut bottom);
+    }
+    bottom.push(strip(app, now, context, width));
+    fit(live, bottom, cursor, max_rows)
+}
+
+/// What is under way, above the composer: children and calls running, the live tail of the
+/// answer, the turn or command being waited on, what is queued, and a fresh hint.
+fn live_rows(app: &App, now: Instant, width: usize) -> Vec<Line<'static>> {
     let mut live: Vec<Line<'static>> = Vec::new();
     // The spinner turns with the time the work has run, so a frame is a function of its
     // inputs (snapshot tests give `now`).
@@ -67,29 +80,7 @@ pub fn frame(app: &App, now: Instant, max_rows: usize, context: &Strip) -> Frame
             width,
         ));
     }
-    if let Some(crate::app::Waiting {
-        what: busy, since, ..
-    }) = &app.busy
-    {
-        let what = match busy {
-            Busy::Turn => "working".to_owned(),
-            Busy::Command(name) => (*name).to_owned(),
-        };
-        live.push(truncate(
-            &Line::from(vec![
-                Span::styled(format!("{spin} "), Style::new().fg(Color::Cyan)),
-                Span::styled(what, Style::new().add_modifier(Modifier::BOLD)),
-                Span::styled(
-                    format!(
-                        " · {}s · Esc to interrupt",
-                        now.duration_since(*since).as_secs()
-                    ),
-                    style::dim(),
-                ),
-            ]),
-            width,
-        ));
-    }
+    live.extend(busy_row(app, now, spin, width));
     for queued in &app.queued {
         live.push(truncate(
             &Line::from(vec![
@@ -107,13 +98,41 @@ pub fn frame(app: &App, now: Instant, max_rows: usize, context: &Strip) -> Frame
             width,
         ));
     }
+    live
+}
 
-    let mut bottom: Vec<Line<'static>> = Vec::new();
-    let mut cursor = None;
+/// What is being waited on (a turn, a command) and for how long, when something is.
+fn busy_row(app: &App, now: Instant, spin: &str, width: usize) -> Option<Line<'static>> {
+    let crate::app::Waiting {
+        what: busy, since, ..
+    } = app.busy.as_ref()?;
+    let what = match busy {
+        Busy::Turn => "working".to_owned(),
+        Busy::Command(name) => (*name).to_owned(),
+    };
+    Some(truncate(
+        &Line::from(vec![
+            Span::styled(format!("{spin} "), Style::new().fg(Color::Cyan)),
+            Span::styled(what, Style::new().add_modifier(Modifier::BOLD)),
+            Span::styled(
+                format!(
+                    " · {}s · Esc to interrupt",
+                    now.duration_since(*since).as_secs()
+                ),
+                style::dim(),
+            ),
+        ]),
+        width,
+    ))
+}
+
+/// The open question or picker, if any: an approval with its keys, a confirmation, a list.
+fn modal_rows(app: &App, max_rows: usize, width: usize) -> Vec<Line<'static>> {
+    let mut rows = Vec::new();
     match &app.modal {
         Some(Modal::Approval { question, tool, .. }) => {
-            bottom.extend(asking(question, None, width));
-            bottom.push(truncate(
+            rows.extend(asking(question, None, width));
+            rows.push(truncate(
                 &Line::from(Span::styled(
                     format!("  y yes · n no · a always allow {tool}"),
                     Style::new().fg(Color::Yellow),
@@ -122,55 +141,68 @@ pub fn frame(app: &App, now: Instant, max_rows: usize, context: &Strip) -> Frame
             ));
         }
         Some(Modal::Confirm { question, .. }) => {
-            bottom.extend(asking(question, Some(" [y/N]"), width));
+            rows.extend(asking(question, Some(" [y/N]"), width));
         }
         Some(Modal::Pick(picker)) => {
-            bottom.extend(picker.render(width, max_rows.saturating_sub(2).clamp(3, 14)));
+            rows.extend(picker.render(width, max_rows.saturating_sub(2).clamp(3, 14)));
         }
         None => {}
     }
-    if !matches!(app.modal, Some(Modal::Pick(_))) {
-        if let Some(why) = &app.read_only {
-            // The composer stays for what reads: /recall, /copy, /raw, /tree.
-            bottom.extend(wrap(
-                &Line::from(vec![
-                    Span::styled(
-                        " read-only ",
-                        Style::new().fg(Color::Black).bg(Color::Yellow),
-                    ),
-                    Span::styled(format!(" {why}"), style::dim()),
-                ]),
-                width,
-                &[],
-            ));
-        }
-        let (rows, (x, y)) = app.composer.render(width);
-        if app.modal.is_none() {
-            cursor = Some((x, (bottom.len() + usize::from(y)) as u16));
-        }
-        bottom.extend(rows);
-        let popup = &app.popup_rows;
-        let start = app.popup.saturating_sub(POPUP_ROWS - 1);
-        for (i, (name, help)) in popup.iter().enumerate().skip(start).take(POPUP_ROWS) {
-            let selected = i == app.popup;
-            bottom.push(truncate(
-                &Line::from(vec![
-                    Span::styled(
-                        format!("  {name:<16}"),
-                        if selected {
-                            Style::new().fg(Color::Cyan).add_modifier(Modifier::BOLD)
-                        } else {
-                            Style::new().fg(Color::Cyan)
-                        },
-                    ),
-                    Span::styled(help.clone(), style::dim()),
-                ]),
-                width,
-            ));
-        }
-    }
-    bottom.push(strip(app, now, context, width));
+    rows
+}
 
+/// Appends the read-only banner, the composer and the slash popup to `bottom`; the cursor,
+/// as (column, row in `bottom`), when no question holds the keys.
+fn composer_rows(app: &App, width: usize, bottom: &mut Vec<Line<'static>>) -> Option<(u16, u16)> {
+    if let Some(why) = &app.read_only {
+        // The composer stays for what reads: /recall, /copy, /raw, /tree.
+        bottom.extend(wrap(
+            &Line::from(vec![
+                Span::styled(
+                    " read-only ",
+                    Style::new().fg(Color::Black).bg(Color::Yellow),
+                ),
+                Span::styled(format!(" {why}"), style::dim()),
+            ]),
+            width,
+            &[],
+        ));
+    }
+    let (rows, (x, y)) = app.composer.render(width);
+    let cursor = app
+        .modal
+        .is_none()
+        .then(|| (x, (bottom.len() + usize::from(y)) as u16));
+    bottom.extend(rows);
+    let popup = &app.popup_rows;
+    let start = app.popup.saturating_sub(POPUP_ROWS - 1);
+    for (i, (name, help)) in popup.iter().enumerate().skip(start).take(POPUP_ROWS) {
+        let selected = i == app.popup;
+        bottom.push(truncate(
+            &Line::from(vec![
+                Span::styled(
+                    format!("  {name:<16}"),
+                    if selected {
+                        Style::new().fg(Color::Cyan).add_modifier(Modifier::BOLD)
+                    } else {
+                        Style::new().fg(Color::Cyan)
+                    },
+                ),
+                Span::styled(help.clone(), style::dim()),
+            ]),
+            width,
+        ));
+    }
+    cursor
+}
+
+/// The live rows over the bottom ones in at most `max_rows`, the cursor moved to match.
+fn fit(
+    mut live: Vec<Line<'static>>,
+    bottom: Vec<Line<'static>>,
+    cursor: Option<(u16, u16)>,
+    max_rows: usize,
+) -> Frame {
     // The live part gives way when the screen is short: its last rows stay.
     let room = max_rows.saturating_sub(bottom.len());
     if live.len() > room {
@@ -179,14 +211,14 @@ pub fn frame(app: &App, now: Instant, max_rows: usize, context: &Strip) -> Frame
     let offset = live.len() as u16;
     let mut rows = live;
     rows.extend(bottom);
-    if rows.len() > max_rows {
+    let cursor = if rows.len() > max_rows {
         // Even the bottom does not fit: keep the composer's end and the strip.
         let cut = rows.len() - max_rows;
         rows.drain(..cut);
-        cursor = cursor.map(|(x, y)| (x, (y + offset).saturating_sub(cut as u16)));
+        cursor.map(|(x, y)| (x, (y + offset).saturating_sub(cut as u16)))
     } else {
-        cursor = cursor.map(|(x, y)| (x, y + offset));
-    }
+        cursor.map(|(x, y)| (x, y + offset))
+    };
     Frame { rows, cursor }
 }
 
@@ -273,6 +305,17 @@ pub fn strip(app: &App, now: Instant, context: &Strip, width: usize) -> Line<'st
         _ => Style::new().fg(Color::Yellow),
     };
     spans.push(Span::styled(app.mode.clone(), mode_style));
+    if let Some(sandbox) = app.status.as_ref().and_then(|s| s.sandbox.as_deref()) {
+        // Unconfined without a question is the one state to be loud about.
+        let sandbox_style = match (sandbox, app.mode.as_str()) {
+            ("off", "bypass") => Style::new().fg(Color::Red),
+            ("off", _) => Style::new().fg(Color::Yellow),
+            ("read-only", _) => Style::new().fg(Color::Cyan),
+            _ => style::dim(),
+        };
+        spans.push(sep());
+        spans.push(Span::styled(format!("sandbox {sandbox}"), sandbox_style));
+    }
     if let Some(status) = &app.status {
         spans.push(sep());
         spans.push(Span::raw(format!("${:.4}", status.cost)));

@@ -23,6 +23,7 @@ fn parent_meta() -> SessionMeta {
             permission: Some("accept-edits".into()),
             plan: true,
             effort: None,
+            sandbox: None,
         },
         todos: vec![todo("a")],
         ..SessionMeta::default()
@@ -36,6 +37,7 @@ fn fork_state_gives_modes_always_todos_at_the_head_and_a_fork_title() {
         permission: Some("accept-edits".into()),
         plan: Some(true),
         effort: None,
+        sandbox: None,
     };
     let title = Body::Title {
         title: "Fix the parser (fork)".into(),
@@ -104,6 +106,7 @@ fn parent() -> TestResult<(TestHome, String)> {
         permission: Some("accept-edits".into()),
         plan: None,
         effort: None,
+        sandbox: None,
     });
     log.turn("one");
     log.todos(&[("ship it", "pending")]);

@@ -62,6 +62,9 @@ pub enum Command {
     /// The remote store sessions are published to: add, check
     #[command(subcommand)]
     Remote(crate::commands::remote::RemoteCommand),
+    /// The sandbox commands run in: check what it enforces here, run a command under it
+    #[command(subcommand)]
+    Sandbox(crate::commands::sandbox::SandboxCommand),
     /// Agent definitions delegated children are made from: list, show, check
     #[command(subcommand)]
     Agents(crate::commands::agents::AgentsCommand),

@@ -10,7 +10,9 @@ mod commands;
 mod reaper;
 
 // What the commands do with the home is decided in hotl-host; they name it as their own.
-use hotl_host::{breadcrumb, ctx, delegation, error, headless, mcp, picking, remote, takeout, tui};
+use hotl_host::{
+    breadcrumb, ctx, delegation, error, headless, mcp, picking, remote, sandbox, takeout, tui,
+};
 
 use std::io::Write;
 use std::process::ExitCode;
@@ -28,6 +30,9 @@ fn main() -> ExitCode {
         return reaper::run(&args[2..]);
     }
     tui::process_start();
+    // Before any thread: the credentials leave the environment block other processes read.
+    let credentials = hotl_config::credential_vars();
+    hotl_sandbox::credentials::scrub(&credentials.iter().map(String::as_str).collect::<Vec<_>>());
     let code = run_cli();
     // A snapshot still being taken (a turn that only talked) ends with the process.
     hotl_agent::end_children();

@@ -3,6 +3,9 @@
 //! by SIGKILL, which nothing can catch), ends the whole group within a fraction of a second:
 //! a process whose parent is gone is reparented, and the reaper watches for that. A
 //! parent-death signal alone would reach only the direct child, not what the command started.
+//!
+//! With `--sandbox-rules JSON` (before `--`) it first confines itself to those rules, so the
+//! command and everything it starts inherit them; if they cannot be applied, nothing runs.
 
 use std::ffi::OsString;
 use std::os::unix::process::ExitStatusExt;
@@ -11,28 +14,41 @@ use std::time::Duration;
 
 use rustix::process::Signal;
 
-/// The flag that makes `hotl` a reaper; it comes first, before anything else is parsed.
 /// This binary, as the program that leads each command's process group: a SIGKILL of hotl
 /// then leaves no command running.
 pub fn program() -> Option<std::sync::Arc<std::path::Path>> {
     std::env::current_exe().ok().map(std::sync::Arc::from)
 }
 
-pub const FLAG: &str = "--reap-group";
+/// The flag that makes `hotl` a reaper; it comes first, before anything else is parsed.
+pub const FLAG: &str = hotl_tool::REAPER_FLAG;
 
 /// The longest the reaper sleeps between looks at its child and its parent.
 const LOOK_EVERY: Duration = Duration::from_millis(50);
 
 /// Runs the reaper on `args` (what follows [`FLAG`]).
 pub fn run(args: &[OsString]) -> ExitCode {
-    let (Some(parent), Some(program)) = (
-        args.first().and_then(|p| p.to_str()?.parse::<u32>().ok()),
-        args.get(2),
-    ) else {
-        eprintln!("hotl: usage: hotl {FLAG} PARENT_PID -- PROGRAM [ARGS...]");
+    let parent = args.first().and_then(|p| p.to_str()?.parse::<u32>().ok());
+    let (rules, rest) = match args.get(1).and_then(|a| a.to_str()) {
+        Some(hotl_sandbox::RULES_FLAG) => (args.get(2), args.get(3..).unwrap_or_default()),
+        _ => (None, args.get(1..).unwrap_or_default()),
+    };
+    let (Some(parent), Some("--"), Some(program)) =
+        (parent, rest.first().and_then(|a| a.to_str()), rest.get(1))
+    else {
+        eprintln!(
+            "hotl: usage: hotl {FLAG} PARENT_PID [{} RULES] -- PROGRAM [ARGS...]",
+            hotl_sandbox::RULES_FLAG
+        );
         return ExitCode::from(2);
     };
-    let mut child = match Command::new(program).args(&args[3..]).spawn() {
+    if let Some(rules) = rules
+        && let Err(why) = hotl_sandbox::confine_arg(rules)
+    {
+        eprintln!("hotl: sandbox: {why}; the command did not run");
+        return ExitCode::from(126);
+    }
+    let mut child = match Command::new(program).args(&rest[2..]).spawn() {
         Ok(child) => child,
         Err(e) => {
             eprintln!("hotl: cannot start {}: {e}", program.to_string_lossy());

@@ -70,7 +70,8 @@ fn drive<T: Send + 'static>(
     body: impl AsyncFnOnce(ConnectionTo<Agent>) -> Result<T, Error> + Send + 'static,
 ) -> TestResult<T> {
     let mut cmd = env.command_against("anthropic", fake, MODEL);
-    cmd.args(["acp"]);
+    // The approvals these tests answer are the unsandboxed ones.
+    cmd.args(["acp", "--sandbox", "off"]);
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()

@@ -76,7 +76,9 @@ fn allowed_bash_runs_and_its_output_goes_back_stamped() -> TestResult {
 fn headless_refuses_bash_without_allow() -> TestResult {
     let env = Env::new()?;
     let fake = fake_calling(&[("bash", json!({"command": ECHO}))])?;
-    let out = env.agent(&fake, &["-p", "make a file"]).ok();
+    let out = env
+        .agent(&fake, &["-p", "make a file", "--sandbox", "off"])
+        .ok();
     assert_eq!(out.stdout, "Done.\n", "{out}");
     assert!(!env.project.join("out.txt").exists());
 
@@ -100,8 +102,18 @@ fn accept_edits_runs_write_but_not_bash() -> TestResult {
         ("write", json!({"path": "new.txt", "content": "written\n"})),
         ("bash", json!({"command": "touch ran.txt"})),
     ])?;
-    env.agent(&fake, &["-p", "go", "--permission-mode", "accept-edits"])
-        .ok();
+    env.agent(
+        &fake,
+        &[
+            "-p",
+            "go",
+            "--permission-mode",
+            "accept-edits",
+            "--sandbox",
+            "off",
+        ],
+    )
+    .ok();
     assert_eq!(
         std::fs::read_to_string(env.project.join("new.txt"))?,
         "written\n"
@@ -152,6 +164,8 @@ fn writes_outside_the_project_need_bypass() -> TestResult {
             "go",
             "--permission-mode",
             "accept-edits",
+            "--sandbox",
+            "off",
             "--allow",
             "write",
         ],
@@ -165,9 +179,27 @@ fn writes_outside_the_project_need_bypass() -> TestResult {
         "{results:?}"
     );
 
+    // Bypass with the sandbox on still writes only in the project: the sandbox's rule.
     let fake = fake_calling(&call)?;
     env.agent(&fake, &["-p", "go", "--permission-mode", "bypass"])
         .ok();
+    assert!(!outside.exists());
+    let results = sent_results(&requests(&fake)?[1]);
+    assert_eq!(results[0].is_error, Some(true), "{results:?}");
+
+    let fake = fake_calling(&call)?;
+    env.agent(
+        &fake,
+        &[
+            "-p",
+            "go",
+            "--permission-mode",
+            "bypass",
+            "--sandbox",
+            "off",
+        ],
+    )
+    .ok();
     assert_eq!(std::fs::read_to_string(&outside)?, "out\n");
     Ok(())
 }

@@ -145,6 +145,7 @@ fn modes_are_inherited_and_todos_only_at_the_head() -> TestResult {
         permission: Some("accept-edits".to_owned()),
         plan: Some(true),
         effort: None,
+        sandbox: None,
     });
     log.todos(&[("write tests", "in_progress"), ("ship", "pending")]);
     log.turn("second");

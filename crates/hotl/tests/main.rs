@@ -36,6 +36,7 @@ mod pipe;
 mod real_llm;
 mod refs;
 mod remote;
+mod sandbox;
 mod seam;
 mod security;
 mod share;

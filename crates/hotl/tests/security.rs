@@ -81,7 +81,17 @@ fn a_secret_file_is_not_read_unasked() -> TestResult {
                 Reply::text("Done."),
             ]))?;
             let out = env
-                .agent(&fake, &["-p", "read it", "--permission-mode", mode])
+                .agent(
+                    &fake,
+                    &[
+                        "-p",
+                        "read it",
+                        "--permission-mode",
+                        mode,
+                        "--sandbox",
+                        "off",
+                    ],
+                )
                 .ok();
             let back = requests(&fake)?[1].to_string();
             assert!(
@@ -95,12 +105,17 @@ fn a_secret_file_is_not_read_unasked() -> TestResult {
             assert!(back.contains("--allow read"), "{out}");
         }
     }
-    // Allowed by name, it is read.
+    // Allowed by name, with the sandbox off (whose rules deny it whatever is allowed), it is
+    // read.
     let fake = FakeLlm::start(Config::scripted([
         Reply::text("").with_tool("read", json!({ "path": key_path })),
         Reply::text("Done."),
     ]))?;
-    env.agent(&fake, &["-p", "read it", "--allow", "read"]).ok();
+    env.agent(
+        &fake,
+        &["-p", "read it", "--allow", "read", "--sandbox", "off"],
+    )
+    .ok();
     assert!(
         requests(&fake)?[1]
             .to_string()

@@ -922,7 +922,9 @@ fn an_isolated_child_writes_in_its_own_worktree_and_its_patch_is_applied_only_wh
         .find(|r| r["type"] == "child_finished")
         .ok_or("no child_finished record")?;
     assert_eq!(finished["state"], "finished");
-    let blob = finished["patch_blob"].as_str().ok_or("a patch blob")?;
+    let blob = finished["patch_blob"]
+        .as_str()
+        .ok_or_else(|| format!("a patch blob: {finished}"))?;
     let report = finished["report"].as_str().ok_or("report")?;
     let worktrees = env.home.join("worktrees");
     let start = report

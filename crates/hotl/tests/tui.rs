@@ -119,7 +119,7 @@ fn an_approval_asks_in_a_modal_and_y_runs_the_call_and_n_refuses_it() -> TestRes
         let Some(shown) = tui(
             &env,
             &fake,
-            &[],
+            &["--sandbox", "off"],
             &[
                 UP,
                 Type("run it\r"),

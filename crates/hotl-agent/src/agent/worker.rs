@@ -244,6 +244,7 @@ impl Worker {
                 // As a saved session's: a mode only once one other than the default is set.
                 mode: (self.cx.settings.policy.mode != Mode::Default)
                     .then(|| self.cx.settings.policy.mode.name().to_owned()),
+                sandbox: Some(self.cx.settings.policy.sandbox_name().to_owned()),
                 ..Status::default()
             },
         }

@@ -91,6 +91,11 @@ impl Session {
             todos: self.view.state.todos.clone(),
             hidden_env: cx.settings.hidden_env.clone(),
             reaper: cx.settings.reaper.clone(),
+            sandbox: cx
+                .settings
+                .policy
+                .rules_for(&self.cwd)
+                .map(std::sync::Arc::new),
         }
     }
 
@@ -354,6 +359,7 @@ impl Session {
                 writes: &writes,
                 reads: &reads,
                 root: &self.cwd,
+                sandboxed: tool.sandboxed(args),
             }) {
             Decision::Allow => Ok(()),
             Decision::Deny(why) => {

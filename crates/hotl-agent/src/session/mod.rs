@@ -348,6 +348,7 @@ impl Session {
             model: self.last_model(),
             mode: state.modes.permission.clone(),
             effort: settings.effort.clone(),
+            sandbox: Some(settings.policy.sandbox_name().to_owned()),
             usage: self.totals.usage,
             cost: self.totals.cost,
             requests: self.totals.requests,
@@ -366,6 +367,21 @@ impl Session {
         modes.permission.as_deref().and_then(Mode::from_name)
     }
 
+    /// The sandbox mode the session recorded last, if any.
+    pub fn recorded_sandbox(&self) -> Option<&str> {
+        self.view.state.modes.sandbox.as_deref()
+    }
+
+    /// Records a sandbox mode (`read-only`, `workspace-write`, `off`): resumes and forks keep it.
+    pub fn set_sandbox(&mut self, mode: &str) -> Result<()> {
+        self.append(Body::Mode {
+            permission: None,
+            plan: None,
+            effort: None,
+            sandbox: Some(mode.to_owned()),
+        })
+    }
+
     /// The reasoning effort the session recorded last, if any.
     pub fn recorded_effort(&self) -> Option<&str> {
         self.view.state.modes.effort.as_deref()
@@ -377,6 +393,7 @@ impl Session {
             permission: None,
             plan: None,
             effort: Some(effort.to_owned()),
+            sandbox: None,
         })
     }
 
@@ -532,6 +549,7 @@ pub(crate) fn mode_record(mode: Mode) -> Body {
         permission: Some(mode.name().to_owned()),
         plan: Some(mode == Mode::Plan),
         effort: None,
+        sandbox: None,
     }
 }
 

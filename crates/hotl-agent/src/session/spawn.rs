@@ -143,6 +143,7 @@ impl Session {
                 permission: Some(settings.policy.mode.name().to_owned()),
                 plan: Some(settings.policy.mode == Mode::Plan),
                 effort: None,
+                sandbox: None,
             },
             Body::Run {
                 run: run.clone(),

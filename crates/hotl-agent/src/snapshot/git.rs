@@ -10,7 +10,7 @@
 //! into `.git/objects` after every step.
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Output;
 
 use super::children;
 
@@ -29,7 +29,7 @@ pub(super) fn nearest_git_entry(cwd: &Path) -> Option<PathBuf> {
 /// missing, inside a `.git` directory or a bare repository, and when `cwd` is a directory git
 /// ignores: nothing under it would be snapshotted, so the content-hash manifests do it).
 pub(super) fn work_tree(cwd: &Path) -> Option<PathBuf> {
-    let out = children::output(Command::new("git").arg("-C").arg(cwd).args([
+    let out = children::output(hotl_sandbox::git(cwd).args([
         "rev-parse",
         "--is-inside-work-tree",
         "--show-toplevel",
@@ -42,13 +42,7 @@ pub(super) fn work_tree(cwd: &Path) -> Option<PathBuf> {
         return None;
     }
     let top = PathBuf::from(lines.next()?);
-    let ignored =
-        children::output(
-            Command::new("git")
-                .arg("-C")
-                .arg(cwd)
-                .args(["check-ignore", "-q", "."]),
-        )
+    let ignored = children::output(hotl_sandbox::git(cwd).args(["check-ignore", "-q", "."]))
         .is_ok_and(|o| o.status.success());
     (!ignored).then_some(top)
 }
@@ -69,12 +63,8 @@ pub(super) fn tree(cwd: &Path, top: &Path, index: &Path, excluded: &[PathBuf]) -
     // Pathspecs go on stdin (there may be many), NUL-separated and literal (a name may hold
     // glob characters).
     let git = |args: &[&str], pathspecs: Option<&[String]>| -> Option<Output> {
-        let mut command = Command::new("git");
-        command
-            .arg("-C")
-            .arg(cwd)
-            .args(args)
-            .env("GIT_INDEX_FILE", index);
+        let mut command = hotl_sandbox::git(cwd);
+        command.args(args).env("GIT_INDEX_FILE", index);
         let Some(pathspecs) = pathspecs else {
             return children::output(&mut command)
                 .inspect_err(|e| tracing::warn!("git {} cannot run: {e}", args.join(" ")))
@@ -156,7 +146,7 @@ fn private(file: &Path) {
 /// Files of the work tree the user's index does not track (and git does not ignore) over
 /// [`MAX_UNTRACKED`], as absolute paths.
 fn large_untracked(cwd: &Path, top: &Path) -> Vec<PathBuf> {
-    let Ok(out) = children::output(Command::new("git").arg("-C").arg(cwd).args([
+    let Ok(out) = children::output(hotl_sandbox::git(cwd).args([
         "ls-files",
         "-z",
         "--others",
@@ -178,9 +168,7 @@ fn large_untracked(cwd: &Path, top: &Path) -> Vec<PathBuf> {
 /// The patch from tree `from` to tree `to` (binary-safe), or `None` when git cannot make it.
 pub(super) fn diff(cwd: &Path, from: &str, to: &str) -> Option<Vec<u8>> {
     let out = children::output(
-        Command::new("git")
-            .arg("-C")
-            .arg(cwd)
+        hotl_sandbox::git(cwd)
             // Paths relative to `cwd`, as the changed paths and the manifests name them.
             .args(["diff-tree", "-p", "--binary", "--relative", from, to]),
     )
@@ -192,7 +180,7 @@ pub(super) fn diff(cwd: &Path, from: &str, to: &str) -> Option<Vec<u8>> {
 /// The paths under `cwd` (relative to it) that differ between tree `from` and tree `to`, or
 /// `None` when git cannot say.
 pub(super) fn changed_paths(cwd: &Path, from: &str, to: &str) -> Option<Vec<String>> {
-    let out = children::output(Command::new("git").arg("-C").arg(cwd).args([
+    let out = children::output(hotl_sandbox::git(cwd).args([
         "diff-tree",
         "-r",
         "--relative",
@@ -222,9 +210,7 @@ pub(super) fn contents(cwd: &Path, tree: &str, paths: &[String]) -> Option<Vec<O
         return None;
     }
     let mut known = children::spawn(
-        Command::new("git")
-            .arg("-C")
-            .arg(cwd)
+        hotl_sandbox::git(cwd)
             .args(["cat-file", "--batch"])
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())

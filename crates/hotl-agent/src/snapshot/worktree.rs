@@ -5,7 +5,6 @@
 //! when the parent or the user asks.
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 use hotl_log::Blobs;
 
@@ -34,10 +33,8 @@ pub(crate) struct Settled {
 
 /// Runs git in `dir`; its stdout, or why it failed.
 fn run_git(dir: &Path, args: &[&str]) -> Result<Vec<u8>, String> {
-    let mut command = Command::new("git");
+    let mut command = hotl_sandbox::git(dir);
     command
-        .arg("-C")
-        .arg(dir)
         .args(args)
         // A commit needs a name even where the user set none; these commits are hotl's own.
         .env("GIT_AUTHOR_NAME", "hotl")
@@ -111,7 +108,19 @@ impl Worktree {
     /// included); `None` when nothing did.
     fn patch(&self) -> Result<Option<Vec<u8>>, String> {
         run_git(&self.dir, &["add", "-A"])?;
-        let patch = run_git(&self.dir, &["diff", "--cached", "--binary", &self.base])?;
+        // hotl's git sets every external diff program to nothing (running one fails), so the
+        // patch is git's own diff: no external diff, no text conversion.
+        let patch = run_git(
+            &self.dir,
+            &[
+                "diff",
+                "--no-ext-diff",
+                "--no-textconv",
+                "--cached",
+                "--binary",
+                &self.base,
+            ],
+        )?;
         Ok((!patch.is_empty()).then_some(patch))
     }
 
@@ -213,7 +222,7 @@ fn remove_orphan(path: &Path) {
     )
     .map(|out| PathBuf::from(String::from_utf8_lossy(&out).trim()));
     let through_git = common.is_ok_and(|common| {
-        let mut command = Command::new("git");
+        let mut command = hotl_sandbox::git(&common);
         command
             .arg("--git-dir")
             .arg(&common)

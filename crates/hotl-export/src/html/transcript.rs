@@ -297,54 +297,15 @@ impl<'a> Renderer<'a> {
     }
 
     fn item_with(&mut self, item: &'a Item, anchors: bool) {
-        let id = |seq: u64| {
-            if anchors {
-                format!(" id=\"{}t{seq}\"", self.prefix)
-            } else {
-                String::new()
-            }
-        };
         match item {
-            Item::User { seq, content } => {
-                let _ = write!(
-                    self.out,
-                    "<div class=\"item user\"{}><div class=\"meta\">{} user</div>",
-                    id(*seq),
-                    self.stamp(*seq, anchors)
-                );
-                self.blocks(content);
-                self.out.push_str("</div>");
-            }
+            Item::User { seq, content } => self.user(*seq, content, anchors),
             Item::Assistant {
                 seq,
                 content,
                 model,
                 stop,
                 ..
-            } => {
-                self.answer_seq = *seq;
-                self.out
-                    .push_str("<div class=\"item assistant\"><div class=\"meta\">assistant");
-                if let Some(model) = model {
-                    self.out.push_str(" · ");
-                    escape::push(&mut self.out, model);
-                }
-                self.out.push_str("</div>");
-                self.blocks(content);
-                let stopped = match stop.as_deref() {
-                    Some("refused") => Some("⊘ the model refused to answer"),
-                    Some("truncated") => Some("… cut at the output limit"),
-                    Some("interrupted") => {
-                        Some("… interrupted: the connection to the provider broke mid-answer")
-                    }
-                    Some("error") => Some("✗ the provider failed the response"),
-                    _ => None,
-                };
-                if let Some(line) = stopped {
-                    let _ = write!(self.out, "<div class=\"stopped\">{line}</div>");
-                }
-                self.out.push_str("</div>");
-            }
+            } => self.assistant(*seq, content, model.as_deref(), stop.as_deref()),
             Item::ToolResult { seq, .. } => {
                 if self.shown.contains(seq) {
                     return;
@@ -361,42 +322,12 @@ impl<'a> Renderer<'a> {
                 since,
                 until,
                 items,
-            } => {
-                let count: usize = items.iter().map(Item::original_count).sum();
-                let _ = write!(
-                    self.out,
-                    "<div class=\"item fold\" data-handle=\"{}\"><div class=\"meta\">⋯ folded <b>{}</b> t{since}..t{until} · {count} item{}</div><div class=\"note md\">",
-                    escape::escape(handle),
-                    escape::escape(handle),
-                    if count == 1 { "" } else { "s" }
-                );
-                markdown::push(&mut self.out, note);
-                self.out.push_str("</div>");
-                self.fold_extras(handle);
-                self.archived(items, count, anchors);
-                self.asks_of(handle);
-                self.out.push_str("</div>");
-            }
+            } => self.folded(handle, note, (*since, *until), items, anchors),
             Item::Compacted {
                 until,
                 summary,
                 items,
-            } => {
-                let handle = hotl_view::compaction_handle(*until);
-                let count: usize = items.iter().map(Item::original_count).sum();
-                let _ = write!(
-                    self.out,
-                    "<div class=\"item compaction\" data-handle=\"{}\"><div class=\"meta\">⋯ compacted through t{until} ({}) · {count} item{}</div><div class=\"note md\">",
-                    escape::escape(&handle),
-                    escape::escape(&handle),
-                    if count == 1 { "" } else { "s" }
-                );
-                markdown::push(&mut self.out, summary);
-                self.out.push_str("</div>");
-                self.archived(items, count, anchors);
-                self.asks_of(&handle);
-                self.out.push_str("</div>");
-            }
+            } => self.compacted(*until, summary, items, anchors),
             Item::Elided { count, .. } => {
                 let _ = write!(
                     self.out,
@@ -408,21 +339,121 @@ impl<'a> Renderer<'a> {
                 handle,
                 state,
                 report,
-            } => {
-                let _ = write!(
-                    self.out,
-                    "<div class=\"item child-report\"{}><div class=\"meta\">{} background child <b>",
-                    id(*seq),
-                    self.stamp(*seq, anchors)
-                );
-                escape::push(&mut self.out, handle);
-                self.out.push_str("</b> ");
-                escape::push(&mut self.out, state);
-                self.out.push_str("</div><div class=\"md\">");
-                markdown::push(&mut self.out, report);
-                self.out.push_str("</div></div>");
-            }
+            } => self.child_report(*seq, handle, state, report, anchors),
         }
+    }
+
+    /// The `id` attribute an item at `seq` is linked by, when anchors are written.
+    fn anchor(&self, seq: u64, anchors: bool) -> String {
+        if anchors {
+            format!(" id=\"{}t{seq}\"", self.prefix)
+        } else {
+            String::new()
+        }
+    }
+
+    fn user(&mut self, seq: u64, content: &'a [Block], anchors: bool) {
+        let _ = write!(
+            self.out,
+            "<div class=\"item user\"{}><div class=\"meta\">{} user</div>",
+            self.anchor(seq, anchors),
+            self.stamp(seq, anchors)
+        );
+        self.blocks(content);
+        self.out.push_str("</div>");
+    }
+
+    /// An answer, with the model that gave it and why it stopped short, if it did.
+    fn assistant(
+        &mut self,
+        seq: u64,
+        content: &'a [Block],
+        model: Option<&str>,
+        stop: Option<&str>,
+    ) {
+        self.answer_seq = seq;
+        self.out
+            .push_str("<div class=\"item assistant\"><div class=\"meta\">assistant");
+        if let Some(model) = model {
+            self.out.push_str(" · ");
+            escape::push(&mut self.out, model);
+        }
+        self.out.push_str("</div>");
+        self.blocks(content);
+        let stopped = match stop {
+            Some("refused") => Some("⊘ the model refused to answer"),
+            Some("truncated") => Some("… cut at the output limit"),
+            Some("interrupted") => {
+                Some("… interrupted: the connection to the provider broke mid-answer")
+            }
+            Some("error") => Some("✗ the provider failed the response"),
+            _ => None,
+        };
+        if let Some(line) = stopped {
+            let _ = write!(self.out, "<div class=\"stopped\">{line}</div>");
+        }
+        self.out.push_str("</div>");
+    }
+
+    /// A fold: its handle, span and note, what else it holds, its archived items collapsed,
+    /// and what was asked of it.
+    fn folded(
+        &mut self,
+        handle: &str,
+        note: &str,
+        (since, until): (u64, u64),
+        items: &'a [Item],
+        anchors: bool,
+    ) {
+        let count: usize = items.iter().map(Item::original_count).sum();
+        let _ = write!(
+            self.out,
+            "<div class=\"item fold\" data-handle=\"{}\"><div class=\"meta\">⋯ folded <b>{}</b> t{since}..t{until} · {count} item{}</div><div class=\"note md\">",
+            escape::escape(handle),
+            escape::escape(handle),
+            if count == 1 { "" } else { "s" }
+        );
+        markdown::push(&mut self.out, note);
+        self.out.push_str("</div>");
+        self.fold_extras(handle);
+        self.archived(items, count, anchors);
+        self.asks_of(handle);
+        self.out.push_str("</div>");
+    }
+
+    /// A compaction: how far it reaches, its summary, its archived items collapsed, and what
+    /// was asked of it.
+    fn compacted(&mut self, until: u64, summary: &str, items: &'a [Item], anchors: bool) {
+        let handle = hotl_view::compaction_handle(until);
+        let count: usize = items.iter().map(Item::original_count).sum();
+        let _ = write!(
+            self.out,
+            "<div class=\"item compaction\" data-handle=\"{}\"><div class=\"meta\">⋯ compacted through t{until} ({}) · {count} item{}</div><div class=\"note md\">",
+            escape::escape(&handle),
+            escape::escape(&handle),
+            if count == 1 { "" } else { "s" }
+        );
+        markdown::push(&mut self.out, summary);
+        self.out.push_str("</div>");
+        self.archived(items, count, anchors);
+        self.asks_of(&handle);
+        self.out.push_str("</div>");
+    }
+
+    /// A background child's report, as it arrived in the parent's log.
+    fn child_report(&mut self, seq: u64, handle: &str, state: &str, report: &str, anchors: bool) {
+        let _ = write!(
+            self.out,
+            "<div class=\"item child-report\"{}><div class=\"meta\">{} background child <b>",
+            self.anchor(seq, anchors),
+            self.stamp(seq, anchors)
+        );
+        escape::push(&mut self.out, handle);
+        self.out.push_str("</b> ");
+        escape::push(&mut self.out, state);
+        self.out.push_str("</div><div class=\"md\">");
+        markdown::push(&mut self.out, report);
+        self.out.push_str("</div></div>");
     }
 
     fn stamp(&self, seq: u64, anchors: bool) -> String {

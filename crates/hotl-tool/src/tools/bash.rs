@@ -5,6 +5,10 @@
 //! (cancellation), kills the shell and everything it started with one SIGKILL to the group.
 //! A command that exits normally leaves its background processes alone (a server started with
 //! `&` keeps running); their later output is not captured.
+//!
+//! Where the session has a sandbox, the group's leader confines itself to the sandbox's rules
+//! before it starts the shell, so the command and all it starts are confined; a call that
+//! asks `sandbox: false` runs unconfined (the permission layer asks first).
 
 use std::io;
 use std::path::{Path, PathBuf};
@@ -33,9 +37,9 @@ const DRAIN_AFTER_EXIT: Duration = Duration::from_millis(200);
 /// How long output is still collected after a timeout killed the group.
 const DRAIN_AFTER_KILL: Duration = Duration::from_millis(500);
 
-const DESCRIPTION: &str = "Run a bash command in the working directory: stdout, stderr (after `[stderr]`) and the exit code. stdin is closed. `timeout` in ms (default 120000, at most 600000) kills everything the command started. Long output keeps its first and last 100 lines; the whole is kept in a blob. Prefer read, grep, glob and ls to cat, grep, find and ls.";
+const DESCRIPTION: &str = "Run a bash command in the working directory: stdout, stderr (after `[stderr]`) and the exit code. stdin is closed. `timeout` in ms (default 120000, at most 600000) kills everything the command started. Long output keeps its first and last 100 lines; the whole is kept in a blob. Prefer read, grep, glob and ls to cat, grep, find and ls. Commands run in a sandbox when the session has one (writes only in the project and $TMPDIR, no network unless configured); when the sandbox refuses something the result says which rule, and `sandbox: false` runs the command outside it once the user agrees.";
 
-const SCHEMA: &str = r#"{"type":"object","properties":{"command":{"type":"string"},"timeout":{"type":"integer","minimum":1,"maximum":600000}},"required":["command"]}"#;
+const SCHEMA: &str = r#"{"type":"object","properties":{"command":{"type":"string"},"timeout":{"type":"integer","minimum":1,"maximum":600000},"sandbox":{"type":"boolean","description":"false: run outside the sandbox (the user is asked)"}},"required":["command"]}"#;
 
 /// The `bash` tool.
 pub(crate) struct Bash;
@@ -47,6 +51,8 @@ struct Call {
     blobs: Blobs,
     hidden_env: std::sync::Arc<[String]>,
     reaper: Option<std::sync::Arc<Path>>,
+    /// The rules the command runs under; `None`: unconfined.
+    sandbox: Option<std::sync::Arc<hotl_sandbox::Rules>>,
 }
 
 impl Tool for Bash {
@@ -62,6 +68,10 @@ impl Tool for Bash {
         definition(self.name(), DESCRIPTION, SCHEMA)
     }
 
+    fn sandboxed(&self, args: &crate::args::Args) -> bool {
+        args.opt_bool("sandbox").ok().flatten() != Some(false)
+    }
+
     fn run<'a>(&'a self, invocation: Invocation<'a>) -> ToolFuture<'a> {
         let ctx = invocation.ctx;
         let call = Ok::<_, Fail>(&invocation.args).and_then(|args| {
@@ -73,6 +83,7 @@ impl Tool for Bash {
             if timeout_ms == 0 {
                 return Err("`timeout` must be at least 1 (milliseconds)".to_owned());
             }
+            let confined = args.opt_bool("sandbox")? != Some(false);
             Ok(Call {
                 command,
                 timeout_ms: timeout_ms.min(MAX_TIMEOUT_MS),
@@ -80,6 +91,7 @@ impl Tool for Bash {
                 blobs: ctx.blobs.clone(),
                 hidden_env: ctx.hidden_env.clone(),
                 reaper: ctx.reaper.clone(),
+                sandbox: ctx.sandbox.clone().filter(|_| confined),
             })
         });
         Box::pin(async move {
@@ -200,20 +212,7 @@ impl Call {
                 self.cwd.display()
             ));
         }
-        // With a reaper, it leads the group and runs the shell: the group ends with this
-        // process, however this process ends.
-        let mut command = match &self.reaper {
-            Some(reaper) => {
-                let mut command = tokio::process::Command::new(reaper.as_ref());
-                command
-                    .arg("--reap-group")
-                    .arg(std::process::id().to_string())
-                    .arg("--")
-                    .arg(shell());
-                command
-            }
-            None => tokio::process::Command::new(shell()),
-        };
+        let mut command = self.command()?;
         for var in self.hidden_env.iter() {
             command.env_remove(var);
         }
@@ -273,6 +272,32 @@ impl Call {
         Ok(self.result(&out, &err, status, timed_out, held_open))
     }
 
+    /// The process that runs the shell. With a reaper, it leads the group and runs the
+    /// shell: the group ends with this process, however this process ends; with a sandbox, it
+    /// confines itself first (a sandbox without a reaper cannot confine, so nothing runs).
+    fn command(&self) -> Result<tokio::process::Command, Fail> {
+        let Some(reaper) = &self.reaper else {
+            if self.sandbox.is_some() {
+                return Err(
+                    "cannot run the command in the sandbox: no process to confine it".to_owned(),
+                );
+            }
+            return Ok(tokio::process::Command::new(shell()));
+        };
+        let mut command = tokio::process::Command::new(reaper.as_ref());
+        command
+            .arg(crate::REAPER_FLAG)
+            .arg(std::process::id().to_string());
+        if let Some(rules) = &self.sandbox {
+            let json = serde_json::to_string(rules.as_ref())
+                .map_err(|e| format!("cannot pass the sandbox's rules on: {e}"))?;
+            command.arg(hotl_sandbox::RULES_FLAG).arg(json);
+            command.envs(rules.command_env());
+        }
+        command.arg("--").arg(shell());
+        Ok(command)
+    }
+
     fn result(
         &self,
         out: &Capture,
@@ -319,6 +344,13 @@ impl Call {
             }
         };
         content.push_str(&last);
+        if is_error
+            && let Some(rules) = &self.sandbox
+            && let Some(note) = hotl_sandbox::explain(rules, &body, &self.cwd)
+        {
+            content.push('\n');
+            content.push_str(&note);
+        }
         ToolOutput {
             content,
             is_error,

@@ -23,6 +23,33 @@ where
     }
 }
 
+/// The paths under `root` the sandbox keeps from commands, as a walk from `root` meets them: a
+/// walk skips them, as a confined `grep -r` would find them unreadable.
+pub(crate) fn denied_under(ctx: &crate::tool::ToolCtx, root: &Path) -> Vec<PathBuf> {
+    let Some(rules) = &ctx.sandbox else {
+        return Vec::new();
+    };
+    let real = hotl_sandbox::resolve(root);
+    rules
+        .deny_read
+        .iter()
+        .filter_map(|denied| denied.path.strip_prefix(&real).ok())
+        .filter(|rel| !rel.as_os_str().is_empty())
+        .map(|rel| root.join(rel))
+        .collect()
+}
+
+/// The note a walk's result ends with when it skipped what the sandbox denies.
+pub(crate) fn skipped_note(skipped: &[PathBuf], cwd: &Path) -> Option<String> {
+    (!skipped.is_empty()).then(|| {
+        let names: Vec<String> = skipped.iter().map(|p| shown(p, cwd)).collect();
+        format!(
+            "[skipped what the sandbox keeps from commands: {}]",
+            names.join(", ")
+        )
+    })
+}
+
 /// Whether `bytes` look binary: a NUL byte in the first 8 KiB.
 pub(crate) fn has_nul(bytes: &[u8]) -> bool {
     bytes[..bytes.len().min(SNIFF_BYTES)].contains(&0)

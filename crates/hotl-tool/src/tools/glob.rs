@@ -7,8 +7,8 @@ use globset::{GlobBuilder, GlobMatcher};
 use hotl_wire::ToolDef;
 use ignore::WalkBuilder;
 
-use crate::args::Fail;
-use crate::tool::{Invocation, Tool, ToolFuture, ToolKind, ToolOutput, definition};
+use crate::args::{Args, Fail};
+use crate::tool::{Invocation, Tool, ToolCtx, ToolFuture, ToolKind, ToolOutput, definition};
 use crate::tools::files::{blocking, shown};
 
 /// The most paths one call returns.
@@ -30,6 +30,8 @@ struct Call {
     matcher: GlobMatcher,
     hidden: bool,
     cwd: PathBuf,
+    /// What the walk skips: the paths under the base the sandbox denies reading.
+    denied: Vec<PathBuf>,
 }
 
 impl Tool for Glob {
@@ -45,6 +47,14 @@ impl Tool for Glob {
         definition(self.name(), DESCRIPTION, SCHEMA)
     }
 
+    fn reads(&self, args: &Args, ctx: &ToolCtx) -> Vec<PathBuf> {
+        // The walk starts at the pattern's literal directories: a denied one is refused.
+        match args.string("pattern") {
+            Ok(pattern) => vec![ctx.resolve(&split_literal(&pattern).0)],
+            Err(_) => Vec::new(),
+        }
+    }
+
     fn run<'a>(&'a self, invocation: Invocation<'a>) -> ToolFuture<'a> {
         let ctx = invocation.ctx;
         let call = Ok::<_, Fail>(&invocation.args).and_then(|args| {
@@ -58,9 +68,11 @@ impl Tool for Glob {
                 .build()
                 .map_err(|e| format!("invalid glob `{pattern}`: {}", e.kind()))?
                 .compile_matcher();
+            let base = ctx.resolve(&base);
             Ok(Call {
                 hidden: rest.split('/').any(|c| c.starts_with('.')),
-                base: ctx.resolve(&base),
+                denied: super::files::denied_under(ctx, &base),
+                base,
                 matcher,
                 pattern,
                 cwd: ctx.cwd.clone(),
@@ -104,7 +116,10 @@ impl Call {
         let walk = WalkBuilder::new(&self.base)
             .require_git(false)
             .hidden(!self.hidden)
-            .filter_entry(|e| e.file_name() != ".git")
+            .filter_entry({
+                let denied = self.denied.clone();
+                move |e| e.file_name() != ".git" && !denied.iter().any(|d| d == e.path())
+            })
             .build();
         let mut found: Vec<PathBuf> = walk
             .filter_map(Result::ok)
@@ -116,8 +131,13 @@ impl Call {
             .map(|e| normal(e.path()))
             .collect();
         found.sort();
+        let skipped = super::files::skipped_note(&self.denied, &self.cwd);
         if found.is_empty() {
-            return Ok(ToolOutput::ok(format!("no files match `{}`", self.pattern)));
+            let none = format!("no files match `{}`", self.pattern);
+            return Ok(ToolOutput::ok(match skipped {
+                Some(note) => format!("{none}\n{note}"),
+                None => none,
+            }));
         }
         let total = found.len();
         let mut content = found
@@ -131,6 +151,10 @@ impl Call {
                 content,
                 "\n[showing the first {MAX_PATHS} of {total} files; narrow the pattern]"
             );
+        }
+        if let Some(note) = skipped {
+            content.push('\n');
+            content.push_str(&note);
         }
         Ok(ToolOutput::ok(content))
     }

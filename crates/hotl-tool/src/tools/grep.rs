@@ -34,6 +34,8 @@ struct Call {
     root: PathBuf,
     filter: Option<Filter>,
     cwd: PathBuf,
+    /// What the walk skips: the paths under the root the sandbox denies reading.
+    denied: Vec<PathBuf>,
 }
 
 impl Tool for Grep {
@@ -73,6 +75,7 @@ impl Tool for Grep {
             Ok(Call {
                 regex,
                 pattern,
+                denied: super::files::denied_under(ctx, &root),
                 root,
                 filter,
                 cwd: ctx.cwd.clone(),
@@ -167,6 +170,10 @@ impl Call {
                 "\n[stopped after {MAX_MATCHES} matches; narrow the pattern, path or glob to see the rest]"
             );
         }
+        if let Some(note) = super::files::skipped_note(&self.denied, &self.cwd) {
+            content.push('\n');
+            content.push_str(&note);
+        }
         if unreadable > 0 {
             let _ = write!(
                 content,
@@ -182,9 +189,11 @@ impl Call {
     fn files(&self) -> (Vec<PathBuf>, usize) {
         let mut files = Vec::new();
         let mut unreadable = 0;
+        let denied = self.denied.clone();
         let walk = WalkBuilder::new(&self.root)
             .require_git(false)
             .max_filesize(Some(MAX_FILE_BYTES))
+            .filter_entry(move |e| !denied.iter().any(|d| d == e.path()))
             .build();
         for entry in walk {
             let Ok(entry) = entry else {

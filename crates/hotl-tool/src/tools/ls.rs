@@ -9,8 +9,8 @@ use std::path::PathBuf;
 use hotl_wire::ToolDef;
 use ignore::WalkBuilder;
 
-use crate::args::Fail;
-use crate::tool::{Invocation, Tool, ToolFuture, ToolKind, ToolOutput, definition};
+use crate::args::{Args, Fail};
+use crate::tool::{Invocation, Tool, ToolCtx, ToolFuture, ToolKind, ToolOutput, definition};
 use crate::tools::files::{blocking, io_fail};
 
 /// The most entries one call returns.
@@ -35,6 +35,14 @@ impl Tool for Ls {
 
     fn definition(&self) -> ToolDef {
         definition(self.name(), DESCRIPTION, SCHEMA)
+    }
+
+    fn reads(&self, args: &Args, ctx: &ToolCtx) -> Vec<PathBuf> {
+        // Listing a directory reads it: a denied one (`~/.ssh`) is refused as its files are.
+        vec![match args.opt_string("path") {
+            Ok(Some(p)) => ctx.resolve(&p),
+            _ => ctx.cwd.clone(),
+        }]
     }
 
     fn run<'a>(&'a self, invocation: Invocation<'a>) -> ToolFuture<'a> {

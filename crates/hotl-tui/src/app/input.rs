@@ -32,7 +32,6 @@ impl App {
             }
             return;
         }
-        let ctrl = key.modifiers.contains(KeyModifiers::CONTROL);
         if self.composer.is_searching() {
             // Esc and Ctrl+G end a history search, not a turn.
             if let composer::Action::Submit(text) = self.composer.key(key) {
@@ -40,89 +39,8 @@ impl App {
             }
             return;
         }
-        match key.code {
-            KeyCode::Char('c') if ctrl => {
-                if self.is_busy() {
-                    self.effects.push(Effect::Send(Command::Cancel));
-                } else if !self.composer.is_empty() {
-                    self.composer.set_text("");
-                } else if self
-                    .ctrl_c
-                    .is_some_and(|t| now.duration_since(t) < DOUBLE_PRESS)
-                {
-                    self.effects.push(Effect::Exit);
-                } else {
-                    self.ctrl_c = Some(now);
-                    self.hint = Some(("Ctrl+C again to exit".to_owned(), now));
-                }
-                return;
-            }
-            KeyCode::Char('d') if ctrl && self.composer.is_empty() => {
-                self.effects.push(Effect::Exit);
-                return;
-            }
-            KeyCode::Char('t') if ctrl => {
-                self.effects.push(Effect::Pager);
-                return;
-            }
-            KeyCode::Char('g') if ctrl => {
-                self.effects.push(Effect::Editor);
-                return;
-            }
-            KeyCode::Esc => {
-                if self.is_busy() {
-                    self.effects.push(Effect::Send(Command::Cancel));
-                } else if self.composer.is_empty()
-                    && self
-                        .esc
-                        .is_some_and(|t| now.duration_since(t) < DOUBLE_PRESS)
-                {
-                    self.esc = None;
-                    self.effects
-                        .push(Effect::Pick(Pick::Message(MessagePick::Revert)));
-                } else if self.composer.is_empty() {
-                    self.esc = Some(now);
-                    self.hint = Some(("Esc again to revert to an earlier message".to_owned(), now));
-                }
-                return;
-            }
-            KeyCode::BackTab => {
-                let next = Mode::from_name(&self.mode).unwrap_or_default().cycled();
-                if self.read_only.is_none() {
-                    self.run(Command::SetMode { mode: next }, "mode");
-                }
-                return;
-            }
-            _ => {}
-        }
-        if !self.popup_rows.is_empty() {
-            let n = self.popup_rows.len();
-            let chosen = self.popup_rows[self.popup.min(n - 1)].0.clone();
-            match key.code {
-                KeyCode::Up => {
-                    self.popup = self.popup.checked_sub(1).unwrap_or(n - 1);
-                    return;
-                }
-                KeyCode::Down => {
-                    self.popup = (self.popup + 1) % n;
-                    return;
-                }
-                KeyCode::Tab | KeyCode::Enter if self.popup_files => {
-                    self.composer
-                        .replace_word_before_cursor(&format!("@{chosen} "));
-                    self.refresh_popup();
-                    return;
-                }
-                KeyCode::Tab => {
-                    self.composer.set_text(&format!("{chosen} "));
-                    self.refresh_popup();
-                    return;
-                }
-                KeyCode::Enter if chosen != self.composer.shown().trim() => {
-                    self.composer.set_text(&chosen);
-                }
-                _ => {}
-            }
+        if self.global_key(key, now) || self.popup_key(key) {
+            return;
         }
         match self.composer.key(key) {
             composer::Action::Submit(text) => {
@@ -135,6 +53,93 @@ impl App {
             }
             _ => {}
         }
+    }
+
+    /// The keys that mean the same wherever the composer is (cancel, exit, the pager, the
+    /// editor, revert, the mode); whether `key` was one.
+    fn global_key(&mut self, key: KeyEvent, now: Instant) -> bool {
+        let ctrl = key.modifiers.contains(KeyModifiers::CONTROL);
+        match key.code {
+            KeyCode::Char('c') if ctrl => self.ctrl_c_pressed(now),
+            KeyCode::Char('d') if ctrl && self.composer.is_empty() => {
+                self.effects.push(Effect::Exit);
+            }
+            KeyCode::Char('t') if ctrl => self.effects.push(Effect::Pager),
+            KeyCode::Char('g') if ctrl => self.effects.push(Effect::Editor),
+            KeyCode::Esc => self.esc_pressed(now),
+            KeyCode::BackTab => {
+                let next = Mode::from_name(&self.mode).unwrap_or_default().cycled();
+                if self.read_only.is_none() {
+                    self.run(Command::SetMode { mode: next }, "mode");
+                }
+            }
+            _ => return false,
+        }
+        true
+    }
+
+    /// Ctrl+C: cancels what runs, else clears the composer, else exits when pressed twice.
+    fn ctrl_c_pressed(&mut self, now: Instant) {
+        if self.is_busy() {
+            self.effects.push(Effect::Send(Command::Cancel));
+        } else if !self.composer.is_empty() {
+            self.composer.set_text("");
+        } else if self
+            .ctrl_c
+            .is_some_and(|t| now.duration_since(t) < DOUBLE_PRESS)
+        {
+            self.effects.push(Effect::Exit);
+        } else {
+            self.ctrl_c = Some(now);
+            self.hint = Some(("Ctrl+C again to exit".to_owned(), now));
+        }
+    }
+
+    /// Esc: cancels what runs, else (on an empty composer) offers to revert when pressed twice.
+    fn esc_pressed(&mut self, now: Instant) {
+        if self.is_busy() {
+            self.effects.push(Effect::Send(Command::Cancel));
+        } else if self.composer.is_empty()
+            && self
+                .esc
+                .is_some_and(|t| now.duration_since(t) < DOUBLE_PRESS)
+        {
+            self.esc = None;
+            self.effects
+                .push(Effect::Pick(Pick::Message(MessagePick::Revert)));
+        } else if self.composer.is_empty() {
+            self.esc = Some(now);
+            self.hint = Some(("Esc again to revert to an earlier message".to_owned(), now));
+        }
+    }
+
+    /// Moves through an open popup and takes its choice; whether `key` is spent (Enter on a
+    /// command not yet typed out fills it in, and then still submits).
+    fn popup_key(&mut self, key: KeyEvent) -> bool {
+        if self.popup_rows.is_empty() {
+            return false;
+        }
+        let n = self.popup_rows.len();
+        let chosen = self.popup_rows[self.popup.min(n - 1)].0.clone();
+        match key.code {
+            KeyCode::Up => self.popup = self.popup.checked_sub(1).unwrap_or(n - 1),
+            KeyCode::Down => self.popup = (self.popup + 1) % n,
+            KeyCode::Tab | KeyCode::Enter if self.popup_files => {
+                self.composer
+                    .replace_word_before_cursor(&format!("@{chosen} "));
+                self.refresh_popup();
+            }
+            KeyCode::Tab => {
+                self.composer.set_text(&format!("{chosen} "));
+                self.refresh_popup();
+            }
+            KeyCode::Enter if chosen != self.composer.shown().trim() => {
+                self.composer.set_text(&chosen);
+                return false;
+            }
+            _ => return false,
+        }
+        true
     }
 
     /// Works out the popup for what the composer holds now.

@@ -27,6 +27,10 @@ pub struct AcpArgs {
     /// trusted)
     #[arg(long)]
     pub trust_project: bool,
+    /// Where commands run: workspace-write (the default), read-only or off [config: [sandbox]
+    /// mode]
+    #[arg(long, value_name = "MODE")]
+    pub sandbox: Option<String>,
     #[command(flatten)]
     pub model_flags: ProviderFlags,
 }
@@ -48,7 +52,9 @@ pub fn run(ctx: &Ctx, args: &AcpArgs) -> Result<ExitCode, CliError> {
     let runtime = crate::ctx::runtime()?;
     // With a remote, what the editor's sessions write is published beside them.
     runtime.block_on(crate::remote::following(ctx, async {
-        let resolved = config::resolve(config::load_file()?, &args.model_flags.overrides())?;
+        let file = config::load_file()?;
+        let sandbox_config = file.sandbox.clone();
+        let resolved = config::resolve(file, &args.model_flags.overrides())?;
         if let Some(notice) = &resolved.demo_notice {
             eprintln!("hotl: {notice}");
         }
@@ -61,6 +67,12 @@ pub fn run(ctx: &Ctx, args: &AcpArgs) -> Result<ExitCode, CliError> {
             .settings()
             .await;
         let cwd = std::path::Path::new(&ctx.cwd);
+        // One sandbox for the editor's sessions: each session's project is its own directory.
+        let sandbox_mode = crate::sandbox::parse_mode(args.sandbox.as_deref())?
+            .or(sandbox_config.mode)
+            .unwrap_or_default();
+        settings.policy.sandbox =
+            crate::sandbox::prepare(ctx, sandbox_mode, &sandbox_config, cwd).await?;
         let (mut tools, _left_out) = crate::delegation::tools(cwd);
         // stdin is the protocol's: no question can be asked.
         let project = crate::mcp::project_servers(ctx, true, args.trust_project)?;

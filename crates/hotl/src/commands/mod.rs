@@ -14,6 +14,7 @@ pub mod oneshot;
 pub mod recall;
 pub mod remote;
 pub mod run;
+pub mod sandbox;
 pub mod sessions;
 pub mod share_server;
 pub mod stats;
@@ -34,6 +35,7 @@ pub fn run(ctx: &Ctx, command: Option<Command>, args: &run::RunArgs) -> Result<E
             let target = resume.session.clone().unwrap_or_default();
             run::run(ctx, &resume.merged(args), Some(target))
         }
+        Command::Sandbox(cmd) => sandbox::run(ctx, &cmd),
         Command::Sessions(cmd) => match cmd {
             SessionsCommand::List(args) => sessions::list::run(ctx, &args),
             SessionsCommand::Show(args) => sessions::show::run(ctx, &args),

@@ -54,9 +54,16 @@ pub struct RunArgs {
     /// default | accept-edits | bypass | plan
     #[arg(long, value_name = "MODE")]
     pub permission_mode: Option<String>,
-    /// Allow a tool without asking (repeatable), e.g. --allow bash
+    /// Allow a tool without asking (repeatable), e.g. --allow bash; --allow bash:unsandboxed
+    /// lets commands run outside the sandbox (and files that make programs run be written)
+    /// without asking
     #[arg(long, value_name = "TOOL")]
     pub allow: Vec<String>,
+    /// Where commands run: workspace-write (the default: writes only in the project, no
+    /// network), read-only, or off (unconfined, asked before each unless bypass) [config:
+    /// [sandbox] mode]
+    #[arg(long, value_name = "MODE")]
+    pub sandbox: Option<String>,
     /// Keep the session in memory only: nothing is written to the home (no log, no
     /// breadcrumb, no history), and it cannot be resumed or forked
     #[arg(long, conflicts_with_all = ["resume", "continue_last", "fork_from"])]
@@ -99,6 +106,7 @@ impl RunArgs {
             model_flags: self.model_flags.merged(&outer.model_flags),
             permission_mode: pick(&self.permission_mode, &outer.permission_mode),
             allow: self.allow.iter().chain(&outer.allow).cloned().collect(),
+            sandbox: pick(&self.sandbox, &outer.sandbox),
             session: pick(&self.session, &outer.session),
             no_session: self.no_session || outer.no_session,
             no_tui: self.no_tui || outer.no_tui,
@@ -182,7 +190,10 @@ async fn run_async(
     args: &RunArgs,
     resume_ref: Option<String>,
 ) -> Result<ExitCode, CliError> {
-    let resolved = config::resolve(config::load_file()?, &args.model_flags.overrides())?;
+    let file = config::load_file()?;
+    let sandbox_config = file.sandbox.clone();
+    let resolved = config::resolve(file, &args.model_flags.overrides())?;
+    let sandbox_flag = crate::sandbox::parse_mode(args.sandbox.as_deref())?;
     let prompt = match args.prompt.as_deref() {
         Some(given) => Some(with_piped_stdin(given)?),
         None => None,
@@ -204,11 +215,11 @@ async fn run_async(
         eprintln!("hotl: warning: agent definition {problem}");
     }
     // An MCP tool is known only once its server runs: `mcp__` entries are checked by name.
-    if let Some(unknown) = args
-        .allow
-        .iter()
-        .find(|a| tools.get(a).is_none() && !a.starts_with("mcp__"))
-    {
+    if let Some(unknown) = args.allow.iter().find(|a| {
+        tools.get(a).is_none()
+            && !a.starts_with("mcp__")
+            && a.as_str() != hotl_agent::ALLOW_UNSANDBOXED
+    }) {
         return Err(CliError::usage(format!(
             "--allow {unknown}: there is no such tool; the tools are {}",
             tools.names().join(", ")
@@ -290,6 +301,13 @@ async fn run_async(
         }
         other => other?,
     };
+    let (start, sandbox_mode) = crate::sandbox::mode_of(start, sandbox_flag, sandbox_config.mode)?;
+    let session_cwd = match &start {
+        Start::Open(session) => session.cwd().to_owned(),
+        Start::New(new) => new.cwd().to_owned(),
+    };
+    settings.policy.sandbox =
+        crate::sandbox::prepare(ctx, sandbox_mode, &sandbox_config, &session_cwd).await?;
     let opened = crate::tui::process_start().elapsed();
     let resumed = matches!(start, Start::Open(_));
     let session_id = match &start {

@@ -39,7 +39,7 @@ fn the_resume_pickers_last_tab_is_the_remote_store() -> TestResult {
         ],
     )?;
     assert_eq!(shown.code, 0);
-    assert_eq!(build_box.session_ids()?, [id.clone()]);
+    assert_eq!(build_box.session_ids()?, std::slice::from_ref(&id));
     assert_eq!(laptop.log_bytes(&id)?, build_box.log_bytes(&id)?);
     Ok(())
 }

@@ -1,0 +1,3 @@
+//! hotl-sandbox's integration tests: rules applied to real processes.
+
+mod kernel;
