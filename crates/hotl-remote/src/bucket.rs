@@ -107,21 +107,27 @@ impl Bucket {
             }
             "gs" => {
                 need_bucket()?;
-                secrets::gcp(object_store::gcp::GoogleCloudStorageBuilder::from_env(), secret)
-                    .with_bucket_name(bucket)
-                    .with_retry(retry())
-                    .with_client_options(client(cfg))
-                    .build()
-                    .map(|s| Arc::new(s) as Arc<dyn ObjectStore>)
+                secrets::gcp(
+                    object_store::gcp::GoogleCloudStorageBuilder::from_env(),
+                    secret,
+                )
+                .with_bucket_name(bucket)
+                .with_retry(retry())
+                .with_client_options(client(cfg))
+                .build()
+                .map(|s| Arc::new(s) as Arc<dyn ObjectStore>)
             }
             "az" | "azure" => {
                 need_bucket()?;
-                secrets::azure(object_store::azure::MicrosoftAzureBuilder::from_env(), secret)
-                    .with_container_name(bucket)
-                    .with_retry(retry())
-                    .with_client_options(client(cfg))
-                    .build()
-                    .map(|s| Arc::new(s) as Arc<dyn ObjectStore>)
+                secrets::azure(
+                    object_store::azure::MicrosoftAzureBuilder::from_env(),
+                    secret,
+                )
+                .with_container_name(bucket)
+                .with_retry(retry())
+                .with_client_options(client(cfg))
+                .build()
+                .map(|s| Arc::new(s) as Arc<dyn ObjectStore>)
             }
             "file" => {
                 let dir = std::path::Path::new("/").join(rest.trim_start_matches('/'));
