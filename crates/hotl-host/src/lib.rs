@@ -11,6 +11,8 @@
 //!   and imported; [`picking`]: the plain resume picker and the read-only snapshot.
 //! - [`breadcrumb`] (this terminal's last session), [`delegation`] (the tools a run offers,
 //!   agent definitions included), [`mcp`] (a project's servers and their trust), [`logging`].
+//! - [`opening`]: the session a run works in (resumed, forked, continued or new);
+//!   [`signals`]: Ctrl-C and SIGTERM during a run.
 //! - [`remote`]: the remote store (`[remote]`): a reference no local session matches found
 //!   and pulled there, a tree's lease taken before a run writes it, its commands' reports.
 
@@ -23,8 +25,10 @@ pub mod headless;
 pub mod logging;
 pub mod mcp;
 mod memory_home;
+pub mod opening;
 pub mod picking;
 pub mod remote;
 pub mod sandbox;
+pub mod signals;
 pub mod takeout;
 pub mod tui;

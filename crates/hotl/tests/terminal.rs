@@ -62,10 +62,27 @@ impl Term {
         self.parser.screen().contents()
     }
 
-    fn done(&self, step: Step<'_>) -> bool {
+    /// The rows that scrolled off the screen after the scrollback held `since` of them: text
+    /// that was shown and scrolled away between two reads is still what a person saw.
+    fn scrolled_since(&mut self, since: usize, cols: u16) -> String {
+        let len = self.parser.screen().scrollback_len();
+        let mut text = String::new();
+        for offset in (1..=len.saturating_sub(since)).rev() {
+            self.parser.screen_mut().set_scrollback(offset);
+            text.extend(self.parser.screen().rows(0, cols).next());
+            text.push('\n');
+        }
+        self.parser.screen_mut().set_scrollback(0);
+        text
+    }
+
+    /// Whether `step` came to pass; `since` is how many rows the scrollback held when it began.
+    fn done(&mut self, step: Step<'_>, since: usize, cols: u16) -> bool {
         match step {
             Step::Type(_) => true,
-            Step::Shows(text) => self.visible().contains(text),
+            Step::Shows(text) => {
+                self.visible().contains(text) || self.scrolled_since(since, cols).contains(text)
+            }
             Step::Idle => !self.visible().contains(BUSY),
         }
     }
@@ -128,7 +145,10 @@ pub fn drive(mut cmd: Command, size: (u16, u16), steps: &[Step<'_>]) -> TestResu
         if let Step::Type(text) = step {
             stdin.write_all(text.as_bytes())?;
             stdin.flush()?;
-        } else if let Err(e) = wait(&shared, |term| term.done(*step)) {
+        } else if let Err(e) = {
+            let since = shared.lock().parser.screen().scrollback_len();
+            wait(&shared, |term| term.done(*step, since, cols))
+        } {
             return Err(failed(&mut child, &shared, cols, &format!("{step:?}: {e}")));
         }
     }
