@@ -30,7 +30,7 @@
 //! let store = hotl_log::Store::new(dir.path().join("home"));
 //! let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
 //! runtime.block_on(async {
-//!     let new = NewSession::new(&store, dir.path(), "demo", crate::standard_tools()).unwrap();
+//!     let new = NewSession::new(&store, dir.path(), "demo", hotl_agent::standard_tools()).unwrap();
 //!     let mut agent = spawn(Start::New(new), Provider::Demo, Settings::new("demo"));
 //!     let id = agent.send(Command::Submit { text: "hello".into() });
 //!     let done = agent.until_done(id, |_| {}).await.expect("the agent answers");

@@ -1,5 +1,5 @@
 //! Getting a session out to where it goes: written to a file as a page, Markdown or a log
-//! ([`write`]), or, sealed, handed to a share store: a `hotl share-server` ([`upload`]), a
+//! ([`write()`]), or, sealed, handed to a share store: a `hotl share-server` ([`upload`]), a
 //! secret gist through `gh` ([`gist`]), or the user's own command ([`by_command`]). The caller
 //! picks the store and says what to tell the user; nothing here reads configuration.
 

@@ -23,7 +23,7 @@ const MARGIN_MS: i64 = 1500;
 /// What the lease object holds.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct LeaseBody {
-    /// [`FORMAT`].
+    /// `FORMAT`.
     pub format: String,
     /// The tree.
     pub root: String,

@@ -18,7 +18,7 @@ pub const MARKER_FORMAT: &str = "hotl-remote/1";
 /// The marker object: this prefix holds hotl's sessions, sealed or not, and under which key.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Marker {
-    /// [`MARKER_FORMAT`].
+    /// `MARKER_FORMAT`.
     pub format: String,
     /// Whether every object is sealed.
     pub sealed: bool,

@@ -20,7 +20,7 @@ pub const FORMAT: &str = "hotl-remote-summary/1";
 /// One tree as the store lists it.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct TreeSummary {
-    /// [`FORMAT`].
+    /// `FORMAT`.
     pub format: String,
     /// The tree's root.
     pub root: String,

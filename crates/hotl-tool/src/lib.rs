@@ -21,6 +21,7 @@
 //!     todos: Vec::new(),
 //!     hidden_env: Vec::new().into(),
 //!     reaper: None,
+//!     sandbox: None,
 //! };
 //! let input = hotl_log::ToolInput::from_json(r#"{"path":"hello.txt"}"#).unwrap();
 //! let call = Invocation::new("c1", &input, &ctx).unwrap();

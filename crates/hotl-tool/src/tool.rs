@@ -48,7 +48,7 @@ pub struct ToolCtx {
     /// like `env` would put them in the log and send them to the provider).
     pub hidden_env: std::sync::Arc<[String]>,
     /// The program that leads a command's process group (see
-    /// [`Settings::reaper`](crate::Settings)).
+    /// the engine's `Settings::reaper`).
     pub reaper: Option<std::sync::Arc<std::path::Path>>,
     /// The sandbox's rules for this call's commands (plan mode's are read-only); `None` when
     /// commands run unconfined.

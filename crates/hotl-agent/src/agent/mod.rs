@@ -12,7 +12,7 @@
 //! # async fn run(store: hotl_log::Store) -> hotl_agent::Result<()> {
 //! use hotl_agent::{Command, NewSession, Outcome, Provider, Settings, Start, ToolSet, spawn};
 //!
-//! let new = NewSession::new(&store, "/my/project", "demo", crate::standard_tools())?;
+//! let new = NewSession::new(&store, "/my/project", "demo", hotl_agent::standard_tools())?;
 //! let mut agent = spawn(Start::New(new), Provider::Demo, Settings::new("demo"));
 //! let id = agent.send(Command::Submit { text: "list the files".into() });
 //! if let Some(done) = agent.until_done(id, |_| {}).await
