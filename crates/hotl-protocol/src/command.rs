@@ -39,6 +39,10 @@ pub enum Command {
         id: u64,
         /// The answer.
         answer: Answer,
+        /// Why not, in the user's words, when the answer is no: the model reads it with the
+        /// refusal.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        reason: Option<String>,
     },
     /// Run a move on the session's own context.
     Move(Move),

@@ -303,8 +303,7 @@ impl Session {
                 "a before_tool hook stopped this call, so it did not run: {why}"
             )));
         }
-        self.permit(tool.as_ref(), &args, &call.input, &ctx, cx)
-            .await?;
+        self.permit(tool.as_ref(), &args, &ctx, cx).await?;
         Ok(Ready {
             tool,
             args,
@@ -344,7 +343,6 @@ impl Session {
         &self,
         tool: &dyn Tool,
         args: &Args,
-        input: &ToolInput,
         ctx: &ToolCtx,
         cx: &Context,
     ) -> std::result::Result<(), ToolOutput> {
@@ -367,10 +365,16 @@ impl Session {
                 Err(ToolOutput::error(why))
             }
             Decision::Ask(why) => {
-                let question = format!("{why}: {name} {}. Allow?", input.get());
-                match cx.approve(name, question).await {
-                    Answer::Yes | Answer::Always => Ok(()),
-                    Answer::No => Err(ToolOutput::error(format!("the user declined: {why}"))),
+                let preview = tool.preview(args, ctx);
+                let question = format!("{why}: {name} {}. Allow?", preview.summary);
+                match cx.approve(name, question, preview.lines).await {
+                    (Answer::Yes | Answer::Always, _) => Ok(()),
+                    (Answer::No, None) => {
+                        Err(ToolOutput::error(format!("the user declined: {why}")))
+                    }
+                    (Answer::No, Some(reason)) => Err(ToolOutput::error(format!(
+                        "the user declined: {why}. They said: {reason}"
+                    ))),
                 }
             }
         }
