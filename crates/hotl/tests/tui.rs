@@ -499,6 +499,17 @@ fn in_tmux_each_turn_is_in_the_scrollback_once_across_splits_and_resizes() -> Te
             tmux(&["send-keys", "-t", "T:0.0", "-l", &format!("message {i}")])?;
             tmux(&["send-keys", "-t", "T:0.0", "Enter"])?;
             wait_for(&format!("MARKER-{i}"))?;
+            // The window changes between turns: once the turn's live line is gone.
+            let mut idle = false;
+            for _ in 0..100 {
+                let visible = tmux(&["capture-pane", "-p", "-t", "T:0.0"])?;
+                if !visible.contains("Esc to interrupt") {
+                    idle = true;
+                    break;
+                }
+                std::thread::sleep(std::time::Duration::from_millis(50));
+            }
+            assert!(idle, "turn {i} never ended");
             match i {
                 2 => {
                     tmux(&["split-window", "-t", "T:0", "-v", "-d"])?;
