@@ -90,6 +90,9 @@ pub enum Command {
     Revert {
         /// The user message's seq.
         before: u64,
+        /// What goes back: the conversation, the files the later turns changed, or both.
+        #[serde(default)]
+        scope: crate::RevertScope,
     },
     /// Drop the session as `hotl sessions drop` does (deleted, or hidden and kept for the
     /// sessions that descend from it) and switch to a new one. Refused while work runs.

@@ -357,13 +357,15 @@ fn esc_esc_on_an_empty_composer_asks_for_a_revert_and_the_reverted_text_comes_ba
     assert_eq!(
         app.take_effects(),
         [Effect::Pick(hotl_protocol::slash::Pick::Message(
-            hotl_protocol::slash::MessagePick::Revert
+            hotl_protocol::slash::MessagePick::Revert(hotl_protocol::RevertScope::Both)
         ))]
     );
     app.event(done(Outcome::Reverted {
         before: 5,
         to: 4,
         text: "the old message".into(),
+        scope: hotl_protocol::RevertScope::Both,
+        files: Vec::new(),
     }));
     assert_eq!(app.composer.text(), "the old message");
 }

@@ -178,7 +178,7 @@ fn the_revert_picker() {
         .collect();
     app.modal = Some(Modal::Pick(Picker::new(
         "revert to before",
-        Kind::Revert,
+        Kind::Revert(hotl_protocol::RevertScope::Both),
         rows,
     )));
     insta::assert_snapshot!(at_sizes(app, Instant::now()));

@@ -728,7 +728,7 @@ fn esc_esc_reverts_to_a_picked_message_and_puts_it_back_in_the_composer() -> Tes
             Type("\x1b"),
             Shows("Esc again to revert"),
             Type("\x1b"),
-            Shows("revert to before"),
+            Shows("revert the conversation and the code to before"),
             // The picker lists the newest first: Enter takes the second message.
             Type("\r"),
             Shows("reverted to t"),
@@ -742,7 +742,9 @@ fn esc_esc_reverts_to_a_picked_message_and_puts_it_back_in_the_composer() -> Tes
     };
     assert_eq!(shown.code, 0);
     assert!(
-        shown.bytes.contains("revert to before"),
+        shown
+            .bytes
+            .contains("revert the conversation and the code to before"),
         "the picker was shown"
     );
     assert!(shown.has("reverted to t"), "{}", shown.screen());

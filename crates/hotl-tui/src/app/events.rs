@@ -183,15 +183,27 @@ impl App {
                 self.model.clone_from(&to);
                 self.tell_outcome(Outcome::ModelChanged { from, to });
             }
-            Outcome::Reverted { before, to, text } => {
-                self.composer.set_text(&text);
-                self.refresh_popup();
+            Outcome::Reverted {
+                before,
+                to,
+                text,
+                scope,
+                files,
+            } => {
+                if scope.conversation() {
+                    self.composer.set_text(&text);
+                    self.refresh_popup();
+                }
                 self.tell_outcome(Outcome::Reverted {
                     before,
                     to,
                     text: String::new(),
+                    scope,
+                    files,
                 });
-                self.say("its text is back in the composer", Tone::Info);
+                if scope.conversation() {
+                    self.say("its text is back in the composer", Tone::Info);
+                }
             }
             Outcome::Models { models, current } if !models.is_empty() => {
                 self.pick_model(models, &current);

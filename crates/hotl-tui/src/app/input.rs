@@ -106,7 +106,9 @@ impl App {
         {
             self.esc = None;
             self.effects
-                .push(Effect::Pick(Pick::Message(MessagePick::Revert)));
+                .push(Effect::Pick(Pick::Message(MessagePick::Revert(
+                    hotl_protocol::RevertScope::Both,
+                ))));
         } else if self.composer.is_empty() {
             self.esc = Some(now);
             self.hint = Some(("Esc again to revert to an earlier message".to_owned(), now));
