@@ -16,6 +16,7 @@ use super::Session;
 use super::delegate::Ran;
 use crate::context::{Answer, Context};
 use crate::error::Result;
+use crate::events::Events;
 use crate::hooks::HookPoint;
 use crate::permission::Decision;
 use crate::session::Started;
@@ -503,8 +504,13 @@ impl Session {
     /// Answers every tool call of the last assistant message that has no result yet with
     /// `why`, telling the front end.
     pub(super) fn answer_open_calls(&mut self, why: &str, cx: &Context) -> Result<()> {
+        self.answer_open_calls_to(why, &cx.events)
+    }
+
+    /// [`Session::answer_open_calls`], told to `events`.
+    pub(super) fn answer_open_calls_to(&mut self, why: &str, events: &Events) -> Result<()> {
         for (call, name) in self.open_calls() {
-            cx.events.send(Event::ToolResult {
+            events.send(Event::ToolResult {
                 id: call.clone(),
                 name,
                 is_error: true,

@@ -29,6 +29,7 @@ mod ops;
 mod requests;
 mod rules;
 mod settings;
+mod settle;
 mod snapshots;
 mod spawn;
 mod title;

@@ -483,6 +483,11 @@ impl Session {
         self.open_run().is_some()
     }
 
+    /// The run a dead process left open, if any.
+    pub(super) fn open_run_id(&self) -> Option<String> {
+        self.open_run()
+    }
+
     fn open_run(&self) -> Option<String> {
         match &self.last_run {
             Some((run, RunState::Started)) => Some(run.clone()),
