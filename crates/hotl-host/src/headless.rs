@@ -112,7 +112,7 @@ impl Printer {
             // Tool arguments are one line (`ToolInput`), so each event is.
             (OutputFormat::StreamJson, _) => emit(&serde_json::to_string(envelope)?),
             (_, Event::Notice { message }) => {
-                eprintln!("hotl: {message}");
+                eprintln!("hotl: {}", hotl_text::printable(message));
                 Ok(())
             }
             _ => Ok(()),

@@ -23,6 +23,23 @@ mod plain;
 
 pub use crate::plain::Plain;
 
+/// `text` with its control characters shown instead of sent (see [`Plain`]), for a line that
+/// goes to a terminal: what a hook or a server said, a name a server chose.
+///
+/// ```
+/// assert_eq!(hotl_text::printable("a\u{1b}]52;c;eA==\u{7}b"), "a\u{241b}]52;c;eA==\u{2407}b");
+/// ```
+pub fn printable(text: &str) -> String {
+    let mut shown = Vec::with_capacity(text.len());
+    {
+        let mut out = Plain::new(&mut shown);
+        // Writing to a Vec cannot fail.
+        let _ = std::io::Write::write_all(&mut out, text.as_bytes());
+        let _ = std::io::Write::flush(&mut out);
+    }
+    String::from_utf8_lossy(&shown).into_owned()
+}
+
 /// At most `width` characters of `text`: the first `width - 1` and `…` when it is longer.
 /// A `width` of 0 gives the empty string.
 pub fn clip(text: &str, width: usize) -> String {

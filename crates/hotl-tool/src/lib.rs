@@ -34,11 +34,13 @@
 #![deny(missing_docs)]
 
 mod args;
+mod group;
 mod tool;
 mod tools;
 mod toolset;
 
 pub use crate::args::{Args, Fail};
+pub use crate::group::{GroupKiller, kill_group};
 pub use crate::tool::{
     BoxFuture, Invocation, Tool, ToolCtx, ToolFuture, ToolKind, ToolOutput, content_hash,
     definition,

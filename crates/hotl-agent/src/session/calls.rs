@@ -17,6 +17,9 @@ use super::delegate::Ran;
 use crate::context::{Answer, Context};
 use crate::error::Result;
 use crate::events::Events;
+
+/// The most of what a hook said that a notice shows (the tool result has more).
+const HOOK_NOTICE_CHARS: usize = 2_000;
 use crate::hooks::HookPoint;
 use crate::permission::Decision;
 use crate::session::Started;
@@ -299,10 +302,19 @@ impl Session {
         )
         .await
         {
-            cx.notice(format!("a before_tool hook stopped {}: {why}", call.name));
-            return Err(ToolOutput::error(format!(
-                "a before_tool hook stopped this call, so it did not run: {why}"
-            )));
+            // What it said is capped like a tool's output (the rest in a blob) and shown on
+            // the terminal with its control characters made visible.
+            let (said, blob) = hotl_tool::cap_output(&why, &self.store.blobs());
+            cx.notice(format!(
+                "a before_tool hook stopped {}: {}",
+                call.name,
+                hotl_text::printable(&hotl_text::clip(&why, HOOK_NOTICE_CHARS))
+            ));
+            let mut output = ToolOutput::error(format!(
+                "a before_tool hook stopped this call, so it did not run: {said}"
+            ));
+            output.blob = blob;
+            return Err(output);
         }
         self.permit(tool.as_ref(), &args, &call.input, &ctx, cx)
             .await?;

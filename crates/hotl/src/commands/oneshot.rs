@@ -33,7 +33,7 @@ pub fn run_move(session: Session, step: Move, model: Model<'_>) -> Result<MoveRe
         let done = agent
             .until_done(id, |envelope| {
                 if let Event::Notice { message } = &envelope.event {
-                    eprintln!("hotl: {message}");
+                    eprintln!("hotl: {}", hotl_text::printable(message));
                 }
             })
             .await;
