@@ -378,3 +378,25 @@ fn a_result_over_sixteen_mebibytes_is_said_to_be_too_large() -> TestResult {
     assert!(results[0].0.contains("larger than 16 MiB"), "{results:?}");
     Ok(())
 }
+
+#[test]
+fn mcp_list_shows_a_servers_names_without_their_escapes() -> TestResult {
+    let env = Env::new()?;
+    if !configure_evil(&env, "odd-name", "")? {
+        return Ok(());
+    }
+    let out = env.agent_command().args(["mcp", "list"]).output()?;
+    let stdout = String::from_utf8(out.stdout)?;
+    assert!(out.status.success(), "{stdout}");
+    assert!(
+        !stdout.contains('\u{1b}') && !stdout.contains('\u{7}'),
+        "{stdout:?}"
+    );
+    assert!(!stdout.contains('\u{202e}'), "{stdout:?}");
+    assert!(
+        stdout.lines().all(|l| !l.starts_with("fake line")),
+        "a name cannot fake a line: {stdout:?}"
+    );
+    assert!(stdout.contains("(get\u{241b}]52;"), "{stdout:?}");
+    all_gone(&env)
+}
