@@ -680,3 +680,29 @@ fn share_works_from_a_session_kept_in_memory() -> TestResult {
     );
     Ok(())
 }
+
+#[test]
+fn a_server_that_takes_the_connection_and_never_answers_is_told_so() -> TestResult {
+    let env = Env::new()?;
+    let id = env.import(&env.log_with_turns("01JE0000000000000000000J02", 1))?;
+    // Accepts every connection and holds it, saying nothing.
+    let listener = std::net::TcpListener::bind("127.0.0.1:0")?;
+    let url = format!("http://{}", listener.local_addr()?);
+    std::thread::spawn(move || {
+        let mut held = Vec::new();
+        for stream in listener.incoming().flatten() {
+            held.push(stream);
+        }
+    });
+    write_config(&env, "[share]\ntimeout_sec = 1\n")?;
+    let mut cmd = env.agent_command();
+    cmd.args(["sessions", "share", &id, "--server", &url]);
+    let out = run(cmd).fails(1);
+    assert!(
+        out.stderr
+            .contains("took the connection but did not answer within 1 s"),
+        "{out}"
+    );
+    assert!(!out.stderr.contains("cannot reach"), "{out}");
+    Ok(())
+}
