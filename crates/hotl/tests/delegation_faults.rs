@@ -1,5 +1,6 @@
-//! Delegation under kills and beside `gc`: the children a killed process left are settled and
-//! reported with their handles and worktrees, `check` names a child left open, `gc` never
+//! Delegation under kills and beside `gc`: the children a killed process left (spawned,
+//! continued, or delegating in turn) are settled and reported with their handles and
+//! worktrees, `check` names a child left open, `gc` never
 //! takes a starting child's worktree nor anything that is not hotl's own, and worktrees and
 //! patches are private whatever the umask.
 
@@ -308,5 +309,134 @@ fn worktrees_are_private_whatever_the_umask() -> TestResult {
         }
     }
     assert_eq!(patches, 1);
+    Ok(())
+}
+
+/// Kills the hotl process `cmd` runs once `fake` got a request containing `needle`.
+fn kill_when(mut cmd: std::process::Command, fake: &FakeLlm, needle: &str) -> TestResult {
+    cmd.stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null());
+    let mut hotl = cmd.spawn()?;
+    let waited = wait_for_request(fake, needle);
+    hotl.kill()?;
+    hotl.wait()?;
+    waited
+}
+
+#[test]
+fn a_continue_killed_with_its_process_is_answered_with_the_handle() -> TestResult {
+    let env = Env::new()?;
+    let gate = Gate::new();
+    let fake = FakeLlm::start(Config::scripted([
+        Reply::text("")
+            .with_tool("spawn", json!({"agent": "explore", "task": "LOOK-TASK"}))
+            .matching("look first"),
+        Reply::text("Looked: three files.").matching("LOOK-TASK"),
+        Reply::text("It looked.").matching("three files"),
+    ]))?;
+    env.agent(&fake, &["-p", "look first"]).ok();
+    let listed = env.json(&["sessions", "list", "--json"])?;
+    let handle = listed[0]["delegated"][0]["handle"]
+        .as_str()
+        .ok_or("handle")?
+        .to_owned();
+    let child_id = listed[0]["delegated"][0]["id"]
+        .as_str()
+        .ok_or("id")?
+        .to_owned();
+    fake.push_replies([
+        Reply::text("")
+            .with_tool(
+                "continue",
+                json!({"handle": handle, "message": "MORE-TASK look again"}),
+            )
+            .matching("again please"),
+        Reply::text("never")
+            .with_fault(Fault::held(&gate))
+            .matching("MORE-TASK"),
+    ]);
+    let mut cmd = env.command_against("anthropic", &fake, MODEL);
+    cmd.args(["-c", "-p", "again please"]);
+    kill_when(cmd, &fake, "MORE-TASK")?;
+
+    let mut script = Config::scripted([Reply::text("It was cut off."), Reply::text("Noted.")]);
+    script.id_seed = 1;
+    let next = FakeLlm::start(script)?;
+    env.agent(&next, &["-c", "-p", "and now?"]).ok();
+    let first = requests(&next)?.first().ok_or("no request")?.to_string();
+    assert!(
+        first.contains(&format!("continue {handle} takes it on")),
+        "{first}"
+    );
+    let id = env.only_session()?;
+    let log = std::fs::read_to_string(
+        env.home
+            .join("sessions")
+            .join(&id)
+            .join(format!("{child_id}.jsonl")),
+    )?;
+    let last_run = log
+        .lines()
+        .filter(|l| l.contains("\"type\":\"run\""))
+        .last()
+        .ok_or("no run")?;
+    assert!(last_run.contains("\"interrupted\""), "{log}");
+    assert_eq!(env.run(&["sessions", "check"]).code, 0);
+    drop(gate);
+    Ok(())
+}
+
+#[test]
+fn a_child_that_delegated_in_turn_is_closed_with_its_own_child() -> TestResult {
+    let env = Env::new()?;
+    let agents = env.project.join(".hotl/agents");
+    std::fs::create_dir_all(&agents)?;
+    std::fs::write(
+        agents.join("lead.md"),
+        "---\nname: lead\ndescription: Leads a search.\ntools: [read, spawn]\n---\nYou lead.\n",
+    )?;
+    let gate = Gate::new();
+    let fake = FakeLlm::start(Config::scripted([
+        Reply::text("")
+            .with_tool("spawn", json!({"agent": "lead", "task": "LEAD-TASK"}))
+            .matching("lead it"),
+        Reply::text("")
+            .with_tool("spawn", json!({"agent": "explore", "task": "DEEP-TASK"}))
+            .matching("LEAD-TASK"),
+        Reply::text("never")
+            .with_fault(Fault::held(&gate))
+            .matching("DEEP-TASK"),
+    ]))?;
+    let mut cmd = env.command_against("anthropic", &fake, MODEL);
+    cmd.args(["-p", "lead it"]);
+    kill_when(cmd, &fake, "DEEP-TASK")?;
+    let checked = env.run(&["sessions", "check"]);
+    assert_ne!(checked.code, 0, "{checked}");
+
+    let mut script = Config::scripted([Reply::text("Cut off."), Reply::text("Noted.")]);
+    script.id_seed = 1;
+    let next = FakeLlm::start(script)?;
+    env.agent(&next, &["-c", "-p", "and now?"]).ok();
+    let id = env.only_session()?;
+    let dir = env.home.join("sessions").join(&id);
+    let mut children = 0;
+    for entry in std::fs::read_dir(&dir)? {
+        let path = entry?.path();
+        if path.extension().is_none_or(|e| e != "jsonl") {
+            continue;
+        }
+        children += 1;
+        let log = std::fs::read_to_string(&path)?;
+        let last_run = log
+            .lines()
+            .filter(|l| l.contains("\"type\":\"run\""))
+            .last()
+            .ok_or("no run")?;
+        assert!(!last_run.contains("\"started\""), "left open: {log}");
+    }
+    assert_eq!(children, 2, "the lead and its explorer");
+    let checked = env.run(&["sessions", "check"]);
+    assert_eq!(checked.code, 0, "{checked}");
+    drop(gate);
     Ok(())
 }
