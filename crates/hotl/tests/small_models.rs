@@ -419,3 +419,99 @@ fn stream_json_keeps_one_event_per_line_when_arguments_span_lines() -> TestResul
     crate::common::assert_calls_answered(&records);
     Ok(())
 }
+
+#[test]
+fn a_result_larger_than_a_small_window_leaves_is_cut_to_its_share() -> TestResult {
+    let env = Env::new()?;
+    let readme: String = (1..=300)
+        .map(|i| format!("line {i} of a readme that goes on for a while\n"))
+        .collect();
+    std::fs::write(env.project.join("README.md"), &readme)?;
+    let fake = FakeLlm::start(
+        Config::scripted([
+            Reply::default().with_tool("read", json!({"path": "README.md"})),
+            Reply::text("It is a readme."),
+        ])
+        .with_context_window(4096),
+    )?;
+    let out = env
+        .agent_with(
+            "openai-chat",
+            &fake,
+            LOCAL,
+            &["-p", "read the README", "--output-format", "stream-json"],
+        )
+        .ok();
+    let records = env.records(&env.only_session()?)?;
+    let result = records
+        .iter()
+        .find(|r| r["type"] == "tool_result")
+        .ok_or("a result")?;
+    let text = result["content"][0]["text"].as_str().unwrap_or("");
+    // A quarter of what the window leaves after the prompt, the rest one read away.
+    assert!(text.len() < 4_000, "{} characters: {text}", text.len());
+    assert!(text.contains("line 1 of a readme"), "{text}");
+    assert!(text.contains("line 300 of a readme"), "{text}");
+    assert!(
+        text.contains("left out to fit the model's 4096-token window"),
+        "{text}"
+    );
+    let blob = result["blob"].as_str().ok_or("a blob")?;
+    let stored = std::fs::read_to_string(env.home.join("blobs").join(&blob[..2]).join(blob))?;
+    assert!(
+        stored.contains("line 150 of a readme"),
+        "the whole result is kept"
+    );
+    // What stream-json showed is what the model was given.
+    let shown: Vec<Value> = out
+        .stdout
+        .lines()
+        .filter_map(|l| serde_json::from_str(l).ok())
+        .filter(|e: &Value| e["type"] == "tool_result")
+        .collect();
+    assert_eq!(shown.len(), 1, "{}", out.stdout);
+    assert_eq!(shown[0]["content"].as_str(), Some(text), "{}", shown[0]);
+    Ok(())
+}
+
+#[test]
+fn stream_json_shows_a_repeated_call_as_the_model_was_given_it() -> TestResult {
+    let env = Env::new()?;
+    std::fs::write(
+        env.project.join("calc.py"),
+        "def add(a, b):\n    return a + b\n",
+    )?;
+    let mut read = Reply::default().with_tool("read", json!({"path": "calc.py"}));
+    read.repeat = true;
+    let fake = FakeLlm::start(Config::scripted([read]))?;
+    let out = env.agent(
+        &fake,
+        &["-p", "fix calc.py", "--output-format", "stream-json"],
+    );
+    assert_eq!(out.code, 1, "{out}");
+    let shown: Vec<Value> = out
+        .stdout
+        .lines()
+        .filter_map(|l| serde_json::from_str(l).ok())
+        .filter(|e: &Value| e["type"] == "tool_result")
+        .collect();
+    let records = env.records(&env.only_session()?)?;
+    let logged: Vec<&Value> = records
+        .iter()
+        .filter(|r| r["type"] == "tool_result")
+        .collect();
+    assert_eq!(shown.len(), logged.len(), "{}", out.stdout);
+    for (event, record) in shown.iter().zip(&logged) {
+        assert_eq!(
+            event["content"].as_str(),
+            record["content"][0]["text"].as_str(),
+            "{event}"
+        );
+        assert_eq!(
+            event["is_error"].as_bool().unwrap_or(false),
+            record["is_error"].as_bool().unwrap_or(false),
+            "{event}"
+        );
+    }
+    Ok(())
+}

@@ -58,8 +58,9 @@ fn told_use(call: &Call, cx: &Context) {
     });
 }
 
-/// Tells the front end what a call gave.
-fn told_result(call: &Call, output: &ToolOutput, cx: &Context) {
+/// Tells the front end what a call gave: what the model is given, once it is final (a
+/// repeated call's pointer, a result cut to the window).
+pub(super) fn told_result(call: &Call, output: &ToolOutput, cx: &Context) {
     cx.events.send(Event::ToolResult {
         id: call.id.clone(),
         name: call.name.clone(),
@@ -103,12 +104,10 @@ impl Session {
         }
     }
 
-    /// Runs `call` through the seam and returns what the model is told.
+    /// Runs `call` through the seam and returns what it gave (the turn tells it, once final).
     pub(super) async fn call(&mut self, call: &Call, cx: &Context) -> ToolOutput {
         told_use(call, cx);
-        let output = self.run_call(call, cx).await;
-        told_result(call, &output, cx);
-        output
+        self.run_call(call, cx).await
     }
 
     async fn run_call(&mut self, call: &Call, cx: &Context) -> ToolOutput {
@@ -148,7 +147,7 @@ impl Session {
 
     /// Runs calls whose tools [run alongside](Tool::runs_alongside) others (the reads) side by
     /// side: each is told and checked in turn (its hooks run, its permission is asked), then
-    /// they run at once, and their results are told in the calls' order.
+    /// they run at once; their results come back in the calls' order.
     pub(super) async fn call_alongside(&mut self, calls: &[Call], cx: &Context) -> Vec<ToolOutput> {
         let mut prepared = Vec::with_capacity(calls.len());
         for call in calls {
@@ -176,7 +175,6 @@ impl Session {
             if let Ok(ready) = ready {
                 self.after_tool(call, ready.event, output, cx).await;
             }
-            told_result(call, output, cx);
         }
         outputs
     }
@@ -250,12 +248,6 @@ impl Session {
             if let Some(event) = event {
                 self.after_tool(call, event, &output, cx).await;
             }
-            cx.events.send(Event::ToolResult {
-                id: call.id.clone(),
-                name: call.name.clone(),
-                is_error: output.is_error,
-                content: output.content.clone(),
-            });
             outputs.push(output);
         }
         outputs

@@ -34,6 +34,7 @@ mod snapshots;
 mod spawn;
 mod title;
 mod turn;
+mod window_cap;
 mod words;
 
 use std::path::{Path, PathBuf};

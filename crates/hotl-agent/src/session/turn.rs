@@ -407,6 +407,10 @@ impl<'c> Turn<'c> {
                 self.looping = Some((call.name.clone(), times));
             }
         }
+        // Never more than a share of what the window leaves (the rest in a blob).
+        let output = s.fit_to_window(output, self.cx);
+        // The front end is told what the model is given.
+        super::calls::told_result(call, &output, self.cx);
         s.record_output(&call.id, output)?;
         self.loops.recorded_at(s.view.head_seq);
         Ok(())
