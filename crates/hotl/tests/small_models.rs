@@ -515,3 +515,52 @@ fn stream_json_shows_a_repeated_call_as_the_model_was_given_it() -> TestResult {
     }
     Ok(())
 }
+
+#[test]
+fn a_request_twice_the_window_is_not_sent_and_the_error_names_what_fills_it() -> TestResult {
+    let env = Env::new()?;
+    let big: String = (1..=1500)
+        .map(|i| format!("line {i} of a long file that fills a small window\n"))
+        .collect();
+    std::fs::write(env.project.join("big.txt"), &big)?;
+    // Read on a large window: the result is whole (its share of 128K is large).
+    let fake = FakeLlm::start(Config::scripted([
+        Reply::default().with_tool("read", json!({"path": "big.txt"})),
+        Reply::text("Read it."),
+    ]))?;
+    env.agent_with(
+        "openai-chat",
+        &fake,
+        "qwen2.5-coder",
+        &["-p", "read big.txt"],
+    )
+    .ok();
+    let id = env.only_session()?;
+    // Then on a 4K server: the note a weak model writes is refused, and what is left is far
+    // more than the window.
+    let small = FakeLlm::start(
+        Config::scripted((0..4).map(|_| Reply::text("I am not sure what you want.")))
+            .with_context_window(4096),
+    )?;
+    let out = env
+        .agent_with("openai-chat", &small, LOCAL, &["-r", &id, "-p", "and now?"])
+        .fails(1);
+    assert!(out.stderr.contains("so it was not sent"), "{out}");
+    assert!(
+        out.stderr.contains("the tool result at t") && out.stderr.contains("hotl compact"),
+        "{out}"
+    );
+    assert!(out.stderr.contains(&id), "the id, not a placeholder: {out}");
+    let sent = requests(&small)?;
+    // Only note requests went out, never the turn's own.
+    assert!(!sent.is_empty());
+    for r in &sent {
+        let last = r["messages"]
+            .as_array()
+            .and_then(|m| m.last())
+            .map(Value::to_string)
+            .unwrap_or_default();
+        assert!(last.contains("decided and rejected"), "{last}");
+    }
+    Ok(())
+}

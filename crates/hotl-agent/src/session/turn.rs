@@ -92,7 +92,7 @@ impl<'c> Turn<'c> {
             // Background children that ended since the last step: their reports join the
             // request (a step boundary, so nothing is inserted).
             s.deliver_finished()?;
-            if !self.compact_ahead(s).await {
+            if !self.compact_ahead(s).await? {
                 return self.cancel(s);
             }
             let reply = match self.ask(s).await? {
@@ -119,14 +119,16 @@ impl<'c> Turn<'c> {
     }
 
     /// Compacts ahead of the window when the rules say so; `false` when cancelled meanwhile.
-    async fn compact_ahead(&mut self, s: &mut Session) -> bool {
+    /// A request that compacting could not bring under twice the window is not sent: the
+    /// provider must refuse it, so the turn ends naming what fills the window.
+    async fn compact_ahead(&mut self, s: &mut Session) -> Result<bool> {
         match self
             .rules
             .before_request(s.needs_compaction(&self.cx.settings))
         {
             Ahead::Send => {}
             Ahead::Compact => match self.compact(s, None).await {
-                None => return false,
+                None => return Ok(false),
                 Some(Ok(_)) => {
                     if self.rules.compacted() {
                         self.cx.notice(
@@ -138,6 +140,20 @@ impl<'c> Turn<'c> {
                 }
                 Some(Err(e)) => {
                     self.rules.failed();
+                    let window = self.cx.settings.context_window;
+                    let used = s.context_used();
+                    if used >= 2 * window {
+                        self.cx.notice(e.to_string());
+                        self.close(s, RunState::Interrupted)?;
+                        return Err(too_long(
+                            s,
+                            format!(
+                                "the request would be ~{} tokens, about {}× the model's                                  {window}-token window, so it was not sent",
+                                hotl_text::thousands(used),
+                                used / window
+                            ),
+                        ));
+                    }
                     self.cx.notice(format!("{e}; going on without compacting"));
                 }
             },
@@ -147,7 +163,7 @@ impl<'c> Turn<'c> {
                  keeps); fold, clear or fork with --keep-turns"
             )),
         }
-        true
+        Ok(true)
     }
 
     /// Asks the model for the next step. A refusal for length is compacted and asked again
@@ -185,7 +201,13 @@ impl<'c> Turn<'c> {
                         self.window_full = matches!(why, AgentError::WindowFull(_));
                         cx.notice(why.to_string());
                         self.close(s, RunState::Interrupted)?;
-                        Err(AgentError::Wire(e))
+                        // A window too full to compact was named with its largest item in the
+                        // notice; a compaction that failed otherwise (a refused note) is not.
+                        if self.window_full {
+                            Err(AgentError::Wire(e))
+                        } else {
+                            Err(too_long(s, e.to_string()))
+                        }
                     }
                 }
             }
@@ -214,6 +236,11 @@ impl<'c> Turn<'c> {
                 self.window_full =
                     matches!(&e, AgentError::Wire(w) if w.context_overflow().is_some());
                 self.close(s, RunState::Interrupted)?;
+                if self.window_full {
+                    // Compacting did not make room (or could not run): what fills the window
+                    // and the ways out, not the provider's words alone.
+                    return Err(too_long(s, e.to_string()));
+                }
                 Err(e)
             }
         }
@@ -604,6 +631,15 @@ impl Session {
         }
         any(&self.view.items, after)
     }
+}
+
+/// A request too long for the window that compacting could not help: `why`, then the largest
+/// item the model sees and the ways out.
+fn too_long(s: &Session, why: String) -> AgentError {
+    AgentError::WindowFull(match s.largest_item() {
+        Some(largest) => format!("{why}; {largest}"),
+        None => why,
+    })
 }
 
 pub(super) fn todo_reminder(todos: &[Todo]) -> String {
