@@ -564,3 +564,20 @@ fn a_request_twice_the_window_is_not_sent_and_the_error_names_what_fills_it() ->
     }
     Ok(())
 }
+
+#[test]
+fn an_answer_that_is_a_call_written_as_text_is_told() -> TestResult {
+    let env = Env::new()?;
+    let fake = FakeLlm::start(Config::scripted([Reply::text(
+        "<tool_call>\n{\"name\": \"read\", \"arguments\": {\"path\": \"calc.py\"}}\n</tool_call>",
+    )]))?;
+    let out = env
+        .agent_with("openai-chat", &fake, LOCAL, &["-p", "read calc.py"])
+        .ok();
+    assert!(
+        out.stderr
+            .contains("the server's chat template did not parse it as a call"),
+        "{out}"
+    );
+    Ok(())
+}

@@ -34,6 +34,7 @@ mod snapshots;
 mod spawn;
 mod title;
 mod turn;
+mod unparsed;
 mod window_cap;
 mod words;
 

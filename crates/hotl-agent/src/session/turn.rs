@@ -105,6 +105,15 @@ impl<'c> Turn<'c> {
             };
             let calls = self.record(s, reply)?;
             if calls.is_empty() {
+                let names: Vec<String> = s.tools.names().into_iter().map(str::to_owned).collect();
+                if let Some(what) = super::unparsed::unparsed_call(&self.outcome.text, &names) {
+                    self.cx.notice(format!(
+                        "the answer looks like a tool call written as text ({what}): the \
+                         server's chat template did not parse it as a call, so nothing ran; \
+                         check the server's chat template (llama.cpp: --jinja with a template \
+                         that has a tools section)"
+                    ));
+                }
                 return Ok(std::mem::take(&mut self.outcome));
             }
             if !self.run_calls(s, calls).await? {
