@@ -581,3 +581,38 @@ fn an_answer_that_is_a_call_written_as_text_is_told() -> TestResult {
     );
     Ok(())
 }
+
+#[test]
+fn a_repeated_command_is_not_run_again_once_it_is_nudged() -> TestResult {
+    let env = Env::new()?;
+    let mut append =
+        Reply::default().with_tool("bash", json!({"command": "echo once >> count.txt"}));
+    append.repeat = true;
+    let fake = FakeLlm::start(Config::scripted([append]))?;
+    let out = env.agent(
+        &fake,
+        &[
+            "-p",
+            "count",
+            "--permission-mode",
+            "bypass",
+            "--sandbox",
+            "off",
+        ],
+    );
+    assert_eq!(out.code, 1, "{out}");
+    assert!(out.stderr.contains("5 times in a row"), "{out}");
+    // The first two ran; the three after them were answered without running.
+    assert_eq!(
+        std::fs::read_to_string(env.project.join("count.txt"))?,
+        "once\nonce\n"
+    );
+    let records = env.records(&env.only_session()?)?;
+    let nudged = records
+        .iter()
+        .filter(|r| r["type"] == "tool_result" && r.to_string().contains("it was not run again"))
+        .count();
+    assert_eq!(nudged, 3, "{records:?}");
+    crate::common::assert_calls_answered(&records);
+    Ok(())
+}

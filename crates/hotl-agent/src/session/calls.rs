@@ -47,7 +47,7 @@ struct Ready {
 
 /// Tells the front end a call is about to run (with its arguments as sent when they were not
 /// JSON).
-fn told_use(call: &Call, cx: &Context) {
+pub(super) fn told_use(call: &Call, cx: &Context) {
     cx.events.send(Event::ToolUse {
         id: call.id.clone(),
         name: call.name.clone(),

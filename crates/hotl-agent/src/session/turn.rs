@@ -8,7 +8,7 @@ use hotl_view::model_view;
 use hotl_wire::{Overflow, Reply, StopReason, WireError};
 
 use super::calls::Call;
-use super::loops::{LoopGuard, Verdict, nudge};
+use super::loops::{LoopGuard, Verdict, not_run, nudge};
 use super::rules::{Ahead, Rules};
 use super::{Session, TurnOutcome};
 use crate::context::Context;
@@ -392,6 +392,11 @@ impl<'c> Turn<'c> {
         // What tools spend on the model (a fork's child, an ask) counts in this turn.
         let spent_before = s.totals;
         for group in alongside_groups(s, alone) {
+            if let [call] = group.as_slice()
+                && self.repeats_a_change(s, call)?
+            {
+                continue;
+            }
             let outputs = tokio::select! {
                 outputs = run_group(s, &group, cx) => outputs,
                 () = cx.cancelled() => {
@@ -419,6 +424,34 @@ impl<'c> Turn<'c> {
         if changes_files {
             self.tree_is_current = s.snapshot().await?;
         }
+        Ok(true)
+    }
+
+    /// Whether `call`, which may change something, repeats the run of identical calls far
+    /// enough that it is answered without running (recorded here).
+    fn repeats_a_change(&mut self, s: &mut Session, call: &Call) -> Result<bool> {
+        let changes = s
+            .tool(&call.name)
+            .is_some_and(|t| !t.reads_only() && !t.delegates());
+        if !changes || call.bad_json.is_some() {
+            return Ok(false);
+        }
+        let Some(verdict) = self.loops.before(&call.name, call.input.get()) else {
+            return Ok(false);
+        };
+        let output = match verdict {
+            Verdict::Nudge { first, times } => {
+                hotl_tool::ToolOutput::ok(not_run(&call.name, first, times, false))
+            }
+            Verdict::Stop { first, times } => {
+                self.looping = Some((call.name.clone(), times));
+                hotl_tool::ToolOutput::error(not_run(&call.name, first, times, true))
+            }
+            Verdict::Record => return Ok(false),
+        };
+        super::calls::told_use(call, self.cx);
+        super::calls::told_result(call, &output, self.cx);
+        s.record_output(&call.id, output)?;
         Ok(true)
     }
 
