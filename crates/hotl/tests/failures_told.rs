@@ -205,3 +205,26 @@ fn a_home_that_cannot_be_written_fails_clearly_and_promises_no_session() -> Test
     assert!(!out.stderr.contains("hotl -r"), "{out}");
     Ok(())
 }
+
+#[test]
+fn after_a_broken_answer_the_status_still_counts_the_context() -> TestResult {
+    let env = Env::new()?;
+    let fake = FakeLlm::start(Config::scripted([Reply::text(
+        "a long answer that breaks off",
+    )
+    .with_fault(Fault::drop_after(40))]))?;
+    let out = env.agent(&fake, &["-p", "go", "--output-format", "stream-json"]);
+    assert_eq!(out.code, 1, "{out}");
+    let last_status = out
+        .stdout
+        .lines()
+        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+        .filter(|e| e["type"] == "status")
+        .last()
+        .ok_or_else(|| format!("no status event: {}", out.stdout))?;
+    assert!(
+        last_status["context_used"].as_u64().unwrap_or(0) > 100,
+        "{last_status}"
+    );
+    Ok(())
+}
