@@ -541,6 +541,12 @@ fn compact_from_the_shell_with_the_models_note_or_a_note_file() -> TestResult {
         "{}",
         String::from_utf8_lossy(&ok.stderr)
     );
+    // No model was asked, so none "changed".
+    assert!(
+        !String::from_utf8_lossy(&ok.stderr).contains("the model changed"),
+        "{}",
+        String::from_utf8_lossy(&ok.stderr)
+    );
     assert_eq!(summaries(&env)?, [NOTE, NOTE]);
     assert_eq!(requests(&fake)?.len(), 3, "no model call for a note file");
     Ok(())
