@@ -12,12 +12,14 @@
 //!   commands included;
 //! - `updates.rs`: what hotl's events and records look like as ACP updates (tool calls with
 //!   kinds, titles and diffs; the todo list as a plan);
-//! - `replay.rs`: a loaded session's visible transcript, replayed as updates.
+//! - `replay.rs`: a loaded session's visible transcript, replayed as updates;
+//! - `guard.rs`: each line the editor sends, checked before the protocol reads it.
 //!
 //! Nothing but protocol messages goes to stdout; logs go to hotl's log file.
 
 #![deny(missing_docs)]
 
+mod guard;
 mod prompt;
 mod replay;
 mod server;

@@ -59,13 +59,29 @@ impl Server {
 
     /// Serves one editor over this process's stdin and stdout until stdin closes, then shuts
     /// every session down.
+    /// Each line is checked first (see `guard.rs`): one that is not JSON-RPC is answered
+    /// with its error and the connection goes on.
     pub async fn serve_stdio(self) -> Result<(), Error> {
-        let transport = ByteStreams::new(
-            tokio::io::stdout().compat_write(),
-            tokio::io::stdin().compat(),
-        );
+        let (to_protocol, protocol_in) = tokio::io::duplex(1 << 16);
+        let (protocol_out, from_protocol) = tokio::io::duplex(1 << 16);
+        let (answers, lines) = tokio::sync::mpsc::unbounded_channel();
+        let writer = tokio::spawn(crate::guard::write_lines(lines, tokio::io::stdout()));
+        let forward = tokio::spawn(crate::guard::forward_output(from_protocol, answers.clone()));
+        let filter = tokio::spawn(crate::guard::filter_input(
+            tokio::io::stdin(),
+            to_protocol,
+            answers,
+        ));
+        let transport = ByteStreams::new(protocol_out.compat_write(), protocol_in.compat());
         let served = self.component().connect_to(transport).await;
         self.close().await;
+        // The last answers reach the editor before the process ends.
+        filter.abort();
+        let wait = std::time::Duration::from_secs(2);
+        if tokio::time::timeout(wait, forward).await.is_err() {
+            tracing::warn!("the protocol's last output did not end; leaving without it");
+        }
+        let _ = tokio::time::timeout(wait, writer).await;
         served
     }
 

@@ -230,13 +230,17 @@ async fn run_one(
         .stdin(Stdio::piped())
         .stdout(Stdio::null())
         .stderr(Stdio::piped())
-        .kill_on_drop(true);
+        .kill_on_drop(true)
+        // A group of its own: at its timeout (or when hotl lets go of it) whatever it started
+        // ends with it.
+        .process_group(0);
     for var in hidden_env {
         command.env_remove(var);
     }
     let mut child = command
         .spawn()
         .map_err(|e| format!("the hook `{}` did not start: {e}", hook.command))?;
+    let mut killer = hotl_tool::GroupKiller::new(child.id());
     let mut input = serde_json::to_vec(event).unwrap_or_default();
     input.push(b'\n');
     let stdin = child.stdin.take();
@@ -246,9 +250,14 @@ async fn run_one(
             // A hook that does not read its input closes the pipe: not an error.
             let _ = stdin.write_all(&input).await;
         }
-        let mut said = Vec::new();
+        let mut said = Said::default();
         if let Some(mut stderr) = stderr {
-            let _ = stderr.read_to_end(&mut said).await;
+            let mut buf = vec![0u8; 8192];
+            while let Ok(n) = stderr.read(&mut buf).await
+                && n > 0
+            {
+                said.take(&buf[..n]);
+            }
         }
         (child.wait().await, said)
     };
@@ -261,16 +270,67 @@ async fn run_one(
                 hook.timeout.as_secs()
             )
         })?;
+    // It ended in time: what it left running in the background is its own business.
+    killer.disarm();
     let status = status.map_err(|e| format!("the hook `{}` failed: {e}", hook.command))?;
     if status.success() {
         return Ok(());
     }
-    let said = String::from_utf8_lossy(&said).trim().to_owned();
+    let said = said.text();
     Err(if said.is_empty() {
         format!("the hook `{}` exited with {status}", hook.command)
     } else {
         said
     })
+}
+
+/// The most of a hook's stderr kept from its start, and from its end: what a hook says is a
+/// reason, not a data stream, and one that prints without end must not fill memory, the log
+/// or a request.
+const SAID_HEAD: usize = 64 * 1024;
+const SAID_TAIL: usize = 16 * 1024;
+
+/// A hook's stderr as read: its head, its tail, and how much between was left out.
+#[derive(Default)]
+struct Said {
+    head: Vec<u8>,
+    tail: std::collections::VecDeque<u8>,
+    dropped: u64,
+}
+
+impl Said {
+    fn take(&mut self, mut bytes: &[u8]) {
+        let room = SAID_HEAD - self.head.len();
+        let (head, rest) = bytes.split_at(room.min(bytes.len()));
+        self.head.extend_from_slice(head);
+        bytes = rest;
+        self.tail.extend(bytes);
+        let over = self.tail.len().saturating_sub(SAID_TAIL);
+        self.tail.drain(..over);
+        self.dropped += over as u64;
+    }
+
+    /// What it said, trimmed, with what was left out counted between head and tail, its
+    /// control characters made visible (it is shown on terminals).
+    fn text(&self) -> String {
+        hotl_text::printable(&self.raw_text())
+    }
+
+    fn raw_text(&self) -> String {
+        let head = String::from_utf8_lossy(&self.head);
+        if self.tail.is_empty() {
+            return head.trim().to_owned();
+        }
+        let tail: Vec<u8> = self.tail.iter().copied().collect();
+        let gap = if self.dropped > 0 {
+            format!("\n[{} bytes of the hook's stderr left out]\n", self.dropped)
+        } else {
+            String::new()
+        };
+        format!("{head}{gap}{}", String::from_utf8_lossy(&tail))
+            .trim()
+            .to_owned()
+    }
 }
 
 #[cfg(test)]

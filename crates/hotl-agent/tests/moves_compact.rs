@@ -20,7 +20,10 @@ fn fixture(replies: Vec<Reply>, allow: &[&str]) -> Fixture {
     };
     let pad = PREFIX_TOKENS.saturating_sub(own) * 4;
     let agents = "Windows here are chosen for a fixed prompt of known size. ".repeat(pad / 58 + 1);
-    Fixture::with_agents(replies, Some(&agents[..pad.max(1)]), allow)
+    let mut f = Fixture::with_agents(replies, Some(&agents[..pad.max(1)]), allow);
+    // Steps here are sized on purpose to fill their windows: no result is cut to fit.
+    f.settings.result_share = 0;
+    f
 }
 
 /// The fixed prompt these tests' windows are chosen around, in the fake's 4-byte tokens.

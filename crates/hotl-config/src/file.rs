@@ -68,6 +68,9 @@ pub struct ShareConfig {
     /// More secrets to redact, besides the built-in credential shapes and secret-looking
     /// environment variables.
     pub secrets: Vec<String>,
+    /// How long the share server may take to take an upload and answer, in seconds (20 by
+    /// default).
+    pub timeout_sec: Option<u64>,
 }
 
 /// `[tui]`: how the terminal UI draws.

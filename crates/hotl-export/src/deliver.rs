@@ -123,17 +123,44 @@ pub fn valid_share_id(id: &str) -> bool {
             .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-')
 }
 
-/// Uploads a sealed share to the `hotl share-server` at `server` with `client`; the server's
-/// id for it.
-pub async fn upload(client: &reqwest::Client, server: &str, sealed: &[u8]) -> Result<String> {
+/// How long a share server may take to take an upload and answer, unless `[share]
+/// timeout_sec` says otherwise (a share is at most a megabyte).
+pub const UPLOAD_TIMEOUT_SEC: u64 = 20;
+
+/// How long connecting to a share server may take.
+pub const CONNECT_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(10);
+
+/// Uploads a sealed share to the `hotl share-server` at `server` with `client` (whose timeouts
+/// are [`CONNECT_TIMEOUT`] to connect and `timeout` after); the server's id for it.
+pub async fn upload(
+    client: &reqwest::Client,
+    server: &str,
+    sealed: &[u8],
+    timeout: std::time::Duration,
+) -> Result<String> {
     let url = format!("{server}/s");
-    let response = client
+    let sent = client
         .post(&url)
         .header("content-type", "application/octet-stream")
         .body(sealed.to_vec())
         .send()
-        .await
-        .map_err(|e| DeliverError(format!("cannot reach the share server at {url}: {e}")))?;
+        .await;
+    let response = match sent {
+        Ok(response) => response,
+        // Connected, then nothing: the server is there but does not answer.
+        Err(e) if e.is_timeout() && !e.is_connect() => {
+            return Err(DeliverError(format!(
+                "the share server at {url} took the connection but did not answer within {} s \
+                 ([share] timeout_sec)",
+                timeout.as_secs()
+            )));
+        }
+        Err(e) => {
+            return Err(DeliverError(format!(
+                "cannot reach the share server at {url}: {e}"
+            )));
+        }
+    };
     let status = response.status();
     let body = response.text().await.unwrap_or_default();
     if !status.is_success() {

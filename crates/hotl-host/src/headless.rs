@@ -32,6 +32,7 @@ pub async fn run(
     let mut printer = Printer {
         format,
         session: String::new(),
+        saved: false,
     };
     match printer.turn(&mut agent, prompt, recover).await {
         Ok(outcome) => {
@@ -85,6 +86,8 @@ struct Printer {
     format: OutputFormat,
     /// The session's id, from the agent's first event.
     session: String,
+    /// Whether its log exists (opened, or written since): only then is it kept.
+    saved: bool,
 }
 
 impl Printer {
@@ -94,8 +97,15 @@ impl Printer {
         while let Some(envelope) = agent.recv().await {
             self.show(&envelope)?;
             match envelope.event {
-                Event::Init { session_id, .. } | Event::Created { session_id } => {
+                Event::Init {
+                    session_id, saved, ..
+                } => {
                     self.session = session_id;
+                    self.saved = saved;
+                }
+                Event::Created { session_id } => {
+                    self.session = session_id;
+                    self.saved = true;
                 }
                 Event::Done(done) if envelope.command == Some(id) => return Ok(done),
                 _ => {}
@@ -112,7 +122,7 @@ impl Printer {
             // Tool arguments are one line (`ToolInput`), so each event is.
             (OutputFormat::StreamJson, _) => emit(&serde_json::to_string(envelope)?),
             (_, Event::Notice { message }) => {
-                eprintln!("hotl: {message}");
+                eprintln!("hotl: {}", hotl_text::printable(message));
                 Ok(())
             }
             _ => Ok(()),
@@ -133,8 +143,13 @@ impl Printer {
                 "cost_usd": failure.cost,
             })));
         }
-        CliError::user(&failure.message)
-            .hint(format!("the session is kept: hotl -r {}", self.session))
+        let error = CliError::user(&failure.message);
+        // A session never written (a home that cannot be written, say) is not kept.
+        if self.saved {
+            error.hint(format!("the session is kept: hotl -r {}", self.session))
+        } else {
+            error
+        }
     }
 
     /// Prints the outcome and picks the exit status.

@@ -213,7 +213,13 @@ pub async fn share(store: &Store, req: &ShareRequest) -> Result<Shared, CliError
     let id = if use_gist {
         deliver::gist(&written.bytes).await
     } else {
-        deliver::upload(&share_client()?, &server, &written.bytes).await
+        let timeout = std::time::Duration::from_secs(
+            config
+                .timeout_sec
+                .unwrap_or(deliver::UPLOAD_TIMEOUT_SEC)
+                .max(1),
+        );
+        deliver::upload(&share_client(timeout)?, &server, &written.bytes, timeout).await
     }
     .map_err(|e| CliError::user(e.to_string()))?;
     Ok(Shared {
@@ -224,12 +230,14 @@ pub async fn share(store: &Store, req: &ShareRequest) -> Result<Shared, CliError
     })
 }
 
-/// The HTTP client a share is uploaded with.
-fn share_client() -> Result<reqwest::Client, CliError> {
+/// The HTTP client a share is uploaded with: a connection within 10 s, then the upload and its
+/// answer within `timeout`.
+fn share_client(timeout: std::time::Duration) -> Result<reqwest::Client, CliError> {
     hotl_wire::install_tls();
     reqwest::Client::builder()
-        .connect_timeout(std::time::Duration::from_secs(15))
-        .timeout(std::time::Duration::from_secs(120))
+        .connect_timeout(deliver::CONNECT_TIMEOUT)
+        .read_timeout(timeout)
+        .timeout(deliver::CONNECT_TIMEOUT + timeout)
         .build()
         .map_err(|e| CliError::user(format!("cannot build an HTTP client: {e}")))
 }

@@ -17,9 +17,13 @@ pub(crate) fn normalize(ts: &str) -> Result<String, TsError> {
     parse(ts).map(hotl_log::format_ts)
 }
 
-/// Milliseconds since the epoch (pi and Codex legacy files use numbers).
-pub(crate) fn from_millis(ms: u64) -> String {
-    hotl_log::format_ts(SystemTime::UNIX_EPOCH + Duration::from_millis(ms))
+/// The last millisecond of year 9999: a record timestamp has four digits of year.
+const LAST_MS: u64 = 253_402_300_799_999;
+
+/// Milliseconds since the epoch (pi and Codex legacy files use numbers); `None` past the
+/// year 9999, which no timestamp can say.
+pub(crate) fn from_millis(ms: u64) -> Option<String> {
+    (ms <= LAST_MS).then(|| hotl_log::format_ts(SystemTime::UNIX_EPOCH + Duration::from_millis(ms)))
 }
 
 /// Parses an RFC 3339 / ISO 8601 timestamp with a zone.
@@ -126,6 +130,15 @@ mod tests {
 
     #[test]
     fn millis_are_stamped() {
-        assert_eq!(from_millis(1_700_000_000_123), "2023-11-14T22:13:20.123Z");
+        assert_eq!(
+            from_millis(1_700_000_000_123).as_deref(),
+            Some("2023-11-14T22:13:20.123Z")
+        );
+        assert_eq!(
+            from_millis(LAST_MS).as_deref(),
+            Some("9999-12-31T23:59:59.999Z")
+        );
+        assert_eq!(from_millis(LAST_MS + 1), None);
+        assert_eq!(from_millis(u64::MAX), None);
     }
 }

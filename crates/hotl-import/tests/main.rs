@@ -5,5 +5,6 @@ mod codex;
 mod common;
 mod dag;
 mod discover;
+mod fuzz;
 mod pi;
 mod robustness;

@@ -129,6 +129,29 @@ impl Store {
                 ),
             });
         }
+        for (seq, call) in orphan_results(&lineage) {
+            findings.push(Finding {
+                severity: Severity::Problem,
+                message: format!(
+                    "the result t{seq} answers the call {call}, which no model message made \
+                     (its line was lost?); it is sent without its call"
+                ),
+            });
+        }
+        if let Some(delegation) = &start.delegated
+            && let Some(run) = open_run(lineage.own())
+            && !TreeLock::is_held(&self.lock_path(id))
+        {
+            findings.push(Finding {
+                severity: Severity::Problem,
+                message: format!(
+                    "its run {run} is still open though no process holds its tree: the process \
+                     running it ended before it did; opening the session that delegated it \
+                     ({}) settles it",
+                    delegation.by
+                ),
+            });
+        }
         Ok(CheckReport {
             id: id.to_owned(),
             records: lineage.own().len(),
@@ -168,4 +191,44 @@ fn unanswered_calls(lineage: &crate::lineage::Lineage) -> Vec<(u64, String, Stri
         }
     }
     lost
+}
+
+/// The run the records leave open (started, never ended), if any.
+fn open_run(records: &[crate::record::Record]) -> Option<&str> {
+    use crate::record::{Body, RunState};
+    records
+        .iter()
+        .rev()
+        .find_map(|r| match &r.body {
+            Body::Run { run, state } => Some((run.as_str(), state)),
+            _ => None,
+        })
+        .and_then(|(run, state)| (*state == RunState::Started).then_some(run))
+}
+
+/// The tool results of the session's own records that answer no call any model message of
+/// its lineage made: (the result's seq, the call it names).
+fn orphan_results(lineage: &crate::lineage::Lineage) -> Vec<(u64, String)> {
+    use crate::block::Block;
+    use crate::record::Body;
+    let mut made = std::collections::HashSet::new();
+    for record in &lineage.records {
+        if let Body::Assistant { content, .. } = &record.body {
+            for block in content {
+                if let Block::ToolUse { id, .. } = block {
+                    made.insert(id.as_str());
+                }
+            }
+        }
+    }
+    lineage
+        .own()
+        .iter()
+        .filter_map(|r| match &r.body {
+            Body::ToolResult { call, .. } if !made.contains(call.as_str()) => {
+                Some((r.seq, call.clone()))
+            }
+            _ => None,
+        })
+        .collect()
 }

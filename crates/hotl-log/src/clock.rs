@@ -29,8 +29,15 @@ impl Clock {
 
 /// Formats an instant as a record timestamp: RFC 3339 UTC with milliseconds. Every timestamp
 /// has this exact shape, so timestamps compare correctly as strings.
+/// An instant past the year 9999 (which four digits of year cannot say) is stamped as the last
+/// millisecond of 9999, never a panic.
 pub fn format_ts(t: SystemTime) -> String {
-    humantime::format_rfc3339_millis(t).to_string()
+    use std::fmt::Write;
+    let mut out = String::with_capacity(24);
+    match write!(out, "{}", humantime::format_rfc3339_millis(t)) {
+        Ok(()) => out,
+        Err(_) => "9999-12-31T23:59:59.999Z".to_owned(),
+    }
 }
 
 /// Parses a record timestamp (any RFC 3339 UTC form).
@@ -42,6 +49,12 @@ pub fn parse_ts(s: &str) -> Option<SystemTime> {
 mod tests {
     use super::*;
     use std::time::Duration;
+
+    #[test]
+    fn an_instant_past_the_year_9999_is_stamped_without_a_panic() {
+        let far = SystemTime::UNIX_EPOCH + Duration::from_millis(253_402_300_800_000);
+        assert_eq!(format_ts(far), "9999-12-31T23:59:59.999Z");
+    }
 
     #[test]
     fn stamps_round_trip_and_sort_as_strings() {

@@ -15,10 +15,11 @@
 #![deny(missing_docs)]
 
 mod config;
+mod guard;
 mod names;
 mod server;
 mod tool;
 
 pub use crate::config::{Approval, ServerConfig};
 pub use crate::names::{tool_name, tool_prefix};
-pub use crate::server::{Started, start_all};
+pub use crate::server::{Started, lead_servers_with, start_all};

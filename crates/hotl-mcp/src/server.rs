@@ -8,9 +8,9 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use rmcp::model::{CallToolRequestParams, CallToolResult};
 use rmcp::service::{NotificationContext, RunningService};
+use rmcp::transport::StreamableHttpClientTransport;
 use rmcp::transport::common::client_side_sse::NeverRetry;
 use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
-use rmcp::transport::{StreamableHttpClientTransport, TokioChildProcess};
 use rmcp::{ClientHandler, RoleClient, ServiceExt};
 
 use crate::config::ServerConfig;
@@ -57,9 +57,66 @@ pub(crate) struct Server {
     /// The turn in which it was last started again.
     restarted_in: std::sync::Mutex<Option<u64>>,
     changed: Arc<AtomicBool>,
+    /// The running stdio server's process, killed with its group when replaced or dropped.
+    process: std::sync::Mutex<Option<Process>>,
+    /// Set when it sent a message too large for the transport that named no request.
+    oversized: Arc<AtomicBool>,
+}
+
+/// A stdio server's process and the killer of its group.
+struct Process {
+    _child: tokio::process::Child,
+    _killer: hotl_tool::GroupKiller,
+}
+
+/// hotl's reaper (`hotl --reap-group`), which leads each stdio server's process group when set.
+static REAPER: std::sync::OnceLock<Arc<Path>> = std::sync::OnceLock::new();
+
+/// Makes `program` (the `hotl` binary) the leader of every stdio server's process group from
+/// now on: a server, and whatever it started, then ends when hotl does, even killed.
+pub fn lead_servers_with(program: Option<Arc<Path>>) {
+    if let Some(program) = program {
+        let _ = REAPER.set(program);
+    }
 }
 
 impl Server {
+    /// Starts the server's command in a process group of its own, led by hotl's reaper when
+    /// there is one (the group ends when hotl does, however it ends), else killed whole when
+    /// its [`Process`] is dropped.
+    fn spawn(
+        &self,
+        command: &str,
+    ) -> Result<(tokio::process::Child, hotl_tool::GroupKiller), String> {
+        let mut cmd = match REAPER.get() {
+            Some(reaper) => {
+                let mut cmd = tokio::process::Command::new(reaper.as_ref());
+                cmd.arg(hotl_tool::REAPER_FLAG)
+                    .arg(std::process::id().to_string())
+                    .arg("--")
+                    .arg(command);
+                cmd
+            }
+            None => tokio::process::Command::new(command),
+        };
+        cmd.args(&self.config.args)
+            .current_dir(self.config.cwd.as_deref().unwrap_or(&self.cwd))
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::null())
+            .kill_on_drop(true)
+            .process_group(0);
+        for var in self.hidden_env.iter() {
+            cmd.env_remove(var);
+        }
+        cmd.envs(&self.config.env);
+        let child = cmd
+            .spawn()
+            .map_err(|e| format!("{command} did not start: {e}"))?;
+        let killer = hotl_tool::GroupKiller::new(child.id());
+        Ok((child, killer))
+    }
+
     /// Connects within the server's startup timeout.
     async fn connect(&self) -> Result<(Client, Option<String>), String> {
         let handler = Handler {
@@ -69,19 +126,22 @@ impl Server {
         let connecting = async {
             let client = match (&self.config.command, &self.config.url) {
                 (Some(command), _) => {
-                    let mut cmd = tokio::process::Command::new(command);
-                    cmd.args(&self.config.args)
-                        .current_dir(self.config.cwd.as_deref().unwrap_or(&self.cwd));
-                    for var in self.hidden_env.iter() {
-                        cmd.env_remove(var);
-                    }
-                    cmd.envs(&self.config.env);
-                    let (transport, _stderr) = TokioChildProcess::builder(cmd)
-                        .stderr(std::process::Stdio::null())
-                        .spawn()
-                        .map_err(|e| format!("{command} did not start: {e}"))?;
+                    let (mut child, killer) = self.spawn(command)?;
+                    let (Some(stdout), Some(stdin)) = (child.stdout.take(), child.stdin.take())
+                    else {
+                        return Err(format!("{command} started without its pipes"));
+                    };
+                    let read = crate::guard::LineGuard::new(stdout, self.oversized.clone());
+                    *self
+                        .process
+                        .lock()
+                        .map_err(|_| "the MCP client's state is poisoned".to_owned())? =
+                        Some(Process {
+                            _child: child,
+                            _killer: killer,
+                        });
                     handler
-                        .serve(transport)
+                        .serve((read, stdin))
                         .await
                         .map_err(|e| format!("it did not initialize: {e}"))?
                 }
@@ -182,6 +242,13 @@ impl Server {
         match tokio::time::timeout(timeout, peer.call_tool(params)).await {
             Ok(Ok(result)) => Ok(result),
             Ok(Err(e)) => Err(format!("the MCP server {} failed the call: {e}", self.name)),
+            Err(_) if self.oversized.swap(false, Ordering::Relaxed) => Err(format!(
+                "the MCP server {} sent a message larger than {} MiB, the most hotl reads, so \
+                 it was dropped; the call got no other answer within {} s: ask for less",
+                self.name,
+                crate::guard::MAX_LINE >> 20,
+                timeout.as_secs()
+            )),
             Err(_) => Err(format!(
                 "the MCP server {} did not answer within {} s (tool_timeout_sec); the call was \
                  cancelled",
@@ -216,6 +283,8 @@ pub async fn start_all(
             client: tokio::sync::Mutex::new(None),
             restarted_in: std::sync::Mutex::new(None),
             changed: Arc::new(AtomicBool::new(false)),
+            process: std::sync::Mutex::new(None),
+            oversized: Arc::new(AtomicBool::new(false)),
         });
         starting.spawn(async move {
             let started = start_one(&server).await;

@@ -15,13 +15,17 @@
 
 #![deny(missing_docs)]
 
+mod limits;
+
+pub use crate::limits::Limits;
+
 use std::io::Write as _;
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 
 use axum::Router;
 use axum::body::Bytes;
-use axum::extract::{DefaultBodyLimit, Path, State};
+use axum::extract::{ConnectInfo, DefaultBodyLimit, Path, State};
 use axum::http::{HeaderMap, HeaderValue, Method, StatusCode, Uri, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
@@ -38,6 +42,8 @@ pub struct Config {
     pub gist_api: String,
     /// Append every request (line, headers, body) to this file.
     pub request_log: Option<PathBuf>,
+    /// Uploads a client may make, bytes kept in all, how long a share is kept.
+    pub limits: Limits,
 }
 
 impl Config {
@@ -49,6 +55,7 @@ impl Config {
             max_bytes: hotl_export::SERVER_LIMIT,
             gist_api: "https://api.github.com/gists".to_owned(),
             request_log: None,
+            limits: Limits::default(),
         }
     }
 }
@@ -98,6 +105,7 @@ pub async fn serve(
         gist_api: config.gist_api.trim_end_matches('/').to_owned(),
         log,
         rng: SystemRandom::new(),
+        keeper: limits::Keeper::new(config.limits.clone(), &config.dir),
     });
     let app = Router::new()
         .route("/s", axum::routing::post(put))
@@ -109,6 +117,8 @@ pub async fn serve(
         // A little over the limit, so an oversized body reaches the handler's own answer.
         .layer(DefaultBodyLimit::max(config.max_bytes + 1))
         .with_state(server);
+    // Each client's address, for its upload allowance.
+    let app = app.into_make_service_with_connect_info::<std::net::SocketAddr>();
     axum::serve(listener, app)
         .with_graceful_shutdown(shutdown)
         .await
@@ -121,6 +131,7 @@ struct Server {
     gist_api: String,
     log: Option<Mutex<std::fs::File>>,
     rng: SystemRandom,
+    keeper: limits::Keeper,
 }
 
 impl Server {
@@ -171,6 +182,7 @@ fn private(mut response: Response) -> Response {
 
 async fn put(
     State(server): State<Arc<Server>>,
+    ConnectInfo(client): ConnectInfo<std::net::SocketAddr>,
     method: Method,
     uri: Uri,
     headers: HeaderMap,
@@ -202,13 +214,39 @@ async fn put(
     if body.len() < hotl_export::seal::IV_LEN + hotl_export::seal::TAG_LEN {
         return private((StatusCode::BAD_REQUEST, "not a sealed share\n").into_response());
     }
+    let size = body.len() as u64;
+    match server.keeper.admit(client.ip(), size) {
+        Ok(()) => {}
+        Err(limits::Refusal::Rate(wait)) => {
+            let secs = wait.as_secs().max(1);
+            return private(
+                (
+                    StatusCode::TOO_MANY_REQUESTS,
+                    [(header::RETRY_AFTER, secs.to_string())],
+                    format!("too many shares from this address: try again in {secs} s\n"),
+                )
+                    .into_response(),
+            );
+        }
+        Err(limits::Refusal::Full) => {
+            return private(
+                (
+                    StatusCode::INSUFFICIENT_STORAGE,
+                    "the share server is full: it takes no more shares until old ones expire\n",
+                )
+                    .into_response(),
+            );
+        }
+    }
     let Some(id) = server.new_id() else {
+        server.keeper.forget(size);
         return private((StatusCode::INTERNAL_SERVER_ERROR, "no randomness\n").into_response());
     };
     let path = server.dir.join(&id);
     let tmp = server.dir.join(format!(".{id}.tmp"));
     let stored = std::fs::write(&tmp, &body).and_then(|()| std::fs::rename(&tmp, &path));
     if let Err(e) = stored {
+        server.keeper.forget(size);
         tracing::warn!("cannot store share {id}: {e}");
         return private(
             (
@@ -235,7 +273,7 @@ fn is_gist(id: &str) -> bool {
 fn stored(server: &Server, id: &str) -> Option<PathBuf> {
     hotl_export::deliver::valid_share_id(id)
         .then(|| server.dir.join(id))
-        .filter(|p| p.is_file())
+        .filter(|p| p.is_file() && !server.keeper.expired(p))
 }
 
 async fn viewer(

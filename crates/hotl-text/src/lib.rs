@@ -23,6 +23,45 @@ mod plain;
 
 pub use crate::plain::Plain;
 
+/// `text` with its control characters shown instead of sent (see [`Plain`]), for a line that
+/// goes to a terminal: what a hook or a server said, a name a server chose.
+///
+/// ```
+/// assert_eq!(hotl_text::printable("a\u{1b}]52;c;eA==\u{7}b"), "a\u{241b}]52;c;eA==\u{2407}b");
+/// ```
+pub fn printable(text: &str) -> String {
+    let mut shown = Vec::with_capacity(text.len());
+    {
+        let mut out = Plain::new(&mut shown);
+        // Writing to a Vec cannot fail.
+        let _ = std::io::Write::write_all(&mut out, text.as_bytes());
+        let _ = std::io::Write::flush(&mut out);
+    }
+    String::from_utf8_lossy(&shown).into_owned()
+}
+
+/// `text` as one line on a terminal: [`printable`], with line breaks and tabs shown too and
+/// the characters that reorder text (bidirectional overrides and isolates) replaced, for a
+/// name a server chose that must not fake a line or read backwards.
+///
+/// ```
+/// assert_eq!(hotl_text::one_line("a\nb\u{202e}c"), "a\u{2424}b\u{fffd}c");
+/// ```
+pub fn one_line(text: &str) -> String {
+    printable(text)
+        .chars()
+        .map(|c| match c {
+            '\n' => '\u{2424}',
+            '\r' => '\u{240d}',
+            '\t' => '\u{2409}',
+            '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}' | '\u{200e}' | '\u{200f}' => {
+                '\u{fffd}'
+            }
+            c => c,
+        })
+        .collect()
+}
+
 /// At most `width` characters of `text`: the first `width - 1` and `…` when it is longer.
 /// A `width` of 0 gives the empty string.
 pub fn clip(text: &str, width: usize) -> String {

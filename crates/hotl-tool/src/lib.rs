@@ -34,12 +34,14 @@
 #![deny(missing_docs)]
 
 mod args;
+mod group;
 mod preview;
 mod tool;
 mod tools;
 mod toolset;
 
 pub use crate::args::{Args, Fail};
+pub use crate::group::{GroupKiller, kill_group};
 pub use crate::preview::Preview;
 pub use crate::tool::{
     BoxFuture, Invocation, Tool, ToolCtx, ToolFuture, ToolKind, ToolOutput, content_hash,

@@ -212,7 +212,7 @@ pub fn model_view(view: &View) -> Vec<MessageRef<'_>> {
         if let (None, Item::ToolResult { seq, content, .. }) = (answers, item) {
             let parts = message(&mut out, Role::User);
             parts.push(Part::Text(Cow::Borrowed(ORPHAN_RESULT)));
-            stamp_into(*seq, content, parts);
+            orphan_into(*seq, content, parts);
             continue;
         }
         if let Item::Assistant { content, .. } = item {
@@ -250,6 +250,56 @@ const LOST_RESULT: &str = "result lost: the log line that held it could not be r
 
 /// What precedes a tool result whose call the log lost.
 const ORPHAN_RESULT: &str = "(a tool result whose call could not be read from the log:)";
+
+/// The most of a lost call's result the model is sent, from its start and from its end: a
+/// damaged log must not send its whole (perhaps huge) result with every request.
+const ORPHAN_HEAD: usize = 8_000;
+const ORPHAN_TAIL: usize = 2_000;
+
+/// A result whose call was lost, stamped, its text cut to its head and tail when long.
+fn orphan_into<'a>(seq: u64, content: &'a [Block], parts: &mut Vec<Part<'a>>) {
+    let long = content.iter().any(|b| match b {
+        Block::Text { text } => text.len() > ORPHAN_HEAD + ORPHAN_TAIL,
+        _ => false,
+    });
+    if !long {
+        stamp_into(seq, content, parts);
+        return;
+    }
+    parts.push(Part::Text(Cow::Owned(stamp(seq))));
+    for block in content {
+        match block {
+            Block::Text { text } if text.len() > ORPHAN_HEAD + ORPHAN_TAIL => {
+                let head = floor_boundary(text, ORPHAN_HEAD);
+                let tail = ceil_boundary(text, text.len() - ORPHAN_TAIL);
+                parts.push(Part::Text(Cow::Owned(format!(
+                    "{}\n[{} bytes left out: the session's log holds them]\n{}",
+                    &text[..head],
+                    tail - head,
+                    &text[tail..]
+                ))));
+            }
+            Block::Unknown { .. } => {}
+            other => parts.push(Part::Block(other)),
+        }
+    }
+}
+
+/// The largest char boundary of `text` at or below `at`.
+fn floor_boundary(text: &str, mut at: usize) -> usize {
+    while !text.is_char_boundary(at) {
+        at -= 1;
+    }
+    at
+}
+
+/// The smallest char boundary of `text` at or above `at`.
+fn ceil_boundary(text: &str, mut at: usize) -> usize {
+    while !text.is_char_boundary(at) {
+        at += 1;
+    }
+    at
+}
 
 /// Renders an imported message or tool result as text notes; `false` for any other item
 /// (a folded or compacted span quotes only user messages, so it needs nothing special).

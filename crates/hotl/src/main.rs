@@ -30,6 +30,8 @@ fn main() -> ExitCode {
         return reaper::run(&args[2..]);
     }
     tui::process_start();
+    // MCP servers end with hotl, however it ends: the reaper leads their process groups.
+    hotl_mcp::lead_servers_with(reaper::program());
     // Before any thread: the credentials leave the environment block other processes read.
     let credentials = hotl_config::credential_vars();
     hotl_sandbox::credentials::scrub(&credentials.iter().map(String::as_str).collect::<Vec<_>>());

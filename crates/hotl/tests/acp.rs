@@ -450,3 +450,81 @@ fn a_childs_question_reaches_the_editor_labelled_with_its_handle() -> TestResult
     crate::common::assert_calls_answered(&env.records(&id)?);
     Ok(())
 }
+
+#[test]
+fn every_bad_line_gets_its_json_rpc_error_and_the_connection_goes_on() -> TestResult {
+    use std::io::{BufRead, BufReader, Write};
+    let env = Env::new()?;
+    let mut cmd = env.agent_command();
+    cmd.args(["--provider", "demo", "acp"])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped());
+    let mut child = cmd.spawn()?;
+    let mut stdin = child.stdin.take().ok_or("stdin")?;
+    let mut lines = BufReader::new(child.stdout.take().ok_or("stdout")?).lines();
+    let mut ask = |line: &[u8]| -> TestResult<Value> {
+        stdin.write_all(line)?;
+        stdin.write_all(b"\n")?;
+        stdin.flush()?;
+        Ok(serde_json::from_str(&lines.next().ok_or("an answer")??)?)
+    };
+    let init =
+        ask(br#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":1}}"#)?;
+    assert_eq!(init["result"]["protocolVersion"], 1, "{init}");
+    let cases: [(&[u8], Value, i64); 8] = [
+        (
+            b"{\"jsonrpc\":\"2.0\",\"id\":9,\"method\":\"x\xff\"}",
+            Value::Null,
+            -32700,
+        ),
+        (b"{not json", Value::Null, -32700),
+        (
+            br#"[{"jsonrpc":"2.0","id":5,"method":"initialize","params":{"protocolVersion":1}}]"#,
+            Value::Null,
+            -32600,
+        ),
+        (
+            br#"{"jsonrpc":"1.0","id":6,"method":"initialize"}"#,
+            json!(6),
+            -32600,
+        ),
+        (
+            br#"{"jsonrpc":"2.0","id":null,"method":"initialize"}"#,
+            Value::Null,
+            -32600,
+        ),
+        (
+            br#"{"jsonrpc":"2.0","id":{"o":1},"method":"initialize"}"#,
+            Value::Null,
+            -32600,
+        ),
+        (
+            br#"{"jsonrpc":"2.0","id":1180591620717411303424,"method":"initialize"}"#,
+            Value::Null,
+            -32600,
+        ),
+        (
+            br#"{"jsonrpc":"2.0","id":"s","method":"session/new","params":"a string"}"#,
+            json!("s"),
+            -32602,
+        ),
+    ];
+    for (line, id, code) in cases {
+        let answer = ask(line)?;
+        assert_eq!(
+            answer["error"]["code"],
+            code,
+            "{}: {answer}",
+            String::from_utf8_lossy(line)
+        );
+        assert_eq!(answer["id"], id, "{answer}");
+    }
+    // Still serving.
+    let again =
+        ask(br#"{"jsonrpc":"2.0","id":7,"method":"initialize","params":{"protocolVersion":1}}"#)?;
+    assert_eq!(again["id"], 7, "{again}");
+    assert_eq!(again["result"]["protocolVersion"], 1, "{again}");
+    drop(stdin);
+    assert!(child.wait()?.success());
+    Ok(())
+}

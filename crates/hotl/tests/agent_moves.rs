@@ -224,27 +224,44 @@ fn fold_from_the_shell_without_a_note_has_the_model_write_it() -> TestResult {
 /// 1,300, 3,300 and 5,300 tokens), after `quokkaword` and `wombatword`; the note a compaction
 /// asks for; the answer `Built.`.
 fn build_loop() -> Config {
-    let big = |word: &str| {
+    build_steps(&["quokkaword", "wombatword"], 7900)
+}
+
+/// `words.len()` steps each printing its word and `bytes` more, the note a compaction asks
+/// for, and the answer `Built.`. On a small window each step stays under the share of the
+/// room one result may take, so it takes several to come near the window.
+fn build_steps(words: &[&str], bytes: usize) -> Config {
+    let step = |word: &str| {
         Reply::text("").with_tool(
             "bash",
-            json!({ "command": format!("echo {word}; head -c 7900 /dev/zero | tr '\\0' y") }),
+            json!({ "command": format!("echo {word}; head -c {bytes} /dev/zero | tr '\\0' y") }),
         )
     };
-    Config::scripted([
-        big("quokkaword"),
-        big("wombatword"),
-        Reply::text(NOTE),
-        Reply::text("Built."),
-    ])
+    Config::scripted(
+        words
+            .iter()
+            .map(|w| step(w))
+            .chain([Reply::text(NOTE), Reply::text("Built.")]),
+    )
 }
+
+/// Steps that stay under a 5,000- and a 6,000-token window's share for one result.
+const SMALL_STEPS: [&str; 5] = [
+    "quokkaword",
+    "wombatword",
+    "numbatword",
+    "dingoword",
+    "bilbyword",
+];
 
 /// A turn that comes near the window (`HOTL_CONTEXT_WINDOW`) compacts before its next request
 /// and goes on from the note; the compacted span stays searchable.
 #[test]
 fn a_long_turn_compacts_near_the_configured_window() -> TestResult {
     let env = Env::new()?;
-    // The third request would pass 85% of 5,000.
-    let fake = FakeLlm::start(build_loop().with_tokenizer(Tokenizer::Bytes4))?;
+    // The fifth request would pass 85% of 5,000.
+    let fake =
+        FakeLlm::start(build_steps(&SMALL_STEPS[..4], 2600).with_tokenizer(Tokenizer::Bytes4))?;
     let mut cmd = env.command_against("anthropic", &fake, MODEL);
     cmd.args(["-p", "build it", "--allow", "bash"])
         .env("HOTL_CONTEXT_WINDOW", "5000");
@@ -260,8 +277,8 @@ fn a_long_turn_compacts_near_the_configured_window() -> TestResult {
     assert_eq!(compactions.len(), 1, "{records:?}");
     assert_eq!(compactions[0]["summary"], NOTE);
     let sent = requests(&fake)?;
-    assert_eq!(sent.len(), 4);
-    let after = sent[3].to_string();
+    assert_eq!(sent.len(), 6);
+    let after = sent[5].to_string();
     assert!(after.contains("<compacted until=t") && !after.contains("yyyyyyyy"));
     let hits = env.command().args(["recall", &id, "quokkaword"]).output()?;
     let hits = String::from_utf8(hits.stdout)?;
@@ -372,7 +389,7 @@ fn a_fork_on_a_reverted_branch_is_gone_with_it() -> TestResult {
 fn a_local_servers_own_window_is_asked_and_compaction_comes_first() -> TestResult {
     let env = Env::new()?;
     let fake = FakeLlm::start(
-        build_loop()
+        build_steps(&SMALL_STEPS, 2600)
             .with_tokenizer(Tokenizer::Bytes4)
             .with_context_window(6_000),
     )?;
@@ -393,8 +410,8 @@ fn a_local_servers_own_window_is_asked_and_compaction_comes_first() -> TestResul
         1,
         "{records:?}"
     );
-    // Two steps, the note, the answer: nothing refused.
-    assert_eq!(requests(&fake)?.len(), 4, "{out}");
+    // Five steps, the note, the answer: nothing refused.
+    assert_eq!(requests(&fake)?.len(), 7, "{out}");
     Ok(())
 }
 
@@ -521,6 +538,12 @@ fn compact_from_the_shell_with_the_models_note_or_a_note_file() -> TestResult {
         .output()?;
     assert!(
         ok.status.success(),
+        "{}",
+        String::from_utf8_lossy(&ok.stderr)
+    );
+    // No model was asked, so none "changed".
+    assert!(
+        !String::from_utf8_lossy(&ok.stderr).contains("the model changed"),
         "{}",
         String::from_utf8_lossy(&ok.stderr)
     );

@@ -481,3 +481,73 @@ fn the_viewer_opens_a_gist_share_by_its_hex_id() -> TestResult {
     assert_eq!(asked, [format!("GET /gists/{id} HTTP/1.1")]);
     Ok(())
 }
+
+#[test]
+fn a_crafted_share_cannot_navigate_submit_or_run_in_the_viewer() -> TestResult {
+    let Some(browser) = chromium()? else {
+        return Ok(());
+    };
+    let env = Env::new()?;
+    let server = ShareServer::start(&env, &[])?;
+    let html = concat!(
+        "<meta http-equiv=\"refresh\" content=\"0;url=http://127.0.0.1:9/phish\">",
+        "<base href=\"http://127.0.0.1:9/\">",
+        "<main id=\"main\"><div class=\"item\" onclick=\"alert(1)\">CRAFTED-STAYS-HERE</div>",
+        "<form action=\"http://127.0.0.1:9/steal\"><input name=\"q\" value=\"FORM-FIELD\"></form>",
+        "<iframe src=\"http://127.0.0.1:9/frame\"></iframe>",
+        "<a href=\"javascript:alert(2)\">JS-LINK</a><a href=\"#t1\">OWN-LINK</a>",
+        "<img src=\"x\" onerror=\"alert(3)\"><svg><a href=\"javascript:alert(4)\">SVG</a></svg>",
+        "<marquee>UNWRAPPED-TEXT</marquee><!-- a comment -->",
+        "<details open><summary>KEPT-SUMMARY</summary>kept</details></main>"
+    );
+    let doc = serde_json::json!({
+        "format": "hotl-export/1", "exported_at": "", "hotl": "", "session": {"id": "x"},
+        "log": "", "html": html
+    });
+    let sealed = hotl_export::seal::seal_with(&serde_json::to_vec(&doc)?, &[9u8; 32], &[3u8; 12])?;
+    let (_, _, body) = http(
+        &server.url,
+        "POST",
+        "/s",
+        Some("application/octet-stream"),
+        &sealed.bytes,
+    )?;
+    let id: serde_json::Value = serde_json::from_slice(&body)?;
+    let id = id["id"].as_str().ok_or("no id")?;
+    let (dom, log) = dump_dom(
+        &browser,
+        &env,
+        &format!("{}/s/{id}#{}", server.url, sealed.key),
+        &[],
+    )?;
+    // Still the viewer, showing the share: nothing navigated it away.
+    assert!(dom.contains("CRAFTED-STAYS-HERE"), "{dom}\n{log}");
+    assert!(
+        dom.contains("KEPT-SUMMARY") && dom.contains("OWN-LINK"),
+        "{dom}"
+    );
+    assert!(
+        dom.contains("UNWRAPPED-TEXT") && !dom.contains("<marquee"),
+        "{dom}"
+    );
+    let app = &dom[dom.find("id=\"app\"").ok_or("no app")?..];
+    for gone in [
+        "http-equiv",
+        "<base",
+        "<form",
+        "<iframe",
+        "<svg",
+        "javascript:",
+        "onclick",
+        "onerror",
+        "127.0.0.1:9",
+        "<!--",
+    ] {
+        assert!(!app.contains(gone), "{gone} reached the DOM: {app}");
+    }
+    assert!(
+        !app.contains("FORM-FIELD"),
+        "a form goes with what it holds: {app}"
+    );
+    Ok(())
+}

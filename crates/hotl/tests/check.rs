@@ -144,3 +144,29 @@ fn check_tells_how_the_view_checkpoint_stands() -> TestResult {
     );
     Ok(())
 }
+
+#[test]
+fn a_result_whose_call_line_was_deleted_is_a_problem() -> TestResult {
+    let env = Env::new()?;
+    env.import(&env.log_with_turns(FIXED_ID, 2))?;
+    // The first model message that called a tool is gone; its result stays.
+    let text = std::fs::read_to_string(env.log_path(FIXED_ID))?;
+    let mut deleted = false;
+    let kept: Vec<&str> = text
+        .lines()
+        .filter(|line| {
+            let drop = !deleted && line.contains("\"tool_use\"") && line.contains("call_1");
+            deleted |= drop;
+            !drop
+        })
+        .collect();
+    assert!(deleted, "{text}");
+    std::fs::write(env.log_path(FIXED_ID), kept.join("\n") + "\n")?;
+    let out = env.run(&["sessions", "check", FIXED_ID]).fails(1);
+    assert!(
+        out.stdout
+            .contains("answers the call call_1, which no model message made"),
+        "{out}"
+    );
+    Ok(())
+}

@@ -101,3 +101,25 @@ fn check_names_a_call_left_without_its_result() -> TestResult {
     );
     Ok(())
 }
+
+#[test]
+fn a_huge_result_whose_call_was_lost_is_sent_cut() -> TestResult {
+    let env = Env::new()?;
+    let mut log = env.log_with_turns(FIXED_ID, 1);
+    let huge: String = (0..200_000).map(|i| format!("output line {i}\n")).collect();
+    log.tool_result("call_lost", &huge);
+    env.import(&log)?;
+    let fake =
+        hotl_fakellm::FakeLlm::start(hotl_fakellm::Config::scripted([hotl_fakellm::Reply::text(
+            "Went on.",
+        )]))?;
+    let out = env.agent(&fake, &["-r", FIXED_ID, "-p", "go on"]).ok();
+    assert_eq!(out.stdout, "Went on.\n", "{out}");
+    let sent = requests(&fake)?;
+    let body = sent.first().ok_or("no request")?.to_string();
+    assert!(body.len() < 100_000, "{} bytes sent", body.len());
+    assert!(body.contains("output line 0\\n"), "its head");
+    assert!(body.contains("output line 199999"), "its tail");
+    assert!(body.contains("bytes left out"), "said");
+    Ok(())
+}

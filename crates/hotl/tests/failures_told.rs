@@ -188,3 +188,43 @@ fn a_failed_turn_says_why_and_what_it_spent() -> TestResult {
     assert_eq!(error["status"], 400, "{error}");
     Ok(())
 }
+
+#[test]
+fn a_home_that_cannot_be_written_fails_clearly_and_promises_no_session() -> TestResult {
+    let env = Env::new()?;
+    // Where the sessions go is taken by a file: the first write fails.
+    std::fs::create_dir_all(&env.home)?;
+    std::fs::write(env.home.join("sessions"), "")?;
+    let fake =
+        hotl_fakellm::FakeLlm::start(hotl_fakellm::Config::scripted([hotl_fakellm::Reply::text(
+            "never written",
+        )]))?;
+    let out = env.agent(&fake, &["-p", "hi"]).fails(1);
+    assert!(out.stderr.contains("sessions"), "{out}");
+    assert!(!out.stderr.contains("the session is kept"), "{out}");
+    assert!(!out.stderr.contains("hotl -r"), "{out}");
+    Ok(())
+}
+
+#[test]
+fn after_a_broken_answer_the_status_still_counts_the_context() -> TestResult {
+    let env = Env::new()?;
+    let fake = FakeLlm::start(Config::scripted([Reply::text(
+        "a long answer that breaks off",
+    )
+    .with_fault(Fault::drop_after(40))]))?;
+    let out = env.agent(&fake, &["-p", "go", "--output-format", "stream-json"]);
+    assert_eq!(out.code, 1, "{out}");
+    let last_status = out
+        .stdout
+        .lines()
+        .rev()
+        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+        .find(|e| e["type"] == "status")
+        .ok_or_else(|| format!("no status event: {}", out.stdout))?;
+    assert!(
+        last_status["context_used"].as_u64().unwrap_or(0) > 100,
+        "{last_status}"
+    );
+    Ok(())
+}

@@ -134,3 +134,82 @@ fn a_matcher_on_a_hook_that_is_not_about_a_tool_is_refused() -> TestResult {
     );
     Ok(())
 }
+
+#[test]
+fn a_hook_that_says_too_much_is_capped_and_its_escapes_are_shown_not_sent() -> TestResult {
+    let env = Env::new()?;
+    // 20 MB on stderr (the head and the tail kept), an OSC 52 clipboard write and a screen clear among it.
+    config(
+        &env,
+        r#"
+[[hooks]]
+event = "before_tool"
+command = '''printf 'FIRST \033]52;c;cHduZWQ=\007 \033[2J' >&2; yes xxxxxxxxxxxxxxx | head -c 20000000 >&2; echo ' LAST' >&2; exit 1'''
+"#,
+    )?;
+    let fake = FakeLlm::start(Config::scripted([
+        Reply::default().with_tool("ls", json!({})),
+        Reply::text("Stopped."),
+    ]))?;
+    let out = env.agent(&fake, &["-p", "look"]).ok();
+    assert_eq!(out.stdout, "Stopped.\n", "{out}");
+    assert!(out.stderr.len() < 10_000, "{} bytes", out.stderr.len());
+    assert!(!out.stderr.contains('\u{1b}'), "{out}");
+    assert!(out.stderr.contains("FIRST \u{241b}]52;"), "{out}");
+    let id = env.only_session()?;
+    let log = std::fs::read(env.log_path(&id))?;
+    assert!(log.len() < 200_000, "the log holds {} bytes", log.len());
+    let records = env.records(&id)?;
+    let result = records
+        .iter()
+        .find(|r| r["type"] == "tool_result")
+        .ok_or("a result")?;
+    let text = result.to_string();
+    assert!(text.contains("FIRST") && text.contains("LAST"), "{text}");
+    assert!(text.len() < 100_000, "{} bytes", text.len());
+    assert!(
+        result["blob"].as_str().is_some(),
+        "the rest in a blob: {result}"
+    );
+    let sent = crate::common::requests(&fake)?;
+    assert!(sent[1].to_string().len() < 200_000);
+    Ok(())
+}
+
+#[test]
+fn a_hook_stopped_at_its_timeout_takes_what_it_started_with_it() -> TestResult {
+    let env = Env::new()?;
+    let pids = env.root().join("pids");
+    config(
+        &env,
+        &format!(
+            r#"
+[[hooks]]
+event = "before_tool"
+timeout_sec = 1
+command = "sleep 300 & echo $! >> {pids}; sleep 301 & echo $! >> {pids}; wait"
+"#,
+            pids = pids.display()
+        ),
+    )?;
+    let fake = FakeLlm::start(Config::scripted([
+        Reply::default().with_tool("ls", json!({})),
+        Reply::text("Stopped."),
+    ]))?;
+    let out = env.agent(&fake, &["-p", "look"]).ok();
+    assert_eq!(out.stdout, "Stopped.\n", "{out}");
+    let listed = std::fs::read_to_string(&pids)?;
+    assert_eq!(listed.lines().count(), 2, "{listed}");
+    for pid in listed.lines() {
+        let alive = std::path::Path::new("/proc").join(pid.trim());
+        // Killed at once; a zombie reaped by init in a moment is gone soon after.
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(5);
+        while alive.exists()
+            && !std::fs::read_to_string(alive.join("stat")).is_ok_and(|s| s.contains(") Z"))
+        {
+            assert!(std::time::Instant::now() < deadline, "{pid} still runs");
+            std::thread::sleep(std::time::Duration::from_millis(50));
+        }
+    }
+    Ok(())
+}

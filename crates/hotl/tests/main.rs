@@ -18,6 +18,7 @@ mod console_sessions;
 mod console_slash;
 mod damage;
 mod debug_decode;
+mod delegation_faults;
 mod drop_gc;
 mod dump;
 mod edit;

@@ -280,3 +280,123 @@ fn a_fork_inherits_the_parent_s_mcp_tools() -> TestResult {
     assert!(sent[3]["messages"].to_string().contains("The fork echoed."));
     Ok(())
 }
+
+/// Configures the misbehaving Python server (`tests/data/evil_mcp.py`) in `mode`, writing
+/// its pids to `<root>/pids`; `false` when there is no python3 (and CI is not set).
+fn configure_evil(env: &Env, mode: &str, extra: &str) -> TestResult<bool> {
+    let python = std::process::Command::new("python3")
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !hotl_testkit::require("python3", python)? {
+        return Ok(false);
+    }
+    let script = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/evil_mcp.py");
+    let dir = env.root().join("config").join("hotl");
+    std::fs::create_dir_all(&dir)?;
+    std::fs::write(
+        dir.join("config.toml"),
+        format!(
+            "[mcp_servers.evil]\ncommand = \"python3\"\nargs = [{:?}, {:?}, {mode:?}]\n{extra}",
+            script.display().to_string(),
+            env.root().join("pids").display().to_string(),
+        ),
+    )?;
+    Ok(true)
+}
+
+/// Waits until every pid the evil server wrote is gone (or a zombie), within 10 s.
+fn all_gone(env: &Env) -> TestResult {
+    let pids = std::fs::read_to_string(env.root().join("pids"))?;
+    assert!(!pids.trim().is_empty(), "the server never started");
+    for pid in pids.lines() {
+        let proc = std::path::Path::new("/proc").join(pid.trim());
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+        while proc.exists()
+            && !std::fs::read_to_string(proc.join("stat")).is_ok_and(|s| s.contains(") Z"))
+        {
+            if std::time::Instant::now() > deadline {
+                return Err(format!("process {pid} outlived hotl").into());
+            }
+            std::thread::sleep(std::time::Duration::from_millis(50));
+        }
+    }
+    Ok(())
+}
+
+#[test]
+fn a_server_hung_in_a_call_and_deaf_to_its_input_ends_with_hotl() -> TestResult {
+    let env = Env::new()?;
+    if !configure_evil(&env, "hang-call", "tool_timeout_sec = 1\n")? {
+        return Ok(());
+    }
+    let fake = FakeLlm::start(Config::scripted([
+        Reply::default().with_tool("mcp__evil__get", json!({})),
+        Reply::text("It hung."),
+    ]))?;
+    let out = env
+        .agent(&fake, &["-p", "get it", "--allow", "mcp__evil__*"])
+        .ok();
+    assert_eq!(out.stdout, "It hung.\n", "{out}");
+    let results = result_text(&env, &env.only_session()?)?;
+    assert!(
+        results[0].0.contains("did not answer within 1 s"),
+        "{results:?}"
+    );
+    all_gone(&env)
+}
+
+#[test]
+fn a_server_that_never_lists_its_tools_ends_with_hotl() -> TestResult {
+    let env = Env::new()?;
+    if !configure_evil(&env, "hang-list", "startup_timeout_sec = 1\n")? {
+        return Ok(());
+    }
+    let fake = FakeLlm::start(Config::scripted([Reply::text("No tools.")]))?;
+    let out = env.agent(&fake, &["-p", "hello"]).ok();
+    assert_eq!(out.stdout, "No tools.\n", "{out}");
+    assert!(out.stderr.contains("did not start"), "{out}");
+    all_gone(&env)
+}
+
+#[test]
+fn a_result_over_sixteen_mebibytes_is_said_to_be_too_large() -> TestResult {
+    let env = Env::new()?;
+    if !configure_evil(&env, "big", "tool_timeout_sec = 30\n")? {
+        return Ok(());
+    }
+    let fake = FakeLlm::start(Config::scripted([
+        Reply::default().with_tool("mcp__evil__get", json!({})),
+        Reply::text("Too big."),
+    ]))?;
+    let out = env
+        .agent(&fake, &["-p", "get it", "--allow", "mcp__evil__*"])
+        .ok();
+    assert_eq!(out.stdout, "Too big.\n", "{out}");
+    let results = result_text(&env, &env.only_session()?)?;
+    assert!(results[0].1, "{results:?}");
+    assert!(results[0].0.contains("larger than 16 MiB"), "{results:?}");
+    Ok(())
+}
+
+#[test]
+fn mcp_list_shows_a_servers_names_without_their_escapes() -> TestResult {
+    let env = Env::new()?;
+    if !configure_evil(&env, "odd-name", "")? {
+        return Ok(());
+    }
+    let out = env.agent_command().args(["mcp", "list"]).output()?;
+    let stdout = String::from_utf8(out.stdout)?;
+    assert!(out.status.success(), "{stdout}");
+    assert!(
+        !stdout.contains('\u{1b}') && !stdout.contains('\u{7}'),
+        "{stdout:?}"
+    );
+    assert!(!stdout.contains('\u{202e}'), "{stdout:?}");
+    assert!(
+        stdout.lines().all(|l| !l.starts_with("fake line")),
+        "a name cannot fake a line: {stdout:?}"
+    );
+    assert!(stdout.contains("(get\u{241b}]52;"), "{stdout:?}");
+    all_gone(&env)
+}

@@ -423,11 +423,35 @@ fn a_server_killed_mid_stream_leaves_the_session_resumable() -> TestResult {
     Ok(())
 }
 
+/// The prompt tokens of a one-word question on a large window: about what hotl's system
+/// prompt and tool definitions take on this server.
+fn prompt_tokens() -> TestResult<u64> {
+    let probe = Env::new()?;
+    let large = Llama::start(8192)?;
+    let out = within(hotl(
+        &probe,
+        &large,
+        &["-p", "Hi", "--max-tokens", "8", "--output-format", "json"],
+    ))?;
+    assert_eq!(out.code, 0, "{out}");
+    let result: Value = serde_json::from_str(out.stdout.trim())?;
+    let usage = &result["usage"];
+    let tokens = ["input", "cache_read", "cache_write_5m", "cache_write_1h"]
+        .iter()
+        .filter_map(|k| usage[*k].as_u64())
+        .sum::<u64>();
+    assert!(tokens > 256, "{result}");
+    Ok(tokens)
+}
+
 #[test]
 #[ignore = "needs a real model: scripts/real-llm-smoke.sh"]
 fn a_window_too_small_refuses_then_the_session_recovers_on_a_larger_one() -> TestResult {
+    // "Too small" is measured, not assumed: three quarters of what hotl's system prompt and
+    // tools take on this server, so a change of the prompt cannot make the case pass unseen.
+    let prefix = prompt_tokens()?;
     let env = Env::new()?;
-    let small = Llama::start(2048)?;
+    let small = Llama::start(u32::try_from(prefix * 3 / 4)?)?;
     let out = within(hotl(
         &env,
         &small,

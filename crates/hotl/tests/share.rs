@@ -680,3 +680,83 @@ fn share_works_from_a_session_kept_in_memory() -> TestResult {
     );
     Ok(())
 }
+
+#[test]
+fn a_server_that_takes_the_connection_and_never_answers_is_told_so() -> TestResult {
+    let env = Env::new()?;
+    let id = env.import(&env.log_with_turns("01JE0000000000000000000J02", 1))?;
+    // Accepts every connection and holds it, saying nothing.
+    let listener = std::net::TcpListener::bind("127.0.0.1:0")?;
+    let url = format!("http://{}", listener.local_addr()?);
+    std::thread::spawn(move || {
+        let mut held = Vec::new();
+        for stream in listener.incoming().flatten() {
+            held.push(stream);
+        }
+    });
+    write_config(&env, "[share]\ntimeout_sec = 1\n")?;
+    let mut cmd = env.agent_command();
+    cmd.args(["sessions", "share", &id, "--server", &url]);
+    let out = run(cmd).fails(1);
+    assert!(
+        out.stderr
+            .contains("took the connection but did not answer within 1 s"),
+        "{out}"
+    );
+    assert!(!out.stderr.contains("cannot reach"), "{out}");
+    Ok(())
+}
+
+#[test]
+fn the_server_limits_each_client_its_total_and_how_long_it_keeps_shares() -> TestResult {
+    let env = Env::new()?;
+    let blob = vec![7u8; 1000];
+    let post = |server: &ShareServer| -> TestResult<(u16, Vec<u8>)> {
+        let (status, _, body) = http(
+            &server.url,
+            "POST",
+            "/s",
+            Some("application/octet-stream"),
+            &blob,
+        )?;
+        Ok((status, body))
+    };
+    // Three uploads a minute from one address: the fourth is refused, saying when to retry.
+    let server = ShareServer::start(&env, &["--uploads-per-minute", "3"])?;
+    for _ in 0..3 {
+        assert_eq!(post(&server)?.0, 201);
+    }
+    let (status, body) = post(&server)?;
+    assert_eq!(status, 429, "{}", String::from_utf8_lossy(&body));
+    assert!(String::from_utf8_lossy(&body).contains("try again in"));
+    drop(server);
+
+    // 2,500 bytes in all: the third share of 1,000 does not fit.
+    let env = Env::new()?;
+    let server = ShareServer::start(
+        &env,
+        &["--uploads-per-minute", "0", "--max-total-bytes", "2500"],
+    )?;
+    assert_eq!(post(&server)?.0, 201);
+    let (status, body) = post(&server)?;
+    assert_eq!(status, 201);
+    let (full, said) = post(&server)?;
+    assert_eq!(full, 507, "{}", String::from_utf8_lossy(&said));
+    drop(server);
+
+    // A share older than its time is gone, from the viewer and from the disk.
+    let kept: serde_json::Value = serde_json::from_slice(&body)?;
+    let id = kept["id"].as_str().ok_or("no id")?;
+    let server = ShareServer::start(&env, &["--expire-after", "1h"])?;
+    let path = server.dir.join(id);
+    assert!(path.is_file());
+    let aged = Command::new("touch")
+        .args(["-d", "2 hours ago"])
+        .arg(&path)
+        .status()?;
+    assert!(aged.success());
+    let (status, _, _) = http(&server.url, "GET", &format!("/s/{id}/raw"), None, b"")?;
+    assert_eq!(status, 404);
+    assert!(!path.exists(), "the expired share is removed");
+    Ok(())
+}

@@ -419,3 +419,200 @@ fn stream_json_keeps_one_event_per_line_when_arguments_span_lines() -> TestResul
     crate::common::assert_calls_answered(&records);
     Ok(())
 }
+
+#[test]
+fn a_result_larger_than_a_small_window_leaves_is_cut_to_its_share() -> TestResult {
+    let env = Env::new()?;
+    let readme: String = (1..=300)
+        .map(|i| format!("line {i} of a readme that goes on for a while\n"))
+        .collect();
+    std::fs::write(env.project.join("README.md"), &readme)?;
+    let fake = FakeLlm::start(
+        Config::scripted([
+            Reply::default().with_tool("read", json!({"path": "README.md"})),
+            Reply::text("It is a readme."),
+        ])
+        .with_context_window(4096),
+    )?;
+    let out = env
+        .agent_with(
+            "openai-chat",
+            &fake,
+            LOCAL,
+            &["-p", "read the README", "--output-format", "stream-json"],
+        )
+        .ok();
+    let records = env.records(&env.only_session()?)?;
+    let result = records
+        .iter()
+        .find(|r| r["type"] == "tool_result")
+        .ok_or("a result")?;
+    let text = result["content"][0]["text"].as_str().unwrap_or("");
+    // A quarter of what the window leaves after the prompt, the rest one read away.
+    assert!(text.len() < 4_000, "{} characters: {text}", text.len());
+    assert!(text.contains("line 1 of a readme"), "{text}");
+    assert!(text.contains("line 300 of a readme"), "{text}");
+    assert!(
+        text.contains("left out to fit the model's 4096-token window"),
+        "{text}"
+    );
+    let blob = result["blob"].as_str().ok_or("a blob")?;
+    let stored = std::fs::read_to_string(env.home.join("blobs").join(&blob[..2]).join(blob))?;
+    assert!(
+        stored.contains("line 150 of a readme"),
+        "the whole result is kept"
+    );
+    // What stream-json showed is what the model was given.
+    let shown: Vec<Value> = out
+        .stdout
+        .lines()
+        .filter_map(|l| serde_json::from_str(l).ok())
+        .filter(|e: &Value| e["type"] == "tool_result")
+        .collect();
+    assert_eq!(shown.len(), 1, "{}", out.stdout);
+    assert_eq!(shown[0]["content"].as_str(), Some(text), "{}", shown[0]);
+    Ok(())
+}
+
+#[test]
+fn stream_json_shows_a_repeated_call_as_the_model_was_given_it() -> TestResult {
+    let env = Env::new()?;
+    std::fs::write(
+        env.project.join("calc.py"),
+        "def add(a, b):\n    return a + b\n",
+    )?;
+    let mut read = Reply::default().with_tool("read", json!({"path": "calc.py"}));
+    read.repeat = true;
+    let fake = FakeLlm::start(Config::scripted([read]))?;
+    let out = env.agent(
+        &fake,
+        &["-p", "fix calc.py", "--output-format", "stream-json"],
+    );
+    assert_eq!(out.code, 1, "{out}");
+    let shown: Vec<Value> = out
+        .stdout
+        .lines()
+        .filter_map(|l| serde_json::from_str(l).ok())
+        .filter(|e: &Value| e["type"] == "tool_result")
+        .collect();
+    let records = env.records(&env.only_session()?)?;
+    let logged: Vec<&Value> = records
+        .iter()
+        .filter(|r| r["type"] == "tool_result")
+        .collect();
+    assert_eq!(shown.len(), logged.len(), "{}", out.stdout);
+    for (event, record) in shown.iter().zip(&logged) {
+        assert_eq!(
+            event["content"].as_str(),
+            record["content"][0]["text"].as_str(),
+            "{event}"
+        );
+        assert_eq!(
+            event["is_error"].as_bool().unwrap_or(false),
+            record["is_error"].as_bool().unwrap_or(false),
+            "{event}"
+        );
+    }
+    Ok(())
+}
+
+#[test]
+fn a_request_twice_the_window_is_not_sent_and_the_error_names_what_fills_it() -> TestResult {
+    let env = Env::new()?;
+    let big: String = (1..=1500)
+        .map(|i| format!("line {i} of a long file that fills a small window\n"))
+        .collect();
+    std::fs::write(env.project.join("big.txt"), &big)?;
+    // Read on a large window: the result is whole (its share of 128K is large).
+    let fake = FakeLlm::start(Config::scripted([
+        Reply::default().with_tool("read", json!({"path": "big.txt"})),
+        Reply::text("Read it."),
+    ]))?;
+    env.agent_with(
+        "openai-chat",
+        &fake,
+        "qwen2.5-coder",
+        &["-p", "read big.txt"],
+    )
+    .ok();
+    let id = env.only_session()?;
+    // Then on a 4K server: the note a weak model writes is refused, and what is left is far
+    // more than the window.
+    let small = FakeLlm::start(
+        Config::scripted((0..4).map(|_| Reply::text("I am not sure what you want.")))
+            .with_context_window(4096),
+    )?;
+    let out = env
+        .agent_with("openai-chat", &small, LOCAL, &["-r", &id, "-p", "and now?"])
+        .fails(1);
+    assert!(out.stderr.contains("so it was not sent"), "{out}");
+    assert!(
+        out.stderr.contains("the tool result at t") && out.stderr.contains("hotl compact"),
+        "{out}"
+    );
+    assert!(out.stderr.contains(&id), "the id, not a placeholder: {out}");
+    let sent = requests(&small)?;
+    // Only note requests went out, never the turn's own.
+    assert!(!sent.is_empty());
+    for r in &sent {
+        let last = r["messages"]
+            .as_array()
+            .and_then(|m| m.last())
+            .map(Value::to_string)
+            .unwrap_or_default();
+        assert!(last.contains("decided and rejected"), "{last}");
+    }
+    Ok(())
+}
+
+#[test]
+fn an_answer_that_is_a_call_written_as_text_is_told() -> TestResult {
+    let env = Env::new()?;
+    let fake = FakeLlm::start(Config::scripted([Reply::text(
+        "<tool_call>\n{\"name\": \"read\", \"arguments\": {\"path\": \"calc.py\"}}\n</tool_call>",
+    )]))?;
+    let out = env
+        .agent_with("openai-chat", &fake, LOCAL, &["-p", "read calc.py"])
+        .ok();
+    assert!(
+        out.stderr
+            .contains("the server's chat template did not parse it as a call"),
+        "{out}"
+    );
+    Ok(())
+}
+
+#[test]
+fn a_repeated_command_is_not_run_again_once_it_is_nudged() -> TestResult {
+    let env = Env::new()?;
+    let mut append =
+        Reply::default().with_tool("bash", json!({"command": "echo once >> count.txt"}));
+    append.repeat = true;
+    let fake = FakeLlm::start(Config::scripted([append]))?;
+    let out = env.agent(
+        &fake,
+        &[
+            "-p",
+            "count",
+            "--permission-mode",
+            "bypass",
+            "--sandbox",
+            "off",
+        ],
+    );
+    assert_eq!(out.code, 1, "{out}");
+    assert!(out.stderr.contains("5 times in a row"), "{out}");
+    // The first two ran; the three after them were answered without running.
+    assert_eq!(
+        std::fs::read_to_string(env.project.join("count.txt"))?,
+        "once\nonce\n"
+    );
+    let records = env.records(&env.only_session()?)?;
+    let nudged = records
+        .iter()
+        .filter(|r| r["type"] == "tool_result" && r.to_string().contains("it was not run again"))
+        .count();
+    assert_eq!(nudged, 3, "{records:?}");
+    crate::common::assert_calls_answered(&records);
+    Ok(())
+}

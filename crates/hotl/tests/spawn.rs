@@ -1011,3 +1011,39 @@ fn isolation_outside_git_is_a_tool_error_the_model_reads() -> TestResult {
     assert!(!env.home.join("worktrees").exists());
     Ok(())
 }
+
+#[test]
+fn sigterm_mid_answer_ends_the_console_without_waiting_for_the_stream() -> TestResult {
+    let env = Env::new()?;
+    // The answer streams for a minute: a chunk every 2 s, then one after 30 s.
+    let fake = FakeLlm::start(Config::scripted([Reply::text(
+        "a slow answer that keeps coming for a long while, word after word",
+    )
+    .with_fault(hotl_fakellm::Fault::split_at((1..16).map(|i| i * 4)).with_chunk_delay_ms(2_000))
+    .matching("go slow")]))?;
+    let started = std::time::Instant::now();
+    let (run, sent) = std::thread::scope(|scope| {
+        let killer = scope.spawn(|| crate::common::terminate_when(&env, &fake, "go slow", 300));
+        let run = crate::common::console_typed(&env, &fake, &[], &[("go slow\n", 0)]);
+        (run, killer.join())
+    });
+    let Some(run) = run? else {
+        return Ok(());
+    };
+    assert_eq!(sent.ok(), Some(true), "SIGTERM was sent");
+    assert_eq!(run.code, 143, "{run}");
+    // Long before the first delayed chunk would come: the request was dropped.
+    assert!(
+        started.elapsed() < std::time::Duration::from_secs(20),
+        "it waited for the stream: {:?}",
+        started.elapsed()
+    );
+    let records = env.records(&env.only_session()?)?;
+    assert!(
+        records
+            .iter()
+            .any(|r| r["type"] == "run" && r["state"] == "cancelled"),
+        "{records:?}"
+    );
+    Ok(())
+}

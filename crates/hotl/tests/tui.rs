@@ -1207,3 +1207,39 @@ fn a_resumed_session_draws_the_rows_it_drew_live() -> TestResult {
     );
     Ok(())
 }
+
+#[test]
+fn sigterm_mid_answer_ends_the_terminal_ui_without_waiting_for_the_stream() -> TestResult {
+    let env = Env::new()?;
+    // The answer streams for a minute: a chunk every 2 s, then one after 30 s.
+    let fake = FakeLlm::start(Config::scripted([Reply::text(
+        "a slow answer that keeps coming for a long while, word after word",
+    )
+    .with_fault(hotl_fakellm::Fault::split_at((1..16).map(|i| i * 4)).with_chunk_delay_ms(2_000))
+    .matching("go slow")]))?;
+    let started = std::time::Instant::now();
+    let (shown, sent) = std::thread::scope(|scope| {
+        let killer = scope.spawn(|| crate::common::terminate_when(&env, &fake, "go slow", 300));
+        let shown = tui(&env, &fake, &[], &[UP, Type("go slow\r")]);
+        (shown, killer.join())
+    });
+    let Some(shown) = shown? else {
+        return Ok(());
+    };
+    assert_eq!(sent.ok(), Some(true), "SIGTERM was sent");
+    assert_eq!(shown.code, 143, "{}", shown.screen());
+    // Long before the first delayed chunk would come: the request was dropped.
+    assert!(
+        started.elapsed() < std::time::Duration::from_secs(20),
+        "it waited for the stream: {:?}",
+        started.elapsed()
+    );
+    let records = env.records(&env.only_session()?)?;
+    assert!(
+        records
+            .iter()
+            .any(|r| r["type"] == "run" && r["state"] == "cancelled"),
+        "{records:?}"
+    );
+    Ok(())
+}

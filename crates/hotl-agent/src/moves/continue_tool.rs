@@ -38,6 +38,16 @@ impl SessionTool for ContinueTool {
     fn delegate<'a>(&'a self, mut call: SessionCall<'a>) -> BoxFuture<'a, Started> {
         Box::pin(async move { start(&mut call) })
     }
+
+    /// A `continue` the dead process left running: the child's open run is closed
+    /// `interrupted` and this call answered with its handle, for another `continue`.
+    fn resume<'a>(&'a self, mut call: SessionCall<'a>) -> BoxFuture<'a, Option<Started>> {
+        Box::pin(async move {
+            let handle = call.args.text("handle").ok()?;
+            let host = call.host();
+            host.session.resume_continue(&handle, host.cx)
+        })
+    }
 }
 
 /// Starts the child's new turn a call asks for.

@@ -54,6 +54,16 @@ impl SessionTool for SpawnTool {
     fn delegate<'a>(&'a self, mut call: SessionCall<'a>) -> BoxFuture<'a, Started> {
         Box::pin(async move { start(&self.defs, &mut call).await })
     }
+
+    /// A spawn the dead process left running: a fork is resumed; another agent's child is
+    /// closed `interrupted` and this call answered with its handle and worktree.
+    fn resume<'a>(&'a self, mut call: SessionCall<'a>) -> BoxFuture<'a, Option<Started>> {
+        Box::pin(async move {
+            let id = call.id;
+            let host = call.host();
+            host.session.resume_spawn(id, host.cx)
+        })
+    }
 }
 
 /// Starts the child a call asks for.

@@ -276,62 +276,28 @@ impl Session {
             }
         }
         let mut ends = Vec::new();
+        let quiet = crate::events::Events::discard();
         for child in background {
             let d = &child.delegation;
             let (Some(handle), Some(call)) = (d.handle.as_deref(), d.call.as_deref()) else {
                 continue;
             };
-            // A spawn never answered did not start in this session's eyes; an end already
-            // recorded is settled.
+            // A spawn never answered did not start in this session's eyes (its recovery
+            // answers it); an end already recorded is settled.
             if !answered.contains(call) || reported.contains(handle) {
                 continue;
             }
-            let log = self.store.read(&child.id)?;
-            let open_run = log.records.iter().rev().find_map(|r| match &r.body {
-                Body::Run { run, state } => Some((run.clone(), state.clone())),
-                _ => None,
-            });
-            let last_words = log
-                .records
-                .iter()
-                .rev()
-                .find_map(|r| match &r.body {
-                    Body::Assistant { content, .. } => {
-                        let text = hotl_log::plain_text(content);
-                        (!text.trim().is_empty()).then_some(text)
-                    }
-                    _ => None,
-                })
-                .unwrap_or_default();
-            let end = match open_run {
-                Some((run, hotl_log::RunState::Started)) => {
-                    let mut writer = self.writer.open_delegated(&child.id)?;
-                    writer.append_all(vec![Body::Run {
-                        run,
-                        state: hotl_log::RunState::Interrupted,
-                    }])?;
-                    (
-                        "interrupted",
-                        format!(
-                            "the process running it ended before it did; what it did is in its log (continue {handle} takes it on){}",
-                            if last_words.is_empty() {
-                                String::new()
-                            } else {
-                                format!(". It last said:\n{last_words}")
-                            }
-                        ),
-                    )
-                }
-                _ => ("finished", last_words),
-            };
+            // Closed `interrupted` when it was still running (its open calls and its own
+            // children too), its worktree's patch taken.
+            let settled = self.settle_child(&child, &quiet);
             ends.push(Body::ChildFinished {
-                handle: handle.to_owned(),
+                handle: settled.handle,
                 child: child.id.clone(),
-                state: end.0.to_owned(),
-                report: end.1,
+                state: settled.state.to_owned(),
+                report: settled.report,
                 usage: None,
                 cost: None,
-                patch_blob: None,
+                patch_blob: settled.patch_blob,
             });
         }
         let n = ends.len();

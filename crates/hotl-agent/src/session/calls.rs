@@ -16,6 +16,10 @@ use super::Session;
 use super::delegate::Ran;
 use crate::context::{Answer, Context};
 use crate::error::Result;
+use crate::events::Events;
+
+/// The most of what a hook said that a notice shows (the tool result has more).
+const HOOK_NOTICE_CHARS: usize = 2_000;
 use crate::hooks::HookPoint;
 use crate::permission::Decision;
 use crate::session::Started;
@@ -43,7 +47,7 @@ struct Ready {
 
 /// Tells the front end a call is about to run (with its arguments as sent when they were not
 /// JSON).
-fn told_use(call: &Call, cx: &Context) {
+pub(super) fn told_use(call: &Call, cx: &Context) {
     cx.events.send(Event::ToolUse {
         id: call.id.clone(),
         name: call.name.clone(),
@@ -54,8 +58,9 @@ fn told_use(call: &Call, cx: &Context) {
     });
 }
 
-/// Tells the front end what a call gave.
-fn told_result(call: &Call, output: &ToolOutput, cx: &Context) {
+/// Tells the front end what a call gave: what the model is given, once it is final (a
+/// repeated call's pointer, a result cut to the window).
+pub(super) fn told_result(call: &Call, output: &ToolOutput, cx: &Context) {
     cx.events.send(Event::ToolResult {
         id: call.id.clone(),
         name: call.name.clone(),
@@ -99,12 +104,10 @@ impl Session {
         }
     }
 
-    /// Runs `call` through the seam and returns what the model is told.
+    /// Runs `call` through the seam and returns what it gave (the turn tells it, once final).
     pub(super) async fn call(&mut self, call: &Call, cx: &Context) -> ToolOutput {
         told_use(call, cx);
-        let output = self.run_call(call, cx).await;
-        told_result(call, &output, cx);
-        output
+        self.run_call(call, cx).await
     }
 
     async fn run_call(&mut self, call: &Call, cx: &Context) -> ToolOutput {
@@ -144,7 +147,7 @@ impl Session {
 
     /// Runs calls whose tools [run alongside](Tool::runs_alongside) others (the reads) side by
     /// side: each is told and checked in turn (its hooks run, its permission is asked), then
-    /// they run at once, and their results are told in the calls' order.
+    /// they run at once; their results come back in the calls' order.
     pub(super) async fn call_alongside(&mut self, calls: &[Call], cx: &Context) -> Vec<ToolOutput> {
         let mut prepared = Vec::with_capacity(calls.len());
         for call in calls {
@@ -172,7 +175,6 @@ impl Session {
             if let Ok(ready) = ready {
                 self.after_tool(call, ready.event, output, cx).await;
             }
-            told_result(call, output, cx);
         }
         outputs
     }
@@ -246,12 +248,6 @@ impl Session {
             if let Some(event) = event {
                 self.after_tool(call, event, &output, cx).await;
             }
-            cx.events.send(Event::ToolResult {
-                id: call.id.clone(),
-                name: call.name.clone(),
-                is_error: output.is_error,
-                content: output.content.clone(),
-            });
             outputs.push(output);
         }
         outputs
@@ -298,10 +294,19 @@ impl Session {
         )
         .await
         {
-            cx.notice(format!("a before_tool hook stopped {}: {why}", call.name));
-            return Err(ToolOutput::error(format!(
-                "a before_tool hook stopped this call, so it did not run: {why}"
-            )));
+            // What it said is capped like a tool's output (the rest in a blob) and shown on
+            // the terminal with its control characters made visible.
+            let (said, blob) = hotl_tool::cap_output(&why, &self.store.blobs());
+            cx.notice(format!(
+                "a before_tool hook stopped {}: {}",
+                call.name,
+                hotl_text::printable(&hotl_text::clip(&why, HOOK_NOTICE_CHARS))
+            ));
+            let mut output = ToolOutput::error(format!(
+                "a before_tool hook stopped this call, so it did not run: {said}"
+            ));
+            output.blob = blob;
+            return Err(output);
         }
         self.permit(tool.as_ref(), &args, &ctx, cx).await?;
         Ok(Ready {
@@ -507,8 +512,13 @@ impl Session {
     /// Answers every tool call of the last assistant message that has no result yet with
     /// `why`, telling the front end.
     pub(super) fn answer_open_calls(&mut self, why: &str, cx: &Context) -> Result<()> {
+        self.answer_open_calls_to(why, &cx.events)
+    }
+
+    /// [`Session::answer_open_calls`], told to `events`.
+    pub(super) fn answer_open_calls_to(&mut self, why: &str, events: &Events) -> Result<()> {
         for (call, name) in self.open_calls() {
-            cx.events.send(Event::ToolResult {
+            events.send(Event::ToolResult {
                 id: call.clone(),
                 name,
                 is_error: true,

@@ -62,6 +62,18 @@ impl Session {
         0
     }
 
+    /// [`Session::context_used`], or when that is unknown (a broken or cancelled answer, a
+    /// shrink since the last answer) the request's bytes counted as tokens: never a false 0.
+    pub fn context_estimate(&self) -> u64 {
+        match self.context_used() {
+            0 => {
+                let messages = hotl_view::model_view(&self.view);
+                (self.fixed_bytes() + super::requests::message_bytes(&messages)) as u64 / 4
+            }
+            used => used,
+        }
+    }
+
     /// Whether to compact before the next request: when it comes within
     /// [`COMPACT_AT_PERCENT`] of `settings.context_window`, unless a compaction since the
     /// latest user message could not bring it below that (what it keeps, the system prompt,

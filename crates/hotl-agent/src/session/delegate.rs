@@ -159,6 +159,8 @@ impl ChildRun {
         };
         let outcome = if slot.is_none() && self.cx.is_cancelled() {
             self.never_ran()
+        } else if let Err(why) = self.make_worktree().await {
+            self.never_made(why)
         } else {
             let cx = self.cx.clone();
             match std::mem::replace(&mut self.work, Work::Message(String::new())) {
@@ -180,6 +182,39 @@ impl ChildRun {
         };
         drop(slot);
         Ran { run: self, outcome }
+    }
+
+    /// Makes the worktree the child works in, when it is still only planned (its log names it
+    /// already, so no `gc` takes it for an orphan meanwhile).
+    async fn make_worktree(&mut self) -> std::result::Result<(), String> {
+        let Some(mut worktree) = self.worktree.take().filter(Worktree::is_planned) else {
+            return Ok(());
+        };
+        let made = tokio::task::spawn_blocking(move || {
+            let made = worktree.make();
+            (worktree, made)
+        })
+        .await;
+        match made {
+            Ok((worktree, made)) => {
+                self.worktree = Some(worktree);
+                made
+            }
+            Err(e) => Err(e.to_string()),
+        }
+    }
+
+    /// Closes the run of a child whose worktree could not be made: it never ran.
+    fn never_made(&mut self, why: String) -> Result<TurnOutcome> {
+        if let Work::Turn(run) = &self.work {
+            self.child.append(Body::Run {
+                run: run.clone(),
+                state: RunState::Interrupted,
+            })?;
+        }
+        Err(crate::error::AgentError::Refused(format!(
+            "its worktree cannot be made: {why}"
+        )))
     }
 
     /// Closes the run a child cancelled before it began (a turn already `started` in its log).

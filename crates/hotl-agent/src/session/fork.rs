@@ -155,24 +155,7 @@ impl Session {
     pub(crate) fn resume_fork(&mut self, call: &str, cx: &Context) -> Option<Started> {
         // Only this session's own children: a fork of this session (another tree) inherits
         // the open call but not the child, and answers it "interrupted".
-        let id = self.writer.id().to_owned();
-        let children = match self.store.visible_delegated(&id) {
-            Ok(children) => children,
-            Err(e) => {
-                tracing::warn!("the forks to resume cannot be listed: {e}");
-                return None;
-            }
-        };
-        let child = children.into_iter().find(|c| {
-            c.delegation.by == id
-                && self.store.root_of(&c.id) == self.writer.root()
-                && c.delegation
-                    .call
-                    .clone()
-                    .or_else(|| first_result(&self.store, &c.id))
-                    .as_deref()
-                    == Some(call)
-        })?;
+        let child = self.child_of_call(call)?;
         let d = &child.delegation;
         let handle = d.handle.clone().unwrap_or_else(|| child.id[..8].to_owned());
         let agent = d.agent.as_deref().unwrap_or("fork");
@@ -181,16 +164,31 @@ impl Session {
             .writer
             .open_delegated(&child.id)
             .map_err(AgentError::from)
-            .and_then(|writer| Session::from_writer(&self.store, writer, self.tools.clone()));
+            .and_then(|writer| {
+                // The tools it started with: in the background only those that read, unless
+                // it writes in a worktree of its own.
+                let worktree = self
+                    .store
+                    .read_start(&child.id)
+                    .ok()
+                    .and_then(|s| Worktree::of_child(self.store.home(), s.cwd.as_ref()));
+                let tools = if d.background && worktree.is_none() {
+                    self.tools.filtered(|t| t.reads_only())
+                } else {
+                    self.tools.clone()
+                };
+                Session::from_writer(&self.store, writer, tools).map(|s| (s, worktree))
+            });
         Some(match reopened {
-            Ok(fork) => {
+            Ok((fork, worktree)) => {
                 cx.events.send(Event::ChildStarted {
                     handle: handle.clone(),
                     task: d.description.clone(),
                 });
                 Started::Child(Box::new(
                     ChildRun::recovering(fork, cx.child(&handle), &handle, agent)
-                        .forking(&d.description),
+                        .forking(&d.description)
+                        .in_worktree(worktree),
                 ))
             }
             Err(e) => ToolOutput::error(format!(
@@ -269,7 +267,7 @@ pub(super) fn note_fork_files(
 
 /// The call the first tool result of `child`'s own log answers (children written before their
 /// delegation named its call).
-fn first_result(store: &Store, child: &str) -> Option<String> {
+pub(super) fn first_result(store: &Store, child: &str) -> Option<String> {
     store
         .read(child)
         .ok()?

@@ -2,7 +2,8 @@
 //! identical reads in one turn were seen on a small local model), getting the same result each
 //! time and filling its window. After [`NUDGE_AFTER`] such calls in a row the model is told
 //! where the result already is instead of being given it again; after [`STOP_AFTER`] the turn
-//! ends.
+//! ends. A call that may change something is judged before it runs, so a repeated side
+//! effect is not repeated.
 
 use std::hash::{Hash, Hasher};
 
@@ -73,6 +74,24 @@ impl LoopGuard {
         }
     }
 
+    /// Before a call of `name` with `input` that would change something runs: when it
+    /// repeats the run of identical calls far enough to be nudged, the verdict, and it is
+    /// counted (it does not run: a side effect is not repeated to learn it gave the same).
+    pub(super) fn before(&mut self, name: &str, input: &str) -> Option<Verdict> {
+        let input = serde_json::from_str(input).unwrap_or(serde_json::Value::Null);
+        let run = self.last.as_mut()?;
+        if run.name != name || run.input != input || run.times + 1 < NUDGE_AFTER {
+            return None;
+        }
+        run.times += 1;
+        let (first, times) = (run.first, run.times);
+        Some(if times >= STOP_AFTER {
+            Verdict::Stop { first, times }
+        } else {
+            Verdict::Nudge { first, times }
+        })
+    }
+
     /// Where the result just noted was recorded: the first of a run is the one pointed at.
     pub(super) fn recorded_at(&mut self, seq: u64) {
         if let Some(run) = &mut self.last
@@ -81,6 +100,20 @@ impl LoopGuard {
             run.first = seq;
         }
     }
+}
+
+/// What a repeated call that changes things is answered with, instead of running again.
+pub(super) fn not_run(name: &str, first: u64, times: usize, stopping: bool) -> String {
+    let then = if stopping {
+        "The turn is stopped here."
+    } else {
+        "Use that result, or do something different; the turn stops if the same call comes again \
+         twice more."
+    };
+    format!(
+        "This is call {times} in a row of {name} with the same arguments, each with the same \
+         result: it was not run again (its result is the one already given at t{first}). {then}"
+    )
 }
 
 /// What a repeated call is answered with instead of its result again.

@@ -30,10 +30,13 @@ mod requests;
 mod rewind;
 mod rules;
 mod settings;
+mod settle;
 mod snapshots;
 mod spawn;
 mod title;
 mod turn;
+mod unparsed;
+mod window_cap;
 mod words;
 
 use std::path::{Path, PathBuf};
@@ -329,7 +332,7 @@ impl Session {
     /// Where the session stands, measured against `settings`' context window.
     pub fn status(&self, settings: &Settings) -> Status {
         let state = &self.view.state;
-        let used = self.context_used();
+        let used = self.context_estimate();
         let cache_hit = self.view.items.iter().rev().find_map(|i| match i {
             Item::Assistant { usage: Some(u), .. } => {
                 let prompt = u.input + u.cache_read + u.cache_write;

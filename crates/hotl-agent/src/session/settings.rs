@@ -43,6 +43,9 @@ pub struct Settings {
     /// The model's context window in tokens: a turn compacts before a request that would
     /// come near it (0: never).
     pub context_window: u64,
+    /// One tool result takes at most this fraction (1/N) of the room the window leaves after
+    /// the system prompt and tools, the rest in a blob (0: only the tools' own caps).
+    pub result_share: u64,
     /// Environment variables tools' processes do not get: where provider keys are read from.
     /// [`PROVIDER_KEY_VARS`] by default; add any other the keys came from.
     pub hidden_env: std::sync::Arc<[String]>,
@@ -79,6 +82,9 @@ pub const DEFAULT_MAX_CONCURRENT: usize = 4;
 /// The default `[agents] max_depth`.
 pub const DEFAULT_MAX_DEPTH: usize = 2;
 
+/// By default a tool result takes at most a quarter of the room the window leaves.
+pub const DEFAULT_RESULT_SHARE: u64 = 4;
+
 impl Settings {
     /// The output limit for a request of about `request_tokens`: the one set (else the
     /// default, at most a quarter of a small window), never more than the window leaves after
@@ -102,6 +108,7 @@ impl Settings {
         let model = model.into();
         Settings {
             context_window: super::compact::default_context_window(&model),
+            result_share: DEFAULT_RESULT_SHARE,
             model,
             max_tokens: None,
             ttl: Ttl::FiveMinutes,

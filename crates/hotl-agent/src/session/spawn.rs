@@ -107,8 +107,9 @@ impl Session {
         } else {
             def.prompt.clone()
         }];
-        // The project's own instructions apply to every agent working in it.
-        system.extend(crate::prompt::system_blocks(&cwd).into_iter().skip(1));
+        // The project's own instructions apply to every agent working in it (read here: a
+        // worktree, a copy of this working tree, is made once the child starts).
+        system.extend(crate::prompt::system_blocks(&self.cwd).into_iter().skip(1));
         let mut settings = (*cx.settings).clone();
         if let Some(model) = &def.model {
             settings.model.clone_from(model);
@@ -166,7 +167,8 @@ impl Session {
     }
 
     /// A new worktree at this session's working tree as it is now, under
-    /// `<home>/worktrees/`; why not, outside git or when git fails.
+    /// `<home>/worktrees/`, planned (made once the child's log names it); why not, outside
+    /// git or when git cannot snapshot.
     async fn isolate(&mut self) -> std::result::Result<Worktree, String> {
         let cwd = self.cwd.clone();
         let top = Worktree::repository(&cwd)?;
@@ -183,9 +185,8 @@ impl Session {
             .home()
             .join("worktrees")
             .join(hotl_log::new_session_id().to_lowercase());
-        tokio::task::spawn_blocking(move || Worktree::create(&cwd, &top, &tree, &dir))
-            .await
-            .map_err(|e| e.to_string())?
+        // Planned only: it is made when the child starts, after the child's log names it.
+        Ok(Worktree::plan(&cwd, &top, &tree, &dir))
     }
 
     /// A refusal when a child of this session would go past `[agents] max_depth`.

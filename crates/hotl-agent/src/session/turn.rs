@@ -8,7 +8,7 @@ use hotl_view::model_view;
 use hotl_wire::{Overflow, Reply, StopReason, WireError};
 
 use super::calls::Call;
-use super::loops::{LoopGuard, Verdict, nudge};
+use super::loops::{LoopGuard, Verdict, not_run, nudge};
 use super::rules::{Ahead, Rules};
 use super::{Session, TurnOutcome};
 use crate::context::Context;
@@ -92,7 +92,7 @@ impl<'c> Turn<'c> {
             // Background children that ended since the last step: their reports join the
             // request (a step boundary, so nothing is inserted).
             s.deliver_finished()?;
-            if !self.compact_ahead(s).await {
+            if !self.compact_ahead(s).await? {
                 return self.cancel(s);
             }
             let reply = match self.ask(s).await? {
@@ -105,6 +105,15 @@ impl<'c> Turn<'c> {
             };
             let calls = self.record(s, reply)?;
             if calls.is_empty() {
+                let names: Vec<String> = s.tools.names().into_iter().map(str::to_owned).collect();
+                if let Some(what) = super::unparsed::unparsed_call(&self.outcome.text, &names) {
+                    self.cx.notice(format!(
+                        "the answer looks like a tool call written as text ({what}): the \
+                         server's chat template did not parse it as a call, so nothing ran; \
+                         check the server's chat template (llama.cpp: --jinja with a template \
+                         that has a tools section)"
+                    ));
+                }
                 return Ok(std::mem::take(&mut self.outcome));
             }
             if !self.run_calls(s, calls).await? {
@@ -119,14 +128,16 @@ impl<'c> Turn<'c> {
     }
 
     /// Compacts ahead of the window when the rules say so; `false` when cancelled meanwhile.
-    async fn compact_ahead(&mut self, s: &mut Session) -> bool {
+    /// A request that compacting could not bring under twice the window is not sent: the
+    /// provider must refuse it, so the turn ends naming what fills the window.
+    async fn compact_ahead(&mut self, s: &mut Session) -> Result<bool> {
         match self
             .rules
             .before_request(s.needs_compaction(&self.cx.settings))
         {
             Ahead::Send => {}
             Ahead::Compact => match self.compact(s, None).await {
-                None => return false,
+                None => return Ok(false),
                 Some(Ok(_)) => {
                     if self.rules.compacted() {
                         self.cx.notice(
@@ -138,6 +149,20 @@ impl<'c> Turn<'c> {
                 }
                 Some(Err(e)) => {
                     self.rules.failed();
+                    let window = self.cx.settings.context_window;
+                    let used = s.context_used();
+                    if used >= 2 * window {
+                        self.cx.notice(e.to_string());
+                        self.close(s, RunState::Interrupted)?;
+                        return Err(too_long(
+                            s,
+                            format!(
+                                "the request would be ~{} tokens, about {}× the model's                                  {window}-token window, so it was not sent",
+                                hotl_text::thousands(used),
+                                used / window
+                            ),
+                        ));
+                    }
                     self.cx.notice(format!("{e}; going on without compacting"));
                 }
             },
@@ -147,7 +172,7 @@ impl<'c> Turn<'c> {
                  keeps); fold, clear or fork with --keep-turns"
             )),
         }
-        true
+        Ok(true)
     }
 
     /// Asks the model for the next step. A refusal for length is compacted and asked again
@@ -185,7 +210,13 @@ impl<'c> Turn<'c> {
                         self.window_full = matches!(why, AgentError::WindowFull(_));
                         cx.notice(why.to_string());
                         self.close(s, RunState::Interrupted)?;
-                        Err(AgentError::Wire(e))
+                        // A window too full to compact was named with its largest item in the
+                        // notice; a compaction that failed otherwise (a refused note) is not.
+                        if self.window_full {
+                            Err(AgentError::Wire(e))
+                        } else {
+                            Err(too_long(s, e.to_string()))
+                        }
                     }
                 }
             }
@@ -214,6 +245,11 @@ impl<'c> Turn<'c> {
                 self.window_full =
                     matches!(&e, AgentError::Wire(w) if w.context_overflow().is_some());
                 self.close(s, RunState::Interrupted)?;
+                if self.window_full {
+                    // Compacting did not make room (or could not run): what fills the window
+                    // and the ways out, not the provider's words alone.
+                    return Err(too_long(s, e.to_string()));
+                }
                 Err(e)
             }
         }
@@ -356,6 +392,11 @@ impl<'c> Turn<'c> {
         // What tools spend on the model (a fork's child, an ask) counts in this turn.
         let spent_before = s.totals;
         for group in alongside_groups(s, alone) {
+            if let [call] = group.as_slice()
+                && self.repeats_a_change(s, call)?
+            {
+                continue;
+            }
             let outputs = tokio::select! {
                 outputs = run_group(s, &group, cx) => outputs,
                 () = cx.cancelled() => {
@@ -386,6 +427,34 @@ impl<'c> Turn<'c> {
         Ok(true)
     }
 
+    /// Whether `call`, which may change something, repeats the run of identical calls far
+    /// enough that it is answered without running (recorded here).
+    fn repeats_a_change(&mut self, s: &mut Session, call: &Call) -> Result<bool> {
+        let changes = s
+            .tool(&call.name)
+            .is_some_and(|t| !t.reads_only() && !t.delegates());
+        if !changes || call.bad_json.is_some() {
+            return Ok(false);
+        }
+        let Some(verdict) = self.loops.before(&call.name, call.input.get()) else {
+            return Ok(false);
+        };
+        let output = match verdict {
+            Verdict::Nudge { first, times } => {
+                hotl_tool::ToolOutput::ok(not_run(&call.name, first, times, false))
+            }
+            Verdict::Stop { first, times } => {
+                self.looping = Some((call.name.clone(), times));
+                hotl_tool::ToolOutput::error(not_run(&call.name, first, times, true))
+            }
+            Verdict::Record => return Ok(false),
+        };
+        super::calls::told_use(call, self.cx);
+        super::calls::told_result(call, &output, self.cx);
+        s.record_output(&call.id, output)?;
+        Ok(true)
+    }
+
     /// Records a call's result, and the cue it earns; a call repeated with the same
     /// arguments and result is answered with where its result already is.
     fn note_result(
@@ -407,6 +476,10 @@ impl<'c> Turn<'c> {
                 self.looping = Some((call.name.clone(), times));
             }
         }
+        // Never more than a share of what the window leaves (the rest in a blob).
+        let output = s.fit_to_window(output, self.cx);
+        // The front end is told what the model is given.
+        super::calls::told_result(call, &output, self.cx);
         s.record_output(&call.id, output)?;
         self.loops.recorded_at(s.view.head_seq);
         Ok(())
@@ -481,6 +554,11 @@ impl Session {
     /// Whether the last turn was left open by a process that died (or was killed) mid-turn.
     pub fn has_open_turn(&self) -> bool {
         self.open_run().is_some()
+    }
+
+    /// The run a dead process left open, if any.
+    pub(super) fn open_run_id(&self) -> Option<String> {
+        self.open_run()
     }
 
     fn open_run(&self) -> Option<String> {
@@ -595,6 +673,15 @@ impl Session {
         }
         any(&self.view.items, after)
     }
+}
+
+/// A request too long for the window that compacting could not help: `why`, then the largest
+/// item the model sees and the ways out.
+fn too_long(s: &Session, why: String) -> AgentError {
+    AgentError::WindowFull(match s.largest_item() {
+        Some(largest) => format!("{why}; {largest}"),
+        None => why,
+    })
 }
 
 pub(super) fn todo_reminder(todos: &[Todo]) -> String {

@@ -59,7 +59,7 @@ impl Walk<'_> {
         let kind = str_of(obj, "type").unwrap_or("");
         if let Some(ts) = obj.get("timestamp") {
             let parsed = match ts {
-                Value::Number(n) => n.as_u64().map(from_millis).ok_or(TsError::Malformed),
+                Value::Number(n) => n.as_u64().and_then(from_millis).ok_or(TsError::Malformed),
                 Value::String(s) => normalize(s),
                 _ => Err(TsError::Malformed),
             };
@@ -262,11 +262,14 @@ impl Walk<'_> {
         let Some(mut at) = self.parents.get(id).cloned() else {
             return;
         };
-        // Through entries that were not converted.
+        // Through entries that were not converted; a chain of parents that loops (an entry
+        // that is its own parent) ends the walk: no chain is longer than the entries.
+        let mut steps = 0;
         while !self.seqs.contains_key(&at) {
+            steps += 1;
             match self.parents.get(&at) {
-                Some(p) => at = p.clone(),
-                None => return,
+                Some(p) if steps <= self.parents.len() => at = p.clone(),
+                _ => return,
             }
         }
         if self.head.as_deref() != Some(at.as_str()) {

@@ -132,48 +132,6 @@ fn shell() -> &'static Path {
     })
 }
 
-/// SIGKILLs a process group when dropped, unless disarmed: cancelling the tool's future kills
-/// whatever the command started.
-struct GroupKiller {
-    pgid: Option<u32>,
-}
-
-impl GroupKiller {
-    fn kill(&mut self) {
-        if let Some(pgid) = self.pgid.take() {
-            kill_group(pgid);
-        }
-    }
-
-    fn disarm(&mut self) {
-        self.pgid = None;
-    }
-}
-
-impl Drop for GroupKiller {
-    fn drop(&mut self) {
-        self.kill();
-    }
-}
-
-/// Sends SIGKILL to process group `pgid` (libc is not a dependency, so through `kill(1)`, or
-/// the shell's builtin when there is no `kill` binary). Failures are ignored: the group may be
-/// gone already, and the shell itself is also killed by `kill_on_drop`.
-fn kill_group(pgid: u32) {
-    let target = format!("-{pgid}");
-    let quiet = |cmd: &mut std::process::Command| {
-        cmd.stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .status()
-    };
-    let direct = quiet(std::process::Command::new("kill").args(["-KILL", "--", &target]));
-    if direct.is_err() {
-        let _ =
-            quiet(std::process::Command::new("sh").args(["-c", "kill -KILL -- \"$0\"", &target]));
-    }
-}
-
 /// One output stream as captured so far.
 #[derive(Default)]
 struct Capture {
@@ -241,7 +199,7 @@ impl Call {
             .process_group(0)
             .spawn()
             .map_err(|e| format!("cannot start {}: {e}", shell().display()))?;
-        let mut killer = GroupKiller { pgid: child.id() };
+        let mut killer = crate::GroupKiller::new(child.id());
         let mut out_pipe = child.stdout.take();
         let mut err_pipe = child.stderr.take();
         let (mut out, mut err) = (Capture::default(), Capture::default());

@@ -109,7 +109,8 @@ fn status(ctx: &Ctx, only: Option<&str>, check: bool) -> Result<ExitCode, CliErr
             .block_on(hotl_mcp::start_all(&one, &cwd, hidden.clone()))
             .map_err(CliError::user)?;
         if let Some((_, why)) = started.failed.first() {
-            writeln!(out, "{name}  failed  {what}: {why}")?;
+            // What a server says, and the names it chose, reach the terminal as text only.
+            writeln!(out, "{name}  failed  {what}: {}", hotl_text::printable(why))?;
             failed.push(name.clone());
             continue;
         }
@@ -120,7 +121,12 @@ fn status(ctx: &Ctx, only: Option<&str>, check: bool) -> Result<ExitCode, CliErr
             .unwrap_or_default();
         writeln!(out, "{name}  running  {what}  ({} tools)", tools.len())?;
         for (hotl_name, raw) in tools {
-            writeln!(out, "  {hotl_name}  ({raw})")?;
+            writeln!(
+                out,
+                "  {}  ({})",
+                hotl_text::one_line(&hotl_name),
+                hotl_text::one_line(&raw)
+            )?;
         }
     }
     flush(out)?;

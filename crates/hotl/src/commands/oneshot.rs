@@ -25,7 +25,11 @@ pub fn run_move(session: Session, step: Move, model: Model<'_>) -> Result<MoveRe
     runtime.block_on(async {
         let (provider, settings) = match model {
             Model::From(flags) => prepare(flags).await?,
-            Model::None => (Provider::Demo, Settings::new("none")),
+            // No model is asked: the session's own stands in, so nothing says it changed.
+            Model::None => (
+                Provider::Demo,
+                Settings::new(session.last_model().unwrap_or_else(|| "none".to_owned())),
+            ),
         };
         let mut agent = hotl_agent::spawn(Start::Open(Box::new(session)), provider, settings);
         let id = agent.send(Command::Move(step));
@@ -33,7 +37,7 @@ pub fn run_move(session: Session, step: Move, model: Model<'_>) -> Result<MoveRe
         let done = agent
             .until_done(id, |envelope| {
                 if let Event::Notice { message } = &envelope.event {
-                    eprintln!("hotl: {message}");
+                    eprintln!("hotl: {}", hotl_text::printable(message));
                 }
             })
             .await;

@@ -39,6 +39,22 @@ pub struct ShareServerArgs {
     /// Append every request (line, headers, body) to this file
     #[arg(long, value_name = "FILE")]
     pub request_log: Option<PathBuf>,
+    /// Uploads one client address may make a minute (0: no limit)
+    #[arg(long, value_name = "N", default_value_t = 30)]
+    pub uploads_per_minute: u32,
+    /// Bytes all kept shares may take together (0: no limit)
+    #[arg(long, value_name = "N", default_value_t = 1 << 30)]
+    pub max_total_bytes: u64,
+    /// How long a share is kept (e.g. 30d, 12h; 0: for ever)
+    #[arg(long, value_name = "AGE", default_value = "30d", value_parser = parse_age)]
+    pub expire_after: std::time::Duration,
+}
+
+fn parse_age(text: &str) -> Result<std::time::Duration, String> {
+    if text == "0" {
+        return Ok(std::time::Duration::ZERO);
+    }
+    humantime::parse_duration(text).map_err(|e| format!("{e} (try 30d, 12h or 0)"))
 }
 
 pub fn run(_ctx: &Ctx, args: &ShareServerArgs) -> Result<ExitCode, CliError> {
@@ -47,6 +63,11 @@ pub fn run(_ctx: &Ctx, args: &ShareServerArgs) -> Result<ExitCode, CliError> {
         max_bytes: args.max_bytes,
         gist_api: args.gist_api.clone(),
         request_log: args.request_log.clone(),
+        limits: hotl_share_server::Limits {
+            uploads_per_minute: args.uploads_per_minute,
+            max_total_bytes: args.max_total_bytes,
+            expire_after: (!args.expire_after.is_zero()).then_some(args.expire_after),
+        },
     };
     let runtime = crate::ctx::runtime()?;
     runtime.block_on(async move {
