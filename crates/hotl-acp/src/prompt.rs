@@ -121,9 +121,15 @@ impl Calls {
             } => relay.update(s::SessionUpdate::ToolCallUpdate(
                 crate::updates::tool_result(&id, is_error, &content),
             ))?,
-            Event::Approval { id, tool, question } => {
+            Event::Approval {
+                id, tool, question, ..
+            } => {
                 let answer = relay.permission(&self.calling, &tool, &question).await;
-                return Ok(Some(Command::Approve { id, answer }));
+                return Ok(Some(Command::Approve {
+                    id,
+                    answer,
+                    reason: None,
+                }));
             }
             Event::Notice { message } => relay.notice(&message)?,
             _ => {}
@@ -144,7 +150,9 @@ impl Calls {
                 let input = input.parse().unwrap_or(serde_json::Value::Null);
                 self.child_calling.insert(handle, (id, name, input));
             }
-            Event::Approval { id, tool, question } => {
+            Event::Approval {
+                id, tool, question, ..
+            } => {
                 let (call, name, input) =
                     self.child_calling.get(&handle).cloned().unwrap_or_default();
                 let mut shown_call = crate::updates::tool_call(&call, &name, &input);
@@ -153,7 +161,11 @@ impl Calls {
                 self.shown.push(call.clone());
                 let question = format!("{handle}: {question}");
                 let answer = relay.permission(&call, &tool, &question).await;
-                return Ok(Some(Command::Approve { id, answer }));
+                return Ok(Some(Command::Approve {
+                    id,
+                    answer,
+                    reason: None,
+                }));
             }
             Event::ToolResult {
                 id,

@@ -103,25 +103,33 @@ impl Context {
     /// Asks the user whether `tool` may run, as `question`: an [`Event::Approval`] goes out and
     /// the answer comes back through [`Approvals::answer`]. `No` when cancelled first, or when
     /// nobody can answer any more. A tool answered [`Answer::Always`] is not asked again.
-    pub(crate) async fn approve(&self, tool: &str, question: String) -> Answer {
+    /// `preview` (what the call would do) is shown before the question; with the answer comes
+    /// the user's reason for a no, when they gave one.
+    pub(crate) async fn approve(
+        &self,
+        tool: &str,
+        question: String,
+        preview: Vec<hotl_protocol::PreviewLine>,
+    ) -> (Answer, Option<String>) {
         if self.approvals.always(tool) {
-            return Answer::Yes;
+            return (Answer::Yes, None);
         }
         let (id, answer) = self.approvals.ask();
         self.events.send(Event::Approval {
             id,
             tool: tool.to_owned(),
             question,
+            preview,
         });
-        let answer = tokio::select! {
-            answer = answer => answer.unwrap_or(Answer::No),
-            () = self.cancelled() => Answer::No,
+        let (answer, reason) = tokio::select! {
+            answer = answer => answer.unwrap_or((Answer::No, None)),
+            () = self.cancelled() => (Answer::No, None),
         };
         self.approvals.forget(id);
         if answer == Answer::Always {
             self.approvals.allow(tool);
         }
-        answer
+        (answer, reason.filter(|r| !r.trim().is_empty()))
     }
 }
 
@@ -135,7 +143,7 @@ pub(crate) struct Approvals {
 #[derive(Debug, Default)]
 struct Waiting {
     next: u64,
-    open: HashMap<u64, oneshot::Sender<Answer>>,
+    open: HashMap<u64, oneshot::Sender<(Answer, Option<String>)>>,
     always: HashSet<String>,
 }
 
@@ -146,7 +154,7 @@ impl Approvals {
     }
 
     /// A new question's id and where its answer arrives.
-    fn ask(&self) -> (u64, oneshot::Receiver<Answer>) {
+    fn ask(&self) -> (u64, oneshot::Receiver<(Answer, Option<String>)>) {
         let mut waiting = self.lock();
         waiting.next += 1;
         let id = waiting.next;
@@ -167,11 +175,11 @@ impl Approvals {
         self.lock().always.contains(tool)
     }
 
-    /// Delivers the answer to question `id`; `false` when no question has that id (answered
-    /// already, or given up).
-    pub(crate) fn answer(&self, id: u64, answer: Answer) -> bool {
+    /// Delivers the answer to question `id` (and why not, for a no); `false` when no question
+    /// has that id (answered already, or given up).
+    pub(crate) fn answer(&self, id: u64, answer: Answer, reason: Option<String>) -> bool {
         match self.lock().open.remove(&id) {
-            Some(tx) => tx.send(answer).is_ok(),
+            Some(tx) => tx.send((answer, reason)).is_ok(),
             None => false,
         }
     }
@@ -197,7 +205,7 @@ mod tests {
         let asking = tokio::spawn({
             let cx = cx.clone();
             async move {
-                cx.approve("bash", "bash runs commands. Allow?".into())
+                cx.approve("bash", "bash runs commands. Allow?".into(), Vec::new())
                     .await
             }
         });
@@ -209,11 +217,14 @@ mod tests {
             panic!("an approval request");
         };
         assert_eq!(tool, "bash");
-        assert!(approvals.answer(id, Answer::Always));
-        assert_eq!(asking.await.unwrap(), Answer::Always);
-        assert!(!approvals.answer(id, Answer::Yes), "answered once");
+        assert!(approvals.answer(id, Answer::Always, None));
+        assert_eq!(asking.await.unwrap().0, Answer::Always);
+        assert!(!approvals.answer(id, Answer::Yes, None), "answered once");
         // Not asked again.
-        assert_eq!(cx.approve("bash", "again?".into()).await, Answer::Yes);
+        assert_eq!(
+            cx.approve("bash", "again?".into(), Vec::new()).await.0,
+            Answer::Yes
+        );
         assert!(rx.try_recv().is_err());
     }
 
@@ -222,9 +233,10 @@ mod tests {
         let (cx, _rx) = context();
         let (cancel, watching) = watch::channel(false);
         let cx = cx.with_cancel(watching);
-        let asking = tokio::spawn(async move { cx.approve("write", "Allow?".into()).await });
+        let asking =
+            tokio::spawn(async move { cx.approve("write", "Allow?".into(), Vec::new()).await });
         tokio::task::yield_now().await;
         cancel.send_replace(true);
-        assert_eq!(asking.await.unwrap(), Answer::No);
+        assert_eq!(asking.await.unwrap().0, Answer::No);
     }
 }

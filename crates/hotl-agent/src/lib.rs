@@ -85,12 +85,13 @@ pub use crate::session::{
     Session, Settings, Started, TitleSettings, Totals, TurnOutcome, checkpoint_state,
     default_context_window, hidden_env, known_context_window, messages_text,
 };
-pub use crate::snapshot::{end_children, sweep_worktrees};
+pub use crate::snapshot::{end_children, revert_files, sweep_worktrees};
 pub use crate::stats::{session_stats, stats};
 pub use crate::tools::{standard_tools, with_agents};
 pub use hotl_protocol::{
     Agent, Answer, Canceller, Command, CommandId, Done, Envelope, Event, Failure, FailureKind,
-    Move, MoveResult, Outcome, Status, SwitchReason, SwitchTo, slash, tools_added_line,
+    FileRewound, Move, MoveResult, Outcome, RevertScope, Rewound, Status, SwitchReason, SwitchTo,
+    slash, tools_added_line, words,
 };
 pub use hotl_protocol::{ChildSpent, Saving, Spent, Stats, TurnSpent, fresh_equivalent};
 pub use hotl_tool::{

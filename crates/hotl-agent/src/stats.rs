@@ -218,15 +218,7 @@ fn price(
     unpriced: &mut BTreeSet<String>,
 ) -> Option<f64> {
     let model = model.unwrap_or("(no model recorded)");
-    let wire = Usage {
-        input: usage.input,
-        cache_read: usage.cache_read,
-        // The log does not keep a write's lifetime: priced as five-minute writes.
-        cache_write_5m: usage.cache_write,
-        cache_write_1h: 0,
-        output: usage.output,
-        thinking: usage.thinking,
-    };
+    let wire = Usage::from_log(usage);
     let cost = pricing.cost(model, &wire);
     if cost.is_none() {
         unpriced.insert(model.to_owned());

@@ -115,12 +115,18 @@ fn an_approval_waits_for_the_front_ends_answer() -> TestResult {
                 panic!("{}", failure.message);
             }
             match envelope.event {
-                Event::Approval { id, tool, question } => {
+                Event::Approval {
+                    id, tool, question, ..
+                } => {
                     assert_eq!(tool, "bash");
                     assert!(question.contains("bash runs commands"), "{question}");
                     let answer = answers[asked.len()];
                     asked.push(question);
-                    agent.send(Command::Approve { id, answer });
+                    agent.send(Command::Approve {
+                        id,
+                        answer,
+                        reason: None,
+                    });
                 }
                 Event::ToolResult { content, .. } => results.push(content),
                 _ => {}
@@ -485,6 +491,7 @@ fn a_childs_approval_reaches_the_front_end_labelled_with_its_handle() -> TestRes
                     agent.send(Command::Approve {
                         id,
                         answer: Answer::Yes,
+                        reason: None,
                     });
                 }
                 Event::ToolResult { content, .. } => results.push((envelope.child, content)),

@@ -138,12 +138,21 @@ pub struct Usage {
     /// Input tokens written to the prompt cache.
     #[serde(default)]
     pub cache_write: u64,
+    /// Of `cache_write`, tokens written with the one-hour lifetime, which are priced higher
+    /// than five-minute writes (absent in logs written before hotl kept the split: all
+    /// five-minute).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub cache_write_1h: u64,
     /// Output tokens (including thinking).
     #[serde(default)]
     pub output: u64,
     /// Of `output`, tokens spent thinking.
     #[serde(default)]
     pub thinking: u64,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }
 
 /// An assistant record's `stop` in hotl's words, whichever hotl wrote it: newer logs hold

@@ -72,6 +72,19 @@ impl Tool for McpTool {
         self.def.clone()
     }
 
+    /// The server and its own name for the tool, then the arguments.
+    fn preview(&self, args: &hotl_tool::Args, _ctx: &hotl_tool::ToolCtx) -> hotl_tool::Preview {
+        let mut preview = hotl_tool::Preview::of_arguments(args.fields());
+        preview.lines.insert(
+            0,
+            hotl_tool::PreviewLine::new(
+                hotl_tool::PreviewKind::Note,
+                format!("MCP server {}, tool {}", self.server.name, self.raw),
+            ),
+        );
+        preview
+    }
+
     fn run<'a>(&'a self, call: Invocation<'a>) -> ToolFuture<'a> {
         Box::pin(async move {
             let arguments = match call.input.parse::<serde_json::Value>() {

@@ -302,7 +302,7 @@ fn the_reference_server_everything_answers_over_stdio() -> TestResult {
 }
 
 /// The fixture server's binary, built beside the tests (`cargo build -p hotl-mcp-fixture`;
-/// a workspace test run builds it).
+/// `.ci/run` builds it first: a test run builds only test harnesses).
 fn fixture_bin() -> String {
     let exe = std::env::current_exe().expect("the test binary has a path");
     // target/<profile>/deps/<test> -> target/<profile>/hotl-mcp-fixture

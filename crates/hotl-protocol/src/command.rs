@@ -39,6 +39,10 @@ pub enum Command {
         id: u64,
         /// The answer.
         answer: Answer,
+        /// Why not, in the user's words, when the answer is no: the model reads it with the
+        /// refusal.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        reason: Option<String>,
     },
     /// Run a move on the session's own context.
     Move(Move),
@@ -86,6 +90,9 @@ pub enum Command {
     Revert {
         /// The user message's seq.
         before: u64,
+        /// What goes back: the conversation, the files the later turns changed, or both.
+        #[serde(default)]
+        scope: crate::RevertScope,
     },
     /// Drop the session as `hotl sessions drop` does (deleted, or hidden and kept for the
     /// sessions that descend from it) and switch to a new one. Refused while work runs.

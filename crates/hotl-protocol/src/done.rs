@@ -84,6 +84,11 @@ pub enum Outcome {
         to: u64,
         /// The message's text (a front end puts it back in the composer).
         text: String,
+        /// What went back.
+        scope: crate::RevertScope,
+        /// The files the later turns changed and what became of each (empty when the code
+        /// was left alone, or nothing changed).
+        files: Vec<crate::FileRewound>,
     },
     /// The models the provider lists.
     Models {

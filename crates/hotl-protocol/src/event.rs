@@ -57,6 +57,9 @@ pub enum Event {
         model: String,
         /// The tools the model can call, in order.
         tools: Vec<String>,
+        /// The permission mode calls are decided under (`default`, `accept-edits`, `bypass`,
+        /// `plan`): a front end shows it from the start.
+        mode: String,
     },
     /// Tools arrived after [`Event::Init`] (an MCP server's, started after the front end's
     /// first frame): a session written from now on offers them too.
@@ -109,6 +112,10 @@ pub enum Event {
         tool: String,
         /// The question, naming the call.
         question: String,
+        /// What the call would do, shown before the question (empty when there is nothing
+        /// more to show than the question says).
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        preview: Vec<crate::PreviewLine>,
     },
     /// Where the session stands: sent after each step, each command and on request.
     Status(Status),

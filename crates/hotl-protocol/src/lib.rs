@@ -41,6 +41,8 @@ mod event;
 mod handle;
 mod launch;
 mod mode;
+mod preview;
+mod rewind;
 pub mod slash;
 mod stats;
 mod turn;
@@ -54,6 +56,8 @@ pub use crate::event::{Envelope, Event, MoveResult, Status, SwitchReason, tools_
 pub use crate::handle::{Agent, AgentEnd, Canceller, connect};
 pub use crate::launch::{LaunchError, Launched, Launcher, Opened};
 pub use crate::mode::Mode;
+pub use crate::preview::{PreviewKind, PreviewLine};
+pub use crate::rewind::{FileRewound, RevertScope, Rewound};
 pub use crate::stats::{
     BROKE_BELOW, ChildSpent, READ_WEIGHT, Saving, Spent, Stats, TurnSpent, WRITE_WEIGHT,
     fresh_equivalent,

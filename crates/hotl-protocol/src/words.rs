@@ -101,9 +101,13 @@ fn outcome_said(outcome: &Outcome, status: Option<&Status>) -> Option<Said> {
         Outcome::Cleared { seq } => Said::info(format!(
             "cleared: the model sees nothing before t{seq} (the log keeps it)"
         )),
-        Outcome::Reverted { before, to, .. } => Said::info(format!(
-            "reverted to t{to}: t{before} and later turns are hidden (the log keeps them)"
-        )),
+        Outcome::Reverted {
+            before,
+            to,
+            scope,
+            files,
+            ..
+        } => Said::info(reverted(*before, *to, *scope, files)),
         Outcome::Models { models, .. } if models.is_empty() => {
             Said::error("the provider lists no models; /model NAME switches by name")
         }
@@ -245,6 +249,35 @@ pub fn effort_line(status: Option<&Status>) -> String {
         ),
         None => "effort: the model's default (/effort low|medium|high sets one)".to_owned(),
     }
+}
+
+/// What a revert did: to the conversation, then to each file the later turns changed.
+pub fn reverted(
+    before: u64,
+    to: u64,
+    scope: crate::RevertScope,
+    files: &[crate::FileRewound],
+) -> String {
+    use crate::Rewound;
+    let mut said = if scope.conversation() {
+        format!("reverted to t{to}: t{before} and later turns are hidden (the log keeps them)")
+    } else {
+        format!("put the code back as it was at t{to}; the conversation goes on")
+    };
+    if scope.code() {
+        if files.is_empty() {
+            said.push_str("\n  no file changed since then");
+        }
+        for file in files {
+            let what = match &file.what {
+                Rewound::Restored => "restored".to_owned(),
+                Rewound::Removed => "removed (it did not exist then)".to_owned(),
+                Rewound::Kept(why) => format!("kept: {why}"),
+            };
+            said.push_str(&format!("\n  {} {what}", file.path));
+        }
+    }
+    said
 }
 
 #[cfg(test)]

@@ -140,6 +140,7 @@ impl SessionGen {
             input: self.rng.range(3, 60),
             cache_read: self.rng.range(4_000, 150_000),
             cache_write: self.rng.range(0, 6_000),
+            cache_write_1h: 0,
             output,
             thinking: 0,
         }

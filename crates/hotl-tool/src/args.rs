@@ -31,6 +31,11 @@ impl Args {
         }
     }
 
+    /// Every field, as given.
+    pub fn fields(&self) -> &Map<String, Value> {
+        &self.map
+    }
+
     fn present(&self, name: &str) -> Option<&Value> {
         self.map.get(name).filter(|v| !v.is_null())
     }

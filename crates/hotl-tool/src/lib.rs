@@ -35,17 +35,20 @@
 
 mod args;
 mod group;
+mod preview;
 mod tool;
 mod tools;
 mod toolset;
 
 pub use crate::args::{Args, Fail};
 pub use crate::group::{GroupKiller, kill_group};
+pub use crate::preview::Preview;
 pub use crate::tool::{
     BoxFuture, Invocation, Tool, ToolCtx, ToolFuture, ToolKind, ToolOutput, content_hash,
     definition,
 };
 pub use crate::tools::cap_output;
+pub use hotl_protocol::{PreviewKind, PreviewLine};
 
 /// The flag that makes the `hotl` binary the leader of a command's process group
 /// (`hotl --reap-group PARENT [--sandbox-rules JSON] -- PROGRAM ARGS...`): how `bash` starts

@@ -201,6 +201,10 @@ pub trait Tool: Send + Sync {
     fn sandboxed(&self, _args: &Args) -> bool {
         false
     }
+    /// What an approval shows of this call before its question. By default its arguments.
+    fn preview(&self, args: &Args, _ctx: &ToolCtx) -> crate::Preview {
+        crate::Preview::of_arguments(args.fields())
+    }
     /// Runs the call.
     fn run<'a>(&'a self, call: Invocation<'a>) -> ToolFuture<'a>;
 }

@@ -21,8 +21,9 @@ pub enum Kind {
     Foreign(Foreign),
     /// Fork after the turn of the user message (the value is its seq).
     Fork,
-    /// Revert to just before the user message (the value is its seq).
-    Revert,
+    /// Revert to just before the user message (the value is its seq), taking back what the
+    /// scope says.
+    Revert(hotl_protocol::RevertScope),
     /// Switch to a session of the tree (the value is its id).
     Tree,
     /// Answer with a model (the value is its id).
@@ -196,8 +197,8 @@ impl Picker {
                         })),
                         None => return Outcome::Cancelled,
                     },
-                    Kind::Revert => match seq() {
-                        Some(before) => Effect::Send(Command::Revert { before }),
+                    Kind::Revert(scope) => match seq() {
+                        Some(before) => Effect::Send(Command::Revert { before, scope }),
                         None => return Outcome::Cancelled,
                     },
                     Kind::Model => Effect::Send(Command::SetModel { model: value }),

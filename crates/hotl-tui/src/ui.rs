@@ -130,15 +130,28 @@ fn busy_row(app: &App, now: Instant, spin: &str, width: usize) -> Option<Line<'s
 fn modal_rows(app: &App, max_rows: usize, width: usize) -> Vec<Line<'static>> {
     let mut rows = Vec::new();
     match &app.modal {
-        Some(Modal::Approval { question, tool, .. }) => {
+        Some(Modal::Approval {
+            question,
+            tool,
+            preview,
+            reason,
+            ..
+        }) => {
+            // The question and its keys always show; the preview takes what room is left.
+            rows.extend(preview_rows(preview, max_rows.saturating_sub(4), width));
             rows.extend(asking(question, None, width));
-            rows.push(truncate(
-                &Line::from(Span::styled(
-                    format!("  y yes · n no · a always allow {tool}"),
+            let keys = match reason {
+                None => Line::from(Span::styled(
+                    format!("  y yes · n no (and say why) · a always allow {tool}"),
                     Style::new().fg(Color::Yellow),
                 )),
-                width,
-            ));
+                Some(typed) => Line::from(vec![
+                    Span::styled("  why not? ", Style::new().fg(Color::Yellow)),
+                    Span::raw(crate::wrap::visible(typed).into_owned()),
+                    Span::styled("▏ Enter sends · Esc just says no", style::dim()),
+                ]),
+            };
+            rows.push(truncate(&keys, width));
         }
         Some(Modal::Confirm { question, .. }) => {
             rows.extend(asking(question, Some(" [y/N]"), width));
@@ -224,6 +237,44 @@ fn fit(
 
 /// A question's rows: `? ` and the question in bold, then what the keys are, if given on
 /// the same line.
+/// What a call would do, as the edit card draws a change: `- ` red, `+ ` green, `$ ` bold,
+/// notes dim; at most `max` rows, the rest counted.
+fn preview_rows(
+    preview: &[hotl_protocol::PreviewLine],
+    max: usize,
+    width: usize,
+) -> Vec<Line<'static>> {
+    use hotl_protocol::PreviewKind;
+    let shown = if preview.len() > max {
+        max.saturating_sub(1)
+    } else {
+        preview.len()
+    };
+    let mut rows: Vec<Line<'static>> = preview[..shown]
+        .iter()
+        .map(|line| {
+            let style = match line.kind {
+                PreviewKind::Removed => Style::new().fg(Color::Red),
+                PreviewKind::Added => Style::new().fg(Color::Green),
+                PreviewKind::Command => Style::new().add_modifier(Modifier::BOLD),
+                PreviewKind::Note => style::dim(),
+            };
+            let text = format!("{}{}", line.sign(), crate::wrap::visible(&line.text));
+            truncate(
+                &Line::from(vec![Span::raw("  "), Span::styled(text, style)]),
+                width,
+            )
+        })
+        .collect();
+    if shown < preview.len() {
+        rows.push(Line::from(Span::styled(
+            format!("  … {} more lines", preview.len() - shown),
+            style::dim(),
+        )));
+    }
+    rows
+}
+
 fn asking(question: &str, keys: Option<&str>, width: usize) -> Vec<Line<'static>> {
     let mut spans = vec![
         Span::styled(

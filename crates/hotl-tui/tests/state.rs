@@ -93,19 +93,55 @@ fn esc_and_ctrl_c_interrupt_a_turn_and_ctrl_c_twice_exits_when_idle() {
 
 #[test]
 fn an_approval_is_a_modal_answered_by_y_n_or_a() {
-    for (k, answer) in [('y', Answer::Yes), ('n', Answer::No), ('a', Answer::Always)] {
-        let mut app = App::new(60, Vec::new());
-        app.event(ev(Event::Approval {
+    let approval = || {
+        ev(Event::Approval {
             id: 7,
             tool: "bash".into(),
             question: "run rm?".into(),
-        }));
+            preview: Vec::new(),
+        })
+    };
+    // After `n`, a reason may be typed: Enter sends it (or nothing), Esc sends a plain no.
+    let cases: [(&[KeyCode], Answer, Option<&str>); 5] = [
+        (&[KeyCode::Char('y')], Answer::Yes, None),
+        (&[KeyCode::Char('a')], Answer::Always, None),
+        (&[KeyCode::Char('n'), KeyCode::Enter], Answer::No, None),
+        (&[KeyCode::Esc], Answer::No, None),
+        (
+            &[
+                KeyCode::Char('n'),
+                KeyCode::Char('u'),
+                KeyCode::Char('s'),
+                KeyCode::Char('x'),
+                KeyCode::Backspace,
+                KeyCode::Char('e'),
+                KeyCode::Char(' '),
+                KeyCode::Char('t'),
+                KeyCode::Enter,
+            ],
+            Answer::No,
+            Some("use t"),
+        ),
+    ];
+    for (keys, answer, reason) in cases {
+        let mut app = App::new(60, Vec::new());
+        app.event(approval());
         assert!(matches!(app.modal, Some(Modal::Approval { .. })));
         app.key(key(KeyCode::Char('x')), Instant::now());
         assert!(app.modal.is_some(), "other keys leave it open");
-        app.key(key(KeyCode::Char(k)), Instant::now());
-        assert!(app.modal.is_none());
-        assert_eq!(sent(&mut app), [Command::Approve { id: 7, answer }]);
+        for code in keys {
+            assert!(app.modal.is_some(), "{keys:?}");
+            app.key(key(*code), Instant::now());
+        }
+        assert!(app.modal.is_none(), "{keys:?}");
+        assert_eq!(
+            sent(&mut app),
+            [Command::Approve {
+                id: 7,
+                answer,
+                reason: reason.map(str::to_owned),
+            }]
+        );
     }
 }
 
@@ -123,6 +159,7 @@ fn children_asking_at_once_are_asked_one_after_another() {
                 id,
                 tool: "bash".into(),
                 question: format!("run {handle}'s command?"),
+                preview: Vec::new(),
             },
         ));
     }
@@ -136,7 +173,8 @@ fn children_asking_at_once_are_asked_one_after_another() {
         sent(&mut app),
         [Command::Approve {
             id: 1,
-            answer: Answer::Yes
+            answer: Answer::Yes,
+            reason: None,
         }]
     );
     assert_eq!(
@@ -145,11 +183,13 @@ fn children_asking_at_once_are_asked_one_after_another() {
         "the second question was kept, not replaced"
     );
     app.key(key(KeyCode::Char('n')), Instant::now());
+    app.key(key(KeyCode::Enter), Instant::now());
     assert_eq!(
         sent(&mut app),
         [Command::Approve {
             id: 2,
-            answer: Answer::No
+            answer: Answer::No,
+            reason: None,
         }]
     );
     assert!(app.modal.is_none());
@@ -317,13 +357,15 @@ fn esc_esc_on_an_empty_composer_asks_for_a_revert_and_the_reverted_text_comes_ba
     assert_eq!(
         app.take_effects(),
         [Effect::Pick(hotl_protocol::slash::Pick::Message(
-            hotl_protocol::slash::MessagePick::Revert
+            hotl_protocol::slash::MessagePick::Revert(hotl_protocol::RevertScope::Both)
         ))]
     );
     app.event(done(Outcome::Reverted {
         before: 5,
         to: 4,
         text: "the old message".into(),
+        scope: hotl_protocol::RevertScope::Both,
+        files: Vec::new(),
     }));
     assert_eq!(app.composer.text(), "the old message");
 }
@@ -387,6 +429,7 @@ fn at_opens_a_file_popup_and_tab_puts_the_path_in() {
         cwd: dir.to_string_lossy().into_owned(),
         model: "m".into(),
         tools: Vec::new(),
+        mode: "default".into(),
     }));
     typed(&mut app, "look at @pars");
     assert!(app.popup_files);

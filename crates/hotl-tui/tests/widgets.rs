@@ -2,7 +2,7 @@
 
 use std::time::{Duration, Instant};
 
-use hotl_protocol::{Event, Status};
+use hotl_protocol::{Event, PreviewKind, PreviewLine, Status};
 use hotl_tui::cells::{Entry, ToolCard};
 use hotl_tui::picker::{Kind, Picker, Row};
 use hotl_tui::ui::{self, Strip};
@@ -129,8 +129,39 @@ fn the_approval_modal() {
         id: 1,
         tool: "bash".into(),
         question: "bash runs commands: rm -rf build. Allow?".into(),
+        preview: vec![
+            PreviewLine::new(PreviewKind::Command, "rm -rf build"),
+            PreviewLine::new(PreviewKind::Note, "in ~/project"),
+        ],
     }));
     assert!(matches!(app.modal, Some(Modal::Approval { .. })));
+    insta::assert_snapshot!(at_sizes(app, start));
+}
+
+#[test]
+fn the_approval_of_an_edit_shows_its_change() {
+    let mut app = app();
+    let start = Instant::now();
+    app.submit("rename it".into());
+    app.event(ev(Event::Approval {
+        id: 1,
+        tool: "edit".into(),
+        question: "edit changes files: edit src/lib.rs. Allow?".into(),
+        preview: vec![
+            PreviewLine::new(PreviewKind::Removed, "fn old_name() {"),
+            PreviewLine::new(PreviewKind::Added, "fn new_name() {"),
+        ],
+    }));
+    app.key(
+        crossterm::event::KeyEvent::from(crossterm::event::KeyCode::Char('n')),
+        start,
+    );
+    for c in "keep it".chars() {
+        app.key(
+            crossterm::event::KeyEvent::from(crossterm::event::KeyCode::Char(c)),
+            start,
+        );
+    }
     insta::assert_snapshot!(at_sizes(app, start));
 }
 
@@ -147,7 +178,7 @@ fn the_revert_picker() {
         .collect();
     app.modal = Some(Modal::Pick(Picker::new(
         "revert to before",
-        Kind::Revert,
+        Kind::Revert(hotl_protocol::RevertScope::Both),
         rows,
     )));
     insta::assert_snapshot!(at_sizes(app, Instant::now()));

@@ -36,8 +36,22 @@ impl Usage {
             input: self.input,
             cache_read: self.cache_read,
             cache_write: self.cache_write(),
+            cache_write_1h: self.cache_write_1h,
             output: self.output,
             thinking: self.thinking,
+        }
+    }
+
+    /// A usage from the store's record, its cache writes split by lifetime as recorded.
+    pub fn from_log(usage: &hotl_log::Usage) -> Usage {
+        let hour = usage.cache_write_1h.min(usage.cache_write);
+        Usage {
+            input: usage.input,
+            cache_read: usage.cache_read,
+            cache_write_5m: usage.cache_write - hour,
+            cache_write_1h: hour,
+            output: usage.output,
+            thinking: usage.thinking,
         }
     }
 }

@@ -509,3 +509,49 @@ fn dump_prints_copies_and_writes_the_body_beside() -> TestResult {
     assert!(tmp.join(format!("hotl-llm-request-{id}.json")).exists());
     Ok(())
 }
+
+#[test]
+fn an_approval_shows_the_change_before_asking_and_a_no_can_say_why() -> TestResult {
+    let env = Env::new()?;
+    std::fs::write(
+        std::path::Path::new(&env.cwd()).join("notes.txt"),
+        "old wording here\n",
+    )?;
+    let fake = FakeLlm::start(Config::scripted([
+        Reply::text("Editing.").with_tool(
+            "edit",
+            serde_json::json!({"path": "notes.txt", "old": "old wording here", "new": "new wording here"}),
+        ),
+        Reply::text("done"),
+    ]))?;
+    let typed = [
+        ("reword it\n", 0),
+        ("n\n", 800),
+        ("the spec needs it\n", 300),
+        ("/exit\n", 800),
+    ];
+    let Some(out) = console_typed(&env, &fake, &[], &typed)? else {
+        return Ok(());
+    };
+    let out = out.ok();
+    let diff = out
+        .stdout
+        .find("- old wording here")
+        .ok_or(out.stdout.clone())?;
+    let added = out
+        .stdout
+        .find("+ new wording here")
+        .ok_or(out.stdout.clone())?;
+    let question = out
+        .stdout
+        .find("edit notes.txt. Allow?")
+        .ok_or(out.stdout.clone())?;
+    assert!(diff < added && added < question, "{}", out.stdout);
+    assert!(out.stdout.contains("why not?"), "{}", out.stdout);
+    let last = crate::common::requests(&fake)?
+        .pop()
+        .ok_or("no request")?
+        .to_string();
+    assert!(last.contains("They said: the spec needs it"), "{last}");
+    Ok(())
+}

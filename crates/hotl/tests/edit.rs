@@ -184,3 +184,116 @@ fn clear_empties_the_model_view_but_not_the_transcript() -> TestResult {
     }
     Ok(())
 }
+
+/// A session whose second turn wrote two files (one new) with the model's tools.
+fn session_that_changed_files(env: &Env) -> TestResult<(String, u64)> {
+    let project = std::path::Path::new(&env.cwd()).to_owned();
+    std::fs::write(project.join("notes.txt"), "as it was\n")?;
+    let fake = hotl_fakellm::FakeLlm::start(hotl_fakellm::Config::scripted([
+        hotl_fakellm::Reply::text("Looked."),
+        hotl_fakellm::Reply::text("Writing.").with_tool(
+            "write",
+            serde_json::json!({"path": "notes.txt", "content": "rewritten by the model\n"}),
+        ),
+        hotl_fakellm::Reply::text("More.").with_tool(
+            "bash",
+            serde_json::json!({"command": "echo made > new.txt"}),
+        ),
+        hotl_fakellm::Reply::text("Done."),
+    ]))?;
+    env.agent(&fake, &["-p", "look", "--sandbox", "off"]).ok();
+    let id = env.only_session()?;
+    env.agent(
+        &fake,
+        &[
+            "-r",
+            &id,
+            "-p",
+            "change them",
+            "--permission-mode",
+            "bypass",
+            "--sandbox",
+            "off",
+        ],
+    )
+    .ok();
+    assert_eq!(
+        std::fs::read_to_string(project.join("notes.txt"))?,
+        "rewritten by the model\n"
+    );
+    assert!(project.join("new.txt").exists());
+    let show = env.run(&["sessions", "show", &id]).ok().stdout;
+    let end_of_first = show
+        .split("── end of turn 1 · t")
+        .nth(1)
+        .and_then(|rest| rest.split(' ').next())
+        .and_then(|seq| seq.parse::<u64>().ok())
+        .ok_or(show.clone())?;
+    Ok((id, end_of_first))
+}
+
+#[test]
+fn revert_puts_back_the_files_the_later_turns_changed() -> TestResult {
+    let env = Env::new()?;
+    let (id, to) = session_that_changed_files(&env)?;
+    let project = std::path::Path::new(&env.cwd()).to_owned();
+    let out = env
+        .run(&["sessions", "revert", &id, "--to", &format!("t{to}")])
+        .ok();
+    assert!(out.stdout.contains("1 turn kept"), "{out}");
+    assert!(out.stdout.contains("notes.txt restored"), "{out}");
+    assert!(out.stdout.contains("new.txt removed"), "{out}");
+    assert_eq!(
+        std::fs::read_to_string(project.join("notes.txt"))?,
+        "as it was\n"
+    );
+    assert!(!project.join("new.txt").exists());
+    assert_eq!(env.turns(&id)?, 1);
+    Ok(())
+}
+
+#[test]
+fn revert_keeps_a_file_changed_since_and_conversation_leaves_the_files_alone() -> TestResult {
+    let env = Env::new()?;
+    let (id, to) = session_that_changed_files(&env)?;
+    let project = std::path::Path::new(&env.cwd()).to_owned();
+    // --conversation: the files stay as the model left them.
+    let out = env
+        .run(&[
+            "sessions",
+            "revert",
+            &id,
+            "--to",
+            &format!("t{to}"),
+            "--conversation",
+        ])
+        .ok();
+    assert!(!out.stdout.contains("restored"), "{out}");
+    assert_eq!(
+        std::fs::read_to_string(project.join("notes.txt"))?,
+        "rewritten by the model\n"
+    );
+    // Someone edits a file after hotl last saw it: --code puts back the rest, keeps theirs.
+    std::fs::write(project.join("notes.txt"), "the user's own edit\n")?;
+    let out = env
+        .run(&[
+            "sessions",
+            "revert",
+            &id,
+            "--to",
+            &format!("t{to}"),
+            "--code",
+        ])
+        .ok();
+    assert!(
+        out.stdout
+            .contains("notes.txt kept: changed since hotl last saw it"),
+        "{out}"
+    );
+    assert!(out.stdout.contains("new.txt removed"), "{out}");
+    assert_eq!(
+        std::fs::read_to_string(project.join("notes.txt"))?,
+        "the user's own edit\n"
+    );
+    Ok(())
+}

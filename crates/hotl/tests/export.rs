@@ -41,6 +41,7 @@ fn usage(input: u64, cache_read: u64, cache_write: u64, output: u64) -> Option<U
         cache_write,
         output,
         thinking: 0,
+        ..Usage::default()
     })
 }
 

@@ -9,8 +9,8 @@ use serde_json::{Value, json};
 
 use crate::common::{Env, requests};
 
-/// The fixture MCP server, built beside `hotl` by the workspace's test build (its own crate's
-/// tests need it).
+/// The fixture MCP server, built beside `hotl` (`.ci/run` builds it before the tests: a test
+/// run builds only test harnesses).
 pub(crate) fn fixture() -> TestResult<String> {
     let hotl = std::path::Path::new(env!("CARGO_BIN_EXE_hotl"));
     let path = hotl.with_file_name("hotl-mcp-fixture");

@@ -29,6 +29,7 @@ fn answer(content: Vec<Block>, model: &str, usage: (u64, u64, u64, u64)) -> Body
             cache_write,
             output,
             thinking: 0,
+            ..Usage::default()
         }),
     }
 }

@@ -80,3 +80,39 @@ fn a_model_without_a_price_is_named_and_not_counted_as_free() -> TestResult {
     );
     Ok(())
 }
+
+#[test]
+fn hour_long_cache_writes_cost_the_same_in_stats_as_in_the_console() -> TestResult {
+    let env = Env::new()?;
+    let fake = FakeLlm::start(Config::scripted([
+        Reply::text("First."),
+        Reply::text("Second."),
+    ]))?;
+    // The console marks its prompt cache for an hour: those writes cost 2x input, not 1.25x.
+    let typed = [("one\n", 0), ("two\n", 1_000), ("/exit\n", 1_000)];
+    let Some(out) = crate::common::console_typed(&env, &fake, &[], &typed)? else {
+        return Ok(());
+    };
+    let out = out.ok();
+    // Each turn's footer ends with what the session has cost so far.
+    let footers: Vec<f64> = out
+        .stdout
+        .lines()
+        .filter(|l| l.starts_with("── ") && l.contains(" ctx · "))
+        .filter_map(|l| l.rsplit_once('$'))
+        .filter_map(|(_, cost)| cost.split_whitespace().next()?.parse().ok())
+        .collect();
+    assert_eq!(footers.len(), 2, "{}", out.stdout);
+    let id = env.only_session()?;
+    let stats = env.json(&["stats", &id, "--json"])?;
+    let total = stats["total"]["cost"].as_f64().ok_or("no total cost")?;
+    let written = stats["total"]["cache_write"].as_u64().unwrap_or(0);
+    assert!(written > 0, "the turns wrote the cache: {stats:#}");
+    let shown = footers[1];
+    assert!(
+        (total - shown).abs() < 0.0002,
+        "stats says ${total:.4}, the footers ${shown:.4}: {stats:#}\n{}",
+        out.stdout
+    );
+    Ok(())
+}

@@ -107,7 +107,8 @@ fn a_500_line_answer_lands_in_the_scrollback_once_and_exit_restores_the_terminal
 
 #[test]
 fn an_approval_asks_in_a_modal_and_y_runs_the_call_and_n_refuses_it() -> TestResult {
-    for (answer, ran) in [("y", true), ("n", false)] {
+    // `n` asks why; Enter sends no reason.
+    for (answer, ran) in [("y", true), ("n\r", false)] {
         let env = Env::new()?;
         let fake = FakeLlm::start(Config::scripted([
             Reply::text("Running it.").with_tool(
@@ -137,6 +138,83 @@ fn an_approval_asks_in_a_modal_and_y_runs_the_call_and_n_refuses_it() -> TestRes
         assert!(shown.has("Allow?"), "{}", shown.screen());
         assert_eq!(shown.has("marker-42"), ran, "{}", shown.screen());
     }
+    Ok(())
+}
+
+#[test]
+fn an_edits_approval_shows_its_change_first_and_a_no_carries_the_users_reason() -> TestResult {
+    let env = Env::new()?;
+    std::fs::write(
+        std::path::Path::new(&env.cwd()).join("notes.txt"),
+        "keep this line\nold wording here\n",
+    )?;
+    let fake = FakeLlm::start(Config::scripted([
+        Reply::text("Editing.").with_tool(
+            "edit",
+            serde_json::json!({"path": "notes.txt", "old": "old wording here", "new": "new wording here"}),
+        ),
+        Reply::text("done"),
+    ]))?;
+    let Some(shown) = tui(
+        &env,
+        &fake,
+        &[],
+        &[
+            UP,
+            Type("reword it\r"),
+            // The change shows before the question is answered, not the call's JSON.
+            Shows("- old wording here"),
+            Shows("+ new wording here"),
+            Shows("edit notes.txt. Allow?"),
+            Type("n"),
+            Shows("why not?"),
+            Type("the old wording is required by the spec\r"),
+            Shows("done"),
+            Idle,
+            EXIT,
+        ],
+    )?
+    else {
+        return Ok(());
+    };
+    assert_eq!(shown.code, 0, "{}", shown.screen());
+    assert!(
+        !shown.has(r#"{"path""#),
+        "no JSON in the question: {}",
+        shown.screen()
+    );
+    let on_disk = std::fs::read_to_string(std::path::Path::new(&env.cwd()).join("notes.txt"))?;
+    assert!(on_disk.contains("old wording here"), "refused: {on_disk}");
+    let last = crate::common::requests(&fake)?
+        .pop()
+        .ok_or("no request")?
+        .to_string();
+    assert!(
+        last.contains("They said: the old wording is required by the spec"),
+        "the model reads the reason: {last}"
+    );
+    Ok(())
+}
+
+#[test]
+fn the_strip_shows_the_permission_mode_before_the_first_turn() -> TestResult {
+    let env = Env::new()?;
+    let fake = FakeLlm::start(Config::scripted([Reply::text("done")]))?;
+    let Some(shown) = tui(
+        &env,
+        &fake,
+        &["--permission-mode", "accept-edits"],
+        &[UP, Shows("· accept-edits"), EXIT],
+    )?
+    else {
+        return Ok(());
+    };
+    assert_eq!(shown.code, 0, "{}", shown.screen());
+    assert!(
+        !shown.has("· default"),
+        "never shown as default: {}",
+        shown.screen()
+    );
     Ok(())
 }
 
@@ -421,6 +499,17 @@ fn in_tmux_each_turn_is_in_the_scrollback_once_across_splits_and_resizes() -> Te
             tmux(&["send-keys", "-t", "T:0.0", "-l", &format!("message {i}")])?;
             tmux(&["send-keys", "-t", "T:0.0", "Enter"])?;
             wait_for(&format!("MARKER-{i}"))?;
+            // The window changes between turns: once the turn's live line is gone.
+            let mut idle = false;
+            for _ in 0..100 {
+                let visible = tmux(&["capture-pane", "-p", "-t", "T:0.0"])?;
+                if !visible.contains("Esc to interrupt") {
+                    idle = true;
+                    break;
+                }
+                std::thread::sleep(std::time::Duration::from_millis(50));
+            }
+            assert!(idle, "turn {i} never ended");
             match i {
                 2 => {
                     tmux(&["split-window", "-t", "T:0", "-v", "-d"])?;
@@ -639,7 +728,7 @@ fn esc_esc_reverts_to_a_picked_message_and_puts_it_back_in_the_composer() -> Tes
             Type("\x1b"),
             Shows("Esc again to revert"),
             Type("\x1b"),
-            Shows("revert to before"),
+            Shows("revert the conversation and the code to before"),
             // The picker lists the newest first: Enter takes the second message.
             Type("\r"),
             Shows("reverted to t"),
@@ -653,7 +742,9 @@ fn esc_esc_reverts_to_a_picked_message_and_puts_it_back_in_the_composer() -> Tes
     };
     assert_eq!(shown.code, 0);
     assert!(
-        shown.bytes.contains("revert to before"),
+        shown
+            .bytes
+            .contains("revert the conversation and the code to before"),
         "the picker was shown"
     );
     assert!(shown.has("reverted to t"), "{}", shown.screen());
@@ -1069,7 +1160,7 @@ fn a_resumed_session_draws_the_rows_it_drew_live() -> TestResult {
             UP,
             Type("look around\r"),
             Shows("Allow?"),
-            Type("n"),
+            Type("n\r"),
             Shows("Three lines"),
             Idle,
             Type("and then?\r"),

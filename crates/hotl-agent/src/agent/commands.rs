@@ -120,13 +120,17 @@ impl Worker {
                 let session = self.saved("measure").map_err(fail)?;
                 Ok(Outcome::Context(session.context_parts()))
             }
-            Command::Revert { before } => {
-                let (to, text) = self
-                    .saved("revert")
-                    .and_then(|session| session.revert_before(before))
-                    .map_err(fail)?;
+            Command::Revert { before, scope } => {
+                let session = self.saved("revert").map_err(&fail)?;
+                let (to, text, files) = session.revert(before, scope).await.map_err(fail)?;
                 self.send_status();
-                Ok(Outcome::Reverted { before, to, text })
+                Ok(Outcome::Reverted {
+                    before,
+                    to,
+                    text,
+                    scope,
+                    files,
+                })
             }
             Command::Fresh => self.fresh().map_err(fail),
             Command::Drop => self.drop_session().await.map_err(fail),

@@ -160,8 +160,8 @@ fn act_at_once(
                 cancel.send_replace(true);
             }
         }
-        Command::Approve { id, answer } => {
-            approvals.answer(*id, *answer);
+        Command::Approve { id, answer, reason } => {
+            approvals.answer(*id, *answer, reason.clone());
         }
         _ => {}
     }

@@ -122,6 +122,7 @@ impl Worker {
             cwd,
             model: settings.model.clone(),
             tools: tools.into_iter().map(str::to_owned).collect(),
+            mode: settings.policy.mode.name().to_owned(),
         });
         self.tell_about_session();
     }

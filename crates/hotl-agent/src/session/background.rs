@@ -224,13 +224,7 @@ impl Session {
                 child: f.child,
                 state: f.state.to_owned(),
                 report: f.report,
-                usage: Some(hotl_log::Usage {
-                    input: t.usage.input,
-                    cache_read: t.usage.cache_read,
-                    cache_write: t.usage.cache_write_5m + t.usage.cache_write_1h,
-                    output: t.usage.output,
-                    thinking: t.usage.thinking,
-                }),
+                usage: Some(t.usage.to_log()),
                 cost: Some(t.cost),
                 patch_blob: f.patch_blob,
             })?;

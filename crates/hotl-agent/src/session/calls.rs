@@ -308,8 +308,7 @@ impl Session {
             output.blob = blob;
             return Err(output);
         }
-        self.permit(tool.as_ref(), &args, &call.input, &ctx, cx)
-            .await?;
+        self.permit(tool.as_ref(), &args, &ctx, cx).await?;
         Ok(Ready {
             tool,
             args,
@@ -349,7 +348,6 @@ impl Session {
         &self,
         tool: &dyn Tool,
         args: &Args,
-        input: &ToolInput,
         ctx: &ToolCtx,
         cx: &Context,
     ) -> std::result::Result<(), ToolOutput> {
@@ -372,10 +370,16 @@ impl Session {
                 Err(ToolOutput::error(why))
             }
             Decision::Ask(why) => {
-                let question = format!("{why}: {name} {}. Allow?", input.get());
-                match cx.approve(name, question).await {
-                    Answer::Yes | Answer::Always => Ok(()),
-                    Answer::No => Err(ToolOutput::error(format!("the user declined: {why}"))),
+                let preview = tool.preview(args, ctx);
+                let question = format!("{why}: {name} {}. Allow?", preview.summary);
+                match cx.approve(name, question, preview.lines).await {
+                    (Answer::Yes | Answer::Always, _) => Ok(()),
+                    (Answer::No, None) => {
+                        Err(ToolOutput::error(format!("the user declined: {why}")))
+                    }
+                    (Answer::No, Some(reason)) => Err(ToolOutput::error(format!(
+                        "the user declined: {why}. They said: {reason}"
+                    ))),
                 }
             }
         }

@@ -27,6 +27,7 @@ mod fork;
 mod loops;
 mod ops;
 mod requests;
+mod rewind;
 mod rules;
 mod settings;
 mod settle;

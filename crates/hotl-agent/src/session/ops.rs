@@ -37,6 +37,14 @@ impl Session {
     /// revert). Returns the last stamp kept and the message's text, so a front end can put it
     /// back in the composer.
     pub fn revert_before(&mut self, seq: u64) -> Result<(u64, String)> {
+        let (to, text) = self.revert_target(seq)?;
+        self.append(Body::Revert { to })?;
+        Ok((to, text))
+    }
+
+    /// The last stamp kept by a revert to just before user message `t<seq>`, and the
+    /// message's text; nothing is recorded.
+    pub(super) fn revert_target(&self, seq: u64) -> Result<(u64, String)> {
         let mut text = None;
         for item in &self.view.items {
             item.for_each_user(&mut |s, content| {
@@ -60,7 +68,6 @@ impl Session {
             .ok_or_else(|| {
                 AgentError::Refused(format!("there is nothing before t{seq} to go back to"))
             })?;
-        self.append(Body::Revert { to })?;
         Ok((to, text))
     }
 

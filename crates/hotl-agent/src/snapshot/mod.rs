@@ -17,6 +17,7 @@ mod children;
 mod git;
 mod manifest;
 mod patch;
+pub(crate) mod rewind;
 mod worktree;
 
 use std::path::{Path, PathBuf};
@@ -26,6 +27,7 @@ use hotl_log::Blobs;
 
 pub use children::end_children;
 pub(crate) use manifest::Limits;
+pub use rewind::revert_files;
 pub(crate) use worktree::Worktree;
 pub use worktree::sweep_worktrees;
 

@@ -616,6 +616,11 @@ fn usage_of(usage: &Value) -> Usage {
         input: n("input_tokens"),
         cache_read: n("cache_read_input_tokens"),
         cache_write: n("cache_creation_input_tokens"),
+        // Claude Code records the writes' lifetimes apart; the hour's are priced higher.
+        cache_write_1h: usage
+            .pointer("/cache_creation/ephemeral_1h_input_tokens")
+            .and_then(Value::as_u64)
+            .unwrap_or(0),
         output: n("output_tokens"),
         thinking: 0,
     }

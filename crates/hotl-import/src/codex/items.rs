@@ -171,6 +171,7 @@ pub(crate) fn usage(last: &Value) -> Usage {
         input: n("input_tokens").saturating_sub(cached),
         cache_read: cached,
         cache_write: 0,
+        cache_write_1h: 0,
         output: n("output_tokens"),
         thinking: n("reasoning_output_tokens"),
     }

@@ -346,6 +346,7 @@ fn usage(u: &Value) -> Usage {
         input: n("input"),
         cache_read: n("cacheRead"),
         cache_write: n("cacheWrite"),
+        cache_write_1h: 0,
         output: n("output"),
         thinking: 0,
     }

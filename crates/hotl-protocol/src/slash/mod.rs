@@ -103,7 +103,7 @@ pub enum SessionOp {
     /// `/mode MODE`.
     Mode(crate::mode::Mode),
     /// `/revert [t<seq>]`: back to just before that user message (none: pick one).
-    Revert(Option<u64>),
+    Revert(Option<u64>, crate::RevertScope),
     /// `/tree`: the session's lineage, forks and delegated children (pick one to switch).
     Tree,
 }
@@ -128,7 +128,7 @@ impl SessionOp {
             SessionOp::Drop => "/drop",
             SessionOp::Rename(_) => "/rename",
             SessionOp::Mode(_) => "/mode",
-            SessionOp::Revert(_) => "/revert",
+            SessionOp::Revert(..) => "/revert",
             SessionOp::Tree => "/tree",
         }
     }
@@ -236,13 +236,7 @@ pub fn parse(line: &str) -> Slash {
         "dump" => takes_nothing(Slash::Dump),
         "resume" => parse_resume(rest),
         "fork" => parse_fork(rest),
-        "revert" if rest.is_empty() => Slash::Session(SessionOp::Revert(None)),
-        "revert" => match hotl_view::stamp_seq(rest) {
-            Some(seq) => Slash::Session(SessionOp::Revert(Some(seq))),
-            None => Slash::Usage(format!(
-                "{rest:?} is not a stamp; expected /revert t<seq> (a user message's), or /revert to pick"
-            )),
-        },
+        "revert" => parse_revert(rest),
         "copy" => match count(rest) {
             Ok(n) => Slash::Copy(n),
             Err(()) => Slash::Usage(
@@ -643,4 +637,32 @@ mod table_tests {
         assert!(editor.iter().any(|p| p == "/fold"));
         assert!(!editor.iter().any(|p| p == "/copy" || p == "/resume"));
     }
+}
+
+/// `/revert [t<seq>] [--code|--conversation|--both]`, in either order.
+fn parse_revert(rest: &str) -> Slash {
+    let mut seq = None;
+    let mut scope = crate::RevertScope::default();
+    for word in rest.split_whitespace() {
+        if word.starts_with("--") {
+            match crate::RevertScope::from_flag(word) {
+                Some(s) => scope = s,
+                None => {
+                    return Slash::Usage(format!(
+                        "{word}: /revert takes --code, --conversation or --both"
+                    ));
+                }
+            }
+        } else {
+            match hotl_view::stamp_seq(word) {
+                Some(s) if seq.is_none() => seq = Some(s),
+                _ => {
+                    return Slash::Usage(format!(
+                        "{word:?} is not a stamp; expected /revert t<seq> (a user message's), or /revert to pick"
+                    ));
+                }
+            }
+        }
+    }
+    Slash::Session(SessionOp::Revert(seq, scope))
 }

@@ -61,8 +61,8 @@ pub enum Pick {
 pub enum MessagePick {
     /// A fork after its turn.
     Fork,
-    /// A revert to just before it.
-    Revert,
+    /// A revert to just before it, taking back what the scope says.
+    Revert(crate::RevertScope),
 }
 
 /// What a front end does without the agent.
@@ -208,11 +208,11 @@ fn session(op: SessionOp, front: &Front<'_>) -> Plan {
             Plan::Usage("/fork pick needs a terminal to pick in: /fork t<seq>".to_owned())
         }
         SessionOp::Fork(ForkPoint::Pick) => Plan::Pick(Pick::Message(MessagePick::Fork)),
-        SessionOp::Revert(Some(before)) => Plan::Send(Command::Revert { before }),
-        SessionOp::Revert(None) if !front.terminal => {
+        SessionOp::Revert(Some(before), scope) => Plan::Send(Command::Revert { before, scope }),
+        SessionOp::Revert(None, _) if !front.terminal => {
             Plan::Usage("/revert needs a stamp here: /revert t<seq>".to_owned())
         }
-        SessionOp::Revert(None) => Plan::Pick(Pick::Message(MessagePick::Revert)),
+        SessionOp::Revert(None, scope) => Plan::Pick(Pick::Message(MessagePick::Revert(scope))),
         SessionOp::Tree => Plan::Pick(Pick::Tree),
         SessionOp::Clear => Plan::Send(Command::Clear),
         SessionOp::Fresh => Plan::Send(Command::Fresh),

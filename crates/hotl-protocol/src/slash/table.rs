@@ -161,8 +161,8 @@ pub const COMMANDS: &[SlashCommand] = &[
     SlashCommand {
         name: "revert",
         aliases: &[],
-        args: "[t<seq>]",
-        help: "go back to just before a user message (no stamp: pick one; Esc Esc too); later turns stay in the log",
+        args: "[t<seq>] [--code|--conversation|--both]",
+        help: "go back to just before a user message, the files the later turns changed put back too (--conversation: only the conversation, --code: only the files; no stamp: pick one; Esc Esc too); later turns stay in the log",
         needs: Needs::SAVED_IDLE,
     },
     SlashCommand {

@@ -72,6 +72,20 @@ impl Tool for Bash {
         args.opt_bool("sandbox").ok().flatten() != Some(false)
     }
 
+    fn preview(&self, args: &crate::args::Args, ctx: &crate::tool::ToolCtx) -> crate::Preview {
+        let Ok(command) = args.string("command") else {
+            return crate::Preview::of_arguments(args.fields());
+        };
+        let mut preview = crate::Preview::of_command(&command, &ctx.cwd);
+        if !self.sandboxed(args) {
+            preview.lines.push(hotl_protocol::PreviewLine::new(
+                hotl_protocol::PreviewKind::Note,
+                "outside the sandbox",
+            ));
+        }
+        preview
+    }
+
     fn run<'a>(&'a self, invocation: Invocation<'a>) -> ToolFuture<'a> {
         let ctx = invocation.ctx;
         let call = Ok::<_, Fail>(&invocation.args).and_then(|args| {

@@ -53,6 +53,18 @@ impl Tool for Edit {
         write_path(args, ctx)
     }
 
+    fn preview(&self, args: &Args, ctx: &ToolCtx) -> crate::Preview {
+        let (Ok(path), Ok(old), Ok(new)) =
+            (args.string("path"), args.string("old"), args.string("new"))
+        else {
+            return crate::Preview::of_arguments(args.fields());
+        };
+        crate::Preview {
+            summary: path.clone(),
+            ..crate::Preview::of_edit(&ctx.resolve(&path), &old, &new)
+        }
+    }
+
     fn run<'a>(&'a self, invocation: Invocation<'a>) -> ToolFuture<'a> {
         let ctx = invocation.ctx;
         let call = Ok::<_, Fail>(&invocation.args).and_then(|args| {

@@ -41,6 +41,20 @@ impl Tool for Write {
         write_path(args, ctx)
     }
 
+    fn preview(&self, args: &Args, ctx: &ToolCtx) -> crate::Preview {
+        let (Ok(path), Ok(content)) = (args.string("path"), args.string("content")) else {
+            return crate::Preview::of_arguments(args.fields());
+        };
+        let resolved = ctx.resolve(&path);
+        let preview = crate::Preview::of_write(&resolved, &content);
+        crate::Preview {
+            summary: preview
+                .summary
+                .replacen(&resolved.display().to_string(), &path, 1),
+            ..preview
+        }
+    }
+
     fn run<'a>(&'a self, invocation: Invocation<'a>) -> ToolFuture<'a> {
         let ctx = invocation.ctx;
         let call = Ok::<_, Fail>(&invocation.args).and_then(|args| {

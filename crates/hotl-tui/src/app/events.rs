@@ -24,12 +24,14 @@ impl App {
                 saved,
                 model,
                 cwd,
+                mode,
                 ..
             } => {
                 self.files = crate::files::Files::new(cwd.into());
                 self.session = session_id;
                 self.saved = saved;
                 self.model = model;
+                self.mode = mode;
             }
             Event::Created { session_id } => {
                 self.session = session_id;
@@ -52,8 +54,19 @@ impl App {
                 is_error,
                 content,
             } => self.tool_result(id, name, is_error, content),
-            Event::Approval { id, tool, question } => {
-                self.ask(Modal::Approval { id, tool, question });
+            Event::Approval {
+                id,
+                tool,
+                question,
+                preview,
+            } => {
+                self.ask(Modal::Approval {
+                    id,
+                    tool,
+                    question,
+                    preview,
+                    reason: None,
+                });
             }
             Event::Status(status) => self.take_status(status),
             Event::ChildStarted { handle, task } => {
@@ -170,15 +183,27 @@ impl App {
                 self.model.clone_from(&to);
                 self.tell_outcome(Outcome::ModelChanged { from, to });
             }
-            Outcome::Reverted { before, to, text } => {
-                self.composer.set_text(&text);
-                self.refresh_popup();
+            Outcome::Reverted {
+                before,
+                to,
+                text,
+                scope,
+                files,
+            } => {
+                if scope.conversation() {
+                    self.composer.set_text(&text);
+                    self.refresh_popup();
+                }
                 self.tell_outcome(Outcome::Reverted {
                     before,
                     to,
                     text: String::new(),
+                    scope,
+                    files,
                 });
-                self.say("its text is back in the composer", Tone::Info);
+                if scope.conversation() {
+                    self.say("its text is back in the composer", Tone::Info);
+                }
             }
             Outcome::Models { models, current } if !models.is_empty() => {
                 self.pick_model(models, &current);
@@ -363,11 +388,18 @@ impl App {
                 }
             }
             Event::Notice { message } => child.activity = message,
-            Event::Approval { id, tool, question } => {
+            Event::Approval {
+                id,
+                tool,
+                question,
+                preview,
+            } => {
                 self.ask(Modal::Approval {
                     id,
                     tool,
                     question: format!("[{handle}] {question}"),
+                    preview,
+                    reason: None,
                 });
             }
             Event::ChildEnded { handle, ok } => self.child_ended(&handle, ok),

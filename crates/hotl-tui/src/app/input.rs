@@ -106,7 +106,9 @@ impl App {
         {
             self.esc = None;
             self.effects
-                .push(Effect::Pick(Pick::Message(MessagePick::Revert)));
+                .push(Effect::Pick(Pick::Message(MessagePick::Revert(
+                    hotl_protocol::RevertScope::Both,
+                ))));
         } else if self.composer.is_empty() {
             self.esc = Some(now);
             self.hint = Some(("Esc again to revert to an earlier message".to_owned(), now));
@@ -173,25 +175,84 @@ impl App {
         }
     }
 
+    /// A key while a call waits for its yes: `y`/Enter, `n` (then a reason, or Enter or Esc
+    /// for none), `a`; Esc and Ctrl+C say no at once.
+    fn approval_key(
+        &mut self,
+        id: u64,
+        tool: String,
+        question: String,
+        preview: Vec<hotl_protocol::PreviewLine>,
+        reason: Option<String>,
+        key: KeyEvent,
+    ) {
+        let ctrl_c =
+            key.code == KeyCode::Char('c') && key.modifiers.contains(KeyModifiers::CONTROL);
+        let (answer, why) = match (reason, key.code) {
+            (_, _) if ctrl_c => (Answer::No, None),
+            (None, KeyCode::Char('y' | 'Y') | KeyCode::Enter) => (Answer::Yes, None),
+            (None, KeyCode::Char('a' | 'A')) => (Answer::Always, None),
+            (None, KeyCode::Esc) | (Some(_), KeyCode::Esc) => (Answer::No, None),
+            (None, KeyCode::Char('n' | 'N')) => {
+                return self.modal = Some(Modal::Approval {
+                    id,
+                    tool,
+                    question,
+                    preview,
+                    reason: Some(String::new()),
+                });
+            }
+            (Some(typed), KeyCode::Enter) => {
+                let typed = typed.trim().to_owned();
+                (Answer::No, (!typed.is_empty()).then_some(typed))
+            }
+            (Some(mut typed), code) => {
+                match code {
+                    KeyCode::Char(c) => typed.push(c),
+                    KeyCode::Backspace => {
+                        typed.pop();
+                    }
+                    _ => {}
+                }
+                return self.modal = Some(Modal::Approval {
+                    id,
+                    tool,
+                    question,
+                    preview,
+                    reason: Some(typed),
+                });
+            }
+            (None, _) => {
+                return self.modal = Some(Modal::Approval {
+                    id,
+                    tool,
+                    question,
+                    preview,
+                    reason: None,
+                });
+            }
+        };
+        let said = match &why {
+            Some(why) => format!("{question} no: {why}"),
+            None => format!("{question} {}", answer.word()),
+        };
+        self.say(said, Tone::Info);
+        self.effects.push(Effect::Send(Command::Approve {
+            id,
+            answer,
+            reason: why,
+        }));
+    }
+
     fn modal_key(&mut self, modal: Modal, key: KeyEvent) {
         match modal {
-            Modal::Approval { id, tool, question } => {
-                let answer = match key.code {
-                    KeyCode::Char('y' | 'Y') | KeyCode::Enter => Answer::Yes,
-                    KeyCode::Char('n' | 'N') | KeyCode::Esc => Answer::No,
-                    KeyCode::Char('a' | 'A') => Answer::Always,
-                    KeyCode::Char('c') if key.modifiers.contains(KeyModifiers::CONTROL) => {
-                        Answer::No
-                    }
-                    _ => {
-                        self.modal = Some(Modal::Approval { id, tool, question });
-                        return;
-                    }
-                };
-                self.say(format!("{question} {}", answer.word()), Tone::Info);
-                self.effects
-                    .push(Effect::Send(Command::Approve { id, answer }));
-            }
+            Modal::Approval {
+                id,
+                tool,
+                question,
+                preview,
+                reason,
+            } => self.approval_key(id, tool, question, preview, reason, key),
             Modal::Confirm { question, then } => match key.code {
                 KeyCode::Char('y' | 'Y') => self.confirmed(*then),
                 KeyCode::Char('n' | 'N') | KeyCode::Esc | KeyCode::Enter => {

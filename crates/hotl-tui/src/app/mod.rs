@@ -77,6 +77,10 @@ pub enum Modal {
         tool: String,
         /// The question.
         question: String,
+        /// What the call would do, shown above the question.
+        preview: Vec<hotl_protocol::PreviewLine>,
+        /// After `n`: the reason being typed (Enter sends it with the no, Esc sends a plain no).
+        reason: Option<String>,
     },
     /// A yes/no question of the app's own (dropping a session).
     Confirm {

@@ -82,9 +82,22 @@ impl Live {
         }) = agent.recv().await
         {
             self.child = child;
-            if let Event::Approval { id, question, .. } = &event {
-                let answer = self.ask(question).await;
-                agent.send(Command::Approve { id: *id, answer });
+            if let Event::Approval {
+                id,
+                question,
+                preview,
+                ..
+            } = &event
+            {
+                for line in preview {
+                    self.line(&format!("  {}{}", line.sign(), line.text));
+                }
+                let (answer, reason) = self.ask(question).await;
+                agent.send(Command::Approve {
+                    id: *id,
+                    answer,
+                    reason,
+                });
                 continue;
             }
             match event {
@@ -203,18 +216,23 @@ impl Live {
         }
     }
 
-    /// Asks `question` on the terminal; anything but yes declines.
-    async fn ask(&mut self, question: &str) -> Answer {
-        match self
+    /// Asks `question` on the terminal; anything but yes declines. After an `n`, asks why
+    /// (an empty line gives no reason): the model reads it with the refusal.
+    async fn ask(&mut self, question: &str) -> (Answer, Option<String>) {
+        let answer = self
             .read_answer(&format!("? {question} [y/N/a(lways)]"))
-            .await
-        {
-            Some(answer) => match answer.as_str() {
-                "y" | "Y" | "yes" => Answer::Yes,
-                "a" | "A" | "always" => Answer::Always,
-                _ => Answer::No,
-            },
-            None => Answer::No,
+            .await;
+        match answer.as_deref() {
+            Some("y" | "Y" | "yes") => (Answer::Yes, None),
+            Some("a" | "A" | "always") => (Answer::Always, None),
+            Some("n" | "N" | "no") => {
+                let why = self
+                    .read_answer("  why not? (Enter to just say no)")
+                    .await
+                    .filter(|why| !why.is_empty());
+                (Answer::No, why)
+            }
+            _ => (Answer::No, None),
         }
     }
 

@@ -46,9 +46,11 @@ pub(super) async fn send(
             }
         }
         Ok(Outcome::Stats(stats)) if view == "stats" => say(stats.economy()),
-        Ok(Outcome::Reverted { text, .. }) => {
+        Ok(Outcome::Reverted { text, scope, .. }) => {
             live.tell(&done);
-            say(format_args!("· the message was:\n{text}"));
+            if scope.conversation() {
+                say(format_args!("· the message was:\n{text}"));
+            }
             live.print_status();
         }
         Ok(Outcome::Cleared { .. } | Outcome::Fresh { .. } | Outcome::ModeChanged { .. }) => {
@@ -123,9 +125,9 @@ pub(super) async fn pick(
                 at: ForkAt::Message(seq),
             })
         }),
-        Pick::Message(MessagePick::Revert) => pick_message(host, live)
+        Pick::Message(MessagePick::Revert(scope)) => pick_message(host, live)
             .await
-            .map(|before| Command::Revert { before }),
+            .map(|before| Command::Revert { before, scope }),
         Pick::Tree => {
             say(
                 "· /tree is a command of the terminal UI (hotl without --no-tui); hotl sessions show --tree prints it",

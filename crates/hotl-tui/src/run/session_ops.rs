@@ -42,8 +42,15 @@ pub(super) fn pick(pick: Pick, app: &mut App, host: &dyn Host, remote: bool) {
         Pick::Message(MessagePick::Fork) => {
             pick_message(app, host, "fork after the turn of", picker::Kind::Fork)
         }
-        Pick::Message(MessagePick::Revert) => {
-            pick_message(app, host, "revert to before", picker::Kind::Revert)
+        Pick::Message(MessagePick::Revert(scope)) => {
+            let title = match scope {
+                hotl_protocol::RevertScope::Both => {
+                    "revert the conversation and the code to before"
+                }
+                hotl_protocol::RevertScope::Conversation => "revert the conversation to before",
+                hotl_protocol::RevertScope::Code => "put the code back as it was before",
+            };
+            pick_message(app, host, title, picker::Kind::Revert(scope))
         }
         Pick::Tree => {
             let rows = host.tree(&app.session);
@@ -125,7 +132,7 @@ fn pick_message(app: &mut App, host: &dyn Host, title: &str, kind: picker::Kind)
         .map(|(newer, (seq, text))| {
             let preview = hotl_text::clip(hotl_text::first_line(&text), 80);
             // A revert hides the message's turn and every later one; a fork keeps them.
-            let detail = if kind == picker::Kind::Revert {
+            let detail = if matches!(kind, picker::Kind::Revert(_)) {
                 format!(
                     "{preview}  · hides {}",
                     hotl_text::plural(newer + 1, "turn")

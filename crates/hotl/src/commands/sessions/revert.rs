@@ -4,6 +4,7 @@ use std::io::Write;
 use std::process::ExitCode;
 
 use clap::Args;
+use hotl_agent::RevertScope;
 use hotl_log::Body;
 use hotl_view::View;
 
@@ -22,6 +23,25 @@ pub struct RevertArgs {
     /// Keep everything through this stamp (t<seq>, the end of a turn as `sessions show` marks it)
     #[arg(long, value_name = "t<SEQ>")]
     pub to: String,
+    /// Revert the conversation and put back the files the later turns changed (the default)
+    #[arg(long, group = "scope")]
+    pub both: bool,
+    /// Revert only the conversation: the files stay as they are
+    #[arg(long, group = "scope")]
+    pub conversation: bool,
+    /// Put back only the files; the conversation goes on
+    #[arg(long, group = "scope")]
+    pub code: bool,
+}
+
+impl RevertArgs {
+    fn scope(&self) -> RevertScope {
+        match (self.conversation, self.code) {
+            (true, _) => RevertScope::Conversation,
+            (_, true) => RevertScope::Code,
+            _ => RevertScope::Both,
+        }
+    }
 }
 
 pub fn run(ctx: &Ctx, args: &RevertArgs) -> Result<ExitCode, CliError> {
@@ -31,20 +51,41 @@ pub fn run(ctx: &Ctx, args: &RevertArgs) -> Result<ExitCode, CliError> {
     // Projected under the lock, so the view cannot move between the check and the append.
     let view = View::of(&ctx.store.lineage(&meta.id)?);
     let cut = view.cut_at_seq(seq)?;
-    if cut.at_head {
+    let scope = args.scope();
+    if cut.at_head && scope.conversation() {
         return Err(CliError::user(format!(
             "t{seq} is already the end of the session; nothing to revert"
         )));
     }
-    writer.append(Body::Revert { to: seq })?;
+    // The files first: when they cannot be put back, nothing is recorded.
+    let files = if scope.code() {
+        hotl_agent::revert_files(&ctx.store, &meta.id, std::path::Path::new(&meta.cwd), seq)
+            .map_err(|why| {
+                CliError::user(format!("the code cannot be put back: {why}"))
+                    .hint("--conversation reverts only the conversation")
+            })?
+    } else {
+        Vec::new()
+    };
+    if scope.conversation() {
+        writer.append(Body::Revert { to: seq })?;
+    }
     let mut out = ctx.out();
-    writeln!(
-        out,
-        "reverted {} to t{seq} ({} turn{} kept; later records stay in the log)",
-        meta.id,
-        cut.boundary.turns,
-        if cut.boundary.turns == 1 { "" } else { "s" }
-    )?;
+    if scope.conversation() {
+        writeln!(
+            out,
+            "reverted {} to t{seq} ({} turn{} kept; later records stay in the log)",
+            meta.id,
+            cut.boundary.turns,
+            if cut.boundary.turns == 1 { "" } else { "s" }
+        )?;
+    }
+    if scope.code() {
+        let said = hotl_agent::words::reverted(seq, seq, RevertScope::Code, &files);
+        for line in said.lines().skip(1) {
+            writeln!(out, "{}", line.trim_start())?;
+        }
+    }
     flush(out)?;
     Ok(ExitCode::SUCCESS)
 }

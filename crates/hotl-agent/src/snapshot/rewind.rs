@@ -1,0 +1,136 @@
+//! Putting the code back with the conversation: the files the turns after a point changed,
+//! as the working-tree snapshots show (whichever tool changed them, `bash` included), put
+//! back as they were at that point. A file changed since hotl last saw it (by the user, an
+//! editor, another program) is never overwritten: it is named and kept.
+
+use std::path::Path;
+
+use hotl_log::{Blobs, Body, Record};
+use hotl_protocol::{FileRewound, Rewound};
+
+use super::{Snapshotter, git, manifest};
+
+/// The snapshot the tree had at the end of the record at `to`, and the latest one; `None` when
+/// either is missing or they are the same. The tree then is the last snapshot at or before
+/// `to`; with none (the turns before only talked), the first one after it, which hotl takes
+/// before a step changes anything.
+pub(crate) fn trees_since<'a>(records: &'a [Record], to: u64) -> Option<(&'a str, &'a str)> {
+    let snapshot = |r: &'a Record| match &r.body {
+        Body::Snapshot { tree } => Some(tree.as_str()),
+        _ => None,
+    };
+    let at = records.iter().rposition(|r| r.seq <= to)?;
+    let target = records[..=at]
+        .iter()
+        .rev()
+        .find_map(snapshot)
+        .or_else(|| records[at..].iter().find_map(snapshot))?;
+    let latest = records.iter().rev().find_map(snapshot)?;
+    (target != latest).then_some((target, latest))
+}
+
+/// Puts back the files session `id` (working in `cwd`) changed after stamp `to`, as the
+/// snapshot then held them (see [`rewind`]); nothing when no snapshot shows a change. For
+/// commands that work on a session's log without opening it (`hotl sessions revert`).
+pub fn revert_files(
+    store: &hotl_log::Store,
+    id: &str,
+    cwd: &Path,
+    to: u64,
+) -> Result<Vec<FileRewound>, String> {
+    let lineage = store.lineage(id).map_err(|e| e.to_string())?;
+    match trees_since(&lineage.records, to) {
+        Some((target, latest)) => rewind(cwd, &store.blobs(), target, latest, true),
+        None => Ok(Vec::new()),
+    }
+}
+
+/// What putting back the files changed between snapshot `target` and snapshot `latest` does
+/// to the tree at `cwd`, file by file; `apply` does it, else it is only said.
+pub(crate) fn rewind(
+    cwd: &Path,
+    blobs: &Blobs,
+    target: &str,
+    latest: &str,
+    apply: bool,
+) -> Result<Vec<FileRewound>, String> {
+    let paths = Snapshotter::changed(cwd, target, latest, blobs).ok_or(
+        "the snapshots cannot be compared (the directory changed kind, or a snapshot is gone)",
+    )?;
+    let last_seen = Snapshotter::content_hashes(cwd, latest, &paths, blobs)
+        .ok_or("the latest snapshot cannot be read")?;
+    let wanted =
+        contents(cwd, target, &paths, blobs).ok_or("the earlier snapshot cannot be read")?;
+    let mut files = Vec::with_capacity(paths.len());
+    for ((path, seen), wanted) in paths.into_iter().zip(last_seen).zip(wanted) {
+        let file = cwd.join(&path);
+        let now = std::fs::read(&file)
+            .ok()
+            .map(|bytes| blake3::hash(&bytes).to_hex().to_string());
+        let what = if now != seen {
+            Rewound::Kept("changed since hotl last saw it".to_owned())
+        } else {
+            match wanted {
+                Wanted::Gone => Rewound::Removed,
+                Wanted::Bytes(_) => Rewound::Restored,
+                Wanted::NotStored => Rewound::Kept("its earlier content was not stored".to_owned()),
+            }
+        };
+        let what = match (apply, &what, wanted) {
+            (true, Rewound::Removed, _) => match std::fs::remove_file(&file) {
+                Ok(()) => what,
+                Err(e) => Rewound::Kept(format!("cannot be removed: {e}")),
+            },
+            (true, Rewound::Restored, Wanted::Bytes(bytes)) => {
+                let made = match file.parent() {
+                    Some(dir) => std::fs::create_dir_all(dir),
+                    None => Ok(()),
+                };
+                match made.and_then(|()| hotl_log::write_file_atomic(&file, &bytes)) {
+                    Ok(()) => what,
+                    Err(e) => Rewound::Kept(format!("cannot be written: {e}")),
+                }
+            }
+            _ => what,
+        };
+        files.push(FileRewound { path, what });
+    }
+    Ok(files)
+}
+
+/// A file as a snapshot held it.
+enum Wanted {
+    Bytes(Vec<u8>),
+    /// Not in the snapshot.
+    Gone,
+    /// In it, but only as a hash (a large file) or a link's target.
+    NotStored,
+}
+
+/// The content each of `paths` had in snapshot `tree`.
+fn contents(cwd: &Path, tree: &str, paths: &[String], blobs: &Blobs) -> Option<Vec<Wanted>> {
+    if let Some(hash) = tree.strip_prefix(manifest::ID_PREFIX) {
+        let entries = manifest::load(blobs, hash)?;
+        return Some(
+            paths
+                .iter()
+                .map(|path| match entries.iter().find(|e| e.path == *path) {
+                    None => Wanted::Gone,
+                    Some(entry) => match &entry.content {
+                        manifest::Content::Blob(h) => {
+                            blobs.get(h).map_or(Wanted::NotStored, Wanted::Bytes)
+                        }
+                        _ => Wanted::NotStored,
+                    },
+                })
+                .collect(),
+        );
+    }
+    let found = git::contents(cwd, tree, paths)?;
+    Some(
+        found
+            .into_iter()
+            .map(|c| c.map_or(Wanted::Gone, Wanted::Bytes))
+            .collect(),
+    )
+}
