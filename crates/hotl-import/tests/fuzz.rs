@@ -179,7 +179,7 @@ fn import_bounded(source: Source, text: String) -> Result<(), TestCaseError> {
     let home = Home::new().map_err(|e| TestCaseError::fail(e.to_string()))?;
     let input = home.dir.path().join("input.jsonl");
     std::fs::write(&input, text).map_err(|e| TestCaseError::fail(e.to_string()))?;
-    let before = files_outside(home.dir.path(), &home.store.home().to_owned());
+    let before = files_outside(home.dir.path(), home.store.home());
     let (done, finished) = mpsc::channel();
     let store = home.store.clone();
     let path = input.clone();
@@ -200,7 +200,7 @@ fn import_bounded(source: Source, text: String) -> Result<(), TestCaseError> {
         Ok(false) => return Err(TestCaseError::fail("the import panicked")),
         Err(_) => return Err(TestCaseError::fail("the import hung")),
     }
-    let after = files_outside(home.dir.path(), &home.store.home().to_owned());
+    let after = files_outside(home.dir.path(), home.store.home());
     prop_assert_eq!(before, after, "the import wrote outside the home");
     Ok(())
 }

@@ -377,8 +377,7 @@ fn a_continue_killed_with_its_process_is_answered_with_the_handle() -> TestResul
     )?;
     let last_run = log
         .lines()
-        .filter(|l| l.contains("\"type\":\"run\""))
-        .last()
+        .rfind(|l| l.contains("\"type\":\"run\""))
         .ok_or("no run")?;
     assert!(last_run.contains("\"interrupted\""), "{log}");
     assert_eq!(env.run(&["sessions", "check"]).code, 0);
@@ -429,8 +428,7 @@ fn a_child_that_delegated_in_turn_is_closed_with_its_own_child() -> TestResult {
         let log = std::fs::read_to_string(&path)?;
         let last_run = log
             .lines()
-            .filter(|l| l.contains("\"type\":\"run\""))
-            .last()
+            .rfind(|l| l.contains("\"type\":\"run\""))
             .ok_or("no run")?;
         assert!(!last_run.contains("\"started\""), "left open: {log}");
     }
