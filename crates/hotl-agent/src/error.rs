@@ -23,10 +23,8 @@ pub enum AgentError {
     View(#[from] hotl_view::ViewError),
     /// The model could not write a note that can be used (one missing the template's lines,
     /// cut at the output limit, longer than its span, or a tool call instead).
-    #[error(
-        "the model's fold note was refused: {0} (write the note yourself: hotl fold <session> \
-         --since t<seq> --note-file FILE)"
-    )]
+    /// It says why, and how to write the note instead (with the session and the span).
+    #[error("the model's fold note was refused: {0}")]
     BadNote(String),
     /// A fold that cannot be made as asked.
     #[error("{0}")]

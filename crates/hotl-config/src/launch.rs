@@ -147,8 +147,8 @@ pub async fn context_window(resolved: &Resolved, model: &str) -> u64 {
     if served.ignores_tools {
         eprintln!(
             "hotl: warning: this server's chat template ignores tools, so the model cannot call \
-             any (llama.cpp: start llama-server with --jinja and a template that has a tools \
-             section, e.g. --chat-template-file scripts/chatml-fence-tools.jinja)"
+             any (llama.cpp: start llama-server with --jinja and a chat template that has a \
+             tools section; the README's paragraph on local models names one)"
         );
     }
     resolved

@@ -262,6 +262,9 @@ pub struct Status {
     pub usage: hotl_wire::Usage,
     /// Dollars this process spent (known prices only).
     pub cost: f64,
+    /// No price is known for the model (a local server, say): `cost` says nothing.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub unpriced: bool,
     /// Model calls this process made.
     pub requests: u32,
     /// The share of the last request's prompt read from the cache (0 to 1), when known.

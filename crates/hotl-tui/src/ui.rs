@@ -369,7 +369,11 @@ pub fn strip(app: &App, now: Instant, context: &Strip, width: usize) -> Line<'st
     }
     if let Some(status) = &app.status {
         spans.push(sep());
-        spans.push(Span::raw(format!("${:.4}", status.cost)));
+        spans.push(if status.unpriced {
+            Span::styled("unpriced", style::dim())
+        } else {
+            Span::raw(format!("${:.4}", status.cost))
+        });
         if let Some(hit) = status.cache_hit {
             spans.push(sep());
             spans.push(Span::raw(format!("cache {:.0}%", hit * 100.0)));

@@ -218,7 +218,11 @@ fn a_note_answered_with_tool_calls_is_refused_saying_what_happened() -> TestResu
             .contains("the model called `bash` instead of writing the note"),
         "{out}"
     );
-    assert!(out.stderr.contains("--note-file"), "{out}");
+    assert!(
+        out.stderr
+            .contains(&format!("hotl compact {id} --note-file FILE")),
+        "the session named, not a placeholder: {out}"
+    );
     let sent = requests(&fake)?;
     assert_eq!(sent.len(), 3);
     assert!(sent[1].get("tool_choice").is_none(), "{}", sent[1]);

@@ -1279,3 +1279,32 @@ fn sigterm_mid_answer_ends_the_terminal_ui_without_waiting_for_the_stream() -> T
     );
     Ok(())
 }
+
+#[test]
+fn a_local_unpriced_server_shows_no_price_and_no_cache_clock() -> TestResult {
+    let env = Env::new()?;
+    let fake = FakeLlm::start(Config::scripted([Reply::text("Paris.")]))?;
+    let hotl = env.command_against("openai-chat", &fake, "smollm2");
+    let setup = format!("stty cols {COLS} rows {ROWS}; ");
+    let Some(mut cmd) = in_script(&env, &hotl, &setup)? else {
+        return Ok(());
+    };
+    cmd.env_remove("HOTL_NO_TUI").env("TERM", "xterm-256color");
+    // The strip says so once the answer's status comes (the step waits for it).
+    let shown = drive(
+        cmd,
+        (COLS, ROWS),
+        &[
+            UP,
+            Type("capital of France?\r"),
+            Shows("Paris."),
+            Shows("unpriced"),
+            Idle,
+            EXIT,
+        ],
+    )?;
+    // Nothing ever drawn showed a price or a cache clock.
+    assert!(!shown.bytes.contains("$0.0000"), "{}", shown.screen());
+    assert!(!shown.bytes.contains("m left"), "{}", shown.screen());
+    Ok(())
+}

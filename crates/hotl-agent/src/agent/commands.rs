@@ -271,7 +271,9 @@ impl Worker {
                     })?;
                 let note = match note {
                     Some(note) => {
-                        crate::moves::check_note(&note).map_err(AgentError::BadNote)?;
+                        crate::moves::check_note(&note).map_err(|why| {
+                            AgentError::Fold(format!("the note was refused: {why}"))
+                        })?;
                         note
                     }
                     None => session.write_note(since, cx).await?,

@@ -246,6 +246,12 @@ impl Worker {
                 mode: (self.cx.settings.policy.mode != Mode::Default)
                     .then(|| self.cx.settings.policy.mode.name().to_owned()),
                 sandbox: Some(self.cx.settings.policy.sandbox_name().to_owned()),
+                unpriced: self
+                    .cx
+                    .settings
+                    .pricing
+                    .price(&self.cx.settings.model)
+                    .is_none(),
                 ..Status::default()
             },
         }

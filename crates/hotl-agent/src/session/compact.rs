@@ -179,7 +179,8 @@ impl Session {
             last = Some(fitted);
             match self.request_note(ask, cx, budget, sent).await {
                 Ok((summary, fits)) => {
-                    fits.map_err(refused_note)?;
+                    let id = self.id().to_owned();
+                    fits.map_err(|why| refused_note(&id, why))?;
                     return self.record_compaction(summary);
                 }
                 Err(AgentError::Wire(e)) => match e.context_overflow() {
@@ -300,9 +301,9 @@ fn compaction_ask(until: u64, fitted: &Fitted) -> String {
 
 /// A note that does not fit the template (a reply that went on working instead) would
 /// replace the context with nothing useful: better none.
-fn refused_note(why: String) -> AgentError {
+fn refused_note(id: &str, why: String) -> AgentError {
     AgentError::Compaction(format!(
-        "the model's note was refused: {why} (write the note yourself: hotl compact <session> \
+        "the model's note was refused: {why} (write the note yourself: hotl compact {id} \
          --note-file FILE)"
     ))
 }

@@ -56,7 +56,13 @@ impl Session {
             .map(|i| super::compact::item_bytes(i) as usize)
             .sum();
         let (note, fits) = self.request_note(ask, cx, None, span_bytes).await?;
-        fits.map_err(AgentError::BadNote)?;
+        let id = self.id().to_owned();
+        fits.map_err(|why| {
+            AgentError::BadNote(format!(
+                "{why} (write the note yourself: hotl fold {id} --since t{} --note-file FILE)",
+                span.since
+            ))
+        })?;
         Ok(note)
     }
 

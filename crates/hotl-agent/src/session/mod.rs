@@ -355,6 +355,7 @@ impl Session {
             sandbox: Some(settings.policy.sandbox_name().to_owned()),
             usage: self.totals.usage,
             cost: self.totals.cost,
+            unpriced: settings.pricing.price(&settings.model).is_none(),
             requests: self.totals.requests,
             cache_hit,
             model_time: self.totals.model_time,

@@ -445,6 +445,8 @@ impl Front {
             _ => None,
         };
         let ttl = match settings.ttl {
+            // A local server with no price (llama.cpp, Ollama) keeps its cache with no clock.
+            _ if local_unpriced(&resolved.provider, &settings) => Duration::ZERO,
             Ttl::FiveMinutes => Duration::from_secs(5 * 60),
             Ttl::OneHour => Duration::from_secs(60 * 60),
         };
@@ -504,6 +506,12 @@ impl Front {
             }
         }
     }
+}
+
+/// Whether the run asks a server on this machine or network for a model with no known price.
+fn local_unpriced(provider: &hotl_agent::Provider, settings: &hotl_agent::Settings) -> bool {
+    matches!(provider, hotl_agent::Provider::Http(http) if hotl_wire::is_local(http.base()))
+        && settings.pricing.price(&settings.model).is_none()
 }
 
 /// The prompt `-p` gives: `-` is all of stdin; any other prompt gets what is piped into stdin
