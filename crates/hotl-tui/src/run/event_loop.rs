@@ -180,6 +180,11 @@ impl<'a> Loop<'a> {
                     Tone::Info,
                 );
             }
+            if self.agent.is_some() {
+                // Recovery runs first: the first frame already shows it running, not a quiet
+                // composer that then refuses the commands typed into it.
+                self.app.run(Command::Recover, "recover");
+            }
         }
         self.draw()?;
         self.metrics
@@ -194,7 +199,6 @@ impl<'a> Loop<'a> {
         };
         if self.options.resumed.is_some() {
             agent.send(Command::Status);
-            self.app.run(Command::Recover, "recover");
         }
         if let Some(first) = &self.options.first {
             self.app.submit(first.clone());
