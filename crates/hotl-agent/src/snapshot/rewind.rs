@@ -30,7 +30,7 @@ pub(crate) fn trees_since<'a>(records: &'a [Record], to: u64) -> Option<(&'a str
 }
 
 /// Puts back the files session `id` (working in `cwd`) changed after stamp `to`, as the
-/// snapshot then held them (see [`rewind`]); nothing when no snapshot shows a change. For
+/// snapshot then held them (see `rewind`); nothing when no snapshot shows a change. For
 /// commands that work on a session's log without opening it (`hotl sessions revert`).
 pub fn revert_files(
     store: &hotl_log::Store,
