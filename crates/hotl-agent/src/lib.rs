@@ -85,7 +85,7 @@ pub use crate::session::{
     Session, Settings, Started, TitleSettings, Totals, TurnOutcome, checkpoint_state,
     default_context_window, hidden_env, known_context_window, messages_text,
 };
-pub use crate::snapshot::{end_children, revert_files, sweep_worktrees};
+pub use crate::snapshot::{changed_from, end_children, revert_files, sweep_worktrees};
 pub use crate::stats::{session_stats, stats};
 pub use crate::tools::{standard_tools, with_agents};
 pub use hotl_protocol::{

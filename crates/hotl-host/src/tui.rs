@@ -205,6 +205,13 @@ impl hotl_tui::Host for StoreHost<'_> {
         ))
     }
 
+    fn changed_from(&self, id: &str, seqs: &[u64]) -> Vec<Vec<String>> {
+        let Ok(meta) = self.ctx.store.meta(id) else {
+            return vec![Vec::new(); seqs.len()];
+        };
+        hotl_agent::changed_from(&self.ctx.store, id, std::path::Path::new(&meta.cwd), seqs)
+    }
+
     fn entries(&self, id: &str) -> Vec<Entry> {
         entries_of(self.ctx, id).unwrap_or_else(|e| {
             tracing::warn!("cannot read session {id} for the terminal UI: {e}");

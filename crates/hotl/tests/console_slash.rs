@@ -555,3 +555,37 @@ fn an_approval_shows_the_change_before_asking_and_a_no_can_say_why() -> TestResu
     assert!(last.contains("They said: the spec needs it"), "{last}");
     Ok(())
 }
+
+#[test]
+fn revert_in_the_console_puts_the_files_back_with_the_conversation() -> TestResult {
+    let env = Env::new()?;
+    let (id, to) = crate::edit::session_that_changed_files(&env)?;
+    let project = std::path::Path::new(&env.cwd()).to_owned();
+    // t<to> ends the first turn: the second turn's message follows it.
+    let show = env.run(&["sessions", "show", &id]).ok().stdout;
+    let before = show
+        .lines()
+        .filter(|line| line.contains("] user: "))
+        .filter_map(|line| line.trim_start().strip_prefix("[t")?.split(']').next())
+        .filter_map(|seq| seq.parse::<u64>().ok())
+        .find(|seq| *seq > to)
+        .ok_or(show.clone())?;
+    let fake = FakeLlm::start(Config::scripted([Reply::text("unused")]))?;
+    let typed = [
+        (format!("/revert t{before}\n"), 0),
+        ("/exit\n".to_owned(), 1_500),
+    ];
+    let typed: Vec<(&str, u64)> = typed.iter().map(|(t, ms)| (t.as_str(), *ms)).collect();
+    let Some(out) = console_typed(&env, &fake, &["-r", &id], &typed)? else {
+        return Ok(());
+    };
+    let out = out.ok();
+    assert!(out.stdout.contains("notes.txt restored"), "{}", out.stdout);
+    assert!(out.stdout.contains("new.txt removed"), "{}", out.stdout);
+    assert_eq!(
+        std::fs::read_to_string(project.join("notes.txt"))?,
+        "as it was\n"
+    );
+    assert!(!project.join("new.txt").exists());
+    Ok(())
+}

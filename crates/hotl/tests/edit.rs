@@ -186,7 +186,7 @@ fn clear_empties_the_model_view_but_not_the_transcript() -> TestResult {
 }
 
 /// A session whose second turn wrote two files (one new) with the model's tools.
-fn session_that_changed_files(env: &Env) -> TestResult<(String, u64)> {
+pub(crate) fn session_that_changed_files(env: &Env) -> TestResult<(String, u64)> {
     let project = std::path::Path::new(&env.cwd()).to_owned();
     std::fs::write(project.join("notes.txt"), "as it was\n")?;
     let fake = hotl_fakellm::FakeLlm::start(hotl_fakellm::Config::scripted([

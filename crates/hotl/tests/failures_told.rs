@@ -218,8 +218,9 @@ fn after_a_broken_answer_the_status_still_counts_the_context() -> TestResult {
     let last_status = out
         .stdout
         .lines()
+        .rev()
         .filter_map(|l| serde_json::from_str::<Value>(l).ok())
-        .rfind(|e| e["type"] == "status")
+        .find(|e| e["type"] == "status")
         .ok_or_else(|| format!("no status event: {}", out.stdout))?;
     assert!(
         last_status["context_used"].as_u64().unwrap_or(0) > 100,

@@ -707,6 +707,42 @@ fn a_fork_child_runs_as_a_live_card_and_lands_with_its_handle() -> TestResult {
 }
 
 #[test]
+fn the_revert_picker_names_the_files_it_puts_back_and_puts_them_back() -> TestResult {
+    let env = Env::new()?;
+    let (id, _) = crate::edit::session_that_changed_files(&env)?;
+    let project = std::path::Path::new(&env.cwd()).to_owned();
+    let fake = FakeLlm::start(Config::scripted([Reply::text("unused")]))?;
+    let Some(shown) = tui(
+        &env,
+        &fake,
+        &["-r", &id],
+        &[
+            UP,
+            Idle,
+            Type("/revert\r"),
+            Shows("puts back new.txt, notes.txt"),
+            // The newest message first: the turn that wrote both files.
+            Type("\r"),
+            Shows("notes.txt restored"),
+            Idle,
+            Type("\x03"),
+            EXIT,
+        ],
+    )?
+    else {
+        return Ok(());
+    };
+    assert_eq!(shown.code, 0, "{}", shown.screen());
+    assert!(shown.has("new.txt removed"), "{}", shown.screen());
+    assert_eq!(
+        std::fs::read_to_string(project.join("notes.txt"))?,
+        "as it was\n"
+    );
+    assert!(!project.join("new.txt").exists());
+    Ok(())
+}
+
+#[test]
 fn esc_esc_reverts_to_a_picked_message_and_puts_it_back_in_the_composer() -> TestResult {
     let env = Env::new()?;
     let fake = FakeLlm::start(Config::scripted([

@@ -27,7 +27,7 @@ use hotl_log::Blobs;
 
 pub use children::end_children;
 pub(crate) use manifest::Limits;
-pub use rewind::revert_files;
+pub use rewind::{changed_from, revert_files};
 pub(crate) use worktree::Worktree;
 pub use worktree::sweep_worktrees;
 

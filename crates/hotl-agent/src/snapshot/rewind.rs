@@ -45,6 +45,27 @@ pub fn revert_files(
     }
 }
 
+/// For each user message `seqs` of session `id`, the files the turns from it on changed (what
+/// a revert to just before it puts back); an empty list where the snapshots cannot say.
+pub fn changed_from(
+    store: &hotl_log::Store,
+    id: &str,
+    cwd: &Path,
+    seqs: &[u64],
+) -> Vec<Vec<String>> {
+    let Ok(lineage) = store.lineage(id) else {
+        return vec![Vec::new(); seqs.len()];
+    };
+    let blobs = store.blobs();
+    seqs.iter()
+        .map(|seq| {
+            trees_since(&lineage.records, seq.saturating_sub(1))
+                .and_then(|(target, latest)| Snapshotter::changed(cwd, target, latest, &blobs))
+                .unwrap_or_default()
+        })
+        .collect()
+}
+
 /// What putting back the files changed between snapshot `target` and snapshot `latest` does
 /// to the tree at `cwd`, file by file; `apply` does it, else it is only said.
 pub(crate) fn rewind(

@@ -45,6 +45,13 @@ pub trait Host {
     }
     /// A session's transcript.
     fn entries(&self, id: &str) -> Vec<Entry>;
+    /// For each of the user messages `seqs` of session `id`, the files the turns from it on
+    /// changed, as the working-tree snapshots show (what a revert there puts back). Empty
+    /// lists by default.
+    fn changed_from(&self, id: &str, seqs: &[u64]) -> Vec<Vec<String>> {
+        let _ = id;
+        vec![Vec::new(); seqs.len()]
+    }
     /// [`Host::entries`], read away from the UI's loop (the pager of a long session): the
     /// loop keeps drawing and taking the agent's events meanwhile.
     fn entries_later(&self, id: &str) -> Later<'_, Vec<Entry>>;

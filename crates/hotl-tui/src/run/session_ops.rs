@@ -126,16 +126,27 @@ fn pick_message(app: &mut App, host: &dyn Host, title: &str, kind: picker::Kind)
         return;
     }
     let entries = host.entries(&app.session);
-    let rows: Vec<picker::Row> = crate::transcript::user_messages(&entries)
+    let messages = crate::transcript::user_messages(&entries);
+    // What a revert there puts back, when it puts back code.
+    let changed = match kind {
+        picker::Kind::Revert(scope) if scope.code() => {
+            let seqs: Vec<u64> = messages.iter().map(|(seq, _)| *seq).collect();
+            host.changed_from(&app.session, &seqs)
+        }
+        _ => vec![Vec::new(); messages.len()],
+    };
+    let rows: Vec<picker::Row> = messages
         .into_iter()
+        .zip(changed)
         .enumerate()
-        .map(|(newer, (seq, text))| {
+        .map(|(newer, ((seq, text), changed))| {
             let preview = hotl_text::clip(hotl_text::first_line(&text), 80);
             // A revert hides the message's turn and every later one; a fork keeps them.
             let detail = if matches!(kind, picker::Kind::Revert(_)) {
                 format!(
-                    "{preview}  · hides {}",
-                    hotl_text::plural(newer + 1, "turn")
+                    "{preview}  · hides {}{}",
+                    hotl_text::plural(newer + 1, "turn"),
+                    files_line(&changed)
                 )
             } else {
                 preview
@@ -153,4 +164,17 @@ fn pick_message(app: &mut App, host: &dyn Host, title: &str, kind: picker::Kind)
         return;
     }
     open(app, title, kind, rows);
+}
+
+/// ` · puts back a.rs, b.rs and 3 more` for the files a revert puts back, or nothing.
+fn files_line(changed: &[String]) -> String {
+    match changed.len() {
+        0 => String::new(),
+        n if n <= 3 => format!(" · puts back {}", changed.join(", ")),
+        n => format!(
+            " · puts back {} and {} more",
+            changed[..3].join(", "),
+            n - 3
+        ),
+    }
 }
