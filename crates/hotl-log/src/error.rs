@@ -30,7 +30,7 @@ pub enum LogError {
         query: String,
     },
     /// An id prefix matched several sessions.
-    #[error("'{query}' matches {} sessions: {}", candidates.len(), candidates.join(", "))]
+    #[error("'{query}' matches {} sessions: {}", candidates.len(), first_of(candidates))]
     Ambiguous {
         /// What the user typed.
         query: String,
@@ -80,6 +80,20 @@ pub enum LogError {
     Encode(#[from] serde_json::Error),
 }
 
+/// The first five candidates and how many more: one line a person can read, however many
+/// sessions a short prefix matches.
+fn first_of(candidates: &[String]) -> String {
+    const SHOWN: usize = 5;
+    let mut text = candidates[..candidates.len().min(SHOWN)].join(", ");
+    if candidates.len() > SHOWN {
+        text.push_str(&format!(
+            " and {} more (a longer prefix picks one)",
+            candidates.len() - SHOWN
+        ));
+    }
+    text
+}
+
 fn owner_text(pid: Option<u32>) -> String {
     match pid {
         Some(pid) => format!("pid {pid}"),
@@ -118,5 +132,23 @@ impl<T> IoResultExt<T> for io::Result<T> {
             path: path.to_owned(),
             source,
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn many_candidates_are_cut_to_five_and_counted() {
+        let candidates: Vec<String> = (1..=38).map(|i| format!("session {i}")).collect();
+        let err = LogError::Ambiguous {
+            query: "01".into(),
+            candidates,
+        };
+        assert_eq!(
+            err.to_string(),
+            "'01' matches 38 sessions: session 1, session 2, session 3, session 4, session 5 and 33 more (a longer prefix picks one)"
+        );
     }
 }
