@@ -80,3 +80,12 @@ fn no_match_exits_1_with_a_hint() -> TestResult {
     assert!(fork.stderr.contains("hint:"), "{fork}");
     Ok(())
 }
+
+#[test]
+fn a_reference_that_matches_nothing_is_the_only_thing_said() {
+    let env = Env::new().expect("env");
+    let out = env.run(&["-r", "nosuch", "-p", "hi"]);
+    assert_eq!(out.code, 1, "{out}");
+    assert!(out.stderr.contains("no session matches"), "{out}");
+    assert!(!out.stderr.contains("demo model"), "{out}");
+}

@@ -192,9 +192,6 @@ async fn run_async(
     let headless = prompt.is_some() || !std::io::stdin().is_terminal();
     let mode = mode_of(args)?;
     let mut tools = tools_of(ctx, args)?;
-    if let Some(notice) = &resolved.demo_notice {
-        eprintln!("hotl: {notice}");
-    }
     let cwd = std::path::Path::new(&ctx.cwd);
     let (mut settings, servers, instructions) =
         launch(ctx, args, &resolved, mode, headless, &mut tools).await?;
@@ -218,6 +215,10 @@ async fn run_async(
         }
         other => other?,
     };
+    // Said once the session is found: a reference that matches nothing is the one error.
+    if let Some(notice) = &resolved.demo_notice {
+        eprintln!("hotl: {notice}");
+    }
     let (start, sandbox_mode) = crate::sandbox::mode_of(start, sandbox_flag, sandbox_config.mode)?;
     let session_cwd = match &start {
         Start::Open(session) => session.cwd().to_owned(),
