@@ -121,12 +121,8 @@ impl Archive {
         let base = self.threads.len() as u32;
         self.threads.extend(threads);
         self.asks.extend(asks);
-        self.docs += segment.docs.len() as u64;
-        self.tokens += segment
-            .docs
-            .iter()
-            .map(|d| u64::from(d.tokens))
-            .sum::<u64>();
+        self.docs += segment.n_docs() as u64;
+        self.tokens += segment.docs().map(|d| u64::from(d.tokens)).sum::<u64>();
         self.owners
             .push(owners.into_iter().map(|o| base + o).collect());
         self.pinned_at.push(Some(pinned_at));
@@ -141,8 +137,7 @@ impl Archive {
         let owners = segments
             .iter()
             .map(|seg| {
-                seg.docs
-                    .iter()
+                seg.docs()
                     .map(|d| {
                         let o = owners_of.owner(d.key, d.kind);
                         if o != NOT_ARCHIVED {
@@ -181,7 +176,7 @@ impl Archive {
             if self.pinned_at[s].is_some() {
                 continue;
             }
-            for (d, meta) in seg.docs.iter().enumerate() {
+            for (d, meta) in seg.docs().enumerate() {
                 // A note outside any thread (a fold the view did not apply) has no span to
                 // stamp it with.
                 let live = self.owners[s][d] == NOT_ARCHIVED && meta.kind != DocKind::Note;
@@ -222,7 +217,7 @@ impl Archive {
     pub fn stats(&self) -> IndexStats {
         IndexStats {
             segments: self.segments.len(),
-            docs: self.segments.iter().map(|s| s.docs.len() as u64).sum(),
+            docs: self.segments.iter().map(|s| s.n_docs() as u64).sum(),
             archived_docs: self.docs,
             terms: self.segments.iter().map(|s| s.n_terms() as u64).sum(),
             text_bytes: self.segments.iter().map(|s| s.text_bytes()).sum(),
@@ -244,7 +239,7 @@ impl Archive {
     pub fn docs(&self) -> Result<Vec<Doc>> {
         let mut out = Vec::new();
         for (s, seg) in self.segments.iter().enumerate() {
-            for (d, meta) in seg.docs.iter().enumerate() {
+            for (d, meta) in seg.docs().enumerate() {
                 let owner = self.owners[s][d];
                 if owner == NOT_ARCHIVED {
                     continue;
@@ -369,7 +364,7 @@ impl Archive {
 
     fn hit(&self, s: usize, d: usize, line: String, score: f64) -> (u32, Hit) {
         let owner = self.owners[s][d];
-        let meta = self.segments[s].docs[d];
+        let meta = self.segments[s].doc(d);
         let hit = Hit {
             handle: self.threads[owner as usize].handle.clone(),
             seq: self.seq_of(owner, meta.key, meta.kind),
@@ -397,14 +392,10 @@ impl Archive {
         let mut scores: Vec<Vec<f32>> = self
             .segments
             .iter()
-            .map(|s| vec![0.0; s.docs.len()])
+            .map(|s| vec![0.0; s.n_docs()])
             .collect();
         // How many of the query's terms each document holds.
-        let mut matched: Vec<Vec<u8>> = self
-            .segments
-            .iter()
-            .map(|s| vec![0; s.docs.len()])
-            .collect();
+        let mut matched: Vec<Vec<u8>> = self.segments.iter().map(|s| vec![0; s.n_docs()]).collect();
         let mut idfs = Vec::with_capacity(terms.len());
         let mut postings = Vec::new();
         let mut kept: Vec<(usize, u32, u32)> = Vec::new();
@@ -440,7 +431,7 @@ impl Archive {
             let idf = (1.0 + (n - df + 0.5) / (df + 0.5)).ln();
             idfs.push(idf);
             for &(s, d, tf) in &kept {
-                let len = f64::from(self.segments[s].docs[d as usize].tokens);
+                let len = f64::from(self.segments[s].doc(d as usize).tokens);
                 let tf = f64::from(tf);
                 let norm = tf + K1 * (1.0 - B + B * len / avgdl);
                 scores[s][d as usize] += (idf * tf * (K1 + 1.0) / norm) as f32;
@@ -462,7 +453,7 @@ impl Archive {
                 // A document holding every term is always worth showing.
                 let kept = held >= terms.len() || (held >= need && score >= floor);
                 if score > 0.0 && kept {
-                    best.push((score, self.segments[s].docs[d].key, s, d));
+                    best.push((score, self.segments[s].doc(d).key, s, d));
                 }
             }
         }
@@ -557,7 +548,7 @@ impl Archive {
             let count = re.find_iter(text).count();
             let line = clip(text, m.start(), m.end());
             let (owner, hit) = self.hit(s, d, line, count as f64);
-            let key = seg.docs[d].key;
+            let key = seg.doc(d).key;
             let place = match self.pinned_at[s] {
                 None => (key, 0),
                 Some(pin) => (pin, key),
@@ -566,7 +557,7 @@ impl Archive {
             left -= 1;
             left == 0
         };
-        let most = seg.docs.len() / 4 + 1;
+        let most = seg.n_docs() / 4 + 1;
         if !constraints.is_empty()
             && let Some(docs) =
                 prefilter::candidates(seg, constraints, most).map_err(|e| self.io(s, e))?
@@ -586,26 +577,36 @@ impl Archive {
             return Ok(());
         }
         // Walk back over runs of archived documents, reading up to SCAN_CHUNK at a time.
-        let mut end = seg.docs.len();
+        let mut end = seg.n_docs();
         while end > 0 {
             if owners[end - 1] == NOT_ARCHIVED {
                 end -= 1;
                 continue;
             }
             let mut start = end - 1;
-            let mut bytes = u64::from(seg.docs[start].text_len);
+            let mut bytes = u64::from(seg.doc(start).text_len);
             while start > 0
                 && owners[start - 1] != NOT_ARCHIVED
-                && bytes + u64::from(seg.docs[start - 1].text_len) <= SCAN_CHUNK
+                && bytes + u64::from(seg.doc(start - 1).text_len) <= SCAN_CHUNK
             {
                 start -= 1;
-                bytes += u64::from(seg.docs[start].text_len);
+                bytes += u64::from(seg.doc(start).text_len);
             }
             let (chunk, base) = seg.text_span(start, end).map_err(|e| self.io(s, e))?;
             for d in (start..end).rev() {
-                let meta = seg.docs[d];
-                let from = (meta.text_off - base) as usize;
-                let text = &chunk[from..from + meta.text_len as usize];
+                let meta = seg.doc(d);
+                let from = meta.text_off.wrapping_sub(base) as usize;
+                let text = chunk
+                    .get(from..from.saturating_add(meta.text_len as usize))
+                    .ok_or_else(|| {
+                        self.io(
+                            s,
+                            std::io::Error::new(
+                                std::io::ErrorKind::InvalidData,
+                                "a document's text is out of place",
+                            ),
+                        )
+                    })?;
                 if let Some(m) = re.find(text)
                     && found(d, text, m)
                 {

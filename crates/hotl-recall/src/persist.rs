@@ -426,7 +426,7 @@ fn merge_tail(
         let mut builder = Builder::default();
         for seg in [older, newer] {
             builder.skeleton(&seg.skeleton().map_err(io(seg))?);
-            for (d, meta) in seg.docs.iter().enumerate() {
+            for (d, meta) in seg.docs().enumerate() {
                 let text = seg.text(d).map_err(io(seg))?;
                 builder.add(meta.key, meta.kind, &text);
             }

@@ -1,9 +1,11 @@
 //! Segments: an immutable block of documents with their text, postings and sorted term
-//! dictionary, plus the skeleton of the records they came from; held in memory or in a file
-//! (read with `pread`, so opening one reads only its document table and dictionary).
+//! dictionary, plus the skeleton of the records they came from; held in memory or in a file.
+//! A file is memory-mapped, so opening one costs the same whatever its size: a query touches
+//! only the dictionary entries it bisects, its terms' postings and the texts it shows.
 //!
 //! On disk (little-endian): `hotlrseg`, the text of every document, the document table (32
-//! bytes a document: key, text offset, text length, token count, kind), the postings (per term,
+//! bytes a document: key, text offset, text length, token count, kind, and at 28 the source:
+//! which session of a cross-session index it came from), the postings (per term,
 //! LEB128 pairs of document-id delta and term frequency), the term bytes, the term table (24
 //! bytes a term: term offset, term length, document frequency, postings length, postings
 //! offset), the skeleton (JSON lines), then a footer of twelve u64 (where each region is and
@@ -22,7 +24,7 @@ use crate::types::DocKind;
 
 const HEAD: &[u8; 8] = b"hotlrseg";
 /// The last byte is the format version; a different one is rebuilt.
-const TAIL: &[u8; 8] = b"hotlrsg2";
+const TAIL: &[u8; 8] = b"hotlrsg3";
 const DOC_SIZE: u64 = 32;
 const ENTRY_SIZE: u64 = 24;
 const FIELDS: usize = 12;
@@ -41,6 +43,8 @@ pub(crate) struct DocMeta {
     pub tokens: u32,
     /// What it was.
     pub kind: DocKind,
+    /// Which session it came from, in an index over many (0 in a session's own index).
+    pub source: u32,
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -52,20 +56,33 @@ struct Entry {
     post_off: u64,
 }
 
-/// Where the text, postings and skeleton bytes are.
+/// Where the document table, dictionary, text, postings and skeleton are.
 enum Bytes {
     Mem {
+        docs: Vec<DocMeta>,
+        terms: Vec<u8>,
+        entries: Vec<Entry>,
         text: Vec<u8>,
         postings: Vec<u8>,
         skeleton: Vec<u8>,
     },
-    File {
-        file: File,
+    Mapped {
+        map: memmap2::Mmap,
         path: PathBuf,
-        text_at: u64,
-        post_at: u64,
-        skel_at: u64,
+        at: Regions,
     },
+}
+
+/// Where each region of a mapped segment starts (checked in bounds when it was opened).
+#[derive(Clone, Copy)]
+struct Regions {
+    text: u64,
+    docs: u64,
+    postings: u64,
+    terms: u64,
+    terms_len: u64,
+    entries: u64,
+    skeleton: u64,
 }
 
 /// One of the regions read on demand.
@@ -78,11 +95,9 @@ enum Region {
 
 /// An immutable set of indexed documents.
 pub(crate) struct Segment {
-    /// Its documents, in the order they were added (record order).
-    pub docs: Vec<DocMeta>,
-    terms: Vec<u8>,
-    entries: Vec<Entry>,
     bytes: Bytes,
+    n_docs: usize,
+    n_terms: usize,
     text_len: u64,
     post_len: u64,
     skel_len: u64,
@@ -106,22 +121,79 @@ impl Segment {
     /// The file it is read from, if any.
     pub(crate) fn path(&self) -> Option<&Path> {
         match &self.bytes {
-            Bytes::File { path, .. } => Some(path),
+            Bytes::Mapped { path, .. } => Some(path),
             Bytes::Mem { .. } => None,
+        }
+    }
+
+    /// How many documents it holds.
+    pub(crate) fn n_docs(&self) -> usize {
+        self.n_docs
+    }
+
+    /// Document `d` (below [`Segment::n_docs`]). A kind this build does not know reads as a
+    /// tool output; [`Segment::text`] refuses such a document as damaged.
+    pub(crate) fn doc(&self, d: usize) -> DocMeta {
+        match &self.bytes {
+            Bytes::Mem { docs, .. } => docs[d],
+            Bytes::Mapped { map, at, .. } => {
+                let from = (at.docs + d as u64 * DOC_SIZE) as usize;
+                decode_doc(&map[from..from + DOC_SIZE as usize]).0
+            }
+        }
+    }
+
+    /// Every document, in order.
+    pub(crate) fn docs(&self) -> impl Iterator<Item = DocMeta> + '_ {
+        (0..self.n_docs).map(|d| self.doc(d))
+    }
+
+    fn entry(&self, i: usize) -> Entry {
+        match &self.bytes {
+            Bytes::Mem { entries, .. } => entries[i],
+            Bytes::Mapped { map, at, .. } => {
+                let from = (at.entries + i as u64 * ENTRY_SIZE) as usize;
+                decode_entry(&map[from..from + ENTRY_SIZE as usize])
+            }
         }
     }
 
     /// The index of `term` in the dictionary.
     pub(crate) fn lookup(&self, term: &[u8]) -> Option<usize> {
-        self.entries
-            .binary_search_by(|e| self.term_bytes(e).cmp(term))
-            .ok()
+        let (mut lo, mut hi) = (0, self.n_terms);
+        while lo < hi {
+            let mid = lo + (hi - lo) / 2;
+            match self.term(mid).cmp(term) {
+                std::cmp::Ordering::Less => lo = mid + 1,
+                std::cmp::Ordering::Greater => hi = mid,
+                std::cmp::Ordering::Equal => return Some(mid),
+            }
+        }
+        None
+    }
+
+    /// The first term index in `range` at which `pred` stops holding (terms are sorted).
+    fn partition_terms(
+        &self,
+        range: std::ops::Range<usize>,
+        pred: impl Fn(&[u8]) -> bool,
+    ) -> usize {
+        let (mut lo, mut hi) = (range.start, range.end);
+        while lo < hi {
+            let mid = lo + (hi - lo) / 2;
+            if pred(self.term(mid)) {
+                lo = mid + 1;
+            } else {
+                hi = mid;
+            }
+        }
+        lo
     }
 
     /// The terms that must always be candidates of the exact-mode prefilter (computed once).
     pub(crate) fn unreliable_terms(&self) -> &[u32] {
         self.unreliable.get_or_init(|| {
-            (0..self.entries.len())
+            (0..self.n_terms)
                 .filter(|&i| crate::prefilter::unreliable(self.term(i)))
                 .map(|i| i as u32)
                 .collect()
@@ -130,53 +202,69 @@ impl Segment {
 
     /// How many terms the dictionary holds.
     pub(crate) fn n_terms(&self) -> usize {
-        self.entries.len()
+        self.n_terms
     }
 
-    /// The bytes of dictionary term `i`.
+    /// The bytes of dictionary term `i` (empty when its entry points out of the dictionary:
+    /// a damaged dictionary finds nothing rather than failing).
     pub(crate) fn term(&self, i: usize) -> &[u8] {
-        self.term_bytes(&self.entries[i])
+        let e = self.entry(i);
+        let blob = self.term_blob();
+        let (from, to) = (
+            e.term_off as usize,
+            e.term_off as usize + e.term_len as usize,
+        );
+        blob.get(from..to).unwrap_or_default()
     }
 
     /// How many documents hold term `i`.
     pub(crate) fn df(&self, i: usize) -> u32 {
-        self.entries[i].df
+        self.entry(i).df
     }
 
     /// The dictionary terms starting with `prefix`: a range of term indices.
     pub(crate) fn prefixed(&self, prefix: &[u8]) -> std::ops::Range<usize> {
-        let start = self
-            .entries
-            .partition_point(|e| self.term_bytes(e) < prefix);
-        let end = start
-            + self.entries[start..].partition_point(|e| self.term_bytes(e).starts_with(prefix));
+        let start = self.partition_terms(0..self.n_terms, |t| t < prefix);
+        let end = self.partition_terms(start..self.n_terms, |t| t.starts_with(prefix));
         start..end
     }
 
     /// Every term's bytes, concatenated in dictionary order, to search through at once.
     pub(crate) fn term_blob(&self) -> &[u8] {
-        &self.terms
+        match &self.bytes {
+            Bytes::Mem { terms, .. } => terms,
+            Bytes::Mapped { map, at, .. } => {
+                &map[at.terms as usize..(at.terms + at.terms_len) as usize]
+            }
+        }
     }
 
     /// The term whose bytes in [`Segment::term_blob`] cover `start..end`, if one does.
     pub(crate) fn term_covering(&self, start: usize, end: usize) -> Option<usize> {
-        let i = self
-            .entries
-            .partition_point(|e| e.term_off as usize <= start)
-            .checked_sub(1)?;
-        let e = self.entries[i];
+        let (mut lo, mut hi) = (0, self.n_terms);
+        while lo < hi {
+            let mid = lo + (hi - lo) / 2;
+            if self.entry(mid).term_off as usize <= start {
+                lo = mid + 1;
+            } else {
+                hi = mid;
+            }
+        }
+        let i = lo.checked_sub(1)?;
+        let e = self.entry(i);
         (end <= (e.term_off + e.term_len) as usize).then_some(i)
-    }
-
-    fn term_bytes(&self, e: &Entry) -> &[u8] {
-        &self.terms[e.term_off as usize..(e.term_off + e.term_len) as usize]
     }
 
     /// The postings of dictionary term `i`: `(doc, term frequency)`, docs ascending.
     pub(crate) fn postings(&self, i: usize, out: &mut Vec<(u32, u32)>) -> io::Result<()> {
-        let e = self.entries[i];
+        let e = self.entry(i);
+        if e.post_off.saturating_add(u64::from(e.post_len)) > self.post_len
+            || u64::from(e.df) > self.n_docs as u64
+        {
+            return Err(self.damaged("a term's postings are out of bounds"));
+        }
         let bytes = self.read(Region::Postings, e.post_off, e.post_len as usize)?;
-        let n_docs = self.docs.len() as u64;
+        let n_docs = self.n_docs as u64;
         let mut at = 0;
         let mut doc = 0u64;
         out.reserve(e.df as usize);
@@ -195,8 +283,25 @@ impl Segment {
 
     /// The text of document `doc`.
     pub(crate) fn text(&self, doc: usize) -> io::Result<Cow<'_, [u8]>> {
-        let d = self.docs[doc];
+        let d = self.doc(doc);
+        self.check_text(doc, d.text_off, d.text_off + u64::from(d.text_len))?;
         self.read(Region::Text, d.text_off, d.text_len as usize)
+    }
+
+    /// Refuses, as damaged, text bounds outside the text region or a document whose kind is
+    /// unknown (what a mapped document table is checked for when it is read, not opened).
+    fn check_text(&self, doc: usize, from: u64, to: u64) -> io::Result<()> {
+        let known = match &self.bytes {
+            Bytes::Mem { .. } => true,
+            Bytes::Mapped { map, at, .. } => {
+                let at = (at.docs + doc as u64 * DOC_SIZE) as usize;
+                decode_doc(&map[at..at + DOC_SIZE as usize]).1
+            }
+        };
+        if from > to || to > self.text_len || !known {
+            return Err(self.damaged("a document's text is out of place"));
+        }
+        Ok(())
     }
 
     /// The skeleton lines of the records this segment indexed.
@@ -267,9 +372,10 @@ impl Segment {
     /// The text of documents `from..to` (contiguous: documents are stored in order), and the
     /// offset of the first one.
     pub(crate) fn text_span(&self, from: usize, to: usize) -> io::Result<(Cow<'_, [u8]>, u64)> {
-        let start = self.docs[from].text_off;
-        let last = self.docs[to - 1];
+        let start = self.doc(from).text_off;
+        let last = self.doc(to - 1);
         let end = last.text_off + u64::from(last.text_len);
+        self.check_text(to - 1, start, end)?;
         Ok((
             self.read(Region::Text, start, (end - start) as usize)?,
             start,
@@ -277,36 +383,28 @@ impl Segment {
     }
 
     fn read(&self, region: Region, off: u64, len: usize) -> io::Result<Cow<'_, [u8]>> {
-        match &self.bytes {
+        let (src, base, region_len): (&[u8], u64, u64) = match &self.bytes {
             Bytes::Mem {
                 text,
                 postings,
                 skeleton,
-            } => {
-                let src = match region {
-                    Region::Text => text,
-                    Region::Postings => postings,
-                    Region::Skeleton => skeleton,
-                };
-                Ok(Cow::Borrowed(&src[off as usize..off as usize + len]))
-            }
-            Bytes::File {
-                file,
-                text_at,
-                post_at,
-                skel_at,
                 ..
-            } => {
-                let base = match region {
-                    Region::Text => *text_at,
-                    Region::Postings => *post_at,
-                    Region::Skeleton => *skel_at,
-                };
-                let mut buf = vec![0u8; len];
-                file.read_exact_at(&mut buf, base + off)?;
-                Ok(Cow::Owned(buf))
-            }
+            } => match region {
+                Region::Text => (text, 0, self.text_len),
+                Region::Postings => (postings, 0, self.post_len),
+                Region::Skeleton => (skeleton, 0, self.skel_len),
+            },
+            Bytes::Mapped { map, at, .. } => match region {
+                Region::Text => (map, at.text, self.text_len),
+                Region::Postings => (map, at.postings, self.post_len),
+                Region::Skeleton => (map, at.skeleton, self.skel_len),
+            },
+        };
+        if off.saturating_add(len as u64) > region_len {
+            return Err(self.damaged("a read past the end of its region"));
         }
+        let from = (base + off) as usize;
+        Ok(Cow::Borrowed(&src[from..from + len]))
     }
 
     fn damaged(&self, what: &str) -> io::Error {
@@ -324,24 +422,26 @@ impl Segment {
         out.write_all(&text)?;
         at += text.len() as u64;
         let docs_at = at;
-        for d in &self.docs {
+        for d in self.docs() {
             let mut rec = [0u8; DOC_SIZE as usize];
             rec[0..8].copy_from_slice(&d.key.to_le_bytes());
             rec[8..16].copy_from_slice(&d.text_off.to_le_bytes());
             rec[16..20].copy_from_slice(&d.text_len.to_le_bytes());
             rec[20..24].copy_from_slice(&d.tokens.to_le_bytes());
             rec[24] = d.kind.code();
+            rec[28..32].copy_from_slice(&d.source.to_le_bytes());
             out.write_all(&rec)?;
         }
-        at += DOC_SIZE * self.docs.len() as u64;
+        at += DOC_SIZE * self.n_docs as u64;
         let post_at = at;
         out.write_all(&postings)?;
         at += postings.len() as u64;
         let terms_at = at;
-        out.write_all(&self.terms)?;
-        at += self.terms.len() as u64;
+        let terms = self.term_blob();
+        out.write_all(terms)?;
+        at += terms.len() as u64;
         let entries_at = at;
-        for e in &self.entries {
+        for e in (0..self.n_terms).map(|i| self.entry(i)) {
             let mut rec = [0u8; ENTRY_SIZE as usize];
             rec[0..4].copy_from_slice(&e.term_off.to_le_bytes());
             rec[4..8].copy_from_slice(&e.term_len.to_le_bytes());
@@ -350,20 +450,20 @@ impl Segment {
             rec[16..24].copy_from_slice(&e.post_off.to_le_bytes());
             out.write_all(&rec)?;
         }
-        at += ENTRY_SIZE * self.entries.len() as u64;
+        at += ENTRY_SIZE * self.n_terms as u64;
         let skel_at = at;
         out.write_all(&skeleton)?;
         let footer = [
             text_at,
             text.len() as u64,
             docs_at,
-            self.docs.len() as u64,
+            self.n_docs as u64,
             post_at,
             postings.len() as u64,
             terms_at,
-            self.terms.len() as u64,
+            terms.len() as u64,
             entries_at,
-            self.entries.len() as u64,
+            self.n_terms as u64,
             skel_at,
             skeleton.len() as u64,
         ];
@@ -426,76 +526,64 @@ impl Segment {
         if !ok {
             return Ok(Err("a region is out of bounds".into()));
         }
-        let mut table = vec![0u8; (n_docs * DOC_SIZE) as usize];
-        file.read_exact_at(&mut table, docs_at)?;
-        let mut docs = Vec::with_capacity(n_docs as usize);
-        for rec in table.chunks_exact(DOC_SIZE as usize) {
-            let d = DocMeta {
-                key: u64::from_le_bytes(rec[0..8].try_into().expect("8 bytes")),
-                text_off: u64::from_le_bytes(rec[8..16].try_into().expect("8 bytes")),
-                text_len: u32::from_le_bytes(rec[16..20].try_into().expect("4 bytes")),
-                tokens: u32::from_le_bytes(rec[20..24].try_into().expect("4 bytes")),
-                kind: match DocKind::from_code(rec[24]) {
-                    Some(k) => k,
-                    None => return Ok(Err("unknown document kind".into())),
-                },
-            };
-            // Texts are stored back to back, in document order (scans read runs of them).
-            let expected = docs
-                .last()
-                .map_or(0, |p: &DocMeta| p.text_off + u64::from(p.text_len));
-            if d.text_off != expected || d.text_off + u64::from(d.text_len) > text_len {
-                return Ok(Err("a document's text is out of place".into()));
-            }
-            docs.push(d);
-        }
-        drop(table);
-        let mut terms = vec![0u8; terms_len as usize];
-        file.read_exact_at(&mut terms, terms_at)?;
-        let mut table = vec![0u8; (n_terms * ENTRY_SIZE) as usize];
-        file.read_exact_at(&mut table, entries_at)?;
-        let mut entries: Vec<Entry> = Vec::with_capacity(n_terms as usize);
-        for rec in table.chunks_exact(ENTRY_SIZE as usize) {
-            let e = Entry {
-                term_off: u32::from_le_bytes(rec[0..4].try_into().expect("4 bytes")),
-                term_len: u32::from_le_bytes(rec[4..8].try_into().expect("4 bytes")),
-                df: u32::from_le_bytes(rec[8..12].try_into().expect("4 bytes")),
-                post_len: u32::from_le_bytes(rec[12..16].try_into().expect("4 bytes")),
-                post_off: u64::from_le_bytes(rec[16..24].try_into().expect("8 bytes")),
-            };
-            let term_ok = u64::from(e.term_off) + u64::from(e.term_len) <= terms_len;
-            let post_ok = e
-                .post_off
-                .checked_add(u64::from(e.post_len))
-                .is_some_and(|end| end <= post_len);
-            if !term_ok || !post_ok || u64::from(e.df) > n_docs {
-                return Ok(Err("a term is out of bounds".into()));
-            }
-            let t = &terms[e.term_off as usize..(e.term_off + e.term_len) as usize];
-            if let Some(prev) = entries.last()
-                && (&terms[prev.term_off as usize..(prev.term_off + prev.term_len) as usize] >= t
-                    || prev.term_off + prev.term_len > e.term_off)
-            {
-                return Ok(Err("the dictionary is not sorted".into()));
-            }
-            entries.push(e);
+        drop(file);
+        // SAFETY: segment files are written whole under a temporary name and renamed into
+        // place, never changed afterwards; every region was checked to lie inside the file,
+        // and each read below is bounds-checked, so bytes that are wrong read as damage.
+        #[allow(unsafe_code)]
+        let map = unsafe { memmap2::Mmap::map(&File::open(path)?)? };
+        if map.len() as u64 != size {
+            return Ok(Err("the file changed while it was opened".into()));
         }
         Ok(Ok(Segment {
-            docs,
-            terms,
-            entries,
-            bytes: Bytes::File {
-                file,
+            bytes: Bytes::Mapped {
+                map,
                 path: path.to_owned(),
-                text_at,
-                post_at,
-                skel_at,
+                at: Regions {
+                    text: text_at,
+                    docs: docs_at,
+                    postings: post_at,
+                    terms: terms_at,
+                    terms_len,
+                    entries: entries_at,
+                    skeleton: skel_at,
+                },
             },
+            n_docs: n_docs as usize,
+            n_terms: n_terms as usize,
             text_len,
             post_len,
             skel_len,
             unreliable: OnceLock::new(),
         }))
+    }
+}
+
+/// A document-table row, and whether its kind is one this build knows.
+fn decode_doc(rec: &[u8]) -> (DocMeta, bool) {
+    let u64_at = |i: usize| u64::from_le_bytes(rec[i..i + 8].try_into().expect("8 bytes"));
+    let u32_at = |i: usize| u32::from_le_bytes(rec[i..i + 4].try_into().expect("4 bytes"));
+    let kind = DocKind::from_code(rec[24]);
+    let meta = DocMeta {
+        key: u64_at(0),
+        text_off: u64_at(8),
+        text_len: u32_at(16),
+        tokens: u32_at(20),
+        kind: kind.unwrap_or(DocKind::ToolOutput),
+        source: u32_at(28),
+    };
+    (meta, kind.is_some())
+}
+
+/// A dictionary-table row.
+fn decode_entry(rec: &[u8]) -> Entry {
+    let u32_at = |i: usize| u32::from_le_bytes(rec[i..i + 4].try_into().expect("4 bytes"));
+    Entry {
+        term_off: u32_at(0),
+        term_len: u32_at(4),
+        df: u32_at(8),
+        post_len: u32_at(12),
+        post_off: u64::from_le_bytes(rec[16..24].try_into().expect("8 bytes")),
     }
 }
 
@@ -547,6 +635,11 @@ impl Builder {
 
     /// Adds a document made from record `key`.
     pub(crate) fn add(&mut self, key: u64, kind: DocKind, text: &[u8]) {
+        self.add_from(0, key, kind, text);
+    }
+
+    /// Adds a document made from record `key` of session `source` (in an index over many).
+    pub(crate) fn add_from(&mut self, source: u32, key: u64, kind: DocKind, text: &[u8]) {
         let doc = self.docs.len() as u32;
         let Builder {
             ids,
@@ -588,6 +681,7 @@ impl Builder {
             text_len: text.len() as u32,
             tokens,
             kind,
+            source,
         });
         self.text.extend_from_slice(text);
     }
@@ -619,10 +713,12 @@ impl Builder {
         let post_len = postings.len() as u64;
         let skel_len = self.skeleton.len() as u64;
         Segment {
-            docs: self.docs,
-            terms,
-            entries,
+            n_docs: self.docs.len(),
+            n_terms: entries.len(),
             bytes: Bytes::Mem {
+                docs: self.docs,
+                terms,
+                entries,
                 text: self.text,
                 postings,
                 skeleton: self.skeleton,
@@ -694,8 +790,8 @@ mod tests {
             seg.postings(i, &mut p).unwrap();
             assert_eq!(p, [(0, 2), (1, 1)]);
             assert_eq!(&*seg.text(1).unwrap(), b"beta gamma");
-            assert_eq!(seg.docs[1].key, 7);
-            assert_eq!(seg.docs[0].tokens, 3);
+            assert_eq!(seg.doc(1).key, 7);
+            assert_eq!(seg.doc(0).tokens, 3);
             assert!(seg.lookup(b"delta").is_none());
             assert_eq!(&*seg.skeleton().unwrap(), b"{}\n");
         }

@@ -44,16 +44,15 @@ struct ForkHeader {
 impl ForkHeader {
     /// The per-document owners, when they fit `segment` and the threads.
     fn owners(&self, segment: &Segment) -> Option<Vec<u32>> {
-        let mut out = Vec::with_capacity(segment.docs.len());
+        let mut out = Vec::with_capacity(segment.n_docs());
         for &[owner, count] in &self.owners {
-            if owner as usize >= self.threads.len()
-                || out.len() + count as usize > segment.docs.len()
+            if owner as usize >= self.threads.len() || out.len() + count as usize > segment.n_docs()
             {
                 return None;
             }
             out.extend(std::iter::repeat_n(owner, count as usize));
         }
-        (out.len() == segment.docs.len() && self.asks.len() == self.threads.len()).then_some(out)
+        (out.len() == segment.n_docs() && self.asks.len() == self.threads.len()).then_some(out)
     }
 }
 
