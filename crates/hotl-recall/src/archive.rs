@@ -1,7 +1,5 @@
 //! The archive: threads, their documents in segments, and search over them.
 
-use std::borrow::Cow;
-use std::cmp::Ordering;
 use std::path::{Path, PathBuf};
 
 use hotl_log::Record;
@@ -10,23 +8,10 @@ use regex::bytes::{Regex, RegexBuilder};
 use crate::error::{RecallError, Result};
 use crate::extract::{self, NOT_ARCHIVED, Owners, Plan};
 use crate::prefilter;
+use crate::search::{self, invalid};
 use crate::segment::{Builder, Segment};
 use crate::stale::staleness;
-use crate::token::{for_each_token, holds_token, long_query_tokens, query_terms};
 use crate::types::{Doc, DocKind, Hit, Mode, Thread};
-
-/// BM25 term-frequency saturation.
-/// A ranked hit scores at least this share of the best hit's score.
-const RELATIVE_CUTOFF: f32 = 0.3;
-/// How many candidates per wanted hit are checked for the query as written.
-const EXACT_CANDIDATES: usize = 4;
-const K1: f64 = 1.2;
-/// BM25 length normalisation.
-const B: f64 = 0.75;
-/// Longest line a hit shows, in characters.
-const LINE_CHARS: usize = 200;
-/// How much text an exact or regex scan reads at a time.
-const SCAN_CHUNK: u64 = 8 << 20;
 
 /// How big an index is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -378,126 +363,17 @@ impl Archive {
 
     /// BM25 over the archived documents of every segment.
     fn ranked(&self, query: &str, limit: usize) -> Result<Vec<(u32, Hit)>> {
-        let terms = query_terms(query);
-        if terms.is_empty() {
-            return Err(RecallError::EmptyQuery {
-                query: query.to_owned(),
-            });
-        }
-        if limit == 0 || self.docs == 0 {
-            return Ok(Vec::new());
-        }
-        let n = self.docs as f64;
-        let avgdl = (self.tokens as f64 / n).max(1.0);
-        let mut scores: Vec<Vec<f32>> = self
-            .segments
-            .iter()
-            .map(|s| vec![0.0; s.n_docs()])
-            .collect();
-        // How many of the query's terms each document holds.
-        let mut matched: Vec<Vec<u8>> = self.segments.iter().map(|s| vec![0; s.n_docs()]).collect();
-        let mut idfs = Vec::with_capacity(terms.len());
-        let mut postings = Vec::new();
-        let mut kept: Vec<(usize, u32, u32)> = Vec::new();
-        let long = long_query_tokens(query);
-        for term in &terms {
-            kept.clear();
-            // A long term may be the cut of a longer token: it counts only where the document
-            // holds one of the query's tokens whole.
-            let wholes: Vec<&[u8]> = long
-                .iter()
-                .filter(|(cut, _)| cut == term)
-                .map(|(_, whole)| whole.as_slice())
-                .collect();
-            for (s, seg) in self.segments.iter().enumerate() {
-                let Some(i) = seg.lookup(term) else { continue };
-                postings.clear();
-                seg.postings(i, &mut postings).map_err(|e| self.io(s, e))?;
-                let owners = &self.owners[s];
-                for &(d, tf) in &postings {
-                    if owners[d as usize] == NOT_ARCHIVED {
-                        continue;
-                    }
-                    if !wholes.is_empty() {
-                        let text = seg.text(d as usize).map_err(|e| self.io(s, e))?;
-                        if !wholes.iter().any(|whole| holds_token(&text, whole)) {
-                            continue;
-                        }
-                    }
-                    kept.push((s, d, tf));
-                }
-            }
-            let df = kept.len() as f64;
-            let idf = (1.0 + (n - df + 0.5) / (df + 0.5)).ln();
-            idfs.push(idf);
-            for &(s, d, tf) in &kept {
-                let len = f64::from(self.segments[s].doc(d as usize).tokens);
-                let tf = f64::from(tf);
-                let norm = tf + K1 * (1.0 - B + B * len / avgdl);
-                scores[s][d as usize] += (idf * tf * (K1 + 1.0) / norm) as f32;
-                let count = &mut matched[s][d as usize];
-                *count = count.saturating_add(1);
-            }
-        }
-        // Hits worth their tokens: those holding most of the terms the best hit holds, and
-        // scoring a fair share of its score (a document that shares only "42" with
-        // `DETAIL-ZEBRA-42` is not one).
-        let top_score = scores.iter().flatten().copied().fold(0.0_f32, f32::max);
-        let top_matched = matched.iter().flatten().copied().max().unwrap_or(0);
-        let need = (usize::from(top_matched) * 2).div_ceil(3).max(1);
-        let floor = top_score * RELATIVE_CUTOFF;
-        let mut best: Vec<(f32, u64, usize, usize)> = Vec::new();
-        for (s, seg_scores) in scores.iter().enumerate() {
-            for (d, &score) in seg_scores.iter().enumerate() {
-                let held = usize::from(matched[s][d]);
-                // A document holding every term is always worth showing.
-                let kept = held >= terms.len() || (held >= need && score >= floor);
-                if score > 0.0 && kept {
-                    best.push((score, self.segments[s].doc(d).key, s, d));
-                }
-            }
-        }
-        let order = |a: &(f32, u64, usize, usize), b: &(f32, u64, usize, usize)| {
-            b.0.partial_cmp(&a.0)
-                .unwrap_or(Ordering::Equal)
-                .then(b.1.cmp(&a.1))
-                .then(b.2.cmp(&a.2))
-                .then(b.3.cmp(&a.3))
+        let collection = search::Collection {
+            segments: &self.segments,
+            docs: self.docs,
+            tokens: self.tokens,
         };
-        // Exact identifiers first: among the leading candidates, those that hold the query
-        // as written (`DETAIL-ZEBRA-42`, `parse_config`) come before the rest.
-        let phrase = query.trim().to_ascii_lowercase().into_bytes();
-        let candidates = if terms.len() > 1 {
-            limit.saturating_mul(EXACT_CANDIDATES)
-        } else {
-            limit
-        };
-        if best.len() > candidates {
-            best.select_nth_unstable_by(candidates - 1, order);
-            best.truncate(candidates);
-        }
-        best.sort_unstable_by(order);
-        if terms.len() > 1 {
-            let mut exact = Vec::with_capacity(best.len());
-            for &(_, _, s, d) in &best {
-                let text = self.segments[s].text(d).map_err(|e| self.io(s, e))?;
-                let text = text.to_ascii_lowercase();
-                exact.push(text.windows(phrase.len()).any(|w| w == phrase.as_slice()));
-            }
-            let mut marked: Vec<_> = best.into_iter().zip(exact).collect();
-            // Stable: within each group the ranking stands.
-            marked.sort_by_key(|(_, exact)| !*exact);
-            best = marked.into_iter().map(|(b, _)| b).collect();
-        }
-        best.truncate(limit);
-        let finder = term_finder(&terms);
-        let mut hits = Vec::with_capacity(best.len());
-        for (score, _, s, d) in best {
-            let text = self.segments[s].text(d).map_err(|e| self.io(s, e))?;
-            let line = best_line(&text, &terms, &idfs, &finder);
-            hits.push(self.hit(s, d, line, f64::from(score)));
-        }
-        Ok(hits)
+        let keep = |s: usize, d: u32| self.owners[s][d as usize] != NOT_ARCHIVED;
+        let found = search::ranked(&collection, query, limit, keep, |s, e| self.io(s, e))?;
+        Ok(found
+            .into_iter()
+            .map(|f| self.hit(f.segment, f.doc, f.line, f.score))
+            .collect())
     }
 
     /// Scans archived documents newest first, one hit per matching document; only those the
@@ -544,9 +420,9 @@ impl Archive {
         let seg = &self.segments[s];
         let owners = &self.owners[s];
         let mut left = want;
-        let mut found = |d: usize, text: &[u8], m: regex::bytes::Match<'_>| {
+        let found = |d: usize, text: &[u8], m: regex::bytes::Match<'_>| {
             let count = re.find_iter(text).count();
-            let line = clip(text, m.start(), m.end());
+            let line = search::clip(text, m.start(), m.end());
             let (owner, hit) = self.hit(s, d, line, count as f64);
             let key = seg.doc(d).key;
             let place = match self.pinned_at[s] {
@@ -557,64 +433,8 @@ impl Archive {
             left -= 1;
             left == 0
         };
-        let most = seg.n_docs() / 4 + 1;
-        if !constraints.is_empty()
-            && let Some(docs) =
-                prefilter::candidates(seg, constraints, most).map_err(|e| self.io(s, e))?
-        {
-            for &d in docs.iter().rev() {
-                let d = d as usize;
-                if owners[d] == NOT_ARCHIVED {
-                    continue;
-                }
-                let text = seg.text(d).map_err(|e| self.io(s, e))?;
-                if let Some(m) = re.find(&text)
-                    && found(d, &text, m)
-                {
-                    return Ok(());
-                }
-            }
-            return Ok(());
-        }
-        // Walk back over runs of archived documents, reading up to SCAN_CHUNK at a time.
-        let mut end = seg.n_docs();
-        while end > 0 {
-            if owners[end - 1] == NOT_ARCHIVED {
-                end -= 1;
-                continue;
-            }
-            let mut start = end - 1;
-            let mut bytes = u64::from(seg.doc(start).text_len);
-            while start > 0
-                && owners[start - 1] != NOT_ARCHIVED
-                && bytes + u64::from(seg.doc(start - 1).text_len) <= SCAN_CHUNK
-            {
-                start -= 1;
-                bytes += u64::from(seg.doc(start).text_len);
-            }
-            let (chunk, base) = seg.text_span(start, end).map_err(|e| self.io(s, e))?;
-            for d in (start..end).rev() {
-                let meta = seg.doc(d);
-                let from = meta.text_off.wrapping_sub(base) as usize;
-                let text = chunk
-                    .get(from..from.saturating_add(meta.text_len as usize))
-                    .ok_or_else(|| {
-                        self.io(
-                            s,
-                            std::io::Error::new(
-                                std::io::ErrorKind::InvalidData,
-                                "a document's text is out of place",
-                            ),
-                        )
-                    })?;
-                if let Some(m) = re.find(text)
-                    && found(d, text, m)
-                {
-                    return Ok(());
-                }
-            }
-            end = start;
-        }
+        let keep = |d: usize| owners[d] != NOT_ARCHIVED;
+        search::scan_segment(seg, re, constraints, keep, found, None).map_err(|e| self.io(s, e))?;
         Ok(())
     }
 }
@@ -698,151 +518,10 @@ impl std::fmt::Debug for Archive {
     }
 }
 
-fn invalid(pattern: &str, e: regex::Error) -> RecallError {
-    let reason = e.to_string();
-    // The regex crate's message spans several lines; its last line says what is wrong.
-    let reason = reason
-        .lines()
-        .rev()
-        .find(|l| !l.trim().is_empty())
-        .unwrap_or(&reason)
-        .trim()
-        .trim_start_matches("error: ")
-        .to_owned();
-    RecallError::InvalidRegex {
-        pattern: pattern.to_owned(),
-        reason,
-    }
-}
-
-/// A case-insensitive matcher for any query term, to find the lines worth scoring.
-fn term_finder(terms: &[Vec<u8>]) -> Option<Regex> {
-    let alternatives: Vec<String> = terms
-        .iter()
-        .map(|t| regex::escape(&String::from_utf8_lossy(t)))
-        .collect();
-    RegexBuilder::new(&alternatives.join("|"))
-        .case_insensitive(true)
-        .build()
-        .ok()
-}
-
-/// The line of `text` whose distinct query terms weigh most (sum of their idf), the first one
-/// on a tie, clipped around its rarest term.
-fn best_line(text: &[u8], terms: &[Vec<u8>], idfs: &[f64], finder: &Option<Regex>) -> String {
-    let mut best: Option<(f64, usize, usize, usize)> = None; // weight, line start, focus, focus end
-    let mut consider = |start: usize, end: usize| {
-        let line = &text[start..end];
-        let mut present = vec![false; terms.len()];
-        let mut focus: Option<(f64, usize, usize)> = None;
-        for_each_token(line, |t, at| {
-            if let Some(i) = terms.iter().position(|q| q.as_slice() == t) {
-                present[i] = true;
-                if focus.is_none_or(|(w, _, _)| idfs[i] > w) {
-                    focus = Some((idfs[i], start + at, start + at + t.len()));
-                }
-            }
-        });
-        let weight: f64 = present
-            .iter()
-            .zip(idfs)
-            .filter(|(p, _)| **p)
-            .map(|(_, w)| w)
-            .sum();
-        if let Some((_, f, fe)) = focus
-            && best.is_none_or(|(w, ..)| weight > w)
-        {
-            best = Some((weight, start, f, fe));
-        }
-    };
-    let mut last_line = usize::MAX;
-    match finder {
-        Some(re) => {
-            for m in re.find_iter(text) {
-                let (start, end) = line_bounds(text, m.start());
-                if start != last_line {
-                    last_line = start;
-                    consider(start, end);
-                }
-            }
-        }
-        None => {
-            let mut start = 0;
-            for (i, _) in text.iter().enumerate().filter(|(_, b)| **b == b'\n') {
-                consider(start, i);
-                start = i + 1;
-            }
-            consider(start, text.len());
-        }
-    }
-    match best {
-        Some((_, _, focus, focus_end)) => clip(text, focus, focus_end),
-        // Matched only through a long, cut token or an odd case fold: show the start.
-        None => clip(text, 0, 0),
-    }
-}
-
-/// The start and end (before the newline) of the line holding byte `at`.
-fn line_bounds(text: &[u8], at: usize) -> (usize, usize) {
-    let start = text[..at]
-        .iter()
-        .rposition(|&b| b == b'\n')
-        .map_or(0, |i| i + 1);
-    let end = text[at..]
-        .iter()
-        .position(|&b| b == b'\n')
-        .map_or(text.len(), |i| at + i);
-    (start, end)
-}
-
-/// The line holding bytes `from..to`, trimmed, and cut to about [`LINE_CHARS`] characters around
-/// them when it is longer.
-fn clip(text: &[u8], from: usize, to: usize) -> String {
-    let (start, end) = line_bounds(text, from.min(text.len()));
-    // Only a window around the match is decoded: one line of a tool's output may be hundreds
-    // of megabytes. A char is at most 4 bytes, so the window holds every char shown.
-    let reach = LINE_CHARS * 4;
-    let from = from.clamp(start, end);
-    let mut w_start = from.saturating_sub(reach).max(start);
-    let mut w_end = from.saturating_add(2 * reach).min(end);
-    while w_start < from && text[w_start] & 0xC0 == 0x80 {
-        w_start += 1;
-    }
-    while w_end > from && w_end < end && text[w_end] & 0xC0 == 0x80 {
-        w_end -= 1;
-    }
-    let (cut_before, cut_after) = (w_start > start, w_end < end);
-    let line: Cow<'_, str> = String::from_utf8_lossy(&text[w_start..w_end]);
-    let focus = (from - w_start).min(line.len());
-    let focus_end = to.saturating_sub(w_start).clamp(focus, line.len());
-    let chars: Vec<(usize, char)> = line.char_indices().collect();
-    if chars.len() <= LINE_CHARS && !cut_before && !cut_after {
-        return line.trim().to_owned();
-    }
-    // Offsets in the lossy text may differ from the raw ones only when the line is not UTF-8;
-    // snapping to char boundaries keeps the cut valid either way.
-    let at = chars.partition_point(|(i, _)| *i < focus);
-    let span = chars.partition_point(|(i, _)| *i < focus_end) - at;
-    let lead = if span + 40 >= LINE_CHARS { 10 } else { 40 };
-    let first = at
-        .saturating_sub(lead)
-        .min(chars.len().saturating_sub(LINE_CHARS));
-    let last = (first + LINE_CHARS).min(chars.len());
-    let byte = |c: usize| chars.get(c).map_or(line.len(), |(i, _)| *i);
-    let mut out = String::new();
-    if first > 0 || cut_before {
-        out.push('…');
-    }
-    out.push_str(line[byte(first)..byte(last)].trim());
-    if last < chars.len() || cut_after {
-        out.push('…');
-    }
-    out
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::search::{LINE_CHARS, best_line, clip, term_finder};
 
     #[test]
     fn an_archive_can_be_shared_between_threads() {

@@ -52,6 +52,7 @@ mod error;
 mod extract;
 mod persist;
 mod prefilter;
+mod search;
 mod segment;
 mod stale;
 mod terms;
