@@ -22,6 +22,16 @@ pub enum RecallError {
         /// What the regex parser said.
         reason: String,
     },
+    /// The query is longer than a search takes.
+    #[error(
+        "the query is {chars} characters long; a search takes at most {max}: give the words that matter"
+    )]
+    QueryTooLong {
+        /// Its length in characters.
+        chars: usize,
+        /// The most searched.
+        max: usize,
+    },
     /// Reading an index file failed (a missing or damaged index is rebuilt, not reported; this
     /// is a read that failed after the index was opened).
     #[error("{}: {source}", path.display())]

@@ -48,6 +48,7 @@
 
 mod archive;
 mod codec;
+mod corpus;
 mod error;
 mod extract;
 mod persist;
@@ -61,6 +62,10 @@ mod tree;
 mod types;
 
 pub use crate::archive::{Archive, IndexStats};
+pub use crate::corpus::{
+    Found, MAX_QUERY_CHARS, Refreshed, Scope, SessionHit, SessionIndex, SessionIndexStats,
+    search_sessions,
+};
 pub use crate::error::{RecallError, Result};
 pub use crate::persist::{index_path, open_index};
 pub use crate::stale::{render_hits, render_search, staleness};

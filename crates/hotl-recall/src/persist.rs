@@ -568,7 +568,7 @@ pub(crate) fn write_atomic(
 }
 
 /// 16 hex characters unlikely to repeat across processes and calls.
-fn unique() -> String {
+pub(crate) fn unique() -> String {
     static COUNTER: AtomicU64 = AtomicU64::new(0);
     let nanos = SystemTime::now()
         .duration_since(SystemTime::UNIX_EPOCH)

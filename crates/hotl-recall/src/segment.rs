@@ -633,13 +633,19 @@ impl Builder {
         self.skeleton.extend_from_slice(lines);
     }
 
+    /// Text bytes held so far.
+    pub(crate) fn text_bytes(&self) -> u64 {
+        self.text.len() as u64
+    }
+
     /// Adds a document made from record `key`.
     pub(crate) fn add(&mut self, key: u64, kind: DocKind, text: &[u8]) {
         self.add_from(0, key, kind, text);
     }
 
-    /// Adds a document made from record `key` of session `source` (in an index over many).
-    pub(crate) fn add_from(&mut self, source: u32, key: u64, kind: DocKind, text: &[u8]) {
+    /// Adds a document made from record `key` of session `source` (in an index over many);
+    /// returns its length in tokens.
+    pub(crate) fn add_from(&mut self, source: u32, key: u64, kind: DocKind, text: &[u8]) -> u32 {
         let doc = self.docs.len() as u32;
         let Builder {
             ids,
@@ -684,6 +690,7 @@ impl Builder {
             source,
         });
         self.text.extend_from_slice(text);
+        tokens
     }
 
     /// The finished segment, in memory.

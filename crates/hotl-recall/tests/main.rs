@@ -7,6 +7,7 @@ mod modes;
 mod persist;
 mod random;
 mod ranked;
+mod sessions;
 mod staleness;
 mod tree;
 
