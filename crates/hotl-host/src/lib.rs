@@ -13,6 +13,7 @@
 //!   agent definitions included), [`mcp`] (a project's servers and their trust), [`logging`].
 //! - [`opening`]: the session a run works in (resumed, forked, continued or new);
 //!   [`signals`]: Ctrl-C and SIGTERM during a run.
+//! - [`search`]: every session's text searched (`hotl search`, the picker's content search).
 //! - [`remote`]: the remote store (`[remote]`): a reference no local session matches found
 //!   and pulled there, a tree's lease taken before a run writes it, its commands' reports.
 
@@ -29,6 +30,7 @@ pub mod opening;
 pub mod picking;
 pub mod remote;
 pub mod sandbox;
+pub mod search;
 pub mod signals;
 pub mod takeout;
 pub mod tui;

@@ -11,7 +11,7 @@ use clap::{Args, Parser, Subcommand};
     version,
     about,
     propagate_version = true,
-    after_help = "Examples:\n  hotl                                   the terminal UI in this directory\n  hotl \"fix the failing test\"            start with a task\n  hotl -p \"list the files\"               one turn, headless (--output-format json|stream-json)\n  hotl -c                                continue this terminal's session\n  hotl -r @last                          resume the latest session here\n  hotl --base-url http://127.0.0.1:8080/v1 --model qwen   any OpenAI-compatible server\n  hotl sessions list                     this directory's sessions, newest first\n  hotl completions bash                  a completion script (bash, zsh, fish, elvish, powershell)"
+    after_help = "Examples:\n  hotl                                   the terminal UI in this directory\n  hotl \"fix the failing test\"            start with a task\n  hotl -p \"list the files\"               one turn, headless (--output-format json|stream-json)\n  hotl -c                                continue this terminal's session\n  hotl -r @last                          resume the latest session here\n  hotl --base-url http://127.0.0.1:8080/v1 --model qwen   any OpenAI-compatible server\n  hotl sessions list                     this directory's sessions, newest first\n  hotl search \"connection refused\"       what was said in this directory's sessions (--all: every project's)\n  hotl completions bash                  a completion script (bash, zsh, fish, elvish, powershell)"
 )]
 pub struct Cli {
     /// Where sessions and blobs live [default: $HOTL_HOME, else $XDG_DATA_HOME/hotl, else
@@ -52,6 +52,8 @@ pub enum Command {
     Compact(crate::commands::compact::CompactArgs),
     /// Search what a session folded away (ranked, exact or regex; no model call)
     Recall(crate::commands::recall::RecallArgs),
+    /// Search every session's full text, grouped by session (ranked, exact or regex; no model call)
+    Search(crate::commands::search::SearchArgs),
     /// Ask an archived thread one question (no change to the main line but an `ask` record)
     Ask(crate::commands::ask::AskArgs),
     /// What a session spent, per turn and in total, and what its folds and forks saved

@@ -39,6 +39,7 @@ mod refs;
 mod remote;
 mod sandbox;
 mod seam;
+mod search;
 mod security;
 mod share;
 mod show;

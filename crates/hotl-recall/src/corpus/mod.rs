@@ -118,14 +118,7 @@ impl SessionIndex {
             move |source| RecallError::Io { path, source }
         };
         create_dir(&dir).map_err(io(&dir))?;
-        let lock_path = dir.join(LOCK);
-        let lock = File::options()
-            .create(true)
-            .truncate(false)
-            .write(true)
-            .open(&lock_path)
-            .map_err(io(&lock_path))?;
-        lock.lock().map_err(io(&lock_path))?;
+        let lock = lock(&dir)?;
         let (mut manifest, mut segments) = load(&dir);
         let refreshed = update::Updater::new(store, &dir, &mut manifest, &mut segments).run()?;
         manifest.save(&dir).map_err(io(&dir))?;
@@ -307,7 +300,11 @@ impl SessionIndex {
 
     /// Rewrites the segments without the documents of dropped and deleted sessions, and the
     /// manifest without those sessions (what `hotl gc` does); returns the bytes freed.
+    /// An index never built is left unbuilt (0).
     pub fn compact(store: &Store) -> Result<u64> {
+        if !store.derived_dir(DIR).join(manifest::FILE).exists() {
+            return Ok(0);
+        }
         let before = SessionIndex::open(store)?;
         let had = before.stats().bytes;
         let wasted = before.manifest.sources.iter().any(|s| !s.shown());
@@ -316,21 +313,8 @@ impl SessionIndex {
             return Ok(0);
         }
         let dir = store.derived_dir(DIR);
-        // Renumbering sources is a rebuild of every segment: do it from the kept documents.
-        let lock_path = dir.join(LOCK);
-        let lock = File::options()
-            .create(true)
-            .truncate(false)
-            .write(true)
-            .open(&lock_path)
-            .map_err(|source| RecallError::Io {
-                path: lock_path.clone(),
-                source,
-            })?;
-        lock.lock().map_err(|source| RecallError::Io {
-            path: lock_path.clone(),
-            source,
-        })?;
+        // Renumbering sources is a rebuild of every segment: done from the kept documents.
+        let lock = lock(&dir)?;
         let (manifest, segments) = load(&dir);
         let (manifest, segments) = update::renumbered(&dir, manifest, segments)?;
         manifest.save(&dir).map_err(|source| RecallError::Io {
@@ -380,6 +364,25 @@ pub fn search_sessions(
         Ok(found) => Ok((found, index.refreshed)),
         Err(e) => Err(e),
     }
+}
+
+/// Takes the index's update lock in `dir` (waiting for another process's update to end).
+fn lock(dir: &Path) -> Result<File> {
+    use std::os::unix::fs::OpenOptionsExt;
+    let path = dir.join(LOCK);
+    let io = |source| RecallError::Io {
+        path: path.clone(),
+        source,
+    };
+    let file = File::options()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .mode(0o600)
+        .open(&path)
+        .map_err(io)?;
+    file.lock().map_err(io)?;
+    Ok(file)
 }
 
 /// Whether `scope` allows source `s`.

@@ -52,10 +52,17 @@ pub fn run(ctx: &Ctx, args: &GcArgs) -> Result<ExitCode, CliError> {
     })?;
     // After the sessions: a worktree is removed once no session left works in it.
     let worktrees = hotl_agent::sweep_worktrees(&ctx.store, args.dry_run);
+    // The index of every session drops what it held of sessions that are gone or dropped.
+    let search_freed = if args.dry_run {
+        0
+    } else {
+        hotl_recall::SessionIndex::compact(&ctx.store).map_err(|e| CliError::user(e.to_string()))?
+    };
     let mut out = ctx.out();
     if args.json {
         let mut json = serde_json::to_value(&report)?;
         json["worktrees"] = serde_json::json!(worktrees);
+        json["search_index_freed_bytes"] = serde_json::json!(search_freed);
         serde_json::to_writer_pretty(&mut out, &json)?;
         writeln!(out)?;
         flush(out)?;
@@ -88,7 +95,13 @@ pub fn run(ctx: &Ctx, args: &GcArgs) -> Result<ExitCode, CliError> {
     for id in &report.spared_owned {
         writeln!(out, "kept {id}: owned by a running hotl process")?;
     }
-    let freed = report.freed_bytes;
+    if search_freed > 0 {
+        writeln!(
+            out,
+            "the search index let go of gone and dropped sessions: {search_freed} bytes"
+        )?;
+    }
+    let freed = report.freed_bytes + search_freed;
     writeln!(
         out,
         "{}: {} session{}, {} blob{}, {} derived file{}, {} worktree{}; {freed} bytes",

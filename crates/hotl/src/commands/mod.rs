@@ -15,6 +15,7 @@ pub mod recall;
 pub mod remote;
 pub mod run;
 pub mod sandbox;
+pub mod search;
 pub mod sessions;
 pub mod share_server;
 pub mod stats;
@@ -36,6 +37,7 @@ pub fn run(ctx: &Ctx, command: Option<Command>, args: &run::RunArgs) -> Result<E
             run::run(ctx, &resume.merged(args), Some(target))
         }
         Command::Sandbox(cmd) => sandbox::run(ctx, &cmd),
+        Command::Search(args) => search::run(ctx, &args),
         Command::Sessions(cmd) => match cmd {
             SessionsCommand::List(args) => sessions::list::run(ctx, &args),
             SessionsCommand::Show(args) => sessions::show::run(ctx, &args),
