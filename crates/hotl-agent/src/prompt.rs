@@ -11,8 +11,8 @@ directory. Each user message and tool result starts with a stamp like [t42], its
 the session.
 
 Your context is a view of an append-only log. Fold each finished piece of work; recall before \
-redoing or guessing; ask an archived thread when its note is not enough; fork for log-heavy \
-side work.";
+redoing or guessing (scope \"sessions\" when an earlier session may have solved it); ask an \
+archived thread when its note is not enough; fork for log-heavy side work.";
 
 /// The system blocks for a session in `cwd`: hotl's instructions, then `AGENTS.md` and
 /// `CLAUDE.md` from the project root when present. Read once, when the session starts, and

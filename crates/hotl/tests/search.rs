@@ -139,3 +139,41 @@ fn bad_input_is_refused_with_why_and_a_dropped_session_is_not_shown() -> TestRes
     assert!(gone.contains("nothing found"), "{gone}");
     Ok(())
 }
+
+/// The model's `recall` with `scope: "sessions"` finds what another session said, marked as
+/// another session's; this session's own tree is left out.
+#[test]
+fn the_model_recalls_across_sessions() -> TestResult {
+    use hotl_fakellm::{Config, FakeLlm, Reply};
+    let env = Env::new()?;
+    let earlier = session(
+        &env,
+        A,
+        "the deploy is stuck",
+        "ticket KUMQUAT-4242: the fix is to bump the lease",
+    )?;
+    let fake = FakeLlm::start(Config::scripted([
+        Reply::text("").with_tool(
+            "recall",
+            serde_json::json!({ "query": "kumquat lease", "scope": "sessions" }),
+        ),
+        Reply::text("An earlier session bumped the lease."),
+    ]))?;
+    let run = env
+        .agent(&fake, &["-p", "did we solve KUMQUAT before?"])
+        .ok();
+    assert_eq!(
+        run.stdout, "An earlier session bumped the lease.\n",
+        "{run}"
+    );
+    let requests = crate::common::requests(&fake)?;
+    let last = requests.last().ok_or("requests")?.to_string();
+    assert!(
+        last.contains(&format!("other session {}", &earlier[..10])),
+        "{last}"
+    );
+    assert!(last.contains("the fix is to bump the lease"), "{last}");
+    // Only the earlier session's text: this one's own question is not a hit.
+    assert!(!last.contains("[t1 user] did we solve"), "{last}");
+    Ok(())
+}

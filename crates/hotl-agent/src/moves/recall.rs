@@ -8,9 +8,9 @@ use hotl_tool::{ToolFuture, ToolOutput, definition};
 /// The most hits one call returns.
 const LIMIT: usize = 10;
 
-const DESCRIPTION: &str = "Search the archive (folded and compacted spans, forks, asks) without a model call; each hit gives its thread's handle, stamp and line. mode: ranked (default), exact or regex.";
+const DESCRIPTION: &str = "Search the archive (folded and compacted spans, forks, asks) without a model call; each hit gives its thread's handle, stamp and line. mode: ranked (default), exact or regex. scope \"sessions\": the user's other sessions instead.";
 
-const SCHEMA: &str = r#"{"type":"object","properties":{"query":{"type":"string"},"mode":{"type":"string","enum":["ranked","exact","regex"]}},"required":["query"]}"#;
+const SCHEMA: &str = r#"{"type":"object","properties":{"query":{"type":"string"},"mode":{"type":"string","enum":["ranked","exact","regex"]},"scope":{"type":"string","enum":["session","sessions"]}},"required":["query"]}"#;
 
 /// The `recall` tool.
 pub(crate) struct RecallTool;
@@ -34,7 +34,21 @@ async fn recall(mut call: SessionCall<'_>) -> Result<ToolOutput, String> {
     let mode = call.args.opt_string("mode")?;
     // The mode is checked before the search, so a bad one is named as the field at fault.
     super::recall_mode(mode.as_deref()).map_err(|why| format!("`mode`: {why}"))?;
+    let scope = call.args.opt_string("scope")?;
     let host = call.host();
-    let hits = host.session.recall(&query, mode.as_deref(), LIMIT).await?;
+    let hits = match scope.as_deref() {
+        None | Some("session") => host.session.recall(&query, mode.as_deref(), LIMIT).await?,
+        Some("sessions") => {
+            (host.session)
+                .recall_sessions(&query, mode.as_deref(), LIMIT)
+                .await?
+        }
+        Some(other) => {
+            return Err(format!(
+                "`scope`: {other:?} is not one; use \"session\" (this session's archive, the \
+                 default) or \"sessions\" (the user's other sessions)"
+            ));
+        }
+    };
     Ok(ToolOutput::ok(hits))
 }

@@ -35,6 +35,33 @@ impl Session {
         .map_err(|e| format!("the search failed: {e}"))?
     }
 
+    /// Searches the user's other sessions, every project's (no model call): `recall` with
+    /// `scope: "sessions"`. This session's tree is left out (its archive is the default scope);
+    /// each hit names its session, when it was last active and the files its thread touched
+    /// that changed since, so the model can weigh what it finds.
+    pub async fn recall_sessions(
+        &self,
+        query: &str,
+        mode: Option<&str>,
+        limit: usize,
+    ) -> std::result::Result<String, String> {
+        let mode = crate::moves::recall_mode(mode)?;
+        let store = self.store.clone();
+        let id = self.writer.id().to_owned();
+        let query = query.to_owned();
+        tokio::task::spawn_blocking(move || {
+            let scope = hotl_recall::Scope {
+                leave_out: vec![store.root_of(&id), id],
+                ..hotl_recall::Scope::default()
+            };
+            let (found, _) = hotl_recall::search_sessions(&store, &query, mode, &scope, limit)
+                .map_err(|e| e.to_string())?;
+            Ok(render_session_hits(&store, &found))
+        })
+        .await
+        .map_err(|e| format!("the search failed: {e}"))?
+    }
+
     /// Puts one question to the archived thread `handle`: the request is that thread's own
     /// context (the view as it stood when its span ended) with the session's tools, so its
     /// prefix can hit the cache; tools are switched off where that keeps the cache, else a
@@ -272,4 +299,48 @@ fn answer_dangling_calls(messages: &mut Vec<hotl_view::MessageRef<'_>>) {
             content: dangling,
         }),
     }
+}
+
+/// Hits from other sessions as the model reads them: one line per hit, marked with its
+/// session (short id, title, project, last active) and, under it, what changed since.
+fn render_session_hits(store: &hotl_log::Store, found: &hotl_recall::Found) -> String {
+    if found.hits.is_empty() {
+        return "no matches in other sessions\n".to_owned();
+    }
+    let mut out = String::new();
+    let mut last = "";
+    for hit in &found.hits {
+        if hit.session != last {
+            last = &hit.session;
+            let title = store
+                .meta(&hit.session)
+                .map(|m| hotl_text::clip(m.display_title(), 60))
+                .unwrap_or_default();
+            out.push_str(&format!(
+                "other session {} {title:?} in {}, last active {}:\n",
+                &hit.session[..hit.session.len().min(10)],
+                hit.project,
+                hit.updated.get(..10).unwrap_or(&hit.updated),
+            ));
+        }
+        let thread = hit
+            .thread
+            .as_deref()
+            .map(|t| format!("{t} "))
+            .unwrap_or_default();
+        out.push_str(&format!(
+            "[{thread}t{} {}] {}\n",
+            hit.seq, hit.kind, hit.line
+        ));
+        if !hit.stale.is_empty() {
+            out.push_str(&format!(
+                "  stale: {} changed since\n",
+                hit.stale.join(", ")
+            ));
+        }
+    }
+    if let Some(why) = &found.partial {
+        out.push_str(&format!("({why})\n"));
+    }
+    out
 }
