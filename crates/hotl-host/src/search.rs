@@ -62,6 +62,38 @@ pub fn search(
     })
 }
 
+/// The most sessions the resume picker's content search shows.
+const PICKER_SESSIONS: usize = 30;
+
+/// For the resume picker: every project's sessions whose text holds `query` (ranked), each
+/// once with its best hit, best first. A filter with no word to search for finds nothing.
+pub fn picker_hits(
+    store: &hotl_log::Store,
+    query: &str,
+) -> Result<Vec<(SessionMeta, SessionHit)>, String> {
+    let found = match hotl_recall::search_sessions(
+        store,
+        query,
+        Mode::Ranked,
+        &Scope::default(),
+        PICKER_SESSIONS * 4,
+    ) {
+        Ok((found, _)) => found,
+        Err(hotl_recall::RecallError::EmptyQuery { .. }) => return Ok(Vec::new()),
+        Err(e) => return Err(e.to_string()),
+    };
+    let mut out: Vec<(SessionMeta, SessionHit)> = Vec::new();
+    for hit in found.hits {
+        if out.len() == PICKER_SESSIONS || out.iter().any(|(m, _)| m.id == hit.session) {
+            continue;
+        }
+        if let Ok(meta) = store.meta(&hit.session) {
+            out.push((meta, hit));
+        }
+    }
+    Ok(out)
+}
+
 /// `--since`: a date (`2026-11-30`), an RFC 3339 time, or how long ago (`3d`, `12h`, `2w`),
 /// as the RFC 3339 UTC text session times compare with.
 pub fn since(text: &str, now: SystemTime) -> Result<String, CliError> {

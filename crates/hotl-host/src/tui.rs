@@ -61,6 +61,44 @@ impl hotl_tui::Host for StoreHost<'_> {
         })
     }
 
+    fn search_sessions(
+        &self,
+        query: &str,
+    ) -> Option<hotl_tui::Later<'_, Result<Vec<Row>, String>>> {
+        let (store, query) = (self.ctx.store.clone(), query.to_owned());
+        Some(Box::pin(async move {
+            let found =
+                tokio::task::spawn_blocking(move || crate::search::picker_hits(&store, &query))
+                    .await
+                    .map_err(|e| format!("the search failed: {e}"))??;
+            let now = self.ctx.now();
+            let mut rows: Vec<Row> = found
+                .into_iter()
+                .map(|(meta, hit)| {
+                    let mut detail = format!(
+                        "“{}” · t{} · {} · {}",
+                        hotl_text::clip(&hit.line, 80),
+                        hit.seq,
+                        short_id(&meta.id),
+                        hotl_export::relative_time(&meta.updated, now)
+                    );
+                    if meta.cwd != self.ctx.cwd {
+                        detail.push_str(&format!(" · {}", self.ctx.tilde(&meta.cwd)));
+                    }
+                    Row {
+                        label: meta.display_title().chars().take(60).collect(),
+                        detail,
+                        value: meta.id.clone(),
+                        near: meta.cwd == self.ctx.cwd,
+                    }
+                })
+                .collect();
+            // This directory's first; the ranking stands within each.
+            rows.sort_by_key(|r| !r.near);
+            Ok(rows)
+        }))
+    }
+
     fn foreign_sessions(&self, agent: hotl_agent::slash::Foreign) -> Result<Vec<Row>, String> {
         let found = crate::foreign::candidates(self.ctx, agent)?;
         Ok(found

@@ -1,6 +1,7 @@
 //! A list to pick from, filtered as you type: sessions to resume (this directory first, Tab
-//! for all projects, then the remote store's when one is configured), another agent's sessions
-//! to import and resume, user messages to fork or revert at.
+//! for all projects, then the remote store's when one is configured; below the names and
+//! titles that match, the sessions whose text holds what was typed, searched beside the UI's
+//! loop), another agent's sessions to import and resume, user messages to fork or revert at.
 
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use ratatui::style::{Modifier, Style};
@@ -62,6 +63,22 @@ enum Remote {
     Failed(String),
 }
 
+/// The shortest filter the resume picker searches session text for.
+const CONTENT_MIN_CHARS: usize = 2;
+
+/// What the resume picker found in the text of every session, for one filter.
+#[derive(Clone, Debug, Default, PartialEq)]
+struct Content {
+    /// The filter its rows answer.
+    query: Option<String>,
+    /// One row per session whose text holds it, best first, this directory's first.
+    rows: Vec<Row>,
+    /// Why the search failed, if it did.
+    failed: Option<String>,
+    /// The filter being searched for now.
+    searching: Option<String>,
+}
+
 /// The picker's state.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Picker {
@@ -74,6 +91,8 @@ pub struct Picker {
     tab: Tab,
     /// The remote tab, when a remote store is configured.
     remote: Option<Remote>,
+    /// The resume picker's content search.
+    content: Content,
 }
 
 /// What a key did.
@@ -103,6 +122,51 @@ impl Picker {
             selected: 0,
             tab,
             remote: None,
+            content: Content::default(),
+        }
+    }
+
+    /// Starts with `filter` typed (`/search QUERY`).
+    pub fn with_filter(mut self, filter: &str) -> Picker {
+        self.filter = filter.to_owned();
+        self
+    }
+
+    /// The filter to search session text for now, when the resume picker has one it has not
+    /// searched and is not searching (the caller starts the search: [`Picker::searching`]).
+    pub fn content_query(&self) -> Option<String> {
+        let query = self.filter.trim();
+        let wanted = self.kind == Kind::Resume
+            && self.tab != Tab::Remote
+            && query.chars().count() >= CONTENT_MIN_CHARS;
+        let new = self.content.query.as_deref() != Some(query)
+            && self.content.searching.as_deref() != Some(query);
+        (wanted && new).then(|| query.to_owned())
+    }
+
+    /// A search of session text for `query` started.
+    pub fn searching(&mut self, query: &str) {
+        self.content.searching = Some(query.to_owned());
+    }
+
+    /// Whether a search of session text is running.
+    pub fn is_searching(&self) -> bool {
+        self.content.searching.is_some()
+    }
+
+    /// The sessions whose text holds `query` (one row each), or why they could not be found.
+    pub fn content_found(&mut self, query: &str, found: Result<Vec<Row>, String>) {
+        self.content.searching = None;
+        self.content.query = Some(query.to_owned());
+        match found {
+            Ok(rows) => {
+                self.content.rows = rows;
+                self.content.failed = None;
+            }
+            Err(why) => {
+                self.content.rows.clear();
+                self.content.failed = Some(why);
+            }
         }
     }
 
@@ -142,13 +206,24 @@ impl Picker {
             (Tab::Remote, _) => &[],
             _ => &self.rows,
         };
-        rows.iter()
+        let mut shown: Vec<&Row> = rows
+            .iter()
             .filter(|r| self.tab != Tab::Here || r.near)
             .filter(|r| {
                 let hay = format!("{} {} {}", r.label, r.detail, r.value).to_lowercase();
                 words.iter().all(|w| hay.contains(w.as_str()))
             })
-            .collect()
+            .collect();
+        // Then what was said, over every project (this directory's first, as the host orders
+        // them), for sessions the names and titles did not already show.
+        if self.tab != Tab::Remote && self.content.query.as_deref() == Some(self.filter.trim()) {
+            for row in &self.content.rows {
+                if !shown.iter().any(|r| r.value == row.value) {
+                    shown.push(row);
+                }
+            }
+        }
+        shown
     }
 
     /// Takes a key.
@@ -265,6 +340,17 @@ impl Picker {
                 width,
             ));
         }
+        if self.tab != Tab::Remote && out.len() < height {
+            let note = if self.content.searching.is_some() {
+                Some("  searching what was said in every session…".to_owned())
+            } else {
+                (self.content.failed.as_ref())
+                    .map(|why| format!("  the search of what was said failed: {why}"))
+            };
+            if let Some(note) = note.filter(|_| !visible.is_empty()) {
+                out.push(Line::from(Span::styled(note, style::dim())));
+            }
+        }
         if visible.is_empty() {
             let empty = match (self.tab, &self.remote) {
                 (Tab::Remote, Some(Remote::Reading)) => "  reading the remote store…".to_owned(),
@@ -272,7 +358,15 @@ impl Picker {
                 (Tab::Remote, Some(Remote::Read(rows))) if rows.is_empty() => {
                     "  the remote store holds no other session".to_owned()
                 }
-                _ => "  nothing matches".to_owned(),
+                _ if self.content.searching.is_some() => {
+                    "  searching what was said in every session…".to_owned()
+                }
+                _ => match &self.content.failed {
+                    Some(why) => {
+                        format!("  nothing matches; the search of what was said failed: {why}")
+                    }
+                    None => "  nothing matches".to_owned(),
+                },
             };
             out.push(Line::from(Span::styled(empty, style::dim())));
         }
@@ -411,6 +505,67 @@ mod tests {
         picker.key(key(KeyCode::Tab));
         picker.key(key(KeyCode::Tab));
         assert!(shown(&picker).contains("the remote store: cannot be reached"));
+    }
+
+    /// Below the names and titles that match, the sessions whose text holds the filter, as
+    /// the host found them for that filter (not an older one); a session already shown is not
+    /// shown twice.
+    #[test]
+    fn the_resume_picker_searches_what_was_said() {
+        let mut picker = Picker::new("resume", Kind::Resume, rows());
+        assert_eq!(picker.content_query(), None, "nothing typed");
+        picker.key(key(KeyCode::Char('d')));
+        assert_eq!(picker.content_query(), None, "one character is too few");
+        for c in "ocs".chars() {
+            picker.key(key(KeyCode::Char(c)));
+        }
+        assert_eq!(picker.content_query().as_deref(), Some("docs"));
+        picker.searching("docs");
+        assert_eq!(picker.content_query(), None, "already being searched");
+        let said = Row {
+            label: "the login bug".into(),
+            detail: "“the docs say 30s” · t12".into(),
+            value: "01DDD".into(),
+            near: false,
+        };
+        let twice = Row {
+            value: "01BBB".into(),
+            ..said.clone()
+        };
+        picker.content_found("docs", Ok(vec![said.clone(), twice]));
+        picker.key(key(KeyCode::Tab));
+        let shown: Vec<&str> = picker.visible().iter().map(|r| r.value.as_str()).collect();
+        assert_eq!(
+            shown,
+            ["01BBB", "01DDD"],
+            "titles first, then what was said, once"
+        );
+        // Typing on: the old rows answer another filter and are not shown.
+        picker.key(key(KeyCode::Char('x')));
+        assert_eq!(picker.visible().len(), 0);
+        assert_eq!(picker.content_query().as_deref(), Some("docsx"));
+        picker.searching("docsx");
+        let text = picker
+            .render(80, 10)
+            .iter()
+            .map(|l| l.to_string())
+            .collect::<Vec<_>>()
+            .join("\n");
+        assert!(text.contains("searching what was said"), "{text}");
+        picker.content_found("docsx", Err("index unreadable".into()));
+        let text = picker
+            .render(80, 10)
+            .iter()
+            .map(|l| l.to_string())
+            .collect::<Vec<_>>()
+            .join("\n");
+        assert!(text.contains("failed: index unreadable"), "{text}");
+        // Other pickers never search.
+        let mut other = Picker::new("fork", Kind::Fork, rows());
+        for c in "docs".chars() {
+            other.key(key(KeyCode::Char(c)));
+        }
+        assert_eq!(other.content_query(), None);
     }
 
     #[test]

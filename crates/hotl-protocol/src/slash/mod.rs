@@ -37,6 +37,8 @@ pub enum Slash {
         /// What to look for.
         query: String,
     },
+    /// `/search [QUERY]`: every session's text searched, in the resume picker.
+    Search(String),
     /// `/ask HANDLE QUESTION`.
     Ask {
         /// The archived thread's handle (a fold's, a compaction's or a fork's).
@@ -235,6 +237,7 @@ pub fn parse(line: &str) -> Slash {
         "stats" => takes_nothing(Slash::Stats),
         "dump" => takes_nothing(Slash::Dump),
         "resume" => parse_resume(rest),
+        "search" => Slash::Search(unquoted(rest).to_owned()),
         "fork" => parse_fork(rest),
         "revert" => parse_revert(rest),
         "copy" => match count(rest) {

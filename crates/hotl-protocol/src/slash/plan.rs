@@ -86,6 +86,9 @@ pub enum Local {
     Share,
     /// Resolve a session reference as the shell does, then switch to it.
     Resume(String),
+    /// Find a session by what was said in it (`/search [QUERY]`): the resume picker searching
+    /// every session's text, or, in the line console, the hits printed.
+    Search(String),
     /// Import another agent's session (`query`: a file, an id or its prefix) and switch to it.
     Import {
         /// Whose session.
@@ -184,6 +187,7 @@ fn command(slash: Slash, front: &Front<'_>) -> Plan {
         Slash::Cost if !front.saved => Plan::Local(Local::Cost),
         Slash::Cost | Slash::Stats => Plan::Send(Command::Stats),
         Slash::Dump => Plan::Send(Command::Dump),
+        Slash::Search(query) => Plan::Local(Local::Search(query)),
         other => Plan::Usage(format!("{other:?} does nothing here")),
     }
 }
@@ -236,6 +240,7 @@ impl Slash {
             Slash::Fold(_) => "fold",
             Slash::Compact => "compact",
             Slash::Recall { .. } => "recall",
+            Slash::Search(_) => "search",
             Slash::Ask { .. } => "ask",
             Slash::Session(op) => op.name().trim_start_matches('/'),
             Slash::Copy(_) => "copy",

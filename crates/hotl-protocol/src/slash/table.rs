@@ -131,6 +131,13 @@ pub const COMMANDS: &[SlashCommand] = &[
         needs: Needs::TERMINAL_IDLE,
     },
     SlashCommand {
+        name: "search",
+        aliases: &[],
+        args: "[QUERY]",
+        help: "find a session by what was said in it: the resume picker, searching every session's text as you type, this project's first (no model call)",
+        needs: Needs::TERMINAL_IDLE,
+    },
+    SlashCommand {
         name: "fork",
         aliases: &[],
         args: "[t<seq>|pick]",

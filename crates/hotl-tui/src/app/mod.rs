@@ -34,6 +34,8 @@ pub enum Effect {
     Pick(Pick),
     /// Resolve a session reference as the shell does, and switch to it.
     Resume(String),
+    /// Open the resume picker with this typed: it searches every session's text for it.
+    Search(String),
     /// Import another agent's session and switch to it.
     Import {
         /// Whose.

@@ -90,6 +90,7 @@ impl App {
                 self.effects.push(Effect::Share);
             }
             Local::Resume(query) => self.effects.push(Effect::Resume(query)),
+            Local::Search(query) => self.effects.push(Effect::Search(query)),
             Local::Import { agent, query } => self.effects.push(Effect::Import { agent, query }),
             Local::Recall { query, mode, limit } => self.effects.push(Effect::Recall {
                 query,

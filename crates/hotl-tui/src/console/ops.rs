@@ -181,6 +181,7 @@ pub(super) async fn local(
             None
         }
         Local::Resume(query) => resume_target(host, live, Some(query)).await,
+        Local::Search(query) => search_target(host, live, &query).await,
         Local::Import { agent: from, query } => foreign_target(host, live, from, Some(query)).await,
         // A read-only view's search; the console always has its agent.
         Local::Recall { .. } | Local::Exit => None,
@@ -188,6 +189,33 @@ pub(super) async fn local(
     match to {
         Some(to) => send(agent, host, live, Command::Switch(to), "").await,
         None => Ok(()),
+    }
+}
+
+/// `/search QUERY` in the console: the sessions whose text holds it, numbered; the one chosen
+/// is resumed.
+async fn search_target(host: &dyn Host, live: &mut Live, query: &str) -> Option<SwitchTo> {
+    if query.trim().is_empty() {
+        say("· what to look for? /search QUERY (every session's text; no model call)");
+        return None;
+    }
+    let Some(search) = host.search_sessions(query) else {
+        say("· this front end cannot search sessions");
+        return None;
+    };
+    match search.await {
+        Ok(rows) if rows.is_empty() => {
+            say(format_args!("· nothing found for {query:?}"));
+            None
+        }
+        Ok(rows) => {
+            let chosen = choose(live, &rows, "resume which? (a number, or Enter for none)").await?;
+            Box::pin(resume_target(host, live, Some(chosen))).await
+        }
+        Err(e) => {
+            say(format_args!("· error: {e}"));
+            None
+        }
     }
 }
 

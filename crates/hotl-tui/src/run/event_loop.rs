@@ -48,6 +48,9 @@ enum JobDone {
     Said(Result<Vec<String>, String>),
 }
 
+/// Picker rows a host gives later, or why it cannot.
+type Rows<'a> = Later<'a, Result<Vec<crate::picker::Row>, String>>;
+
 /// When the loop wakes up without an event, and whether the screen animates meanwhile.
 struct Wake {
     at: Option<Instant>,
@@ -70,6 +73,9 @@ pub(super) struct Loop<'a> {
     job: Option<Job<'a>>,
     /// The remote store's sessions being read, for the open resume picker.
     listing: Option<Later<'a, Result<Vec<crate::picker::Row>, String>>>,
+    /// The text of every session being searched for the resume picker's filter (one search
+    /// at a time: typing on starts the next when this one ends).
+    searching: Option<(String, Rows<'a>)>,
     input: EventStream,
     /// The terminal speaks the kitty keyboard protocol (an editor is started without it).
     kitty: bool,
@@ -123,6 +129,7 @@ impl<'a> Loop<'a> {
             pick_screen: None,
             job: None,
             listing: None,
+            searching: None,
             input: EventStream::new(),
             kitty: terminal.kitty,
             metrics: Metrics::open(options.metrics.as_deref()),
@@ -145,6 +152,7 @@ impl<'a> Loop<'a> {
             if self.carry_out_effects().await? {
                 return self.leave().await;
             }
+            self.search_what_was_said();
             let wake = self.refresh()?;
             let terminated = self.options.terminated.clone();
             tokio::select! {
@@ -160,6 +168,11 @@ impl<'a> Loop<'a> {
                 read = listed(&mut self.listing) => {
                     self.listing = None;
                     session_ops::remote_read(&mut self.app, read);
+                }
+                found = searched(&mut self.searching) => {
+                    if let Some((query, _)) = self.searching.take() {
+                        session_ops::content_found(&mut self.app, &query, found);
+                    }
                 }
                 () = sleep_until(wake.at) => self.on_tick(wake.animating),
             }
@@ -296,6 +309,12 @@ impl<'a> Loop<'a> {
                 ),
             },
             Effect::Pick(pick) => self.pick(pick),
+            Effect::Search(query) => {
+                self.pick(Pick::Sessions);
+                if let Some(Modal::Pick(picker)) = self.app.modal.take() {
+                    self.app.modal = Some(Modal::Pick(picker.with_filter(&query)));
+                }
+            }
             _ if self.agent.is_none() => app.say("read-only: nothing can be sent", Tone::Error),
             Effect::Resume(query) => session_ops::resolve(&query, app, host),
             Effect::Import { agent, query } => session_ops::import(agent, &query, app, host),
@@ -308,6 +327,26 @@ impl<'a> Loop<'a> {
             Effect::Editor | Effect::Exit | Effect::Pager | Effect::Share => {}
         }
         Ok(())
+    }
+
+    /// Starts searching every session's text for the open resume picker's filter, when it
+    /// has one not yet searched and no search runs (the search runs beside the loop, so
+    /// typing never waits for it).
+    fn search_what_was_said(&mut self) {
+        if self.searching.is_some() {
+            return;
+        }
+        let Some(Modal::Pick(picker)) = &mut self.app.modal else {
+            return;
+        };
+        let Some(query) = picker.content_query() else {
+            return;
+        };
+        if let Some(search) = self.host.search_sessions(&query) {
+            picker.searching(&query);
+            self.app.dirty = true;
+            self.searching = Some((query, search));
+        }
     }
 
     /// Opens the picker `pick` asks for; the resume picker's remote tab is read beside the
@@ -615,6 +654,15 @@ async fn listed(
 ) -> Result<Vec<crate::picker::Row>, String> {
     match listing {
         Some(listing) => listing.await,
+        None => std::future::pending().await,
+    }
+}
+
+async fn searched(
+    searching: &mut Option<(String, Rows<'_>)>,
+) -> Result<Vec<crate::picker::Row>, String> {
+    match searching {
+        Some((_, search)) => search.await,
         None => std::future::pending().await,
     }
 }

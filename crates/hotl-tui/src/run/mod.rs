@@ -43,6 +43,13 @@ pub trait Host {
     fn remote_sessions(&self) -> Option<Later<'_, Result<Vec<picker::Row>, String>>> {
         None
     }
+    /// Sessions whose text (messages, tool outputs, notes, archives) holds `query`, one row
+    /// each with its best matching line in the detail, this directory's first; searched away
+    /// from the UI's loop. `None` when this host cannot search.
+    fn search_sessions(&self, query: &str) -> Option<Later<'_, Result<Vec<picker::Row>, String>>> {
+        let _ = query;
+        None
+    }
     /// A session's transcript.
     fn entries(&self, id: &str) -> Vec<Entry>;
     /// For each of the user messages `seqs` of session `id`, the files the turns from it on

@@ -72,6 +72,14 @@ pub(super) fn remote_read(app: &mut App, read: Result<Vec<picker::Row>, String>)
     }
 }
 
+/// What every session's text holds of `query`: into the resume picker, if it is still open.
+pub(super) fn content_found(app: &mut App, query: &str, found: Result<Vec<picker::Row>, String>) {
+    if let Some(Modal::Pick(picker)) = &mut app.modal {
+        picker.content_found(query, found);
+        app.dirty = true;
+    }
+}
+
 /// The switch to the session `query` names, or what to say instead.
 pub(super) fn resolve(query: &str, app: &mut App, host: &dyn Host) {
     match host.resolve(query) {
