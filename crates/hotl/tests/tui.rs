@@ -1308,3 +1308,60 @@ fn a_local_unpriced_server_shows_no_price_and_no_cache_clock() -> TestResult {
     assert!(!shown.bytes.contains("m left"), "{}", shown.screen());
     Ok(())
 }
+
+/// A person looks for an earlier session by what was said in it: `/resume`, then typing a word
+/// that only a tool's output held; the session shows below the titles with the line, and
+/// Enter resumes it. `/search WORD` opens the same picker with the word typed.
+#[test]
+fn the_resume_picker_finds_a_session_by_what_was_said() -> TestResult {
+    let env = Env::new()?;
+    let fake = FakeLlm::start(Config::scripted([Reply::text("back on it")]))?;
+    let mut log = env.log("01J0000000000000000000000A");
+    log.turn("read the roadmap");
+    let (_, call) = log.tool_call("read", serde_json::json!({"path": "notes.txt"}));
+    log.record(hotl_log::Body::ToolResult {
+        call,
+        content: vec![hotl_log::Block::text("the papaya-roadmap is due friday")],
+        blob: None,
+        is_error: false,
+        files: vec![],
+    });
+    log.assistant("noted");
+    let id = env.import(&log)?;
+    let Some(shown) = tui(
+        &env,
+        &fake,
+        &[],
+        &[
+            UP,
+            Type("/resume\r"),
+            Shows("resume a session"),
+            Type("papaya"),
+            Shows("the papaya-roadmap is due friday"),
+            Type("\x1b"),
+            // Back on the main screen (the strip shows again) before typing on.
+            UP,
+            Type("/search papaya\r"),
+            Shows("filter: papaya"),
+            Shows("the papaya-roadmap is due friday"),
+            Type("\r"),
+            Shows("resumed "),
+            Idle,
+            Type("and now?\r"),
+            Shows("back on it"),
+            Idle,
+            EXIT,
+        ],
+    )?
+    else {
+        return Ok(());
+    };
+    assert_eq!(shown.code, 0, "{}", shown.screen());
+    let last = crate::common::requests(&fake)?;
+    assert!(
+        last[0]["messages"].to_string().contains("papaya-roadmap"),
+        "the resumed session's history was sent"
+    );
+    assert!(env.session_ids()?.contains(&id));
+    Ok(())
+}
