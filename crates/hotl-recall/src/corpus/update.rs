@@ -32,6 +32,8 @@ pub struct Refreshed {
     pub bytes: u64,
     /// Sessions whose logs could not be read (named, with why); the rest were indexed.
     pub problems: Vec<String>,
+    /// Whether the index changed (and its manifest must be written).
+    pub changed: bool,
 }
 
 /// The index's state while it is brought up to date.
@@ -89,6 +91,7 @@ impl<'a> Updater<'a> {
         // What is left was not found in the store: deleted since.
         for (_, o) in live {
             self.manifest.sources[o].dead = true;
+            self.report.changed = true;
         }
         self.flush()?;
         self.merge()?;
@@ -115,6 +118,7 @@ impl<'a> Updater<'a> {
         let from = self.manifest.sources[source].size;
         let log = store.read_range(id, from, size)?;
         self.report.sessions += 1;
+        self.report.changed = true;
         self.report.bytes += log.complete_end;
         for record in &log.records {
             self.record(source, record);
