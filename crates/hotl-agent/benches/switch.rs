@@ -84,7 +84,10 @@ fn main() {
             fork.push(
                 timed(
                     &mut agent,
-                    Command::Switch(SwitchTo::Fork { at: ForkAt::Head }),
+                    Command::Switch(SwitchTo::Fork {
+                        at: ForkAt::Head,
+                        worktree: false,
+                    }),
                 )
                 .await,
             );

@@ -71,7 +71,7 @@ pub use crate::events::Events;
 pub use crate::hooks::{Hook, HookPoint, ToolMatcher, run_hooks};
 pub use crate::late::{Late, LateTools, late_channel};
 pub use crate::launcher::SessionLauncher;
-pub use crate::lifecycle::{ForkAt, NewSession, fork, rename};
+pub use crate::lifecycle::{ForkAt, NewSession, fork, fork_into_worktree, rename};
 pub use crate::moves::{ask_prompt, check_note, fork_brief, make_fold, recall_mode};
 pub use crate::permission::{
     ALLOW_UNSANDBOXED, Access, Decision, Mode, Policy, allows, inside, resolve,

@@ -217,6 +217,39 @@ pub fn fork(
     Ok(store.fork(pin, cwd, state, Some(inherited))?)
 }
 
+/// [`fork`], the fork working in a new git worktree checked out at the code as the parent's
+/// snapshots had it at the fork point (the tree as it is now when the parent never changed a
+/// file), so the current tree is left alone. The worktree is under `<home>/worktrees/`, on no
+/// branch; `hotl gc` removes it once no session works in it. Returns the fork and the
+/// worktree's top directory.
+pub fn fork_into_worktree(
+    store: &Store,
+    parent: &SessionMeta,
+    at: ForkAt,
+    name: Option<&str>,
+) -> Result<(Writer, PathBuf)> {
+    if let Some(name) = name {
+        store.check_name(name, None)?;
+    }
+    let (pin, mut state, inherited) = match at {
+        ForkAt::Head => at_head(store, parent)?,
+        cut => at_cut(store, parent, cut)?,
+    };
+    let cwd = Path::new(&parent.cwd);
+    if !cwd.is_dir() {
+        return Err(AgentError::MissingCwd(parent.cwd.clone()));
+    }
+    let worktree = crate::snapshot::worktree_at(store, &parent.id, cwd, pin.seq)
+        .map_err(|why| AgentError::Refused(format!("no worktree for the fork: {why}")))?;
+    if let Some(name) = name {
+        state.push(Body::Name {
+            name: Some(name.to_owned()),
+        });
+    }
+    let writer = store.fork(pin, &worktree.1.to_string_lossy(), state, Some(inherited))?;
+    Ok((writer, worktree.0))
+}
+
 /// Names the session `id` (not open elsewhere): the name rule is checked first.
 pub fn rename(store: &Store, id: &str, name: &str) -> Result<()> {
     store.check_name(name, Some(id))?;

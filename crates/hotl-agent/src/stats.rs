@@ -29,6 +29,12 @@ pub fn stats(id: &str, records: &[Record], own_start: usize, pricing: &Pricing) 
     let mut requests: Vec<Request> = Vec::new();
     let mut shrinks: Vec<(u64, &'static str, String)> = Vec::new();
     let mut cached_before: Option<u64> = None;
+    let mut last_model: Option<&str> = None;
+    for record in &records[..own_start] {
+        if let Body::Assistant { model, .. } = &record.body {
+            last_model = model.as_deref().or(last_model);
+        }
+    }
     for record in &records[own_start..] {
         match &record.body {
             Body::User { .. } if !is_blank_user(record) => {
@@ -44,6 +50,7 @@ pub fn stats(id: &str, records: &[Record], own_start: usize, pricing: &Pricing) 
                     out.without_usage += 1;
                     continue;
                 };
+                last_model = model.as_deref().or(last_model);
                 let cost = price(pricing, model.as_deref(), usage, &mut unpriced);
                 out.own.add(usage, cost);
                 let broke = cached_before.is_some_and(|before| {
@@ -55,6 +62,24 @@ pub fn stats(id: &str, records: &[Record], own_start: usize, pricing: &Pricing) 
                 }
                 cached_before = Some(usage.cache_read + usage.cache_write);
                 requests.extend(request_of(record));
+            }
+            // Requests outside the turns: the session paid for them too.
+            Body::Title {
+                usage: Some(usage),
+                model,
+                ..
+            } => {
+                let cost = price(pricing, model.as_deref(), usage, &mut unpriced);
+                out.own.add(usage, cost);
+                out.titles.add(usage, cost);
+            }
+            Body::Ask {
+                usage: Some(usage), ..
+            } => {
+                // An ask records no model: it was the session's, as last answered.
+                let cost = price(pricing, last_model, usage, &mut unpriced);
+                out.own.add(usage, cost);
+                out.asks.add(usage, cost);
             }
             Body::Fold(fold) => shrinks.push((record.seq, "fold", fold.handle.clone())),
             Body::Compaction { until, .. } => shrinks.push((

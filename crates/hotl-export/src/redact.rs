@@ -183,7 +183,7 @@ impl Redactor {
             }
             Body::Compaction { summary, .. } => self.text(summary, report),
             Body::Name { name: Some(name) } => self.text(name, report),
-            Body::Title { title } => self.text(title, report),
+            Body::Title { title, .. } => self.text(title, report),
             Body::Todos { items } => {
                 for todo in items {
                     self.text(&mut todo.text, report);

@@ -137,7 +137,7 @@ impl Draft {
             .unwrap_or_else(|| fallback_ts.to_owned());
         self.close_open(&ts);
         if let Some(title) = self.title.take() {
-            self.push(Body::Title { title }, &ts, None);
+            self.push(Body::title(title), &ts, None);
         }
         if let Some(items) = self.todos.take().filter(|t| !t.is_empty()) {
             self.push(Body::Todos { items }, &ts, None);

@@ -157,7 +157,7 @@ fn a_rollback_is_a_revert_keeping_the_dropped_turns() -> TestResult {
     assert!(
         records
             .iter()
-            .any(|r| matches!(&r.body, Body::Title { title } if title == "Numbers"))
+            .any(|r| matches!(&r.body, Body::Title { title, .. } if title == "Numbers"))
     );
     Ok(())
 }

@@ -99,7 +99,7 @@ fn a_pi_tree_imports_with_its_branch_as_a_revert() -> TestResult {
     assert!(
         records
             .iter()
-            .any(|r| matches!(&r.body, Body::Title { title } if title == "Files"))
+            .any(|r| matches!(&r.body, Body::Title { title, .. } if title == "Files"))
     );
     for r in &records {
         if let Body::Assistant { content, .. } = &r.body {

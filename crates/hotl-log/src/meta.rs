@@ -151,7 +151,7 @@ impl SessionMeta {
                 });
             }
             Body::Name { name } => self.name.clone_from(name),
-            Body::Title { title } => self.title = Some(title.clone()),
+            Body::Title { title, .. } => self.title = Some(title.clone()),
             Body::Todos { items } => self.todos.clone_from(items),
             Body::Mode {
                 permission,
@@ -299,13 +299,7 @@ mod tests {
         let records = vec![
             Record::new(1, "T", session()),
             Record::new(2, "T", Body::user_text("q")),
-            Record::new(
-                3,
-                "T",
-                Body::Title {
-                    title: "later".into(),
-                },
-            ),
+            Record::new(3, "T", Body::title("later".into())),
             Record::new(
                 4,
                 "T",

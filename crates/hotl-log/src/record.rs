@@ -397,6 +397,17 @@ pub enum Body {
         /// The last seq that stays visible.
         to: u64,
     },
+    /// `restore`: files were put back (a revert's code, or the undo of an earlier restore):
+    /// the working tree went from snapshot `before` to snapshot `after`. Undoing it puts the
+    /// files it changed back as `before` had them.
+    Restore {
+        /// The stamp the code was put back to; `None` for an undo.
+        to: Option<u64>,
+        /// The tree before (a snapshot id, as `snapshot` records them).
+        before: String,
+        /// The tree after.
+        after: String,
+    },
     /// `clear`: the model view restarts after this record.
     Clear,
     /// `compaction`: everything up to `until` summarised.
@@ -415,6 +426,10 @@ pub enum Body {
     Title {
         /// The title.
         title: String,
+        /// What the request that wrote it spent, when a model wrote it (the session paid).
+        usage: Option<Usage>,
+        /// The model that wrote it.
+        model: Option<String>,
     },
     /// `todos`: the whole todo list.
     Todos {
@@ -517,6 +532,7 @@ impl Body {
             Body::Run { .. } => "run",
             Body::Fold(_) => "fold",
             Body::Revert { .. } => "revert",
+            Body::Restore { .. } => "restore",
             Body::Clear => "clear",
             Body::Compaction { .. } => "compaction",
             Body::Name { .. } => "name",
@@ -532,6 +548,15 @@ impl Body {
             Body::Reroot { .. } => "reroot",
             Body::Import(_) => "import",
             Body::Unknown { kind } => kind,
+        }
+    }
+
+    /// A title nobody paid for (a fork's from its task, an import's).
+    pub fn title(title: String) -> Self {
+        Body::Title {
+            title,
+            usage: None,
+            model: None,
         }
     }
 
@@ -619,6 +644,8 @@ struct RecordWire<'a> {
     sandbox: Option<Cow<'a, str>>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     tree: Option<Cow<'a, str>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    before: Option<Cow<'a, str>>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     question: Option<Cow<'a, str>>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -711,6 +738,7 @@ impl<'a> RecordWire<'a> {
             plan: None,
             effort: None,
             tree: None,
+            before: None,
             error: None,
             message: None,
             status: None,
@@ -789,12 +817,25 @@ impl<'a> RecordWire<'a> {
                 w.diff_blob = ob(&f.diff_blob);
             }
             Body::Revert { to } => w.to = Some(*to),
+            Body::Restore { to, before, after } => {
+                w.to = *to;
+                w.before = b(before);
+                w.tree = b(after);
+            }
             Body::Compaction { until, summary } => {
                 w.until = Some(*until);
                 w.summary = b(summary);
             }
             Body::Name { name } => w.name = ob(name),
-            Body::Title { title } => w.title = b(title),
+            Body::Title {
+                title,
+                usage,
+                model,
+            } => {
+                w.title = b(title);
+                w.usage = *usage;
+                w.model = ob(model);
+            }
             Body::Todos { items } => w.items = Some(Cow::Borrowed(items)),
             Body::Mode {
                 permission,
@@ -947,6 +988,11 @@ impl<'a> RecordWire<'a> {
             "revert" => Body::Revert {
                 to: need(self.to, kind, "to")?,
             },
+            "restore" => Body::Restore {
+                to: self.to,
+                before: need(own(self.before), kind, "before")?,
+                after: need(own(self.tree), kind, "tree")?,
+            },
             "clear" => Body::Clear,
             "compaction" => Body::Compaction {
                 until: need(self.until, kind, "until")?,
@@ -957,6 +1003,8 @@ impl<'a> RecordWire<'a> {
             },
             "title" => Body::Title {
                 title: need(own(self.title), kind, "title")?,
+                usage: self.usage,
+                model: own(self.model),
             },
             "todos" => Body::Todos {
                 items: self.items.map(Cow::into_owned).unwrap_or_default(),
@@ -1159,6 +1207,16 @@ mod tests {
             diff_blob: None,
         })));
         rt(Body::Revert { to: 3 });
+        rt(Body::Restore {
+            to: Some(3),
+            before: "t1".into(),
+            after: "t2".into(),
+        });
+        rt(Body::Restore {
+            to: None,
+            before: "t2".into(),
+            after: "t1".into(),
+        });
         // Older fold records list bare paths.
         let legacy: Record = serde_json::from_str(
             r#"{"seq":4,"ts":"T","type":"fold","since":2,"until":3,"handle":"ab","note":"n","files":["a.rs"]}"#,
@@ -1189,7 +1247,16 @@ mod tests {
         rt(Body::Name {
             name: Some("n".into()),
         });
-        rt(Body::Title { title: "t".into() });
+        rt(Body::title("t".into()));
+        rt(Body::Title {
+            title: "t".into(),
+            usage: Some(Usage {
+                input: 9,
+                output: 4,
+                ..Usage::default()
+            }),
+            model: Some("m".into()),
+        });
         rt(Body::Todos {
             items: vec![Todo {
                 text: "x".into(),

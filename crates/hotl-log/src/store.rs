@@ -179,6 +179,15 @@ impl Store {
         self.read_limited(id, None)
     }
 
+    /// The size of a root session's log (one `stat`: the id is not looked for in trees), for
+    /// going over every root session ([`Store::session_ids`]).
+    pub fn root_log_size(&self, id: &str) -> Result<u64> {
+        let path = self.root_log_path(id);
+        std::fs::metadata(&path)
+            .map(|m| m.len())
+            .map_err(|e| LogError::opening(id, &path, e))
+    }
+
     /// The size of a session's log in bytes: how far [`Store::read_range`] can read.
     pub fn log_size(&self, id: &str) -> Result<u64> {
         let path = self.log_path(id);

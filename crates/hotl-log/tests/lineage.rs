@@ -143,9 +143,7 @@ fn a_fork_told_what_it_inherits_has_a_ready_summary_equal_to_a_rebuild() -> Test
     let mut writer = home.store.fork(
         pin,
         "/p",
-        vec![Body::Title {
-            title: "t (fork)".into(),
-        }],
+        vec![Body::title("t (fork)".into())],
         Some(inherited),
     )?;
     writer.append(Body::user_text("third"))?;

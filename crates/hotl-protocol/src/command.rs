@@ -94,6 +94,10 @@ pub enum Command {
         #[serde(default)]
         scope: crate::RevertScope,
     },
+    /// Undo the last code restore (a revert's, or an undo): the files it changed go back as
+    /// they were before it, except those changed since (kept and named). Refused while work
+    /// runs.
+    UndoRestore,
     /// Drop the session as `hotl sessions drop` does (deleted, or hidden and kept for the
     /// sessions that descend from it) and switch to a new one. Refused while work runs.
     Drop,
@@ -122,6 +126,7 @@ impl Command {
             Command::Fresh => "fresh",
             Command::Drop => "drop",
             Command::Revert { .. } => "revert",
+            Command::UndoRestore => "undo",
         }
     }
 
@@ -135,6 +140,7 @@ impl Command {
                 | Command::Fresh
                 | Command::Drop
                 | Command::Revert { .. }
+                | Command::UndoRestore
         )
     }
 
@@ -187,6 +193,10 @@ pub enum SwitchTo {
         /// Where the fork ends its inherited history.
         #[serde(default)]
         at: ForkAt,
+        /// The fork works in a new git worktree checked out at the code of that point,
+        /// leaving the current tree alone.
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        worktree: bool,
     },
 }
 
@@ -280,7 +290,8 @@ mod tests {
         assert_eq!(
             fork,
             Command::Switch(SwitchTo::Fork {
-                at: ForkAt::Turns(2)
+                at: ForkAt::Turns(2),
+                worktree: false,
             })
         );
         let round = serde_json::to_string(&Command::SetMode {

@@ -90,6 +90,11 @@ pub enum Outcome {
         /// was left alone, or nothing changed).
         files: Vec<crate::FileRewound>,
     },
+    /// The last code restore was undone: what became of each file it had changed.
+    Undone {
+        /// The files, and what became of each.
+        files: Vec<crate::FileRewound>,
+    },
     /// The models the provider lists.
     Models {
         /// Their ids, as the provider gives them.

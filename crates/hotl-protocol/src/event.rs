@@ -262,6 +262,10 @@ pub struct Status {
     pub usage: hotl_wire::Usage,
     /// Dollars this process spent (known prices only).
     pub cost: f64,
+    /// The session had turns before this process opened it: `usage` and `cost` are this
+    /// run's, not the session's (`hotl stats` counts everything).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub this_run: bool,
     /// No price is known for the model (a local server, say): `cost` says nothing.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub unpriced: bool,

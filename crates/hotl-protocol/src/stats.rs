@@ -128,6 +128,10 @@ pub struct Stats {
     pub turns: Vec<TurnSpent>,
     /// Its own requests, turns or not (a compaction's note, say).
     pub own: Spent,
+    /// Of `own`: the requests that titled it.
+    pub titles: Spent,
+    /// Of `own`: the questions put to its archived threads (`ask`).
+    pub asks: Spent,
     /// Its delegated children.
     pub children: Vec<ChildSpent>,
     /// Its own and its children's.
@@ -230,6 +234,12 @@ impl Stats {
                 text.truncate(text.len() - 1);
                 text.push_str("  cache broke\n");
             }
+        }
+        if stats.titles.requests > 0 {
+            text.push_str(&row("title", "", &stats.titles));
+        }
+        if stats.asks.requests > 0 {
+            text.push_str(&row("asks", "", &stats.asks));
         }
         if !stats.children.is_empty() {
             text.push_str(&row("own", "", &stats.own));

@@ -108,6 +108,7 @@ fn outcome_said(outcome: &Outcome, status: Option<&Status>) -> Option<Said> {
             files,
             ..
         } => Said::info(reverted(*before, *to, *scope, files)),
+        Outcome::Undone { files } => Said::info(undone(files)),
         Outcome::Models { models, .. } if models.is_empty() => {
             Said::error("the provider lists no models; /model NAME switches by name")
         }
@@ -228,8 +229,9 @@ pub fn spent_line(status: Option<&Status>) -> String {
     };
     let u = &s.usage;
     format!(
-        "${:.4} in {} · input {} · cache read {} · cache write {} · output {}{}",
+        "${:.4}{} in {} · input {} · cache read {} · cache write {} · output {}{}",
         s.cost,
+        if s.this_run { " this run" } else { "" },
         hotl_text::plural(s.requests as usize, "request"),
         hotl_text::tokens(u.input),
         hotl_text::tokens(u.cache_read),
@@ -251,6 +253,17 @@ pub fn effort_line(status: Option<&Status>) -> String {
     }
 }
 
+/// What undoing the last code restore did, file by file.
+pub fn undone(files: &[crate::FileRewound]) -> String {
+    let mut said =
+        "undid the last restore: the files it changed are as they were before it".to_owned();
+    if files.is_empty() {
+        said.push_str("\n  no file needed it");
+    }
+    push_files(&mut said, files);
+    said
+}
+
 /// What a revert did: to the conversation, then to each file the later turns changed.
 pub fn reverted(
     before: u64,
@@ -268,16 +281,28 @@ pub fn reverted(
         if files.is_empty() {
             said.push_str("\n  no file changed since then");
         }
-        for file in files {
-            let what = match &file.what {
-                Rewound::Restored => "restored".to_owned(),
-                Rewound::Removed => "removed (it did not exist then)".to_owned(),
-                Rewound::Kept(why) => format!("kept: {why}"),
-            };
-            said.push_str(&format!("\n  {} {what}", file.path));
+        push_files(&mut said, files);
+        if files
+            .iter()
+            .any(|f| f.what == Rewound::Restored || f.what == Rewound::Removed)
+        {
+            said.push_str("\n  (/revert undo puts them back)");
         }
     }
     said
+}
+
+/// A line per file: its path and what became of it.
+fn push_files(said: &mut String, files: &[crate::FileRewound]) {
+    use crate::Rewound;
+    for file in files {
+        let what = match &file.what {
+            Rewound::Restored => "restored".to_owned(),
+            Rewound::Removed => "removed (it did not exist then)".to_owned(),
+            Rewound::Kept(why) => format!("kept: {why}"),
+        };
+        said.push_str(&format!("\n  {} {what}", file.path));
+    }
 }
 
 #[cfg(test)]

@@ -12,7 +12,7 @@ use std::io;
 
 use regex::bytes::Regex;
 
-use crate::segment::Segment;
+use crate::segment::{CUT, Segment, TERM_BITS, WIDE};
 use crate::token::{MAX_TOKEN, for_each_token};
 
 /// A token of the literal and what its document term must look like.
@@ -55,10 +55,32 @@ pub(crate) fn constraints(literal: &str) -> Vec<Constraint> {
     out
 }
 
-/// Whether a term may hide a match its bytes do not show: long enough to have been cut, or
-/// holding non-ASCII bytes.
-pub(crate) fn unreliable(term: &[u8]) -> bool {
-    term.len() >= MAX_TOKEN - 3 || !term.is_ascii()
+/// Whether a term may hide a match its bytes do not show, as the tags of a segment's list:
+/// [`CUT`] when it may have been cut short (its end is not shown: an ASCII term as long as a
+/// term is kept, a wider one nearly so), [`WIDE`] when it holds a letter that is not ASCII but
+/// matches an ASCII one in a case-insensitive search (`ſ` matches `s`); 0 when it is reliable.
+pub(crate) fn unreliable(term: &[u8]) -> u32 {
+    let mut tag = 0;
+    let ascii = term.is_ascii();
+    if term.len() >= MAX_TOKEN || (!ascii && term.len() >= MAX_TOKEN - 3) {
+        tag |= CUT;
+    }
+    if !ascii && folds_to_ascii(term) {
+        tag |= WIDE;
+    }
+    tag
+}
+
+/// Whether `term` holds a non-ASCII letter whose other case is ASCII.
+fn folds_to_ascii(term: &[u8]) -> bool {
+    String::from_utf8_lossy(term)
+        .chars()
+        .filter(|c| !c.is_ascii())
+        .any(|c| {
+            c.to_uppercase()
+                .chain(c.to_lowercase())
+                .any(|o| o.is_ascii())
+        })
 }
 
 /// The documents of `seg` that can hold the literal, ascending; `None` when the dictionary
@@ -108,7 +130,14 @@ fn matching_terms(seg: &Segment, c: &Constraint, most: usize) -> Option<Vec<usiz
         }
     }
     debug_assert!(c.open_left == c.finder.is_some());
-    terms.extend(seg.unreliable_terms().iter().map(|&i| i as usize));
+    // A cut term hides only its end: it matters to a token the document term may go on
+    // before (the literal's first); a wide one to every token.
+    terms.extend(
+        seg.unreliable_terms()
+            .iter()
+            .filter(|&&tagged| tagged & WIDE != 0 || (c.open_left && tagged & CUT != 0))
+            .map(|&tagged| (tagged & TERM_BITS) as usize),
+    );
     terms.sort_unstable();
     terms.dedup();
     let docs: u64 = terms.iter().map(|&i| u64::from(seg.df(i))).sum();

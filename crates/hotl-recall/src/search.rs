@@ -66,8 +66,9 @@ pub(crate) fn ranked(
     if limit == 0 || c.docs == 0 {
         return Ok(Vec::new());
     }
-    let (scores, matched, idfs) = score(c, query, &terms, &keep, &io)?;
-    let best = select(c, &scores, &matched, terms.len(), limit);
+    let scored = score(c, query, &terms, &keep, &io)?;
+    let idfs = scored.idfs.clone();
+    let best = select(c, &scored, terms.len(), limit);
     let best = exact_first(c, best, query, terms.len(), limit, &io)?;
     let finder = term_finder(&terms);
     let mut hits = Vec::with_capacity(best.len());
@@ -84,23 +85,31 @@ pub(crate) fn ranked(
     Ok(hits)
 }
 
-/// Per segment, per document: its BM25 score and how many of the query's terms it holds
-/// (allocated only for segments that hold a term); and each term's idf.
-#[allow(clippy::type_complexity)]
+/// What scoring found: per segment, per document, its BM25 score and how many of the query's
+/// terms it holds (allocated only for segments that hold a term); the documents that hold any
+/// (so choosing the best reads only those); and each term's idf.
+struct Scored {
+    scores: Vec<Vec<f32>>,
+    matched: Vec<Vec<u8>>,
+    touched: Vec<(usize, u32)>,
+    idfs: Vec<f64>,
+}
+
 fn score(
     c: &Collection<'_>,
     query: &str,
     terms: &[Vec<u8>],
     keep: &impl Fn(usize, u32) -> bool,
     io: &impl Fn(usize, io::Error) -> RecallError,
-) -> Result<(Vec<Vec<f32>>, Vec<Vec<u8>>, Vec<f64>)> {
+) -> Result<Scored> {
     let n = c.docs as f64;
     let avgdl = (c.tokens as f64 / n).max(1.0);
     let mut scores: Vec<Vec<f32>> = vec![Vec::new(); c.segments.len()];
     let mut matched: Vec<Vec<u8>> = vec![Vec::new(); c.segments.len()];
     let mut idfs = Vec::with_capacity(terms.len());
+    let mut touched = Vec::new();
     let mut postings = Vec::new();
-    let mut kept: Vec<(usize, u32, u32)> = Vec::new();
+    let mut kept: Vec<(usize, u32, u32, u32)> = Vec::new();
     let long = long_query_tokens(query);
     for term in terms {
         kept.clear();
@@ -111,65 +120,83 @@ fn score(
             .filter(|(cut, _)| cut == term)
             .map(|(_, whole)| whole.as_slice())
             .collect();
-        for (s, seg) in c.segments.iter().enumerate() {
-            let Some(i) = seg.lookup(term) else { continue };
+        let found: Vec<(usize, usize)> = (c.segments.iter().enumerate())
+            .filter_map(|(s, seg)| seg.lookup(term).map(|i| (s, i)))
+            .collect();
+        // Room for every posting at once: growing by doubling copies them again and again.
+        kept.reserve(
+            found
+                .iter()
+                .map(|&(s, i)| c.segments[s].df(i) as usize)
+                .sum(),
+        );
+        for (s, i) in found {
+            let seg = &c.segments[s];
             postings.clear();
             seg.postings(i, &mut postings).map_err(|e| io(s, e))?;
             for &(d, tf) in &postings {
-                if !keep(s, d) {
+                let Some(len) = keep(s, d).then(|| seg.doc(d as usize).tokens) else {
                     continue;
-                }
+                };
                 if !wholes.is_empty() {
                     let text = seg.text(d as usize).map_err(|e| io(s, e))?;
                     if !wholes.iter().any(|whole| holds_token(&text, whole)) {
                         continue;
                     }
                 }
-                kept.push((s, d, tf));
+                kept.push((s, d, tf, len));
             }
         }
         let df = kept.len() as f64;
         let idf = (1.0 + (n - df + 0.5) / (df + 0.5)).ln();
         idfs.push(idf);
-        for &(s, d, tf) in &kept {
+        for &(s, d, tf, len) in &kept {
             if scores[s].is_empty() {
                 scores[s] = vec![0.0; c.segments[s].n_docs()];
                 matched[s] = vec![0; c.segments[s].n_docs()];
             }
-            let len = f64::from(c.segments[s].doc(d as usize).tokens);
-            let tf = f64::from(tf);
+            let (len, tf) = (f64::from(len), f64::from(tf));
             let norm = tf + K1 * (1.0 - B + B * len / avgdl);
             scores[s][d as usize] += (idf * tf * (K1 + 1.0) / norm) as f32;
             let count = &mut matched[s][d as usize];
+            if *count == 0 {
+                touched.push((s, d));
+            }
             *count = count.saturating_add(1);
         }
     }
-    Ok((scores, matched, idfs))
+    Ok(Scored {
+        scores,
+        matched,
+        touched,
+        idfs,
+    })
 }
 
 /// Hits worth their tokens, best first: those holding most of the terms the best hit holds,
 /// and scoring a fair share of its score (a document that shares only "42" with
 /// `DETAIL-ZEBRA-42` is not one); a document holding every term is always one. Keeps the
 /// leading candidates the query-as-written check looks at.
-fn select(
-    c: &Collection<'_>,
-    scores: &[Vec<f32>],
-    matched: &[Vec<u8>],
-    n_terms: usize,
-    limit: usize,
-) -> Vec<Candidate> {
-    let top_score = scores.iter().flatten().copied().fold(0.0_f32, f32::max);
-    let top_matched = matched.iter().flatten().copied().max().unwrap_or(0);
+fn select(c: &Collection<'_>, scored: &Scored, n_terms: usize, limit: usize) -> Vec<Candidate> {
+    let Scored {
+        scores,
+        matched,
+        touched,
+        ..
+    } = scored;
+    let at = |&(s, d): &(usize, u32)| (scores[s][d as usize], matched[s][d as usize]);
+    let top_score = touched.iter().map(at).map(|a| a.0).fold(0.0_f32, f32::max);
+    let top_matched = touched.iter().map(at).map(|a| a.1).max().unwrap_or(0);
     let need = (usize::from(top_matched) * 2).div_ceil(3).max(1);
     let floor = top_score * RELATIVE_CUTOFF;
     let mut best: Vec<Candidate> = Vec::new();
-    for (s, seg_scores) in scores.iter().enumerate() {
-        for (d, &score) in seg_scores.iter().enumerate() {
-            let held = usize::from(matched[s][d]);
-            let kept = held >= n_terms || (held >= need && score >= floor);
-            if score > 0.0 && kept {
-                best.push((score, c.segments[s].doc(d).key, s, d));
-            }
+    for &(s, d) in touched {
+        let (score, held) = at(&(s, d));
+        let held = usize::from(held);
+        let kept = held >= n_terms || (held >= need && score >= floor);
+        if score > 0.0 && kept {
+            let d = d as usize;
+            best.push((score, c.segments[s].doc(d).key, s, d));
         }
     }
     let candidates = if n_terms > 1 {

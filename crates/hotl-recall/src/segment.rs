@@ -8,8 +8,10 @@
 //! which session of a cross-session index it came from), the postings (per term,
 //! LEB128 pairs of document-id delta and term frequency), the term bytes, the term table (24
 //! bytes a term: term offset, term length, document frequency, postings length, postings
-//! offset), the skeleton (JSON lines), then a footer of twelve u64 (where each region is and
-//! how long) and `hotlrsg2`.
+//! offset), the skeleton (JSON lines), the unreliable terms (u32 term indices tagged
+//! [`CUT`] and/or [`WIDE`]: what the exact-mode prefilter must always consider, listed when the
+//! segment is built so no search scans the dictionary for them), then a footer of fourteen u64
+//! (where each region is and how long) and `hotlrsg4`.
 
 use std::borrow::Cow;
 use std::fs::File;
@@ -24,10 +26,16 @@ use crate::types::DocKind;
 
 const HEAD: &[u8; 8] = b"hotlrseg";
 /// The last byte is the format version; a different one is rebuilt.
-const TAIL: &[u8; 8] = b"hotlrsg3";
+const TAIL: &[u8; 8] = b"hotlrsg4";
 const DOC_SIZE: u64 = 32;
 const ENTRY_SIZE: u64 = 24;
-const FIELDS: usize = 12;
+const FIELDS: usize = 14;
+/// An unreliable term's tag: it may be a long token cut short (its end is not shown).
+pub(crate) const CUT: u32 = 1 << 31;
+/// An unreliable term's tag: it holds non-ASCII letters (case folds differ from the regex's).
+pub(crate) const WIDE: u32 = 1 << 30;
+/// The bits of a tagged entry that are the term's index.
+pub(crate) const TERM_BITS: u32 = WIDE - 1;
 const FOOTER_SIZE: u64 = FIELDS as u64 * 8 + 8;
 
 /// One document of a segment.
@@ -65,6 +73,7 @@ enum Bytes {
         text: Vec<u8>,
         postings: Vec<u8>,
         skeleton: Vec<u8>,
+        unreliable: Vec<u32>,
     },
     Mapped {
         map: memmap2::Mmap,
@@ -83,6 +92,8 @@ struct Regions {
     terms_len: u64,
     entries: u64,
     skeleton: u64,
+    unreliable: u64,
+    n_unreliable: u64,
 }
 
 /// One of the regions read on demand.
@@ -190,13 +201,20 @@ impl Segment {
         lo
     }
 
-    /// The terms that must always be candidates of the exact-mode prefilter (computed once).
+    /// The terms the exact-mode prefilter must always consider, tagged [`CUT`] and/or
+    /// [`WIDE`] (read once from the file).
     pub(crate) fn unreliable_terms(&self) -> &[u32] {
-        self.unreliable.get_or_init(|| {
-            (0..self.n_terms)
-                .filter(|&i| crate::prefilter::unreliable(self.term(i)))
-                .map(|i| i as u32)
-                .collect()
+        self.unreliable.get_or_init(|| match &self.bytes {
+            Bytes::Mem { unreliable, .. } => unreliable.clone(),
+            Bytes::Mapped { map, at, .. } => {
+                let from = at.unreliable as usize;
+                let to = from + at.n_unreliable as usize * 4;
+                map[from..to]
+                    .chunks_exact(4)
+                    .map(|c| u32::from_le_bytes(c.try_into().expect("4 bytes")))
+                    .filter(|tagged| ((tagged & TERM_BITS) as usize) < self.n_terms)
+                    .collect()
+            }
         })
     }
 
@@ -453,6 +471,12 @@ impl Segment {
         at += ENTRY_SIZE * self.n_terms as u64;
         let skel_at = at;
         out.write_all(&skeleton)?;
+        at += skeleton.len() as u64;
+        let unreliable_at = at;
+        let unreliable = self.unreliable_terms();
+        for tagged in unreliable {
+            out.write_all(&tagged.to_le_bytes())?;
+        }
         let footer = [
             text_at,
             text.len() as u64,
@@ -466,6 +490,8 @@ impl Segment {
             self.n_terms as u64,
             skel_at,
             skeleton.len() as u64,
+            unreliable_at,
+            unreliable.len() as u64,
         ];
         for v in footer {
             out.write_all(&v.to_le_bytes())?;
@@ -505,9 +531,11 @@ impl Segment {
             n_terms,
             skel_at,
             skel_len,
+            unreliable_at,
+            n_unreliable,
         ] = f[..]
         else {
-            unreachable!("the footer has twelve fields")
+            unreachable!("the footer has fourteen fields")
         };
         let limit = size - FOOTER_SIZE;
         let region = |at: u64, len: Option<u64>| {
@@ -520,6 +548,7 @@ impl Segment {
             && region(terms_at, Some(terms_len))
             && region(entries_at, n_terms.checked_mul(ENTRY_SIZE))
             && region(skel_at, Some(skel_len))
+            && region(unreliable_at, n_unreliable.checked_mul(4))
             && n_docs < u64::from(u32::MAX)
             && terms_len <= u64::from(u32::MAX)
             && n_terms <= terms_len;
@@ -547,6 +576,8 @@ impl Segment {
                     terms_len,
                     entries: entries_at,
                     skeleton: skel_at,
+                    unreliable: unreliable_at,
+                    n_unreliable,
                 },
             },
             n_docs: n_docs as usize,
@@ -703,8 +734,13 @@ impl Builder {
         let total: usize = self.lists.iter().map(Vec::len).sum();
         let mut postings = Vec::with_capacity(total);
         let mut lists = self.lists;
+        let mut unreliable = Vec::new();
         for id in order {
             let term = ids.term(id);
+            let tag = crate::prefilter::unreliable(term);
+            if tag != 0 {
+                unreliable.push(entries.len() as u32 | tag);
+            }
             let list = std::mem::take(&mut lists[id as usize]);
             entries.push(Entry {
                 term_off: terms.len() as u32,
@@ -729,6 +765,7 @@ impl Builder {
                 text: self.text,
                 postings,
                 skeleton: self.skeleton,
+                unreliable,
             },
             text_len,
             post_len,

@@ -552,7 +552,7 @@ fn an_earlier_ask_is_as_stale_as_the_thread_it_asked() -> TestResult {
 /// ranked search reading it finds the damage.
 fn damage_postings(path: &std::path::Path) -> TestResult {
     let mut bytes = std::fs::read(path)?;
-    let footer = bytes.len() - 8 - 12 * 8;
+    let footer = bytes.len() - 8 - 14 * 8;
     let field = |i: usize| -> usize {
         let at = footer + i * 8;
         u64::from_le_bytes(bytes[at..at + 8].try_into().expect("8 bytes")) as usize

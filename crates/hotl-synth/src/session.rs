@@ -308,7 +308,7 @@ impl SessionGen {
         }
         if (self.turns == 1 && self.rng.chance(0.6)) || self.rng.chance(0.01) {
             let title = content::title(&mut self.rng);
-            self.emit(out, 900, Body::Title { title });
+            self.emit(out, 900, Body::title(title));
         }
         if (self.turns == 1 && self.rng.chance(0.3)) || self.rng.chance(0.002) {
             let name = match self.renames {

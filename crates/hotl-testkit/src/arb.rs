@@ -386,9 +386,7 @@ impl Script {
                         sandbox: None,
                     })
                 }
-                28 => self.other(Body::Title {
-                    title: format!("title {}", self.next_seq),
-                }),
+                28 => self.other(Body::title(format!("title {}", self.next_seq))),
                 29 | 30 => self.other(Body::Unknown {
                     kind: format!("future_kind_{}", cur.next() % 3),
                 }),

@@ -20,8 +20,12 @@ pub enum Kind {
     Resume,
     /// Import the agent's session and resume it (the value is its file).
     Foreign(Foreign),
-    /// Fork after the turn of the user message (the value is its seq).
-    Fork,
+    /// Fork after the turn of the user message (the value is its seq), in a new worktree at
+    /// the code of that point when `worktree`.
+    Fork {
+        /// `/fork pick --worktree`.
+        worktree: bool,
+    },
     /// Revert to just before the user message (the value is its seq), taking back what the
     /// scope says.
     Revert(hotl_protocol::RevertScope),
@@ -266,9 +270,10 @@ impl Picker {
                         agent,
                         query: value.clone(),
                     },
-                    Kind::Fork => match seq() {
+                    Kind::Fork { worktree } => match seq() {
                         Some(seq) => Effect::Send(Command::Switch(SwitchTo::Fork {
                             at: ForkAt::Message(seq),
+                            worktree,
                         })),
                         None => return Outcome::Cancelled,
                     },
@@ -561,7 +566,7 @@ mod tests {
             .join("\n");
         assert!(text.contains("failed: index unreadable"), "{text}");
         // Other pickers never search.
-        let mut other = Picker::new("fork", Kind::Fork, rows());
+        let mut other = Picker::new("fork", Kind::Fork { worktree: false }, rows());
         for c in "docs".chars() {
             other.key(key(KeyCode::Char(c)));
         }

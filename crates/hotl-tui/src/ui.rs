@@ -372,7 +372,11 @@ pub fn strip(app: &App, now: Instant, context: &Strip, width: usize) -> Line<'st
         spans.push(if status.unpriced {
             Span::styled("unpriced", style::dim())
         } else {
-            Span::raw(format!("${:.4}", status.cost))
+            Span::raw(format!(
+                "${:.4}{}",
+                status.cost,
+                if status.this_run { " this run" } else { "" }
+            ))
         });
         if let Some(hit) = status.cache_hit {
             spans.push(sep());

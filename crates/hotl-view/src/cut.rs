@@ -155,7 +155,7 @@ pub fn fork_state(parent: &SessionMeta, at_head: bool) -> Vec<Body> {
         } else {
             format!("{title}{FORK_MARK}")
         };
-        out.push(Body::Title { title });
+        out.push(Body::title(title));
     }
     out
 }

@@ -39,9 +39,7 @@ fn fork_state_gives_modes_always_todos_at_the_head_and_a_fork_title() {
         effort: None,
         sandbox: None,
     };
-    let title = Body::Title {
-        title: "Fix the parser (fork)".into(),
-    };
+    let title = Body::title("Fix the parser (fork)".into());
     assert_eq!(
         fork_state(&parent, true),
         [
@@ -74,9 +72,7 @@ fn fork_state_titles_from_the_first_message_and_skips_what_is_unset() {
     };
     assert_eq!(
         fork_state(&parent, true),
-        [Body::Title {
-            title: "please fix (fork)".into(),
-        }]
+        [Body::title("please fix (fork)".into())]
     );
     assert!(fork_state(&SessionMeta::default(), true).is_empty());
 }
@@ -89,9 +85,7 @@ fn a_fork_of_a_fork_is_not_titled_fork_twice() {
     };
     assert_eq!(
         fork_state(&parent, false),
-        [Body::Title {
-            title: "Fix the parser (fork)".into(),
-        }]
+        [Body::title("Fix the parser (fork)".into())]
     );
 }
 

@@ -573,6 +573,7 @@ fn revert_in_the_console_puts_the_files_back_with_the_conversation() -> TestResu
     let fake = FakeLlm::start(Config::scripted([Reply::text("unused")]))?;
     let typed = [
         (format!("/revert t{before}\n"), 0),
+        ("/revert undo\n".to_owned(), 1_500),
         ("/exit\n".to_owned(), 1_500),
     ];
     let typed: Vec<(&str, u64)> = typed.iter().map(|(t, ms)| (t.as_str(), *ms)).collect();
@@ -582,10 +583,18 @@ fn revert_in_the_console_puts_the_files_back_with_the_conversation() -> TestResu
     let out = out.ok();
     assert!(out.stdout.contains("notes.txt restored"), "{}", out.stdout);
     assert!(out.stdout.contains("new.txt removed"), "{}", out.stdout);
+    // `/revert undo` puts the code back as the later turns left it; the conversation stays
+    // reverted.
+    assert!(
+        out.stdout.contains("undid the last restore"),
+        "{}",
+        out.stdout
+    );
     assert_eq!(
         std::fs::read_to_string(project.join("notes.txt"))?,
-        "as it was\n"
+        "rewritten by the model\n"
     );
-    assert!(!project.join("new.txt").exists());
+    assert!(project.join("new.txt").exists());
+    assert_eq!(env.turns(&id)?, 1);
     Ok(())
 }

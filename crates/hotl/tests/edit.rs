@@ -297,3 +297,121 @@ fn revert_keeps_a_file_changed_since_and_conversation_leaves_the_files_alone() -
     );
     Ok(())
 }
+
+/// A code restore is recorded, so it can be undone: the files go back as the later turns left
+/// them; one the user changed after the restore is kept; a second undo redoes the restore.
+#[test]
+fn a_restore_is_recorded_and_undone() -> TestResult {
+    let env = Env::new()?;
+    let (id, to) = session_that_changed_files(&env)?;
+    let project = std::path::Path::new(&env.cwd()).to_owned();
+    let run = env.run(&["sessions", "revert", &id, "--undo"]).fails(1);
+    assert!(run.stderr.contains("nothing to undo"), "{run}");
+    let out = env
+        .run(&[
+            "sessions",
+            "revert",
+            &id,
+            "--to",
+            &format!("t{to}"),
+            "--code",
+        ])
+        .ok();
+    assert!(out.stdout.contains("/revert undo"), "{out}");
+    assert!(env.record_types(&id)?.contains(&"restore".to_owned()));
+    assert_eq!(
+        std::fs::read_to_string(project.join("notes.txt"))?,
+        "as it was\n"
+    );
+    let out = env.run(&["sessions", "revert", &id, "--undo"]).ok();
+    assert!(out.stdout.contains("notes.txt restored"), "{out}");
+    assert!(out.stdout.contains("new.txt restored"), "{out}");
+    assert_eq!(
+        std::fs::read_to_string(project.join("notes.txt"))?,
+        "rewritten by the model\n"
+    );
+    assert_eq!(std::fs::read_to_string(project.join("new.txt"))?, "made\n");
+    // The undo is a restore too: undoing it puts the code back again, but a file the user
+    // changed meanwhile is theirs.
+    std::fs::write(project.join("new.txt"), "the user's\n")?;
+    let out = env.run(&["sessions", "revert", &id, "--undo"]).ok();
+    assert!(out.stdout.contains("notes.txt restored"), "{out}");
+    assert!(out.stdout.contains("new.txt kept: changed since"), "{out}");
+    assert_eq!(
+        std::fs::read_to_string(project.join("notes.txt"))?,
+        "as it was\n"
+    );
+    assert_eq!(
+        std::fs::read_to_string(project.join("new.txt"))?,
+        "the user's\n"
+    );
+    let run = env
+        .run(&["sessions", "revert", &id, "--undo", "--to", "t3"])
+        .fails(2);
+    assert!(run.stderr.contains("cannot be used with"), "{run}");
+    Ok(())
+}
+
+/// A fork from a past turn can take the code of that point into a new git worktree, leaving
+/// the current tree as it is; the fork works there.
+#[test]
+fn a_fork_into_a_worktree_checks_out_the_code_of_its_point() -> TestResult {
+    let env = Env::new()?;
+    let project = std::path::Path::new(&env.cwd()).to_owned();
+    let git = |args: &[&str]| {
+        std::process::Command::new("git")
+            .args(args)
+            .current_dir(&project)
+            .env("GIT_AUTHOR_NAME", "t")
+            .env("GIT_AUTHOR_EMAIL", "t@t")
+            .env("GIT_COMMITTER_NAME", "t")
+            .env("GIT_COMMITTER_EMAIL", "t@t")
+            .output()
+    };
+    git(&["init", "-q"])?;
+    std::fs::write(project.join("notes.txt"), "as it was\n")?;
+    git(&["add", "."])?;
+    git(&["commit", "-qm", "start"])?;
+    let (id, _) = session_that_changed_files(&env)?;
+    let out = env
+        .run(&["sessions", "fork", &id, "--keep-turns", "1", "--worktree"])
+        .ok();
+    let mut lines = out.stdout.lines();
+    let fork = lines.next().ok_or("the fork's id")?.to_owned();
+    let dir = std::path::PathBuf::from(lines.next().ok_or("the worktree")?);
+    assert!(dir.starts_with(&env.home), "{out}");
+    // The worktree has the code after the first turn; the project keeps the later turns'.
+    assert_eq!(
+        std::fs::read_to_string(dir.join("notes.txt"))?,
+        "as it was\n"
+    );
+    assert!(!dir.join("new.txt").exists());
+    assert_eq!(
+        std::fs::read_to_string(project.join("notes.txt"))?,
+        "rewritten by the model\n"
+    );
+    let listed = env.json(&["sessions", "list", "--all", "--json"])?;
+    let row = listed
+        .as_array()
+        .ok_or("array")?
+        .iter()
+        .find(|r| r["id"] == fork.as_str())
+        .ok_or("the fork is listed")?;
+    assert_eq!(row["cwd"], dir.to_string_lossy().as_ref(), "{row}");
+    // Outside git there is no worktree to make: said, and nothing is forked.
+    let plain = Env::new()?;
+    let (plain_id, _) = session_that_changed_files(&plain)?;
+    let run = plain
+        .run(&[
+            "sessions",
+            "fork",
+            &plain_id,
+            "--keep-turns",
+            "1",
+            "--worktree",
+        ])
+        .fails(1);
+    assert!(run.stderr.contains("no worktree for the fork"), "{run}");
+    assert_eq!(plain.session_ids()?.len(), 1);
+    Ok(())
+}

@@ -66,9 +66,7 @@ pub struct Rich {
 pub fn rich(env: &Env) -> TestResult<Rich> {
     let cwd = env.cwd();
     let mut root = LogBuilder::new(ROOT, &cwd);
-    root.record(Body::Title {
-        title: "A rich session".to_owned(),
-    });
+    root.record(Body::title("A rich session".to_owned()));
     let first = root.user(HOSTILE);
     root.record(answer(
         vec![

@@ -217,9 +217,9 @@ fn everything_hotl_writes_is_private_whatever_the_umask() -> TestResult {
 fn control_sequences_in_a_log_are_shown_not_sent() -> TestResult {
     let env = Env::new()?;
     let mut log = env.log(hotl_testkit::FIXED_ID);
-    log.record(hotl_log::Body::Title {
-        title: "\u{1b}]0;pwned\u{7}innocent".to_owned(),
-    });
+    log.record(hotl_log::Body::title(
+        "\u{1b}]0;pwned\u{7}innocent".to_owned(),
+    ));
     log.user("look\u{1b}[2J here");
     let (_, call) = log.tool_call("bash", json!({ "command": "cat x" }));
     log.record(hotl_log::Body::ToolResult {

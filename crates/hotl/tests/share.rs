@@ -287,9 +287,7 @@ fn secret_session(env: &Env) -> TestResult<(String, Vec<String>)> {
     let home_path = format!("{}/notes/private.txt", env.root().display());
     let id = "01JE0000000000000000000S01";
     let mut log = LogBuilder::new(id, &env.cwd());
-    log.record(Body::Title {
-        title: format!("deploy with {aws}"),
-    });
+    log.record(Body::title(format!("deploy with {aws}")));
     let first = log.user(&format!("use {anthropic} and read {home_path}"));
     log.record(Body::Assistant {
         content: vec![

@@ -61,9 +61,7 @@ const SONNET: &str = "claude-sonnet-5";
 fn clean_tree(env: &Env) -> TestResult {
     let cwd = env.cwd();
     let mut root = LogBuilder::new(ROOT, &cwd);
-    root.record(Body::Title {
-        title: "Tree root".to_owned(),
-    });
+    root.record(Body::title("Tree root".to_owned()));
     root.user("first task");
     let spawn = root.record(answer(
         vec![call("call_r1", "task", json!({"task": "look around"}))],

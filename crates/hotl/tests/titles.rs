@@ -46,6 +46,38 @@ fn a_console_titles_its_session_after_the_first_answer_with_the_fast_model() -> 
         "the title is not conversation"
     );
     assert_eq!(title_of(&env)?, "Capital of France question, answered");
+    // The title's request is on the record and in the session's cost, on a line of its own.
+    let id = env.only_session()?;
+    let title = env
+        .records(&id)?
+        .into_iter()
+        .find(|r| r["type"] == "title")
+        .ok_or("a title record")?;
+    assert_eq!(title["model"], "claude-haiku-4-5", "{title}");
+    assert!(
+        title["usage"]["output"].as_u64().is_some_and(|o| o > 0),
+        "{title}"
+    );
+    let stats = env.json(&["stats", &id, "--json"])?;
+    assert_eq!(stats["titles"]["requests"], 1, "{stats}");
+    assert_eq!(stats["own"]["requests"], 3, "{stats}");
+    let turns: f64 = stats["turns"]
+        .as_array()
+        .ok_or("turns")?
+        .iter()
+        .filter_map(|t| t["cost"].as_f64())
+        .sum();
+    let own = stats["own"]["cost"].as_f64().ok_or("own cost")?;
+    let titled = stats["titles"]["cost"].as_f64().ok_or("title cost")?;
+    assert!(
+        titled > 0.0 && (turns + titled - own).abs() < 1e-9,
+        "{stats}"
+    );
+    let table = env.run(&["stats", &id]).ok().stdout;
+    assert!(
+        table.lines().any(|l| l.trim_start().starts_with("title")),
+        "{table}"
+    );
     Ok(())
 }
 

@@ -325,11 +325,20 @@ fn help_lists_every_command_and_a_resume_shows_the_tail() -> TestResult {
     ] {
         assert!(shown.has(command), "{command}");
     }
+    // A new session's strip shows what it spent; a resumed one's says it is this run's.
+    assert!(!shown.has("this run"), "{}", shown.screen());
     let Some(resumed) = tui(
         &env,
         &fake,
         &["-c"],
-        &[UP, Type("more\r"), Shows("second answer"), Idle, EXIT],
+        &[
+            UP,
+            Type("more\r"),
+            Shows("second answer"),
+            Idle,
+            Shows("this run"),
+            EXIT,
+        ],
     )?
     else {
         return Ok(());

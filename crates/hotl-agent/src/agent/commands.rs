@@ -132,6 +132,12 @@ impl Worker {
                     files,
                 })
             }
+            Command::UndoRestore => {
+                let session = self.saved("undo").map_err(&fail)?;
+                let files = session.undo_restore().await.map_err(fail)?;
+                self.send_status();
+                Ok(Outcome::Undone { files })
+            }
             Command::Fresh => self.fresh().map_err(fail),
             Command::Drop => self.drop_session().await.map_err(fail),
             // Submit and Recover run before this; Cancel and Approve in the control loop.

@@ -124,18 +124,22 @@ impl Worker {
                 }
                 Next::Open(Box::new(opened))
             }
-            SwitchTo::Fork { at } => {
+            SwitchTo::Fork { at, worktree } => {
                 let parent = self.saved("fork")?;
                 let (parent_id, cwd) = (parent.id().to_owned(), parent.cwd().to_path_buf());
                 self.before_switch(reason, &from, None).await?;
                 let meta = self.store.meta(&parent_id)?;
-                let writer = crate::lifecycle::fork(
-                    &self.store,
-                    &meta,
-                    at,
-                    None,
-                    &cwd.display().to_string(),
-                )?;
+                let writer = if worktree {
+                    crate::lifecycle::fork_into_worktree(&self.store, &meta, at, None)?.0
+                } else {
+                    crate::lifecycle::fork(
+                        &self.store,
+                        &meta,
+                        at,
+                        None,
+                        &cwd.display().to_string(),
+                    )?
+                };
                 Next::Open(Box::new(Session::from_writer(
                     &self.store,
                     writer,

@@ -82,9 +82,7 @@ impl Session {
             .into_iter()
             .filter(|b| matches!(b, Body::Mode { .. }))
             .collect();
-        state.push(Body::Title {
-            title: task_title(task),
-        });
+        state.push(Body::title(task_title(task)));
         // The child's run starts in the write that creates its log, with every call of the
         // step answered (the fork call by the task), so a process killed at any point leaves
         // either no child or one whose own open run recovery finishes.

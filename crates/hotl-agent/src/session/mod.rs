@@ -75,6 +75,9 @@ pub struct Session {
     writer: Writer,
     /// The view, kept current record by record (re-projected from disk only after a record
     /// that changes history: revert, fold, compaction).
+    /// It had turns when this process opened it: what this process spent is not all it
+    /// spent (the strip says "this run").
+    opened_with_turns: bool,
     view: View,
     start: SessionStart,
     last_run: Option<(String, RunState)>,
@@ -245,10 +248,12 @@ impl Session {
                 .derived_dir("trees")
                 .join(format!("{}.index", writer.id())),
         );
+        let opened_with_turns = view.turns > 0;
         Ok(Session {
             store: store.clone(),
             writer,
             problems,
+            opened_with_turns,
             view,
             start,
             last_run,
@@ -355,6 +360,7 @@ impl Session {
             sandbox: Some(settings.policy.sandbox_name().to_owned()),
             usage: self.totals.usage,
             cost: self.totals.cost,
+            this_run: self.opened_with_turns,
             unpriced: settings.pricing.price(&settings.model).is_none(),
             requests: self.totals.requests,
             cache_hit,

@@ -1,7 +1,8 @@
 //! A revert that takes back the conversation, the code, or both: the conversation by a
 //! `revert` record, the code by putting back the files the later turns changed (see
-//! [`crate::snapshot::rewind`]). The tree is recorded before and after, so the log shows what
-//! the revert changed and a later revert can take it back too.
+//! [`crate::snapshot::rewind`]). The tree is recorded before and after, and the restore as a
+//! `restore` record naming both, so the log shows what it changed and `/revert undo` can take
+//! it back.
 
 use hotl_log::Body;
 use hotl_protocol::{FileRewound, RevertScope};
@@ -40,6 +41,32 @@ impl Session {
             return Ok(Vec::new());
         };
         let (target, latest) = (target.to_owned(), latest.to_owned());
+        self.put_back(Some(to), target, latest).await
+    }
+
+    /// Undoes the last restore (a revert's code, or an undo): the files it changed go back as
+    /// they were before it, except those changed since (kept and named).
+    pub async fn undo_restore(&mut self) -> Result<Vec<FileRewound>> {
+        self.snapshot().await?;
+        let lineage = self.store.lineage(self.id())?;
+        let Some((before, after)) = rewind::last_restore(&lineage.records) else {
+            return Err(AgentError::Refused(
+                "no code was put back in this session, so there is nothing to undo".to_owned(),
+            ));
+        };
+        let (before, after) = (before.to_owned(), after.to_owned());
+        self.put_back(None, before, after).await
+    }
+
+    /// Puts back the files that differ between snapshots `target` and `latest` as `target`
+    /// has them, and records the restore (`to`: the stamp of a revert, `None` for an undo).
+    async fn put_back(
+        &mut self,
+        to: Option<u64>,
+        target: String,
+        latest: String,
+    ) -> Result<Vec<FileRewound>> {
+        let before = self.tree.last.clone();
         let (cwd, blobs) = (self.cwd.clone(), self.store.blobs());
         let files = tokio::task::spawn_blocking(move || {
             rewind::rewind(&cwd, &blobs, &target, &latest, true)
@@ -52,6 +79,12 @@ impl Session {
             ))
         })?;
         self.snapshot().await?;
+        if let (Some(before), Some(after)) = (before, self.tree.last.clone())
+            && before != after
+        {
+            // Recorded, so that it can be undone.
+            self.append(Body::Restore { to, before, after })?;
+        }
         Ok(files)
     }
 }

@@ -137,9 +137,7 @@ impl Session {
         // Titled by its task at once; its run starts in the write that creates its log.
         let run = hotl_log::new_session_id();
         let state = vec![
-            Body::Title {
-                title: super::fork::task_title(task),
-            },
+            Body::title(super::fork::task_title(task)),
             Body::Mode {
                 permission: Some(settings.policy.mode.name().to_owned()),
                 plan: Some(settings.policy.mode == Mode::Plan),

@@ -117,8 +117,11 @@ impl Session {
         if text.is_empty() || self.view.state.title.is_some() {
             return Ok(None);
         }
+        // What the request spent is recorded with it: the session's cost counts its title.
         self.append(Body::Title {
             title: text.clone(),
+            usage: Some(answer.usage.to_log()),
+            model: Some(model),
         })?;
         Ok(Some(text))
     }

@@ -28,8 +28,8 @@ use hotl_log::Blobs;
 pub use children::end_children;
 pub(crate) use manifest::Limits;
 pub use rewind::{changed_from, revert_files};
-pub(crate) use worktree::Worktree;
 pub use worktree::sweep_worktrees;
+pub(crate) use worktree::{Worktree, worktree_at};
 
 /// Takes the snapshots of one session's working tree, keeping what makes the next one cheap: a
 /// cache of the files already hashed, and whether the tree was too big last time.

@@ -15,34 +15,87 @@ use super::{Snapshotter, git, manifest};
 /// `to`; with none (the turns before only talked), the first one after it, which hotl takes
 /// before a step changes anything.
 pub(crate) fn trees_since<'a>(records: &'a [Record], to: u64) -> Option<(&'a str, &'a str)> {
-    let snapshot = |r: &'a Record| match &r.body {
-        Body::Snapshot { tree } => Some(tree.as_str()),
-        _ => None,
-    };
-    let at = records.iter().rposition(|r| r.seq <= to)?;
-    let target = records[..=at]
-        .iter()
-        .rev()
-        .find_map(snapshot)
-        .or_else(|| records[at..].iter().find_map(snapshot))?;
+    let target = tree_at(records, to)?;
     let latest = records.iter().rev().find_map(snapshot)?;
     (target != latest).then_some((target, latest))
 }
 
-/// Puts back the files session `id` (working in `cwd`) changed after stamp `to`, as the
-/// snapshot then held them (see `rewind`); nothing when no snapshot shows a change. For
-/// commands that work on a session's log without opening it (`hotl sessions revert`).
+/// The snapshot the tree had at the end of the record at `seq`: the last one at or before it,
+/// else the first after it (taken before a step changed anything).
+pub(crate) fn tree_at(records: &[Record], seq: u64) -> Option<&str> {
+    let at = records.iter().rposition(|r| r.seq <= seq)?;
+    records[..=at]
+        .iter()
+        .rev()
+        .find_map(snapshot)
+        .or_else(|| records[at..].iter().find_map(snapshot))
+}
+
+fn snapshot(r: &Record) -> Option<&str> {
+    match &r.body {
+        Body::Snapshot { tree } => Some(tree.as_str()),
+        _ => None,
+    }
+}
+
+/// The trees of the last `restore` in `records`: before it and after it (what an undo puts
+/// back, and what it expects on disk).
+pub(crate) fn last_restore(records: &[Record]) -> Option<(&str, &str)> {
+    records.iter().rev().find_map(|r| match &r.body {
+        Body::Restore { before, after, .. } => Some((before.as_str(), after.as_str())),
+        _ => None,
+    })
+}
+
+/// Puts back code for a session that is not open here (`hotl sessions revert`), through its
+/// `writer`: with `to`, the files changed after that stamp, as the snapshot then held them;
+/// without, the undo of the last restore. The tree is snapshotted before and after, and the
+/// restore recorded, as an open session does it.
 pub fn revert_files(
     store: &hotl_log::Store,
-    id: &str,
+    writer: &mut hotl_log::Writer,
     cwd: &Path,
-    to: u64,
+    to: Option<u64>,
 ) -> Result<Vec<FileRewound>, String> {
-    let lineage = store.lineage(id).map_err(|e| e.to_string())?;
-    match trees_since(&lineage.records, to) {
-        Some((target, latest)) => rewind(cwd, &store.blobs(), target, latest, true),
-        None => Ok(Vec::new()),
+    let id = writer.id().to_owned();
+    let blobs = store.blobs();
+    let mut snapshotter = Snapshotter::new(store.derived_dir("trees").join(format!("{id}.index")));
+    let mut record_tree = |writer: &mut hotl_log::Writer| -> Result<Option<String>, String> {
+        let Some(tree) = snapshotter.take(cwd, &blobs) else {
+            return Ok(None);
+        };
+        let lineage = store.lineage(&id).map_err(|e| e.to_string())?;
+        let last = lineage.records.iter().rev().find_map(|r| match &r.body {
+            Body::Snapshot { tree } => Some(tree.as_str()),
+            _ => None,
+        });
+        if last != Some(tree.as_str()) {
+            writer
+                .append(Body::Snapshot { tree: tree.clone() })
+                .map_err(|e| e.to_string())?;
+        }
+        Ok(Some(tree))
+    };
+    let before = record_tree(writer)?;
+    let lineage = store.lineage(&id).map_err(|e| e.to_string())?;
+    let (target, latest) = match to {
+        Some(to) => match trees_since(&lineage.records, to) {
+            Some(trees) => trees,
+            None => return Ok(Vec::new()),
+        },
+        None => last_restore(&lineage.records)
+            .ok_or("no code was put back in this session, so there is nothing to undo")?,
+    };
+    let files = rewind(cwd, &blobs, target, latest, true)?;
+    let after = record_tree(writer)?;
+    if let (Some(before), Some(after)) = (before, after)
+        && before != after
+    {
+        writer
+            .append(Body::Restore { to, before, after })
+            .map_err(|e| e.to_string())?;
     }
+    Ok(files)
 }
 
 /// For each user message `seqs` of session `id`, the files the turns from it on changed (what

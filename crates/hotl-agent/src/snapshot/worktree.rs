@@ -33,6 +33,34 @@ pub(crate) struct Settled {
     pub(crate) patch_blob: Option<String>,
 }
 
+/// A worktree checked out at the code session `id` had at `seq` (the last snapshot then, or
+/// the first after it; the tree as it is now when there is none), for a fork that works
+/// beside the current tree: its top directory and the working directory in it that stands for
+/// `cwd`.
+pub(crate) fn worktree_at(
+    store: &hotl_log::Store,
+    id: &str,
+    cwd: &Path,
+    seq: u64,
+) -> Result<(PathBuf, PathBuf), String> {
+    let top = Worktree::repository(cwd)?;
+    let lineage = store.lineage(id).map_err(|e| e.to_string())?;
+    let tree = match super::rewind::tree_at(&lineage.records, seq) {
+        Some(tree) => tree.to_owned(),
+        None => super::Snapshotter::new(store.derived_dir("trees").join(format!("{id}.index")))
+            .take(cwd, &store.blobs())
+            .ok_or("the working tree cannot be snapshotted")?,
+    };
+    if tree.starts_with(super::manifest::ID_PREFIX) {
+        return Err("the session's snapshots are not git trees (it works outside git)".to_owned());
+    }
+    let name = format!("fork-{}", hotl_log::new_session_id().to_ascii_lowercase());
+    let dir = store.home().join("worktrees").join(name);
+    let mut worktree = Worktree::plan(cwd, &top, &tree, &dir);
+    worktree.make()?;
+    Ok((worktree.dir, worktree.cwd))
+}
+
 /// Runs git in `dir`; its stdout, or why it failed.
 fn run_git(dir: &Path, args: &[&str]) -> Result<Vec<u8>, String> {
     let mut command = hotl_sandbox::git(dir);

@@ -93,7 +93,7 @@ pub enum SessionOp {
         query: Option<String>,
     },
     /// `/fork [t<seq>|pick]`.
-    Fork(ForkPoint),
+    Fork(ForkPoint, Worktree),
     /// `/clear`.
     Clear,
     /// `/fresh`.
@@ -108,6 +108,8 @@ pub enum SessionOp {
     Revert(Option<u64>, crate::RevertScope),
     /// `/tree`: the session's lineage, forks and delegated children (pick one to switch).
     Tree,
+    /// `/revert undo`: the last code restore undone.
+    UndoRestore,
 }
 
 impl SessionOp {
@@ -124,13 +126,13 @@ impl SessionOp {
         match self {
             SessionOp::New => "/new",
             SessionOp::Resume(_) | SessionOp::ResumeForeign { .. } => "/resume",
-            SessionOp::Fork(_) => "/fork",
+            SessionOp::Fork(..) => "/fork",
             SessionOp::Clear => "/clear",
             SessionOp::Fresh => "/fresh",
             SessionOp::Drop => "/drop",
             SessionOp::Rename(_) => "/rename",
             SessionOp::Mode(_) => "/mode",
-            SessionOp::Revert(..) => "/revert",
+            SessionOp::Revert(..) | SessionOp::UndoRestore => "/revert",
             SessionOp::Tree => "/tree",
         }
     }
@@ -177,6 +179,10 @@ impl Foreign {
         }
     }
 }
+
+/// Whether a fork works in a new git worktree at the code of its point (`--worktree`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Worktree(pub bool);
 
 /// Where `/fork` cuts.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -341,15 +347,26 @@ fn parse_fold(rest: &str) -> Slash {
 }
 
 fn parse_fork(rest: &str) -> Slash {
-    let usage = "/fork takes nothing (the head), a user message's stamp (/fork t12), or pick";
-    match rest {
-        "" => Slash::Session(SessionOp::Fork(ForkPoint::Head)),
-        "pick" => Slash::Session(SessionOp::Fork(ForkPoint::Pick)),
-        stamp => match hotl_view::stamp_seq(stamp) {
-            Some(seq) => Slash::Session(SessionOp::Fork(ForkPoint::Message(seq))),
-            None => Slash::Usage(usage.to_owned()),
-        },
+    let usage = "/fork takes nothing (the head), a user message's stamp (/fork t12), or pick; and --worktree";
+    let mut point = None;
+    let mut worktree = Worktree(false);
+    for word in rest.split_whitespace() {
+        let at = match word {
+            "--worktree" => {
+                worktree = Worktree(true);
+                continue;
+            }
+            "pick" => ForkPoint::Pick,
+            stamp => match hotl_view::stamp_seq(stamp) {
+                Some(seq) => ForkPoint::Message(seq),
+                None => return Slash::Usage(usage.to_owned()),
+            },
+        };
+        if point.replace(at).is_some() {
+            return Slash::Usage(usage.to_owned());
+        }
     }
+    Slash::Session(SessionOp::Fork(point.unwrap_or(ForkPoint::Head), worktree))
 }
 
 fn parse_recall(rest: &str) -> Slash {
@@ -503,12 +520,22 @@ mod tests {
             op("/resume @last"),
             Some(SessionOp::Resume(Some("@last".to_owned())))
         );
-        assert_eq!(op("/fork"), Some(SessionOp::Fork(ForkPoint::Head)));
+        assert_eq!(
+            op("/fork"),
+            Some(SessionOp::Fork(ForkPoint::Head, Worktree(false)))
+        );
+        assert_eq!(
+            op("/fork t12 --worktree"),
+            Some(SessionOp::Fork(ForkPoint::Message(12), Worktree(true)))
+        );
         assert_eq!(
             op("/fork t12"),
-            Some(SessionOp::Fork(ForkPoint::Message(12)))
+            Some(SessionOp::Fork(ForkPoint::Message(12), Worktree(false)))
         );
-        assert_eq!(op("/fork pick"), Some(SessionOp::Fork(ForkPoint::Pick)));
+        assert_eq!(
+            op("/fork pick"),
+            Some(SessionOp::Fork(ForkPoint::Pick, Worktree(false)))
+        );
         assert_eq!(op("/clear"), Some(SessionOp::Clear));
         assert_eq!(op("/fresh"), Some(SessionOp::Fresh));
         assert_eq!(op("/drop"), Some(SessionOp::Drop));
@@ -646,6 +673,9 @@ mod table_tests {
 fn parse_revert(rest: &str) -> Slash {
     let mut seq = None;
     let mut scope = crate::RevertScope::default();
+    if rest.trim() == "undo" {
+        return Slash::Session(SessionOp::UndoRestore);
+    }
     for word in rest.split_whitespace() {
         if word.starts_with("--") {
             match crate::RevertScope::from_flag(word) {

@@ -2,7 +2,7 @@
 //! open a picker, ask first, do something of its own, or say why not.
 
 use super::table::find;
-use super::{Foreign, ForkPoint, RECALL_LIMIT, SessionOp, Slash};
+use super::{Foreign, ForkPoint, RECALL_LIMIT, SessionOp, Slash, Worktree};
 use crate::command::{Command, ForkAt, Move, SwitchTo};
 
 /// Where the front end stands when a line is typed.
@@ -59,8 +59,11 @@ pub enum Pick {
 /// What a picked user message is for.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum MessagePick {
-    /// A fork after its turn.
-    Fork,
+    /// A fork after its turn (in a new worktree at the code of that point, when asked).
+    Fork {
+        /// `--worktree`.
+        worktree: bool,
+    },
     /// A revert to just before it, taking back what the scope says.
     Revert(crate::RevertScope),
 }
@@ -204,20 +207,27 @@ fn session(op: SessionOp, front: &Front<'_>) -> Plan {
             agent,
             query: Some(query),
         } => Plan::Local(Local::Import { agent, query }),
-        SessionOp::Fork(ForkPoint::Head) => switch(SwitchTo::Fork { at: ForkAt::Head }),
-        SessionOp::Fork(ForkPoint::Message(seq)) => switch(SwitchTo::Fork {
-            at: ForkAt::Message(seq),
+        SessionOp::Fork(ForkPoint::Head, Worktree(worktree)) => switch(SwitchTo::Fork {
+            at: ForkAt::Head,
+            worktree,
         }),
-        SessionOp::Fork(ForkPoint::Pick) if !front.terminal => {
+        SessionOp::Fork(ForkPoint::Message(seq), Worktree(worktree)) => switch(SwitchTo::Fork {
+            at: ForkAt::Message(seq),
+            worktree,
+        }),
+        SessionOp::Fork(ForkPoint::Pick, _) if !front.terminal => {
             Plan::Usage("/fork pick needs a terminal to pick in: /fork t<seq>".to_owned())
         }
-        SessionOp::Fork(ForkPoint::Pick) => Plan::Pick(Pick::Message(MessagePick::Fork)),
+        SessionOp::Fork(ForkPoint::Pick, Worktree(worktree)) => {
+            Plan::Pick(Pick::Message(MessagePick::Fork { worktree }))
+        }
         SessionOp::Revert(Some(before), scope) => Plan::Send(Command::Revert { before, scope }),
         SessionOp::Revert(None, _) if !front.terminal => {
             Plan::Usage("/revert needs a stamp here: /revert t<seq>".to_owned())
         }
         SessionOp::Revert(None, scope) => Plan::Pick(Pick::Message(MessagePick::Revert(scope))),
         SessionOp::Tree => Plan::Pick(Pick::Tree),
+        SessionOp::UndoRestore => Plan::Send(Command::UndoRestore),
         SessionOp::Clear => Plan::Send(Command::Clear),
         SessionOp::Fresh => Plan::Send(Command::Fresh),
         SessionOp::Drop => Plan::Confirm {
@@ -343,7 +353,8 @@ mod tests {
         assert_eq!(
             planned("/fork t4", &editor),
             Plan::Send(Command::Switch(SwitchTo::Fork {
-                at: ForkAt::Message(4)
+                at: ForkAt::Message(4),
+                worktree: false,
             }))
         );
     }

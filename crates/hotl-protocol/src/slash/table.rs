@@ -140,8 +140,8 @@ pub const COMMANDS: &[SlashCommand] = &[
     SlashCommand {
         name: "fork",
         aliases: &[],
-        args: "[t<seq>|pick]",
-        help: "fork this session and switch to the fork: at its head, or after the turn of a user message (pick: from a list)",
+        args: "[t<seq>|pick] [--worktree]",
+        help: "fork this session and switch to the fork: at its head, or after the turn of a user message (pick: from a list); --worktree: the fork works in a new git worktree checked out at the code of that point, the current tree left alone",
         needs: Needs::SAVED_IDLE,
     },
     SlashCommand {
@@ -168,8 +168,8 @@ pub const COMMANDS: &[SlashCommand] = &[
     SlashCommand {
         name: "revert",
         aliases: &[],
-        args: "[t<seq>] [--code|--conversation|--both]",
-        help: "go back to just before a user message, the files the later turns changed put back too (--conversation: only the conversation, --code: only the files; no stamp: pick one; Esc Esc too); later turns stay in the log",
+        args: "[t<seq>|undo] [--code|--conversation|--both]",
+        help: "go back to just before a user message, the files the later turns changed put back too (--conversation: only the conversation, --code: only the files; no stamp: pick one; Esc Esc too); later turns stay in the log; undo: the files the last revert put back go back as they were",
         needs: Needs::SAVED_IDLE,
     },
     SlashCommand {

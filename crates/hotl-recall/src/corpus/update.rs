@@ -73,16 +73,30 @@ impl<'a> Updater<'a> {
             return Ok(self.report);
         };
         let ids = store.session_ids()?;
+        let sizes = log_sizes(store, &ids);
         let mut live: HashMap<String, usize> = HashMap::new();
         for (o, src) in self.manifest.sources.iter().enumerate() {
             if !src.dead {
                 live.insert(src.id.clone(), o);
             }
         }
-        for id in &ids {
+        for (id, size) in ids.iter().zip(sizes) {
             let known = live.remove(id);
-            if let Err(e) = self.session(store, id, known) {
-                self.report.problems.push(format!("{id}: {e}"));
+            match size.and_then(|size| self.session(store, id, size, known)) {
+                Ok(()) => {}
+                // Deleted while this ran: gone, not a problem (a log that is still listed
+                // but cannot be read is one).
+                Err(_)
+                    if !store
+                        .session_ids()
+                        .is_ok_and(|ids| ids.iter().any(|i| i == id)) =>
+                {
+                    if let Some(o) = known {
+                        self.manifest.sources[o].dead = true;
+                        self.report.changed = true;
+                    }
+                }
+                Err(e) => self.report.problems.push(format!("{id}: {e}")),
             }
             if self.builder.text_bytes() >= FLUSH_BYTES {
                 self.flush()?;
@@ -99,8 +113,7 @@ impl<'a> Updater<'a> {
     }
 
     /// Brings session `id` up to date; `known` is its source number, if it has one.
-    fn session(&mut self, store: &Store, id: &str, known: Option<usize>) -> Result<()> {
-        let size = store.log_size(id)?;
+    fn session(&mut self, store: &Store, id: &str, size: u64, known: Option<usize>) -> Result<()> {
         let source = match known {
             Some(o) if self.manifest.sources[o].seen_size == size => return Ok(()),
             Some(o) if self.still_holds(store, o, size) => o,
@@ -230,6 +243,32 @@ impl<'a> Updater<'a> {
         }
         Ok(())
     }
+}
+
+/// The size of each root log of `ids`, looked at from two threads: over thousands of sessions
+/// the `stat`s are most of what an up-to-date index costs to open.
+fn log_sizes(store: &Store, ids: &[String]) -> Vec<Result<u64>> {
+    let half = ids.len().div_ceil(2);
+    let sizes = |ids: &[String]| -> Vec<Result<u64>> {
+        ids.iter()
+            .map(|id| store.root_log_size(id).map_err(Into::into))
+            .collect()
+    };
+    if ids.len() < 256 {
+        return sizes(ids);
+    }
+    let (first, second) = ids.split_at(half);
+    std::thread::scope(|scope| {
+        let later = scope.spawn(|| sizes(second));
+        let mut out = sizes(first);
+        out.extend(later.join().unwrap_or_else(|_| {
+            second
+                .iter()
+                .map(|id| store.root_log_size(id).map_err(Into::into))
+                .collect()
+        }));
+        out
+    })
 }
 
 /// Adds the documents of `seg` whose source is not dead to `builder`.

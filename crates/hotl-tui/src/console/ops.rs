@@ -120,11 +120,14 @@ pub(super) async fn pick(
         Pick::Foreign(from) => foreign_target(host, live, from, None)
             .await
             .map(Command::Switch),
-        Pick::Message(MessagePick::Fork) => pick_message(host, live).await.map(|seq| {
-            Command::Switch(SwitchTo::Fork {
-                at: ForkAt::Message(seq),
+        Pick::Message(MessagePick::Fork { worktree }) => {
+            pick_message(host, live).await.map(|seq| {
+                Command::Switch(SwitchTo::Fork {
+                    at: ForkAt::Message(seq),
+                    worktree,
+                })
             })
-        }),
+        }
         Pick::Message(MessagePick::Revert(scope)) => pick_message(host, live)
             .await
             .map(|before| Command::Revert { before, scope }),

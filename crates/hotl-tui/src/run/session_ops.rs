@@ -39,8 +39,13 @@ pub(super) fn pick(pick: Pick, app: &mut App, host: &dyn Host, remote: bool) {
             ),
             Err(none) => app.say(none, Tone::Info),
         },
-        Pick::Message(MessagePick::Fork) => {
-            pick_message(app, host, "fork after the turn of", picker::Kind::Fork)
+        Pick::Message(MessagePick::Fork { worktree }) => {
+            let title = if worktree {
+                "fork into a new worktree after the turn of"
+            } else {
+                "fork after the turn of"
+            };
+            pick_message(app, host, title, picker::Kind::Fork { worktree })
         }
         Pick::Message(MessagePick::Revert(scope)) => {
             let title = match scope {

@@ -12,7 +12,7 @@ use crate::error::CliError;
 /// Start a new session from another's history; prints the new session's id
 #[derive(Debug, Args)]
 #[command(
-    after_help = "Examples:\n  hotl sessions fork @last -n retry\n  hotl sessions fork 1 --keep-turns 2"
+    after_help = "Examples:\n  hotl sessions fork @last -n retry\n  hotl sessions fork 1 --keep-turns 2\n  hotl sessions fork @last --keep-turns 1 --worktree     the code of that point, beside this tree"
 )]
 pub struct ForkArgs {
     /// List number, id prefix, name or @last
@@ -27,6 +27,11 @@ pub struct ForkArgs {
     /// Name for the fork (the parent's name is never inherited)
     #[arg(short = 'n', long, value_name = "NAME")]
     pub name: Option<String>,
+    /// The fork works in a new git worktree checked out at the code of its point (as the
+    /// parent's snapshots had it), leaving the current tree alone; its path is printed on a
+    /// second line
+    #[arg(long)]
+    pub worktree: bool,
 }
 
 pub fn run(ctx: &Ctx, args: &ForkArgs) -> Result<ExitCode, CliError> {
@@ -36,6 +41,15 @@ pub fn run(ctx: &Ctx, args: &ForkArgs) -> Result<ExitCode, CliError> {
         (None, Some(n)) => ForkAt::Items(n),
         (None, None) => ForkAt::Head,
     };
+    if args.worktree {
+        let (writer, dir) =
+            hotl_agent::fork_into_worktree(&ctx.store, &parent, at, args.name.as_deref())?;
+        let mut out = ctx.out();
+        writeln!(out, "{}", writer.id())?;
+        writeln!(out, "{}", dir.display())?;
+        flush(out)?;
+        return Ok(ExitCode::SUCCESS);
+    }
     let writer = hotl_agent::fork(&ctx.store, &parent, at, args.name.as_deref(), &parent.cwd)?;
     let mut out = ctx.out();
     writeln!(out, "{}", writer.id())?;

@@ -14,15 +14,19 @@ use crate::error::CliError;
 /// Return a session to a turn boundary; later turns stay on disk, off the visible branch
 #[derive(Debug, Args)]
 #[command(
-    after_help = "Examples:\n  hotl sessions revert @last --to t40\n  hotl sessions revert 1 --to t12"
+    after_help = "Examples:\n  hotl sessions revert @last --to t40\n  hotl sessions revert 1 --to t12 --code\n  hotl sessions revert @last --undo"
 )]
 pub struct RevertArgs {
     /// List number, id prefix, name or @last
     #[arg(value_name = "REF")]
     pub session: String,
     /// Keep everything through this stamp (t<seq>, the end of a turn as `sessions show` marks it)
-    #[arg(long, value_name = "t<SEQ>")]
-    pub to: String,
+    #[arg(long, value_name = "t<SEQ>", required_unless_present = "undo")]
+    pub to: Option<String>,
+    /// Undo the last code restore: the files it put back go back as they were before it
+    /// (a file changed since is kept and named)
+    #[arg(long, conflicts_with_all = ["to", "both", "conversation", "code"])]
+    pub undo: bool,
     /// Revert the conversation and put back the files the later turns changed (the default)
     #[arg(long, group = "scope")]
     pub both: bool,
@@ -45,9 +49,18 @@ impl RevertArgs {
 }
 
 pub fn run(ctx: &Ctx, args: &RevertArgs) -> Result<ExitCode, CliError> {
-    let seq = parse_stamp(&args.to)?;
     let meta = ctx.resolve(&args.session)?;
     let mut writer = ctx.store.writer(&meta.id)?;
+    let cwd = std::path::Path::new(&meta.cwd);
+    let Some(to) = &args.to else {
+        let files = hotl_agent::revert_files(&ctx.store, &mut writer, cwd, None)
+            .map_err(|why| CliError::user(format!("nothing was undone: {why}")))?;
+        let mut out = ctx.out();
+        writeln!(out, "{}", hotl_agent::words::undone(&files))?;
+        flush(out)?;
+        return Ok(ExitCode::SUCCESS);
+    };
+    let seq = parse_stamp(to)?;
     // Projected under the lock, so the view cannot move between the check and the append.
     let view = View::of(&ctx.store.lineage(&meta.id)?);
     let cut = view.cut_at_seq(seq)?;
@@ -59,11 +72,10 @@ pub fn run(ctx: &Ctx, args: &RevertArgs) -> Result<ExitCode, CliError> {
     }
     // The files first: when they cannot be put back, nothing is recorded.
     let files = if scope.code() {
-        hotl_agent::revert_files(&ctx.store, &meta.id, std::path::Path::new(&meta.cwd), seq)
-            .map_err(|why| {
-                CliError::user(format!("the code cannot be put back: {why}"))
-                    .hint("--conversation reverts only the conversation")
-            })?
+        hotl_agent::revert_files(&ctx.store, &mut writer, cwd, Some(seq)).map_err(|why| {
+            CliError::user(format!("the code cannot be put back: {why}"))
+                .hint("--conversation reverts only the conversation")
+        })?
     } else {
         Vec::new()
     };
