@@ -210,7 +210,10 @@ fn new_resume_and_fork_switch_and_a_failed_switch_changes_nothing() -> TestResul
         assert!(failed_with(&already).is_some_and(|w| w.contains("already in session")));
 
         // Fork: a new session pinned to this one, switched to.
-        let events = run(&mut agent, Command::Switch(SwitchTo::Fork { at: ForkAt::Head })).await;
+        let events = run(&mut agent, Command::Switch(SwitchTo::Fork {
+            at: ForkAt::Head,
+            worktree: false,
+        })).await;
         let (reason, from, fork, saved) = switched(&events).expect("a fork");
         assert_eq!((reason, from.as_str(), saved), (SwitchReason::Fork, first.as_str(), true));
         let start = s.store.read_start(&fork)?;
@@ -390,7 +393,10 @@ fn drop_deletes_or_keeps_for_descendants_and_moves_to_a_new_session() -> TestRes
         init(&mut agent).await;
         run(&mut agent, say("to be forked")).await;
         let parent = on(&mut agent).await;
-        let events = run(&mut agent, Command::Switch(SwitchTo::Fork { at: ForkAt::Head })).await;
+        let events = run(&mut agent, Command::Switch(SwitchTo::Fork {
+            at: ForkAt::Head,
+            worktree: false,
+        })).await;
         let (_, _, fork, _) = switched(&events).expect("forked");
         // Back to the parent, and drop it: the fork descends from it, so it is kept.
         run(
@@ -433,7 +439,10 @@ fn a_session_in_memory_is_never_resumed_or_forked() -> TestResult {
         run(&mut agent, say("hi")).await;
         let id = on(&mut agent).await;
         for to in [
-            SwitchTo::Fork { at: ForkAt::Head },
+            SwitchTo::Fork {
+                at: ForkAt::Head,
+                worktree: false,
+            },
             SwitchTo::Resume {
                 session: id.clone(),
                 reroot: None,

@@ -34,20 +34,20 @@ impl Session {
     /// Puts back the files changed after stamp `to` as the snapshot then held them; a file
     /// changed since the last snapshot is kept.
     async fn rewind_code(&mut self, to: u64) -> Result<Vec<FileRewound>> {
-        // What the tree is now, recorded: what the revert undoes stays in the log.
-        self.snapshot().await?;
+        // The trees as hotl last saw them, before the tree now is recorded: a file that
+        // differs from what hotl last saw was changed by someone else, and is kept.
         let lineage = self.store.lineage(self.id())?;
         let Some((target, latest)) = rewind::trees_since(&lineage.records, to) else {
             return Ok(Vec::new());
         };
         let (target, latest) = (target.to_owned(), latest.to_owned());
+        drop(lineage);
         self.put_back(Some(to), target, latest).await
     }
 
     /// Undoes the last restore (a revert's code, or an undo): the files it changed go back as
     /// they were before it, except those changed since (kept and named).
     pub async fn undo_restore(&mut self) -> Result<Vec<FileRewound>> {
-        self.snapshot().await?;
         let lineage = self.store.lineage(self.id())?;
         let Some((before, after)) = rewind::last_restore(&lineage.records) else {
             return Err(AgentError::Refused(
@@ -66,6 +66,8 @@ impl Session {
         target: String,
         latest: String,
     ) -> Result<Vec<FileRewound>> {
+        // What the tree is now, recorded: what the restore changes stays in the log.
+        self.snapshot().await?;
         let before = self.tree.last.clone();
         let (cwd, blobs) = (self.cwd.clone(), self.store.blobs());
         let files = tokio::task::spawn_blocking(move || {

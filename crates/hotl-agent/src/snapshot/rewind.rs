@@ -14,7 +14,7 @@ use super::{Snapshotter, git, manifest};
 /// either is missing or they are the same. The tree then is the last snapshot at or before
 /// `to`; with none (the turns before only talked), the first one after it, which hotl takes
 /// before a step changes anything.
-pub(crate) fn trees_since<'a>(records: &'a [Record], to: u64) -> Option<(&'a str, &'a str)> {
+pub(crate) fn trees_since(records: &[Record], to: u64) -> Option<(&str, &str)> {
     let target = tree_at(records, to)?;
     let latest = records.iter().rev().find_map(snapshot)?;
     (target != latest).then_some((target, latest))
@@ -76,7 +76,8 @@ pub fn revert_files(
         }
         Ok(Some(tree))
     };
-    let before = record_tree(writer)?;
+    // The trees as hotl last saw them, before the tree now is recorded: a file that differs
+    // from what hotl last saw was changed by someone else, and is kept.
     let lineage = store.lineage(&id).map_err(|e| e.to_string())?;
     let (target, latest) = match to {
         Some(to) => match trees_since(&lineage.records, to) {
@@ -86,6 +87,7 @@ pub fn revert_files(
         None => last_restore(&lineage.records)
             .ok_or("no code was put back in this session, so there is nothing to undo")?,
     };
+    let before = record_tree(writer)?;
     let files = rewind(cwd, &blobs, target, latest, true)?;
     let after = record_tree(writer)?;
     if let (Some(before), Some(after)) = (before, after)

@@ -58,7 +58,9 @@ pub(crate) fn worktree_at(
     let dir = store.home().join("worktrees").join(name);
     let mut worktree = Worktree::plan(cwd, &top, &tree, &dir);
     worktree.make()?;
-    Ok((worktree.dir, worktree.cwd))
+    // The project's top is the worktree's: no trailing separator on its path.
+    let cwd = worktree.cwd.components().collect();
+    Ok((worktree.dir, cwd))
 }
 
 /// Runs git in `dir`; its stdout, or why it failed.
