@@ -367,6 +367,7 @@ impl Archive {
             segments: &self.segments,
             docs: self.docs,
             tokens: self.tokens,
+            skip_common: false,
         };
         let keep = |s: usize, d: u32| self.owners[s][d as usize] != NOT_ARCHIVED;
         let found = search::ranked(&collection, query, limit, keep, |s, e| self.io(s, e))?;

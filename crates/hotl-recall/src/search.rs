@@ -34,7 +34,14 @@ pub(crate) struct Collection<'a> {
     pub segments: &'a [Segment],
     pub docs: u64,
     pub tokens: u64,
+    /// Leave out of scoring the query's terms held by more than [`COMMON_SHARE`] of the
+    /// documents when it has rarer ones (they weigh next to nothing and cost the most).
+    pub skip_common: bool,
 }
+
+/// A term in more than this share of a collection's documents is common (see
+/// [`Collection::skip_common`]).
+const COMMON_SHARE: f64 = 0.1;
 
 /// A ranked hit: its segment and document, its best line and its score.
 pub(crate) struct Found {
@@ -66,10 +73,15 @@ pub(crate) fn ranked(
     if limit == 0 || c.docs == 0 {
         return Ok(Vec::new());
     }
+    let terms = if c.skip_common {
+        without_common(c, terms)
+    } else {
+        terms
+    };
     let scored = score(c, query, &terms, &keep, &io)?;
     let idfs = scored.idfs.clone();
     let best = select(c, &scored, terms.len(), limit);
-    let best = exact_first(c, best, query, terms.len(), limit, &io)?;
+    let best = exact_first(c, best, query, query_terms(query).len(), limit, &io)?;
     let finder = term_finder(&terms);
     let mut hits = Vec::with_capacity(best.len());
     for (score, _, s, d) in best {
@@ -83,6 +95,29 @@ pub(crate) fn ranked(
         });
     }
     Ok(hits)
+}
+
+/// `terms` without the common ones, when some are not common (the dictionaries' document
+/// counts say which, before any posting is read).
+fn without_common(c: &Collection<'_>, terms: Vec<Vec<u8>>) -> Vec<Vec<u8>> {
+    let all: u64 = c.segments.iter().map(|s| s.n_docs() as u64).sum();
+    let df = |term: &[u8]| -> u64 {
+        (c.segments.iter())
+            .filter_map(|s| s.lookup(term).map(|i| u64::from(s.df(i))))
+            .sum()
+    };
+    let common: Vec<bool> = terms
+        .iter()
+        .map(|t| df(t) as f64 > COMMON_SHARE * all as f64)
+        .collect();
+    if common.iter().all(|c| *c) || !common.iter().any(|c| *c) {
+        return terms;
+    }
+    terms
+        .into_iter()
+        .zip(common)
+        .filter_map(|(t, common)| (!common).then_some(t))
+        .collect()
 }
 
 /// What scoring found: per segment, per document, its BM25 score and how many of the query's

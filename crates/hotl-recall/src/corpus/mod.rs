@@ -196,6 +196,8 @@ impl SessionIndex {
             segments: &self.segments,
             docs: counted.clone().map(|(s, _)| s.docs).sum(),
             tokens: counted.map(|(s, _)| s.tokens).sum(),
+            // Over every session, a word most documents hold costs most and says least.
+            skip_common: true,
         };
         let keep_doc = |s: usize, d: u32| keep(self.segments[s].doc(d as usize).source);
         let found = search::ranked(&collection, query, limit, keep_doc, |s, e| self.io(s, e))?;
