@@ -49,6 +49,16 @@ python3 - "$BIN/hotl" "$HOME_DIR" "$QUERIES" "$OUT/queries.txt" <<'PY'
 import json, os, random, re, statistics, subprocess, sys, time
 hotl, home, n, queries_file = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4]
 rng = random.Random(7)
+def strings(value):
+    if isinstance(value, str):
+        yield value
+    elif isinstance(value, dict):
+        for k, v in value.items():
+            if k not in ("type", "ts", "id", "cache_key", "v", "call", "run", "blob", "hash"):
+                yield from strings(v)
+    elif isinstance(value, list):
+        for v in value:
+            yield from strings(v)
 logs = sorted(os.listdir(os.path.join(home, "sessions")))
 logs = [l for l in logs if l.endswith(".jsonl")]
 df, lines, cwds = {}, [], set()
@@ -60,7 +70,8 @@ for name in rng.sample(logs, min(200, len(logs))):
             body = rec.get("body", rec)
             if rec.get("type") == "session" or body.get("cwd"):
                 cwds.add(body.get("cwd") or rec.get("cwd"))
-            text = json.dumps(rec)
+            # The words of the record's text (its string values), not of its JSON.
+            text = "\n".join(strings(rec))
             for w in re.findall(r"[A-Za-z][A-Za-z0-9_]{3,}", text):
                 seen.add(w.lower())
             if rng.random() < 0.01:
