@@ -71,32 +71,91 @@ def filler(width):
     return " ".join(out)[:width]
 
 
-def output_command(tag, lines, width, detail=False):
-    """A command printing `lines` lines of about `width` characters between two markers (so a
-    head or a tail kept by any agent's output cap still holds one)."""
-    mark = f"STEP-{tag}-MARK"
+# Each output shape is an awk program printing what a kind of command prints; `tag` keeps the
+# outputs of different steps apart, and a detail line, when asked for, goes in the middle (where
+# a head-and-tail cap would leave it out).
+
+
+def shape_lines(tag, lines, width):
+    """`lines` lines of about `width` characters (the original long shapes)."""
     text = filler(width)
-    if lines == 1:
-        body = (
-            f"awk 'BEGIN{{for(i=1;i<=700;i++) printf \"{tag} item %d {text[:30]}; \", i; print \"\"}}'"
-        )
-    else:
-        body = f"awk 'BEGIN{{for(i=1;i<={lines};i++) printf \"{tag} line %d {text}\\n\", i}}'"
-    extra = f"echo 'the detail code is {DETAIL}'; " if detail else ""
-    return Step(mark, f"echo {mark}; {extra}{body}; echo {mark}")
+    return f"awk 'BEGIN{{for(i=1;i<={lines};i++) printf \"{tag} line %d {text}\\n\", i}}'"
+
+
+def shape_oneline(tag, items, width=30):
+    """One line of `items` items of `width` characters and a counter: a minified file."""
+    text = filler(width)
+    return f"awk 'BEGIN{{for(i=1;i<={items};i++) printf \"{tag} item %d {text}; \", i; print \"\"}}'"
+
+
+def shape_tap(tag, lines):
+    """A test runner's terse output: `pass N` a line (350 lines are about 3 KB), a summary."""
+    return f"awk 'BEGIN{{for(i=1;i<={lines};i++) printf \"pass %d\\n\", i; print \"{tag} {lines} passed\"}}'"
+
+
+def shape_tests(tag, lines):
+    """cargo test's verbose output: `test module::case ... ok`, about 40 characters a line."""
+    return (f"awk 'BEGIN{{print \"running {lines} tests\"; for(i=1;i<={lines};i++) "
+            f"printf \"test {tag.lower()}::checks::case_%d ... ok\\n\", i; "
+            f"print \"test result: ok. {lines} passed; 0 failed\"}}'")
+
+
+def shape_compiler(tag, diagnostics):
+    """A compiler's warnings: few lines, some of them long (a source line, a note)."""
+    code = filler(220)
+    note = filler(160)
+    return (f"awk 'BEGIN{{for(i=1;i<={diagnostics};i++) {{ "
+            f"printf \"warning: unused variable `v%d` in {tag}\\n  --> src/{tag.lower()}/mod.rs:%d:9\\n\", i, i*17; "
+            f"printf \"   | let v%d = {code};\\n\", i; "
+            f"printf \"   = note: {note}\\n\" }}; print \"warning: {tag} generated {diagnostics} warnings\"}}'")
+
+
+def shape_small(tag):
+    """A small output: a few lines of status."""
+    return f"printf 'On branch main\\n{tag}: nothing to commit, working tree clean\\n'"
 
 
 SHAPES = {
-    # name: (lines, characters per line): 700 x 40 ~ 350 x 80 ~ 1 x 28,000
-    "700": (700, 30),
-    "350": (350, 70),
-    "oneline": (1, 0),
+    # name: a command printing that shape, given the step's tag. The first three are the
+    # original long shapes (28-31 KB, over the output cap): 700 x 40 ~ 350 x 80 ~ 1 x 28,000.
+    "700": lambda tag: shape_lines(tag, 700, 30),
+    "350": lambda tag: shape_lines(tag, 350, 70),
+    "oneline": lambda tag: shape_oneline(tag, 700, 0),
+    # Ordinary outputs, most under the cap.
+    "tap350": lambda tag: shape_tap(tag, 350),
+    "line3000": lambda tag: shape_oneline(tag, 68),
+    "tests50": lambda tag: shape_tests(tag, 50),
+    "tests120": lambda tag: shape_tests(tag, 120),
+    "tests400": lambda tag: shape_tests(tag, 400),
+    "compiler": lambda tag: shape_compiler(tag, 6),
+    "minified": lambda tag: shape_oneline(tag, 500),
+    "small": shape_small,
+    # The original long task's outputs: 200 lines of 60 characters (12 KB).
+    "200x60": lambda tag: shape_lines(tag, 200, 60),
 }
 
+# A task's mix of ordinary shapes, as real work prints them: test runners (50 to 400 short
+# lines), a compiler's few long lines, a minified file's one huge line, small outputs, and one
+# of the original 28 KB outputs.
+MIXED = ["small", "tap350", "compiler", "tests120", "line3000", "tap350", "tests50", "700",
+         "tap350", "minified", "tests400", "small"]
+# An episode of the mixed long task: eight steps, most outputs about 3 KB, none over 5 KB.
+EPISODE = ["small", "tap350", "compiler", "tap350", "line3000", "tests120", "tap350", "tests50"]
 
-def twelve_step(shape, fold):
-    lines, width = SHAPES[shape]
-    steps = [output_command(f"T{k}", lines, width) for k in range(1, 13)]
+
+def output_command(tag, shape, detail=False):
+    """A step printing `shape` between two markers (so a head or a tail kept by any agent's
+    output cap still holds one); `detail` puts the detail line in the middle of the output."""
+    mark = f"STEP-{tag}-MARK"
+    body = SHAPES[shape](tag)
+    if detail:
+        # The same output, cut in two around the detail line.
+        body = f"{{ {body}; }} | awk 'NR==int(n/2){{print \"the detail code is {DETAIL}\"}} {{print}}' n=$({body} | wc -l)"
+    return Step(mark, f"echo {mark}; {body}; echo {mark}")
+
+
+def twelve_step(shapes, fold):
+    steps = [output_command(f"T{k}", shapes[(k - 1) % len(shapes)]) for k in range(1, 13)]
     out = [
         Invocation(
             "task",
@@ -114,25 +173,24 @@ def twelve_step(shape, fold):
     return out
 
 
-def long_task(fold):
-    lines, width = 200, 60
+def long_task(fold, episodes=4, shapes=("700x200",), detail_step=3, questions=2, recall_inline=False):
     out = []
-    for e in range(1, 5):
+    for e in range(1, episodes + 1):
         steps = [
-            output_command(f"E{e}S{k}", lines, width, detail=(e == 1 and k == 3))
-            for k in range(1, 11)
+            output_command(f"E{e}S{k}", shapes[(k - 1) % len(shapes)], detail=(e == 1 and k == detail_step))
+            for k in range(1, len(shapes) + 1)
         ]
         out.append(
             Invocation(
                 f"e{e}",
-                f"[E{e}] Episode {e}: run the ten diagnostics for subsystem {e} and summarise.",
+                f"[E{e}] Episode {e}: run the {len(steps)} diagnostics for subsystem {e} and summarise.",
                 e > 1,
                 steps,
-                f"Subsystem {e}: all ten diagnostics ran clean.",
+                f"Subsystem {e}: all {len(steps)} diagnostics ran clean.",
                 fold=fold,
             )
         )
-        for q in (1, 2):
+        for q in range(1, questions + 1):
             out.append(
                 Invocation(
                     f"e{e}q{q}",
@@ -149,17 +207,25 @@ def long_task(fold):
             True,
             [],
             f"It was {DETAIL}.",
-            recall=fold,
+            recall=fold or recall_inline,
         )
     )
     return out
 
 
 TASKS = {
-    "12step-700": lambda fold: twelve_step("700", fold),
-    "12step-350": lambda fold: twelve_step("350", fold),
-    "12step-oneline": lambda fold: twelve_step("oneline", fold),
-    "long": long_task,
+    # The original tasks: every output 12-31 KB, over the cap.
+    "12step-700": lambda fold: twelve_step(["700"], fold),
+    "12step-350": lambda fold: twelve_step(["350"], fold),
+    "12step-oneline": lambda fold: twelve_step(["oneline"], fold),
+    "long": lambda fold: long_task(fold, 4, ["200x60"] * 10, 3),
+    # Ordinary outputs: 350 short lines (2.7 KB), one 3,000-character line, a mix.
+    "12step-tap350": lambda fold: twelve_step(["tap350"], fold),
+    "12step-line3000": lambda fold: twelve_step(["line3000"], fold),
+    "12step-mixed": lambda fold: twelve_step(MIXED, fold),
+    # Three episodes of eight mixed steps, two questions after each, then a question only a
+    # line in the middle of episode 1's second output answers.
+    "long-mixed": lambda fold: long_task(fold, 3, EPISODE, 2),
 }
 
 
@@ -374,6 +440,44 @@ def replay(fake_bin, files):
     return totals, bodies
 
 
+def blocks_of(body):
+    """A request's prefix as the cache sees it: system and tools, then each message block
+    (with its role), markers left out."""
+    req = json.loads(body)
+
+    def clean(v):
+        if isinstance(v, dict):
+            return {k: clean(x) for k, x in v.items() if k != "cache_control"}
+        if isinstance(v, list):
+            return [clean(x) for x in v]
+        return v
+
+    out = [json.dumps(clean([req.get("system"), req.get("tools")]), sort_keys=True)]
+    for m in req.get("messages", []):
+        content = m["content"] if isinstance(m["content"], list) else [{"type": "text", "text": m["content"]}]
+        out += [m["role"] + json.dumps(clean(b), sort_keys=True) for b in content]
+    return out
+
+
+def prefix_breaks(bodies):
+    """Requests that do not extend the one before them, except the first after a fold or a
+    compaction (which rewrites the prefix on purpose): each one is a cache write of what
+    was already written."""
+    breaks = 0
+    previous = None
+    for body in bodies:
+        if b'"messages"' not in body:
+            continue
+        blocks = blocks_of(body)
+        if previous is not None and blocks[: len(previous)] != previous:
+            text, before = "".join(blocks), "".join(previous)
+            collapsed = any(text.count(tag) > before.count(tag) for tag in ("<folded", "<compacted"))
+            if not collapsed:
+                breaks += 1
+        previous = blocks
+    return breaks
+
+
 def usage_of(sse):
     usage = {"input": 0, "cache_read": 0, "cache_write": 0}
     for line in sse.splitlines():
@@ -402,16 +506,21 @@ def main():
     parser.add_argument("--npm", default=os.environ.get("HOTL_PEERS_NPM", "/tmp/hotl-peers/npm"))
     parser.add_argument("--out", default=None, help="keep the scratch directories here")
     parser.add_argument("--json", action="store_true", help="print the results as JSON too")
+    parser.add_argument("--no-build", action="store_true", help="use the release binaries as built")
+    parser.add_argument("--bin-dir", default=None, help="take hotl and hotl-fakellm from here (no build)")
+    parser.add_argument("--results", default=None, help="a JSON file of earlier rows: read, then "
+                        "written back with this run's rows in place (so peers need running once)")
     args = parser.parse_args()
-    release = ROOT / "target" / "release"
+    release = Path(args.bin_dir or Path(os.environ.get("CARGO_TARGET_DIR", ROOT / "target")) / "release")
     hotl, fake_bin = release / "hotl", release / "hotl-fakellm"
-    if not hotl.exists() or not fake_bin.exists():
-        subprocess.run(["cargo", "build", "--release", "-p", "hotl", "-p", "hotl-fakellm"], cwd=ROOT, check=True)
+    if not args.no_build and not args.bin_dir:
+        subprocess.run(["cargo", "build", "--release", "-q", "-p", "hotl", "-p", "hotl-fakellm"], cwd=ROOT, check=True)
     npm = Path(args.npm)
     out = Path(args.out) if args.out else Path(tempfile.mkdtemp(prefix="hotl-peers-"))
-    results = {}
+    saved = Path(args.results) if args.results else None
+    results = json.loads(saved.read_text()) if saved and saved.exists() else {}
     for task_name in args.tasks.split(","):
-        results[task_name] = {}
+        results.setdefault(task_name, {})
         for agent_name in args.agents.split(","):
             agent = AGENTS[agent_name]
             binary = {"pi": "pi", "claude": "claude", "codex": "codex"}.get(agent_name)
@@ -426,12 +535,17 @@ def main():
             captures = runner.run(TASKS[task_name](agent.folds))
             totals, bodies = replay(fake_bin, generation_files(captures))
             totals["seconds"] = round(time.time() - started, 1)
-            if task_name == "long":
+            if task_name.startswith("long"):
                 # The final question's detail reached the model: in its last request (for
                 # hotl with folds, the one after the recall call).
                 totals["detail_reached"] = bool(bodies) and DETAIL.encode() in bodies[-1]
+            if agent_name.startswith("hotl"):
+                totals["prefix_breaks"] = prefix_breaks(bodies)
             results[task_name][agent_name] = totals
+            if saved:
+                saved.write_text(json.dumps(results, indent=2) + "\n")
         print_table(task_name, results[task_name])
+    print_targets({t: results[t] for t in args.tasks.split(",")})
     if args.json:
         print(json.dumps(results, indent=2))
     print(f"scratch: {out}", file=sys.stderr)
@@ -439,24 +553,45 @@ def main():
 
 def print_table(task, rows):
     """One table for the Anthropic dialect (hotl, pi, Claude Code: the same cache rules), and
-    codex beside it in its own (the Responses dialect bills by OpenAI's cache rules)."""
-    base = rows.get("hotl", {}).get("fresh")
+    codex beside it in its own (the Responses dialect bills by OpenAI's cache rules). Ratios
+    are to pi's bill, the targets' yardstick."""
+    base = rows.get("pi", {}).get("fresh")
+    order = [n for n in AGENTS if n in rows]
     groups = [
-        ("Anthropic dialect", [n for n in rows if AGENTS[n].dialect == "anthropic"]),
-        ("Responses dialect (OpenAI cache rules; not comparable)", [n for n in rows if AGENTS[n].dialect == "responses"]),
+        ("Anthropic dialect", [n for n in order if AGENTS[n].dialect == "anthropic"]),
+        ("Responses dialect (OpenAI cache rules; not comparable)", [n for n in order if AGENTS[n].dialect == "responses"]),
     ]
     for title, names in groups:
         if not names:
             continue
         print(f"\n## {task}: {title}\n")
-        print("| agent | requests | request KB | input | cache read | cache write | fresh eq | vs hotl |")
-        print("|---|---:|---:|---:|---:|---:|---:|---:|")
+        print("| agent | requests | request KB | input | cache read | cache write | fresh eq | vs pi | prefix breaks |")
+        print("|---|---:|---:|---:|---:|---:|---:|---:|---:|")
         for name in names:
             t = rows[name]
             ratio = f"{t['fresh'] / base:.2f}" if base else "-"
             note = "" if t.get("detail_reached", True) else " (final detail not in its last request)"
             print(f"| {name}{note} | {t['requests']} | {t['bytes'] / 1024:.0f} | {t['input']:,} | {t['cache_read']:,} "
-                  f"| {t['cache_write']:,} | {t['fresh']:,.0f} | {ratio} |")
+                  f"| {t['cache_write']:,} | {t['fresh']:,.0f} | {ratio} | {t.get('prefix_breaks', '')} |")
+
+
+# The targets, as fractions of pi's bill: (inline, with folds).
+TARGETS = {"long": (0.70, 0.40), "12step": (1.00, 0.85)}
+
+
+def print_targets(results):
+    """hotl's ratios to pi against the targets, a line a task."""
+    print("\n## Targets (hotl / pi)\n")
+    print("| task | inline | target | with folds | target |")
+    print("|---|---:|---:|---:|---:|")
+    for task, rows in results.items():
+        pi = rows.get("pi", {}).get("fresh")
+        if not pi or "hotl" not in rows or "hotl+folds" not in rows:
+            continue
+        inline, folds = TARGETS[task.split("-")[0]]
+        a, b = rows["hotl"]["fresh"] / pi, rows["hotl+folds"]["fresh"] / pi
+        mark = lambda v, t: f"{v:.2f}" + ("" if v <= t else " (missed)")
+        print(f"| {task} | {mark(a, inline)} | {inline:.2f} | {mark(b, folds)} | {folds:.2f} |")
 
 
 if __name__ == "__main__":
