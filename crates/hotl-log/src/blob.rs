@@ -70,6 +70,29 @@ impl Blobs {
         fs::read(&path).at(&path)
     }
 
+    /// The hashes of the stored blobs that start with `prefix` (hex, at least two characters:
+    /// they name the directory searched), sorted. Pointers in what the model reads name a blob
+    /// by a short prefix of its hash, which this resolves; an unknown or malformed prefix
+    /// matches nothing.
+    pub fn find(&self, prefix: &str) -> Vec<String> {
+        let prefix = prefix.to_ascii_lowercase();
+        let Some(dir) = prefix.get(..2) else {
+            return Vec::new();
+        };
+        if !prefix.bytes().all(|b| b.is_ascii_hexdigit()) {
+            return Vec::new();
+        }
+        let Ok(entries) = fs::read_dir(self.root.join(dir)) else {
+            return Vec::new();
+        };
+        let mut out: Vec<String> = entries
+            .filter_map(|e| e.ok()?.file_name().into_string().ok())
+            .filter(|name| name.starts_with(&prefix))
+            .collect();
+        out.sort();
+        out
+    }
+
     /// Every stored blob: its hash and path.
     pub fn list(&self) -> Result<Vec<(String, PathBuf)>> {
         let mut out = Vec::new();
@@ -177,6 +200,20 @@ mod tests {
         assert_eq!(a, b);
         assert_eq!(blobs.get(&a).unwrap(), b"hello");
         assert_eq!(blobs.list().unwrap().len(), 1);
+    }
+
+    #[test]
+    fn a_prefix_finds_the_blobs_it_starts() {
+        let dir = tempfile::tempdir().unwrap();
+        let blobs = Blobs::new(dir.path().join("blobs"));
+        let a = blobs.put(b"one").unwrap();
+        assert_eq!(blobs.find(&a[..16]), [a.clone()]);
+        assert_eq!(blobs.find(&a[..16].to_uppercase()), [a.clone()]);
+        assert_eq!(blobs.find(&a), [a.clone()]);
+        assert!(blobs.find("0").is_empty());
+        assert!(blobs.find("../x").is_empty());
+        let other = if a.starts_with('0') { "1" } else { "0" };
+        assert!(blobs.find(&format!("{other}{}", &a[1..16])).is_empty());
     }
 
     #[test]

@@ -47,7 +47,7 @@ pub use crate::tool::{
     BoxFuture, Invocation, Tool, ToolCtx, ToolFuture, ToolKind, ToolOutput, content_hash,
     definition,
 };
-pub use crate::tools::cap_output;
+pub use crate::tools::{BLOB_REF_CHARS, blob_ref, cap_output};
 pub use hotl_protocol::{PreviewKind, PreviewLine};
 
 /// The flag that makes the `hotl` binary the leader of a command's process group

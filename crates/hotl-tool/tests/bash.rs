@@ -8,14 +8,11 @@ use serde_json::json;
 use crate::support::{Project, assert_error};
 
 #[tokio::test]
-async fn runs_in_the_working_directory_and_reports_exit_code_zero() -> TestResult {
+async fn runs_in_the_working_directory_and_says_nothing_of_exit_code_zero() -> TestResult {
     let p = Project::new()?;
     let out = p.call("bash", json!({"command": "echo hello; pwd"})).await;
     assert!(!out.is_error, "{}", out.content);
-    assert_eq!(
-        out.content,
-        format!("hello\n{}\nexit code 0", p.ctx.cwd.display())
-    );
+    assert_eq!(out.content, format!("hello\n{}", p.ctx.cwd.display()));
     assert!(out.files.is_empty());
     assert_eq!(out.blob, None);
     Ok(())
@@ -33,7 +30,7 @@ async fn non_zero_exit_is_an_error_and_stderr_is_labelled() -> TestResult {
     assert!(out.is_error);
     assert_eq!(out.content, "out\n[stderr]\noops\nexit code 3");
     let quiet = p.call("bash", json!({"command": "true"})).await;
-    assert_eq!(quiet.content, "(no output)\nexit code 0");
+    assert_eq!(quiet.content, "(no output)");
     Ok(())
 }
 
@@ -46,7 +43,7 @@ async fn stdin_is_closed() -> TestResult {
             json!({"command": "cat; echo done", "timeout": 5000}),
         )
         .await;
-    assert_eq!(out.content, "done\nexit code 0");
+    assert_eq!(out.content, "done");
     Ok(())
 }
 
@@ -77,18 +74,18 @@ async fn large_output_shows_head_and_tail_and_stores_the_rest() -> TestResult {
     assert!(!out.is_error, "{}", out.content);
     let hash = out.blob.clone().ok_or("no blob")?;
     let lines: Vec<&str> = out.content.lines().collect();
-    assert_eq!(lines.len(), 100 + 1 + 100 + 1);
+    assert_eq!(lines.len(), 100 + 1 + 100);
     assert_eq!(lines[0], "1");
     assert_eq!(lines[99], "100");
     assert_eq!(
         lines[100],
         format!(
-            "[… 800 lines omitted; full output in blob {hash}: read blob:{hash} pages through it]"
+            "[… 800 lines omitted; read blob:{}]",
+            &hash[..hotl_tool::BLOB_REF_CHARS]
         )
     );
     assert_eq!(lines[101], "901");
     assert_eq!(lines[200], "1000");
-    assert_eq!(lines[201], "exit code 0");
     let full: String = (1..=1000).map(|i| format!("{i}\n")).collect();
     assert_eq!(p.ctx.blobs.get(&hash)?, full.as_bytes());
     Ok(())
@@ -102,7 +99,10 @@ async fn few_but_long_lines_are_capped_too() -> TestResult {
         .await;
     let hash = out.blob.clone().ok_or("no blob")?;
     assert!(out.content.len() < 10_000, "{}", out.content.len());
-    assert!(out.content.contains(&format!("full output in blob {hash}")));
+    assert!(
+        out.content
+            .contains(&format!("read {}", hotl_tool::blob_ref(&hash)))
+    );
     assert_eq!(p.ctx.blobs.get(&hash)?.len(), 4 * 10_001);
     Ok(())
 }
@@ -119,7 +119,10 @@ async fn an_output_is_capped_by_its_tokens_under_the_line_limit() -> TestResult 
     assert!(out.content.len() <= 9_000, "{}", out.content.len());
     assert!(out.content.starts_with("1 x"), "{}", out.content);
     assert!(out.content.contains("350 x"), "the tail is kept");
-    assert!(out.content.contains(&format!("read blob:{hash}")));
+    assert!(
+        out.content
+            .contains(&format!("read {}", hotl_tool::blob_ref(&hash)))
+    );
     let small = p.call("bash", json!({"command": command(100)})).await;
     assert_eq!(small.blob, None);
     assert!(small.content.contains("100 x"));

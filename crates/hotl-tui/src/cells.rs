@@ -760,7 +760,7 @@ impl ToolCard {
             v
         };
         // A spilled output names the blob holding all of it: the collapsed card keeps that line.
-        let spilled = lines.iter().find(|l| l.contains("full output in blob"));
+        let spilled = lines.iter().find(|l| l.contains("read blob:"));
         for (n, (i, line)) in shown.into_iter().enumerate() {
             let lead = if n == 0 { "  ⎿ " } else { "    " };
             if i == usize::MAX {

@@ -183,7 +183,8 @@ pub fn model_view(view: &View) -> Vec<MessageRef<'_>> {
     let first = view
         .items
         .partition_point(|i| i.last_seq() <= view.model_after);
-    for item in &view.items[first..] {
+    let shown = &view.items[first..];
+    for (i, item) in shown.iter().enumerate() {
         // Imported items come first (one import writes them all before anything else), so
         // no call of this session is waiting while they are rendered.
         if item.last_seq() <= view.imported_until && imported_into(item, &mut out) {
@@ -225,7 +226,7 @@ pub fn model_view(view: &View) -> Vec<MessageRef<'_>> {
             Item::Assistant { .. } => Role::Assistant,
             _ => Role::User,
         };
-        render_into(item, message(&mut out, role));
+        render_into(item, shown.get(i + 1), message(&mut out, role));
         if out.last().is_some_and(|m| m.content.is_empty()) {
             out.pop();
         }
@@ -364,8 +365,8 @@ fn capped(text: &str) -> Cow<'_, str> {
     }
 }
 
-/// Adds what `item` says to `parts`.
-fn render_into<'a>(item: &'a Item, parts: &mut Vec<Part<'a>>) {
+/// Adds what `item` says to `parts`; `next` is the item after it (a fold's issuing call).
+fn render_into<'a>(item: &'a Item, next: Option<&Item>, parts: &mut Vec<Part<'a>>) {
     match item {
         Item::User { seq, content } => stamp_into(*seq, content, parts),
         Item::Assistant { content, .. } => parts.extend(
@@ -397,6 +398,13 @@ fn render_into<'a>(item: &'a Item, parts: &mut Vec<Part<'a>>) {
             items,
         } => {
             let open = format!("<folded handle={handle} span=t{since}..t{until}>");
+            // The model's fold call right after the span carries the same note, and stays in
+            // the context: the note is sent once, there.
+            let note = if next.is_some_and(|n| issued_with(n, note)) {
+                NOTE_IN_CALL
+            } else {
+                note.as_str()
+            };
             let text = collapsed_text(&open, "</folded>", note, items, Quotes::Folded(handle));
             parts.push(Part::Text(Cow::Owned(text)));
         }
@@ -421,6 +429,28 @@ fn render_into<'a>(item: &'a Item, parts: &mut Vec<Part<'a>>) {
             parts.push(Part::Text(Cow::Owned(text)));
         }
     }
+}
+
+/// What a folded span says in place of its note when the fold call after it carries it.
+const NOTE_IN_CALL: &str = "(note: in your fold call below)";
+
+/// Whether `item` is the model's step that asked for a fold with `note`: a fold is recorded
+/// only for the call that asked for it, and the span ends at the step before it, so that step
+/// follows the folded span.
+fn issued_with(item: &Item, note: &str) -> bool {
+    #[derive(serde::Deserialize)]
+    struct FoldArgs {
+        note: String,
+    }
+    let Item::Assistant { content, .. } = item else {
+        return false;
+    };
+    content.iter().any(|b| match b {
+        Block::ToolUse { name, input, .. } if name == "fold" => input
+            .parse::<FoldArgs>()
+            .is_ok_and(|args| args.note == note),
+        _ => false,
+    })
 }
 
 /// Adds `content` to `parts` with the stamp joined to its first text block (or standing alone

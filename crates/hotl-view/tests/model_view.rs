@@ -268,6 +268,39 @@ fn a_folded_span_renders_as_one_user_block_with_its_messages_quoted() {
     );
 }
 
+/// The model's fold call stays in the context after the folded span, note and all: the span
+/// then says where the note is instead of carrying it a second time. A fold from the shell has
+/// no call after it and keeps its note; a call with another note is not the issuer.
+#[test]
+fn a_note_the_fold_call_after_the_span_carries_is_sent_once() {
+    let note = "changed: x\nlearned: y";
+    let mut log = log();
+    log.user("work"); // 2
+    let (_, bash) = log.tool_call("bash", serde_json::json!({"command": "ls"})); // 3
+    log.tool_result(&bash, "out"); // 4
+    let (_, fold) = log.tool_call("fold", serde_json::json!({"since": "t2", "note": note})); // 5
+    let folded = log.clone();
+    log.fold(2, 4, "b2e4", note); // 6
+    log.tool_result(&fold, "folded t2..t4 into handle b2e4"); // 7
+    let messages = model_messages(&view(&log));
+    let sent = serde_json::to_string(&messages).unwrap_or_default();
+    assert_eq!(sent.matches("learned: y").count(), 1, "{sent}");
+    assert_eq!(
+        messages[0],
+        user(vec![Block::text(
+            "<folded handle=b2e4 span=t2..t4>\n(note: in your fold call below)\n</folded>\n[t2] work"
+        )])
+    );
+    // The same fold with another note in the call (or none after it) keeps its own.
+    let mut other = folded;
+    other.fold(2, 4, "b2e4", "changed: z");
+    let text = model_text(&model_messages(&view(&other)));
+    assert!(
+        text.contains("<folded handle=b2e4 span=t2..t4>\nchanged: z\n</folded>"),
+        "{text}"
+    );
+}
+
 #[test]
 fn a_fold_quotes_every_user_message_of_its_span_in_order() {
     let mut log = three_turns();

@@ -941,7 +941,7 @@ fn a_10000_line_tool_output_is_a_collapsed_card_naming_its_blob() -> TestResult 
     assert_eq!(shown.code, 0);
     assert!(shown.has("● bash $ seq 1 10000"), "{}", shown.screen());
     assert!(shown.has("more lines (Ctrl+T shows them)"));
-    assert!(shown.has("full output in blob"), "{}", shown.screen());
+    assert!(shown.has("read blob:"), "{}", shown.screen());
     assert!(shown.has("counted"));
     let card_rows = shown
         .rows

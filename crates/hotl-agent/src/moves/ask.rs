@@ -5,7 +5,8 @@ use hotl_wire::ToolDef;
 use crate::session_tool::{SessionCall, SessionTool};
 use hotl_tool::{ToolFuture, ToolOutput, definition};
 
-const DESCRIPTION: &str = "Put one question to an archived thread by its handle (from recall or a note); it answers from its full context.";
+const DESCRIPTION: &str =
+    "Ask an archived thread (by handle) a question; it answers from its full context.";
 
 const SCHEMA: &str = r#"{"type":"object","properties":{"handle":{"type":"string"},"question":{"type":"string"}},"required":["handle","question"]}"#;
 

@@ -6,7 +6,7 @@ use hotl_wire::ToolDef;
 use crate::session_tool::{SessionCall, SessionTool};
 use hotl_tool::{ToolFuture, ToolOutput, definition};
 
-const DESCRIPTION: &str = "Stop a background child by its handle.";
+const DESCRIPTION: &str = "Stop a background child.";
 
 const SCHEMA: &str =
     r#"{"type":"object","properties":{"handle":{"type":"string"}},"required":["handle"]}"#;

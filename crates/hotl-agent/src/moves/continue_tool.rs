@@ -7,7 +7,8 @@ use crate::session::Started;
 use crate::session_tool::{SessionCall, SessionTool};
 use hotl_tool::{BoxFuture, ToolFuture, ToolOutput, definition};
 
-const DESCRIPTION: &str = "Give a finished child (spawn or fork) a new message by its handle; its next report comes back.";
+const DESCRIPTION: &str =
+    "Send a finished child (spawn or fork) another message; its next report comes back.";
 
 const SCHEMA: &str = r#"{"type":"object","properties":{"handle":{"type":"string"},"message":{"type":"string"}},"required":["handle","message"]}"#;
 

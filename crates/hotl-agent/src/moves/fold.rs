@@ -5,7 +5,7 @@ use hotl_wire::ToolDef;
 use crate::session_tool::{SessionCall, SessionTool};
 use hotl_tool::{ToolFuture, ToolOutput, definition};
 
-const DESCRIPTION: &str = "Fold a finished episode: the span from stamp `since` (e.g. t12) to your previous step is archived under a handle and replaced by `note`. Use it once work is done and its details (logs, dead ends) are no longer needed. The note's lines: changed:, learned: (with caveats), decided and rejected:, open:, where:";
+const DESCRIPTION: &str = "Fold a finished episode: from stamp `since` (e.g. t12) to your previous step, archived under a handle, replaced by `note` with lines changed:, learned: (with caveats), decided and rejected:, open:, where:";
 
 const SCHEMA: &str = r#"{"type":"object","properties":{"since":{"type":"string"},"note":{"type":"string"}},"required":["since","note"]}"#;
 

@@ -7,7 +7,7 @@ use crate::session::Started;
 use crate::session_tool::{SessionCall, SessionTool};
 use hotl_tool::{BoxFuture, ToolFuture, ToolOutput, definition};
 
-const DESCRIPTION: &str = "Run a task in a fork of yourself: it starts from this conversation with the same tools, and only its report comes back, with a handle to its work. For log-heavy or exploratory work.";
+const DESCRIPTION: &str = "Run a task in a copy of yourself that starts from this context; only its report comes back, with a handle. For log-heavy work.";
 
 const SCHEMA: &str = r#"{"type":"object","properties":{"task":{"type":"string"},"background":{"type":"boolean"}},"required":["task"]}"#;
 

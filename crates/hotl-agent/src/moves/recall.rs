@@ -8,7 +8,7 @@ use hotl_tool::{ToolFuture, ToolOutput, definition};
 /// The most hits one call returns.
 const LIMIT: usize = 10;
 
-const DESCRIPTION: &str = "Search the archive (folded and compacted spans, forks, asks) without a model call; each hit gives its thread's handle, stamp and line. mode: ranked (default), exact or regex. scope \"sessions\": the user's other sessions instead.";
+const DESCRIPTION: &str = "Search the archive (folds, compactions, forks, asks) and stored outputs; hits give handle, stamp and line. scope \"sessions\": the user's other sessions.";
 
 const SCHEMA: &str = r#"{"type":"object","properties":{"query":{"type":"string"},"mode":{"type":"string","enum":["ranked","exact","regex"]},"scope":{"type":"string","enum":["session","sessions"]}},"required":["query"]}"#;
 

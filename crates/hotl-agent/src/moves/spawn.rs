@@ -38,7 +38,7 @@ impl SessionTool for SpawnTool {
     fn definition(&self) -> ToolDef {
         // The definitions are listed in the description, frozen with the session's tools.
         let description = format!(
-            "Hand a task to an agent; its report comes back. Agents:\n{}",
+            "Give an agent a task; its report comes back. Agents:\n{}",
             description_list(&self.defs).trim_end()
         );
         definition("spawn", &description, SCHEMA)

@@ -30,8 +30,9 @@ impl Session {
             .fold(since, issuer, note)
             .await
             .map_err(|e| e.to_string())?;
+        // The tool's description says the span is archived under the handle.
         Ok(ToolOutput::ok(format!(
-            "folded t{}..t{} into handle {}; the span stays archived (recall and ask can reach it)",
+            "folded t{}..t{} into handle {}",
             fold.since, fold.until, fold.handle
         )))
     }

@@ -41,7 +41,7 @@ impl Session {
         let pointer = match pointer {
             Ok(hash) => {
                 output.blob = Some(hash.clone());
-                format!("full output in blob {hash}: read blob:{hash} pages through it")
+                format!("read {}", hotl_tool::blob_ref(&hash))
             }
             Err(e) => format!("the full output could not be stored: {e}"),
         };
@@ -102,7 +102,7 @@ mod tests {
     #[test]
     fn a_long_text_keeps_its_head_and_tail_within_its_budget() {
         let text: String = (0..1000).map(|i| format!("line {i}\n")).collect();
-        let out = cut(&text, 800, 4096, "full output in blob x");
+        let out = cut(&text, 800, 4096, "read blob:x");
         assert!(out.starts_with("line 0\n"), "{out}");
         assert!(out.ends_with("line 999\n"), "{out}");
         assert!(out.len() < 1000, "{}", out.len());

@@ -37,9 +37,9 @@ const DRAIN_AFTER_EXIT: Duration = Duration::from_millis(200);
 /// How long output is still collected after a timeout killed the group.
 const DRAIN_AFTER_KILL: Duration = Duration::from_millis(500);
 
-const DESCRIPTION: &str = "Run a bash command in the working directory: stdout, stderr (after `[stderr]`) and the exit code. stdin is closed. `timeout` in ms (default 120000, at most 600000) kills everything the command started. Long output keeps its first and last 100 lines; the whole is kept in a blob. Prefer read, grep, glob and ls to cat, grep, find and ls. Commands run in a sandbox when the session has one (writes only in the project and $TMPDIR, no network unless configured); when the sandbox refuses something the result says which rule, and `sandbox: false` runs the command outside it once the user agrees.";
+const DESCRIPTION: &str = "Run a bash command in the working directory, stdin closed. Shows stdout, then stderr after `[stderr]`, then the exit code if not 0. `timeout` in ms (default 120000). A long output shows its head and tail; the rest is a read away. Prefer read, grep, glob and ls to their shell forms. In a sandbox, a refusal names its rule; `sandbox: false` runs outside it if the user agrees.";
 
-const SCHEMA: &str = r#"{"type":"object","properties":{"command":{"type":"string"},"timeout":{"type":"integer","minimum":1,"maximum":600000},"sandbox":{"type":"boolean","description":"false: run outside the sandbox (the user is asked)"}},"required":["command"]}"#;
+const SCHEMA: &str = r#"{"type":"object","properties":{"command":{"type":"string"},"timeout":{"type":"integer","minimum":1,"maximum":600000},"sandbox":{"type":"boolean"}},"required":["command"]}"#;
 
 /// The `bash` tool.
 pub(crate) struct Bash;
@@ -315,7 +315,13 @@ impl Call {
                 None => ("the command's status is unknown".to_owned(), true),
             }
         };
-        content.push_str(&last);
+        if last.is_empty() {
+            // Success says nothing (the description tells the model so): the output's last
+            // newline goes too, as every result is read as ending there.
+            content.pop();
+        } else {
+            content.push_str(&last);
+        }
         if is_error
             && let Some(rules) = &self.sandbox
             && let Some(note) = hotl_sandbox::explain(rules, &body, &self.cwd)
@@ -332,11 +338,13 @@ impl Call {
     }
 }
 
-/// `exit code N` (an error unless 0), or the signal that ended the shell.
+/// `exit code N` (an error) for a code other than 0, nothing for 0, or the signal that ended
+/// the shell.
 fn exit_line(status: ExitStatus) -> (String, bool) {
     use std::os::unix::process::ExitStatusExt;
     match (status.code(), status.signal()) {
-        (Some(code), _) => (format!("exit code {code}"), code != 0),
+        (Some(0), _) => (String::new(), false),
+        (Some(code), _) => (format!("exit code {code}"), true),
         (None, Some(signal)) => (format!("killed by signal {signal}"), true),
         (None, None) => (format!("ended with {status}"), true),
     }

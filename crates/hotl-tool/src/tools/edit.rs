@@ -15,7 +15,7 @@ use crate::tools::files::{as_text, blocking, io_fail, write_atomic, write_target
 use crate::tools::output::cut_line;
 use crate::tools::write::write_path;
 
-const DESCRIPTION: &str = "Replace exact text in a file: `old` must match the file exactly (whitespace included) and occur once, unless `all` replaces every occurrence. Copy `old` from a read, without line numbers, with enough context to be unique.";
+const DESCRIPTION: &str = "Replace `old` with `new` in a file. `old` must match exactly, whitespace included and line numbers left out, and once unless `all`.";
 
 const SCHEMA: &str = r#"{"type":"object","properties":{"path":{"type":"string"},"old":{"type":"string"},"new":{"type":"string"},"all":{"type":"boolean"}},"required":["path","old","new"]}"#;
 

@@ -14,7 +14,7 @@ use crate::tools::files::{blocking, shown};
 /// The most paths one call returns.
 pub(crate) const MAX_PATHS: usize = 1_000;
 
-const DESCRIPTION: &str = "Find files by pattern (`**/*.rs`, `src/**/*.{ts,tsx}`): `*` stays in one directory, `**` crosses them. Ignored files are skipped, hidden ones unless named. Sorted, at most 1000.";
+const DESCRIPTION: &str = "Find files by pattern (`src/**/*.rs`; `*` stays in a directory), ignored ones skipped. Sorted, at most 1000.";
 
 const SCHEMA: &str =
     r#"{"type":"object","properties":{"pattern":{"type":"string"}},"required":["pattern"]}"#;

@@ -21,7 +21,7 @@ const LINE_CHARS: usize = 500;
 /// Files larger than this are not searched.
 const MAX_FILE_BYTES: u64 = 20 << 20;
 
-const DESCRIPTION: &str = "Search file contents with a Rust regex (`fn\\s+main`, `(?i)todo`) in `path` (a directory, recursively, or a file; default the working directory), skipping ignored, hidden and binary files. `glob` keeps matching files (`*.rs`, `src/**/*.rs`). Returns `path:line:text`, at most 500 lines.";
+const DESCRIPTION: &str = "Search file contents for a Rust regex in `path` (default the working directory), skipping ignored, hidden and binary files; `glob` filters file names (`*.rs`). Gives `path:line:text`, at most 500 lines.";
 
 const SCHEMA: &str = r#"{"type":"object","properties":{"pattern":{"type":"string"},"path":{"type":"string"},"glob":{"type":"string"}},"required":["pattern"]}"#;
 

@@ -16,7 +16,7 @@ use crate::tools::files::{blocking, io_fail};
 /// The most entries one call returns.
 pub(crate) const MAX_ENTRIES: usize = 1_000;
 
-const DESCRIPTION: &str = "List a directory (default the working directory), sorted, directories ending in `/`. `.git/` and ignored entries are only counted, unless `all`. Not recursive.";
+const DESCRIPTION: &str = "List a directory (default the working directory), not recursively; ignored entries are only counted unless `all`.";
 
 const SCHEMA: &str =
     r#"{"type":"object","properties":{"path":{"type":"string"},"all":{"type":"boolean"}}}"#;

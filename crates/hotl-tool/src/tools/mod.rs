@@ -14,7 +14,7 @@ mod glob;
 mod grep;
 mod ls;
 mod output;
-pub use self::output::cap_output;
+pub use self::output::{BLOB_REF_CHARS, blob_ref, cap_output};
 mod read;
 mod todo;
 mod write;

@@ -19,6 +19,16 @@ const CAPPED_LINE_CHARS: usize = 1_000;
 /// 1,250 tokens).
 const CAPPED_PART_CHARS: usize = 2_500;
 
+/// Hex characters of a blob's hash a pointer gives (`read blob:<prefix>` resolves them): 64
+/// bits, so two outputs of one home share a prefix with negligible odds, and the pointer costs
+/// a few tokens instead of a 64-character hash.
+pub const BLOB_REF_CHARS: usize = 16;
+
+/// How the model is told where a blob is: `blob:<prefix>`, a path `read` takes.
+pub fn blob_ref(hash: &str) -> String {
+    format!("blob:{}", hash.get(..BLOB_REF_CHARS).unwrap_or(hash))
+}
+
 /// A token count for text, estimated as providers' tokenizers average on code and logs
 /// (about four bytes a token); no tokenizer is loaded for it.
 pub(crate) fn estimate_tokens(text: &str) -> usize {
@@ -47,8 +57,8 @@ pub(crate) struct Capped {
 
 /// `text` as is when it is small (at most [`MAX_TOKENS`] estimated tokens and [`MAX_LINES`]
 /// lines); otherwise the full text goes to `blobs` and the model sees its first and last lines
-/// (at most 100 each, about 600 tokens each) around a pointer line `[… N lines omitted; full
-/// output in blob <hash>: read blob:<hash> pages through it]`.
+/// (at most 100 each, about 600 tokens each) around a pointer line `[… N lines omitted; read
+/// blob:<prefix>]`.
 pub(crate) fn cap(text: &str, blobs: &Blobs) -> Capped {
     let lines: Vec<&str> = text.split_terminator('\n').collect();
     if lines.len() <= MAX_LINES && estimate_tokens(text) <= MAX_TOKENS {
@@ -58,10 +68,7 @@ pub(crate) fn cap(text: &str, blobs: &Blobs) -> Capped {
         };
     }
     let (stored, blob) = match blobs.put(text.as_bytes()) {
-        Ok(hash) => (
-            format!("full output in blob {hash}: read blob:{hash} pages through it"),
-            Some(hash),
-        ),
+        Ok(hash) => (format!("read {}", blob_ref(&hash)), Some(hash)),
         Err(e) => (format!("the full output could not be stored: {e}"), None),
     };
     let head = take_lines(lines.iter().copied(), HEAD_LINES);
@@ -135,7 +142,8 @@ mod tests {
         let hash = c.blob.unwrap();
         assert!(c.text.contains("[line cut: 50000 chars]"), "{}", c.text);
         assert!(c.text.contains(&format!(
-            "[… 0 lines omitted; full output in blob {hash}: read blob:{hash}"
+            "[… 0 lines omitted; read blob:{}]",
+            &hash[..BLOB_REF_CHARS]
         )));
         assert!(c.text.len() < 2_000);
         assert_eq!(blobs.get(&hash).unwrap(), text.as_bytes());

@@ -21,9 +21,9 @@ pub(crate) const LINE_CHARS: usize = 2_000;
 /// The most characters one call returns; the rest is left for a call with a later `offset`.
 const MAX_CHARS: usize = 100_000;
 
-const DESCRIPTION: &str = "Read a text file, lines numbered from 1 (`cat -n` style). Up to 2000 lines; `offset` and `limit` read a window of a long file. Lines over 2000 characters are cut; a binary file is reported by its size.";
+const DESCRIPTION: &str = "Read a text file, or a stored output (`blob:<id>`), with numbered lines; `offset` and `limit` give a window (2000 lines by default).";
 
-const SCHEMA: &str = r#"{"type":"object","properties":{"path":{"type":"string"},"offset":{"type":"integer","minimum":1,"description":"first line, 1-based"},"limit":{"type":"integer","minimum":1}},"required":["path"]}"#;
+const SCHEMA: &str = r#"{"type":"object","properties":{"path":{"type":"string"},"offset":{"type":"integer","minimum":1},"limit":{"type":"integer","minimum":1}},"required":["path"]}"#;
 
 /// The `read` tool.
 pub(crate) struct Read;
@@ -43,10 +43,12 @@ enum Source {
     },
 }
 
-/// The hash in `blob:<hash>`, when `path` is one (hex only: it becomes a file name).
+/// The hash, or the prefix of one, in `blob:<hash>`, when `path` is one (hex only: it names a
+/// file). Pointers give [`crate::BLOB_REF_CHARS`] characters; a longer prefix or the whole
+/// hash works too.
 fn blob_hash(path: &str) -> Option<&str> {
     let hash = path.strip_prefix("blob:")?;
-    (hash.len() >= 16 && hash.len() <= 64 && hash.bytes().all(|b| b.is_ascii_hexdigit()))
+    (hash.len() >= 8 && hash.len() <= 64 && hash.bytes().all(|b| b.is_ascii_hexdigit()))
         .then_some(hash)
 }
 
@@ -110,11 +112,30 @@ impl Call {
         let path = match &self.source {
             Source::File(path) => path,
             Source::Blob { hash, blobs } => {
-                let bytes = blobs.get(hash).map_err(|_| {
-                    format!("there is no blob {hash}: copy the hash from the output's pointer line")
-                })?;
+                let found = blobs.find(hash);
+                let full = match found.as_slice() {
+                    [one] => one,
+                    [] => {
+                        return Err(format!(
+                            "there is no blob {hash}: copy it from the output's pointer line"
+                        ));
+                    }
+                    many => {
+                        return Err(format!(
+                            "blob:{hash} names {} blobs; give more of the hash",
+                            many.len()
+                        ));
+                    }
+                };
+                let bytes = blobs
+                    .get(full)
+                    .map_err(|e| format!("blob {hash} cannot be read: {e}"))?;
                 let text = String::from_utf8_lossy(&bytes);
-                return Ok(ToolOutput::ok(self.render(&format!("blob:{hash}"), &text)?));
+                return Ok(ToolOutput::ok(self.render(
+                    &format!("blob:{hash}"),
+                    &text,
+                    true,
+                )?));
             }
         };
         let shown = path.display();
@@ -141,7 +162,7 @@ impl Call {
                 bytes.len()
             ),
             Some("") => format!("{shown} is empty (0 bytes)"),
-            Some(text) => self.render(&shown.to_string(), text)?,
+            Some(text) => self.render(&shown.to_string(), text, false)?,
         };
         Ok(ToolOutput {
             files: vec![touch],
@@ -149,7 +170,11 @@ impl Call {
         })
     }
 
-    fn render(&self, name: &str, text: &str) -> Result<String, Fail> {
+    /// `text`'s window of numbered lines. A file's lines are cut at [`LINE_CHARS`] (bash
+    /// reaches the rest of a file); a blob is reachable only through here, so its long lines
+    /// go on in rows marked `+` (a minified output's one line is read whole), within
+    /// [`MAX_CHARS`] a call.
+    fn render(&self, name: &str, text: &str, wrap: bool) -> Result<String, Fail> {
         let lines: Vec<&str> = text.split_terminator('\n').collect();
         let total = lines.len();
         if self.offset > total {
@@ -171,7 +196,11 @@ impl Call {
                 break;
             }
             let line = line.strip_suffix('\r').unwrap_or(line);
-            let _ = writeln!(out, "{:>6}\t{}", i + 1, cut_line(line, LINE_CHARS));
+            if wrap {
+                wrap_line(&mut out, i + 1, line);
+            } else {
+                let _ = writeln!(out, "{:>6}\t{}", i + 1, cut_line(line, LINE_CHARS));
+            }
             last = i + 1;
         }
         if last < total {
@@ -183,5 +212,34 @@ impl Call {
             );
         }
         Ok(out)
+    }
+}
+
+/// Line `n` as rows of at most [`LINE_CHARS`] characters, the first numbered, the rest marked
+/// `+`; a line longer than [`MAX_CHARS`] is cut there, saying so.
+fn wrap_line(out: &mut String, n: usize, line: &str) {
+    let mut rest = line;
+    let mut lead = format!("{n:>6}");
+    let mut shown = 0;
+    loop {
+        let end = rest
+            .char_indices()
+            .nth(LINE_CHARS)
+            .map_or(rest.len(), |(at, _)| at);
+        let _ = writeln!(out, "{lead}\t{}", &rest[..end]);
+        shown += end;
+        rest = &rest[end..];
+        if rest.is_empty() {
+            return;
+        }
+        if shown >= MAX_CHARS {
+            let total = line.chars().count();
+            let _ = writeln!(
+                out,
+                "     +\t[line {n} has {total} characters; not all shown]"
+            );
+            return;
+        }
+        lead = "     +".to_owned();
     }
 }

@@ -10,7 +10,7 @@ use crate::tool::{Invocation, Tool, ToolFuture, ToolKind, ToolOutput, definition
 /// The statuses an item may have.
 pub(crate) const STATUSES: [&str; 3] = ["pending", "in_progress", "done"];
 
-const DESCRIPTION: &str = "Replace the todo list (send it whole). For work of several steps: the current step `in_progress`, finished ones `done`, the rest `pending`.";
+const DESCRIPTION: &str = "Replace the todo list, sent whole, for work of several steps.";
 
 const SCHEMA: &str = r#"{"type":"object","properties":{"items":{"type":"array","items":{"type":"object","properties":{"text":{"type":"string"},"status":{"type":"string","enum":["pending","in_progress","done"]}},"required":["text","status"]}}},"required":["items"]}"#;
 

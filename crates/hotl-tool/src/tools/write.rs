@@ -12,7 +12,8 @@ use crate::tool::{
 };
 use crate::tools::files::{blocking, io_fail, write_atomic, write_target};
 
-const DESCRIPTION: &str = "Create a file or replace its whole content (parent directories are created). To change part of a file, use edit.";
+const DESCRIPTION: &str =
+    "Create or overwrite a file (directories are created); edit changes part of one.";
 
 const SCHEMA: &str = r#"{"type":"object","properties":{"path":{"type":"string"},"content":{"type":"string"}},"required":["path","content"]}"#;
 
