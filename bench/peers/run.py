@@ -12,6 +12,7 @@ installed is left out of the tables and said so. Nothing here runs in CI.
 """
 
 import argparse
+import base64
 import json
 import os
 import shutil
@@ -58,7 +59,7 @@ class Invocation:
     steps: list = field(default_factory=list)
     answer: str = "Done."
     fold: bool = False  # hotl with folds: fold the episode before answering
-    recall: bool = False  # hotl with folds: find the answer with recall
+    recall: bool = False  # hotl: find the answer with recall
 
 
 def filler(width):
@@ -149,8 +150,11 @@ def output_command(tag, shape, detail=False):
     mark = f"STEP-{tag}-MARK"
     body = SHAPES[shape](tag)
     if detail:
-        # The same output, cut in two around the detail line.
-        body = f"{{ {body}; }} | awk 'NR==int(n/2){{print \"the detail code is {DETAIL}\"}} {{print}}' n=$({body} | wc -l)"
+        # The same output with the detail line in its middle. The line is written encoded, so
+        # that the command (which stays in every agent's context) does not give it away.
+        line = base64.b64encode(f"the detail code is {DETAIL}".encode()).decode()
+        body = (f"d=$(echo {line} | base64 -d); {{ {body}; }} | "
+                f"awk -v d=\"$d\" 'NR==int(n/2){{print d}} {{print}}' n=$({body} | wc -l)")
     return Step(mark, f"echo {mark}; {body}; echo {mark}")
 
 
@@ -218,14 +222,15 @@ TASKS = {
     "12step-700": lambda fold: twelve_step(["700"], fold),
     "12step-350": lambda fold: twelve_step(["350"], fold),
     "12step-oneline": lambda fold: twelve_step(["oneline"], fold),
-    "long": lambda fold: long_task(fold, 4, ["200x60"] * 10, 3),
+    "long": lambda fold: long_task(fold, 4, ["200x60"] * 10, 3, recall_inline=True),
     # Ordinary outputs: 350 short lines (2.7 KB), one 3,000-character line, a mix.
     "12step-tap350": lambda fold: twelve_step(["tap350"], fold),
     "12step-line3000": lambda fold: twelve_step(["line3000"], fold),
     "12step-mixed": lambda fold: twelve_step(MIXED, fold),
     # Three episodes of eight mixed steps, two questions after each, then a question only a
-    # line in the middle of episode 1's second output answers.
-    "long-mixed": lambda fold: long_task(fold, 3, EPISODE, 2),
+    # line in the middle of episode 1's second output answers (hotl, inline too, finds it with
+    # recall: its output cap left that line out of the context).
+    "long-mixed": lambda fold: long_task(fold, 3, EPISODE, 2, recall_inline=True),
 }
 
 
@@ -262,7 +267,7 @@ def script_for(agent, inv, since):
     if inv.fold and agent.folds:
         entries.append({"match": previous, "tools": [{"name": "fold", "input": {"since": f"t{since}", "note": NOTE}}]})
         entries.append({"text": inv.answer})
-    elif inv.recall and agent.folds:
+    elif inv.recall and agent.name.startswith("hotl"):
         entries.append({"match": previous, "tools": [{"name": "recall", "input": {"query": DETAIL}}]})
         entries.append({"match": DETAIL, "text": inv.answer})
     else:

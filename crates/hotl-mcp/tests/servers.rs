@@ -135,7 +135,7 @@ fn a_stdio_server_s_tools_are_named_listed_and_called() -> TestResult {
         lines.contains("line 1\n") && lines.contains("line 2000"),
         "{lines}"
     );
-    assert!(lines.contains("lines omitted; read blob:"), "{lines}");
+    assert!(lines.contains("of 2000 omitted; read blob:"), "{lines}");
     Ok(())
 }
 

@@ -153,7 +153,19 @@ impl Archive {
     /// records after seq `after` that no thread archived (a fork's inherited history is its
     /// parent's to show), under one more thread whose handle is empty. What a search of a
     /// session's whole text (`hotl recall --remote`) runs over.
-    pub fn with_main_line(mut self, after: u64) -> Archive {
+    pub fn with_main_line(self, after: u64) -> Archive {
+        self.with_live(after, |_| true)
+    }
+
+    /// The same archive with the main line's tool outputs searched too, each whole (a capped
+    /// output's full text, from its blob), under one more thread whose handle is empty: the
+    /// middle of an output the model was shown only the head and tail of is one recall away.
+    pub fn with_live_outputs(self) -> Archive {
+        self.with_live(0, |kind| kind == DocKind::ToolOutput)
+    }
+
+    /// The main line's documents after `after` of the kinds `keep` takes, as one more thread.
+    fn with_live(mut self, after: u64, keep: impl Fn(DocKind) -> bool) -> Archive {
         let main = self.threads.len() as u32;
         let mut added = false;
         for (s, seg) in self.segments.iter().enumerate() {
@@ -164,7 +176,9 @@ impl Archive {
             for (d, meta) in seg.docs().enumerate() {
                 // A note outside any thread (a fold the view did not apply) has no span to
                 // stamp it with.
-                let live = self.owners[s][d] == NOT_ARCHIVED && meta.kind != DocKind::Note;
+                let live = self.owners[s][d] == NOT_ARCHIVED
+                    && meta.kind != DocKind::Note
+                    && keep(meta.kind);
                 if live && meta.key > after {
                     self.owners[s][d] = main;
                     self.docs += 1;

@@ -69,5 +69,5 @@ pub use crate::corpus::{
 pub use crate::error::{RecallError, Result};
 pub use crate::persist::{index_path, open_index};
 pub use crate::stale::{render_hits, render_search, staleness};
-pub use crate::tree::{open_archive, search_archive, search_whole};
+pub use crate::tree::{open_archive, search_archive, search_recall, search_whole};
 pub use crate::types::{Doc, DocKind, Hit, Mode, Thread, compaction_handle, is_compaction_handle};

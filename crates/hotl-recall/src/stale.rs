@@ -42,18 +42,23 @@ pub fn render_search(archive: &crate::Archive, hits: &[Hit]) -> String {
     render_hits(hits)
 }
 
-/// What the model and the shell see: one block per hit, `[<handle> t<seq> <kind>] <line>`,
-/// followed by `  stale: <files> changed since` when files the thread touched changed.
-/// `no matches` when there are none.
+/// What the model and the shell see: one block per hit, `[<handle> t<seq> <kind>] <line>`
+/// (`[t<seq> <kind>]` for the main line, which has no handle), followed by `  stale: <files>
+/// changed since` when files the thread touched changed. `no matches` when there are none.
 pub fn render_hits(hits: &[Hit]) -> String {
     if hits.is_empty() {
         return "no matches\n".to_owned();
     }
     let mut out = String::new();
     for hit in hits {
+        let handle = if hit.handle.is_empty() {
+            String::new()
+        } else {
+            format!("{} ", hit.handle)
+        };
         out.push_str(&format!(
-            "[{} t{} {}] {}\n",
-            hit.handle, hit.seq, hit.kind, hit.line
+            "[{handle}t{} {}] {}\n",
+            hit.seq, hit.kind, hit.line
         ));
         if !hit.stale.is_empty() {
             out.push_str(&format!(

@@ -122,6 +122,27 @@ pub fn search_archive(
     }
 }
 
+/// What the model's `recall` searches: [`search_archive`]'s archive plus the tool outputs of
+/// the session's main line, whole ([`Archive::with_live_outputs`]). A damaged index file is
+/// rebuilt and searched again, as in [`search_archive`].
+pub fn search_recall(
+    store: &Store,
+    id: &str,
+    query: &str,
+    mode: Mode,
+    limit: usize,
+) -> Result<(Archive, Vec<Hit>)> {
+    let search = || -> Result<(Archive, Vec<Hit>)> {
+        let archive = open_archive(store, id)?.with_live_outputs();
+        let hits = archive.search(query, mode, limit)?;
+        Ok((archive, hits))
+    };
+    match search() {
+        Err(RecallError::Corrupt { .. }) => search(),
+        other => other,
+    }
+}
+
 /// Searches session `id`'s whole text: its main line after seq `after` (see
 /// [`Archive::with_main_line`]; a hit there has an empty handle) and everything
 /// [`open_archive`] opens. An index file found damaged is rebuilt and searched again, as in

@@ -27,7 +27,7 @@ impl Session {
             query.to_owned(),
         );
         tokio::task::spawn_blocking(move || {
-            let (archive, hits) = hotl_recall::search_archive(&store, &id, &query, mode, limit)
+            let (archive, hits) = hotl_recall::search_recall(&store, &id, &query, mode, limit)
                 .map_err(|e| e.to_string())?;
             Ok(hotl_recall::render_search(&archive, &hits))
         })

@@ -1,23 +1,38 @@
 //! Keeping outputs small: long lines cut with a marker, large outputs moved to a blob.
+//!
+//! Every later request carries what a result shows, so an output shows what is worth that:
+//! small ones whole; a larger one its first and last lines, and from its middle the lines that
+//! say something went wrong, around markers naming the line ranges left out and the blob that
+//! holds every byte (`read blob:<prefix> offset=N` reads a range; recall searches it).
 
 use std::borrow::Cow;
 
 use hotl_log::Blobs;
 
-/// Outputs estimated at more tokens than this are capped: every later request carries what
-/// a result shows, so it shows what is worth that (the rest is a read away, in its blob).
+/// Outputs estimated at more tokens than this are capped.
 pub(crate) const MAX_TOKENS: usize = 2_000;
-/// Outputs with more lines than this are capped.
-pub(crate) const MAX_LINES: usize = 400;
+/// Outputs with more lines than this are capped: a test runner's 350 lines of `ok` are
+/// dense in tokens (about four a line) and worth their first and last lines.
+pub(crate) const MAX_LINES: usize = 200;
+/// Outputs with a line longer than this are capped (`read` cuts a file's lines there too): a
+/// minified file's or a JSON document's one long line is worth its start.
+pub(crate) const MAX_LINE_CHARS: usize = 2_000;
 /// Lines kept from the start of a capped output.
-const HEAD_LINES: usize = 100;
+const HEAD_LINES: usize = 80;
 /// Lines kept from the end of a capped output.
-const TAIL_LINES: usize = 100;
+const TAIL_LINES: usize = 80;
 /// A capped output shows at most this many characters of each line...
 const CAPPED_LINE_CHARS: usize = 1_000;
 /// ...and at most this many characters in its head and again in its tail (together about
 /// 1,250 tokens).
 const CAPPED_PART_CHARS: usize = 2_500;
+/// Lines of the left-out middle kept because they say something went wrong: at most this
+/// many, each cut to [`NOTABLE_LINE_CHARS`].
+const NOTABLE_LINES: usize = 12;
+const NOTABLE_LINE_CHARS: usize = 300;
+/// What makes a middle line notable (matched case-insensitively): a failing test, an error or
+/// a warning in a long build log.
+const NOTABLE_WORDS: [&str; 6] = ["error", "fail", "panic", "warning", "exception", "fatal"];
 
 /// Hex characters of a blob's hash a pointer gives (`read blob:<prefix>` resolves them): 64
 /// bits, so two outputs of one home share a prefix with negligible odds, and the pointer costs
@@ -55,19 +70,21 @@ pub(crate) struct Capped {
     pub(crate) blob: Option<String>,
 }
 
-/// `text` as is when it is small (at most [`MAX_TOKENS`] estimated tokens and [`MAX_LINES`]
-/// lines); otherwise the full text goes to `blobs` and the model sees its first and last lines
-/// (at most 100 each, about 600 tokens each) around a pointer line `[… N lines omitted; read
-/// blob:<prefix>]`.
+/// `text` as is when it is small (at most [`MAX_TOKENS`] estimated tokens, [`MAX_LINES`] lines
+/// and no line over [`MAX_LINE_CHARS`] characters); otherwise the full text goes to `blobs` and
+/// the model sees its first and last lines (at most 80 each, about 600 tokens each), the
+/// notable lines of its middle, and where each run of lines was left out: `[… lines 81-270 of
+/// 353 omitted; read blob:<prefix>]` (the blob named once, in the first).
 pub(crate) fn cap(text: &str, blobs: &Blobs) -> Capped {
     let lines: Vec<&str> = text.split_terminator('\n').collect();
-    if lines.len() <= MAX_LINES && estimate_tokens(text) <= MAX_TOKENS {
+    let long_line = lines.iter().any(|l| l.len() > MAX_LINE_CHARS);
+    if lines.len() <= MAX_LINES && estimate_tokens(text) <= MAX_TOKENS && !long_line {
         return Capped {
             text: text.to_owned(),
             blob: None,
         };
     }
-    let (stored, blob) = match blobs.put(text.as_bytes()) {
+    let (mut pointer, blob) = match blobs.put(text.as_bytes()) {
         Ok(hash) => (format!("read {}", blob_ref(&hash)), Some(hash)),
         Err(e) => (format!("the full output could not be stored: {e}"), None),
     };
@@ -75,18 +92,58 @@ pub(crate) fn cap(text: &str, blobs: &Blobs) -> Capped {
     let tail_room = lines.len() - head.len();
     let mut tail = take_lines(lines.iter().rev().copied(), TAIL_LINES.min(tail_room));
     tail.reverse();
-    let omitted = lines.len() - head.len() - tail.len();
+    let middle = head.len()..lines.len() - tail.len();
     let mut out = String::new();
     for line in &head {
         out.push_str(line);
         out.push('\n');
     }
-    out.push_str(&format!("[… {omitted} lines omitted; {stored}]\n"));
+    // Line numbers count from 1; `next` is the first line not yet shown or marked.
+    let mut next = middle.start;
+    for at in notable(&lines, middle.clone()) {
+        if at > next {
+            out.push_str(&gap(next, at, lines.len(), &mut pointer));
+        }
+        out.push_str(&cut_line(lines[at], NOTABLE_LINE_CHARS));
+        out.push('\n');
+        next = at + 1;
+    }
+    if middle.end > next || !pointer.is_empty() {
+        out.push_str(&gap(next, middle.end, lines.len(), &mut pointer));
+    }
     for line in &tail {
         out.push_str(line);
         out.push('\n');
     }
     Capped { text: out, blob }
+}
+
+/// The marker for lines `from..to` (0-based) of `total` left out; the first marker takes the
+/// pointer (later ones need not repeat it). With no line left out (a long line was cut), it
+/// only points at the whole.
+fn gap(from: usize, to: usize, total: usize, pointer: &mut String) -> String {
+    let pointer = std::mem::take(pointer);
+    let lines = match to - from {
+        0 => return format!("[… the whole output: {pointer}]\n"),
+        1 => format!("line {} of {total}", from + 1),
+        _ => format!("lines {}-{to} of {total}", from + 1),
+    };
+    if pointer.is_empty() {
+        format!("[… {lines} omitted]\n")
+    } else {
+        format!("[… {lines} omitted; {pointer}]\n")
+    }
+}
+
+/// The indexes of the notable lines in `range` ([`NOTABLE_WORDS`]), at most [`NOTABLE_LINES`].
+fn notable(lines: &[&str], range: std::ops::Range<usize>) -> Vec<usize> {
+    range
+        .filter(|&i| {
+            let line = lines[i].to_ascii_lowercase();
+            NOTABLE_WORDS.iter().any(|w| line.contains(w))
+        })
+        .take(NOTABLE_LINES)
+        .collect()
 }
 
 /// Up to `max` lines from `lines`, each cut to [`CAPPED_LINE_CHARS`], stopping once
@@ -142,10 +199,46 @@ mod tests {
         let hash = c.blob.unwrap();
         assert!(c.text.contains("[line cut: 50000 chars]"), "{}", c.text);
         assert!(c.text.contains(&format!(
-            "[… 0 lines omitted; read blob:{}]",
+            "[… the whole output: read blob:{}]",
             &hash[..BLOB_REF_CHARS]
         )));
         assert!(c.text.len() < 2_000);
         assert_eq!(blobs.get(&hash).unwrap(), text.as_bytes());
+    }
+
+    #[test]
+    fn a_line_over_the_limit_caps_a_small_output() {
+        let dir = tempfile::tempdir().unwrap();
+        let blobs = Blobs::new(dir.path().to_owned());
+        let long = "y".repeat(MAX_LINE_CHARS + 1);
+        let c = cap(&format!("{long}\nend\n"), &blobs);
+        assert!(c.blob.is_some());
+        assert!(c.text.contains("[line cut: 2001 chars]"), "{}", c.text);
+        assert!(c.text.contains("\nend\n[… the whole output: read blob:"), "{}", c.text);
+        let fits = "y".repeat(MAX_LINE_CHARS);
+        assert_eq!(cap(&fits, &blobs).blob, None);
+    }
+
+    /// The middle's lines that say something went wrong stay, in place, between markers
+    /// naming what was left out; the blob is named once.
+    #[test]
+    fn notable_middle_lines_are_kept_between_markers() {
+        let dir = tempfile::tempdir().unwrap();
+        let blobs = Blobs::new(dir.path().to_owned());
+        let mut text: String = (1..=300).map(|i| format!("ok {i}\n")).collect();
+        text = text.replace("ok 150\n", "test x FAILED\n");
+        let c = cap(&text, &blobs);
+        let short = &c.blob.unwrap()[..BLOB_REF_CHARS];
+        let lines: Vec<&str> = c.text.lines().collect();
+        assert_eq!(lines[79], "ok 80");
+        assert_eq!(
+            lines[80],
+            format!("[… lines 81-149 of 300 omitted; read blob:{short}]")
+        );
+        assert_eq!(lines[81], "test x FAILED");
+        assert_eq!(lines[82], "[… lines 151-220 of 300 omitted]");
+        assert_eq!(lines[83], "ok 221");
+        assert_eq!(lines.last(), Some(&"ok 300"));
+        assert_eq!(c.text.matches("blob:").count(), 1);
     }
 }
