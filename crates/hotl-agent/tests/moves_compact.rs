@@ -29,11 +29,11 @@ fn fixture(replies: Vec<Reply>, allow: &[&str]) -> Fixture {
 /// The fixed prompt these tests' windows are chosen around, in the fake's 4-byte tokens.
 const PREFIX_TOKENS: usize = 2_100;
 
-/// A step printing about 8 KB (2,000 tokens with the fake's 4-byte tokens) after a marker:
-/// just under the size at which a command's output is capped.
+/// A step printing about 8 KB (2,000 tokens with the fake's 4-byte tokens) in lines of 100
+/// after a marker: just under the size at which a command's output is capped.
 fn big_output(marker: &str) -> Reply {
     bash(&format!(
-        "echo {marker}; head -c 7950 /dev/zero | tr '\\0' x"
+        "echo {marker}; head -c 7870 /dev/zero | tr '\\0' x | fold -w 100"
     ))
 }
 

@@ -31,12 +31,12 @@ pub fn staleness(thread: &Thread, root: &Path) -> Vec<String> {
         .collect()
 }
 
-/// [`render_hits`], except that a search of an archive holding nothing says so rather than
-/// `no matches`.
+/// [`render_hits`], except that a search of an archive holding no thread says so rather than
+/// `no matches` (the main line's outputs, searched too, are no thread: they have no handle).
 pub fn render_search(archive: &crate::Archive, hits: &[Hit]) -> String {
-    if hits.is_empty() && archive.threads().is_empty() {
-        return "nothing is archived yet (recall searches folded and compacted spans, forks and \
-                earlier asks)\n"
+    if hits.is_empty() && archive.threads().iter().all(|t| t.handle.is_empty()) {
+        return "no matches; nothing is archived yet (recall searches folded and compacted \
+                spans, forks, earlier asks and this session's tool outputs)\n"
             .to_owned();
     }
     render_hits(hits)

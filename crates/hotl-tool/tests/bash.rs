@@ -74,18 +74,18 @@ async fn large_output_shows_head_and_tail_and_stores_the_rest() -> TestResult {
     assert!(!out.is_error, "{}", out.content);
     let hash = out.blob.clone().ok_or("no blob")?;
     let lines: Vec<&str> = out.content.lines().collect();
-    assert_eq!(lines.len(), 80 + 1 + 80);
+    assert_eq!(lines.len(), 40 + 1 + 40);
     assert_eq!(lines[0], "1");
-    assert_eq!(lines[79], "80");
+    assert_eq!(lines[39], "40");
     assert_eq!(
-        lines[80],
+        lines[40],
         format!(
-            "[… lines 81-920 of 1000 omitted; read blob:{}]",
+            "[… lines 41-960 of 1000 omitted; read blob:{}]",
             &hash[..hotl_tool::BLOB_REF_CHARS]
         )
     );
-    assert_eq!(lines[81], "921");
-    assert_eq!(lines[160], "1000");
+    assert_eq!(lines[41], "961");
+    assert_eq!(lines[80], "1000");
     let full: String = (1..=1000).map(|i| format!("{i}\n")).collect();
     assert_eq!(p.ctx.blobs.get(&hash)?, full.as_bytes());
     Ok(())
@@ -107,25 +107,25 @@ async fn few_but_long_lines_are_capped_too() -> TestResult {
     Ok(())
 }
 
-/// The cap counts tokens, not only lines: 180 lines of 60 characters (about 2,700 tokens,
-/// under the 200-line limit) show their head and tail; 100 such lines pass whole.
+/// The cap counts tokens, not only lines: 110 lines of 80 characters (about 2,200 tokens,
+/// under the 120-line limit) show their head and tail; 60 such lines pass whole.
 #[tokio::test]
 async fn an_output_is_capped_by_its_tokens_under_the_line_limit() -> TestResult {
     let p = Project::new()?;
-    let line = "x".repeat(55);
+    let line = "x".repeat(75);
     let command = |n: u32| format!("for i in $(seq 1 {n}); do echo \"$i {line}\"; done");
-    let out = p.call("bash", json!({"command": command(180)})).await;
-    let hash = out.blob.clone().ok_or("180 long lines are capped")?;
+    let out = p.call("bash", json!({"command": command(110)})).await;
+    let hash = out.blob.clone().ok_or("110 long lines are capped")?;
     assert!(out.content.len() <= 6_000, "{}", out.content.len());
     assert!(out.content.starts_with("1 x"), "{}", out.content);
-    assert!(out.content.contains("180 x"), "the tail is kept");
+    assert!(out.content.contains("110 x"), "the tail is kept");
     assert!(
         out.content
             .contains(&format!("read {}", hotl_tool::blob_ref(&hash)))
     );
-    let small = p.call("bash", json!({"command": command(100)})).await;
+    let small = p.call("bash", json!({"command": command(60)})).await;
     assert_eq!(small.blob, None);
-    assert!(small.content.contains("100 x"));
+    assert!(small.content.contains("60 x"));
     Ok(())
 }
 

@@ -16,7 +16,7 @@ fn stats_count_each_turn_and_estimate_what_a_fold_saved() -> TestResult {
     let fake = FakeLlm::start(Config::scripted([
         Reply::default().with_tool(
             "bash",
-            json!({"command": "seq 1 300 | sed 's/^/build line /'"}),
+            json!({"command": "seq 1 110 | sed 's/^/build line of a step with a long description /'"}),
         ),
         Reply::text("Built."),
         Reply::text("Two."),

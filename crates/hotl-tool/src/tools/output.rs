@@ -12,15 +12,17 @@ use hotl_log::Blobs;
 /// Outputs estimated at more tokens than this are capped.
 pub(crate) const MAX_TOKENS: usize = 2_000;
 /// Outputs with more lines than this are capped: a test runner's 350 lines of `ok` are
-/// dense in tokens (about four a line) and worth their first and last lines.
-pub(crate) const MAX_LINES: usize = 200;
+/// dense in tokens (about four a line) and worth their first and last lines, its failures
+/// (kept from the middle) and its summary. Every later request carries what is shown, so a
+/// line shown costs its tokens again on each step that follows.
+pub(crate) const MAX_LINES: usize = 120;
 /// Outputs with a line longer than this are capped (`read` cuts a file's lines there too): a
 /// minified file's or a JSON document's one long line is worth its start.
 pub(crate) const MAX_LINE_CHARS: usize = 2_000;
 /// Lines kept from the start of a capped output.
-const HEAD_LINES: usize = 80;
+const HEAD_LINES: usize = 40;
 /// Lines kept from the end of a capped output.
-const TAIL_LINES: usize = 80;
+const TAIL_LINES: usize = 40;
 /// A capped output shows at most this many characters of each line...
 const CAPPED_LINE_CHARS: usize = 1_000;
 /// ...and at most this many characters in its head and again in its tail (together about
@@ -72,9 +74,10 @@ pub(crate) struct Capped {
 
 /// `text` as is when it is small (at most [`MAX_TOKENS`] estimated tokens, [`MAX_LINES`] lines
 /// and no line over [`MAX_LINE_CHARS`] characters); otherwise the full text goes to `blobs` and
-/// the model sees its first and last lines (at most 80 each, about 600 tokens each), the
-/// notable lines of its middle, and where each run of lines was left out: `[… lines 81-270 of
-/// 353 omitted; read blob:<prefix>]` (the blob named once, in the first).
+/// the model sees its first and last lines (at most 40 each, and at most
+/// [`CAPPED_PART_CHARS`] characters each), the notable lines of its middle, and where each run
+/// of lines was left out: `[… lines 41-310 of 353 omitted; read blob:<prefix>]` (the blob
+/// named once, in the first).
 pub(crate) fn cap(text: &str, blobs: &Blobs) -> Capped {
     let lines: Vec<&str> = text.split_terminator('\n').collect();
     let long_line = lines.iter().any(|l| l.len() > MAX_LINE_CHARS);
@@ -214,7 +217,11 @@ mod tests {
         let c = cap(&format!("{long}\nend\n"), &blobs);
         assert!(c.blob.is_some());
         assert!(c.text.contains("[line cut: 2001 chars]"), "{}", c.text);
-        assert!(c.text.contains("\nend\n[… the whole output: read blob:"), "{}", c.text);
+        assert!(
+            c.text.contains("\nend\n[… the whole output: read blob:"),
+            "{}",
+            c.text
+        );
         let fits = "y".repeat(MAX_LINE_CHARS);
         assert_eq!(cap(&fits, &blobs).blob, None);
     }
@@ -230,14 +237,14 @@ mod tests {
         let c = cap(&text, &blobs);
         let short = &c.blob.unwrap()[..BLOB_REF_CHARS];
         let lines: Vec<&str> = c.text.lines().collect();
-        assert_eq!(lines[79], "ok 80");
+        assert_eq!(lines[39], "ok 40");
         assert_eq!(
-            lines[80],
-            format!("[… lines 81-149 of 300 omitted; read blob:{short}]")
+            lines[40],
+            format!("[… lines 41-149 of 300 omitted; read blob:{short}]")
         );
-        assert_eq!(lines[81], "test x FAILED");
-        assert_eq!(lines[82], "[… lines 151-220 of 300 omitted]");
-        assert_eq!(lines[83], "ok 221");
+        assert_eq!(lines[41], "test x FAILED");
+        assert_eq!(lines[42], "[… lines 151-260 of 300 omitted]");
+        assert_eq!(lines[43], "ok 261");
         assert_eq!(lines.last(), Some(&"ok 300"));
         assert_eq!(c.text.matches("blob:").count(), 1);
     }
