@@ -1,16 +1,20 @@
 //! Redaction before a session leaves the machine: credentials of the shapes vendors document
-//! (`sk-ant-…`, `sk-…`, `ghp_…`, `github_pat_…`, `glpat-…`, `AKIA…`, `xox?-…`, private keys,
-//! JWTs, earlier share links), the values of environment variables whose names say they are
-//! secrets, secrets the user configured, and the home directory (as `~`). It walks every text a
-//! snapshot holds — messages, thinking, tool inputs and outputs, notes, summaries, titles,
-//! the system prompt, tools, children — and drops what is opaque (thinking signatures,
-//! encrypted reasoning, the prompt-cache key). The report counts replacements by kind and
-//! never holds a value.
+//! and the places secrets sit in ordinary text (`rules.rs`: API keys and tokens of some forty
+//! services, private keys, JWTs, `Authorization` headers, passwords in URLs and on command
+//! lines, `.env` lines whose name says secret, earlier share links), the values of environment
+//! variables whose names say they are secrets, secrets the user configured, and the home
+//! directory (as `~`). It walks every text a snapshot holds — messages, thinking, tool inputs
+//! and outputs, notes, summaries, titles, the system prompt, tools, children — and drops what
+//! is opaque (thinking signatures, encrypted reasoning, the prompt-cache key). The report
+//! counts replacements by kind and never holds a value.
+
+mod rules;
 
 use std::collections::BTreeMap;
+use std::sync::LazyLock;
 
 use hotl_log::{Block, Body, ToolInput};
-use regex::Regex;
+use regex::{Regex, RegexSet};
 
 use crate::snapshot::Snapshot;
 
@@ -20,38 +24,32 @@ const MIN_SECRET: usize = 8;
 /// Replacements made, by kind.
 pub type Report = BTreeMap<String, usize>;
 
+/// The built-in rules, compiled once: a set that says which rules can match a text, and each
+/// rule's own regex to find where.
+struct Compiled {
+    set: RegexSet,
+    rules: Vec<(&'static str, Regex)>,
+}
+
+static COMPILED: LazyLock<Compiled> = LazyLock::new(|| {
+    let patterns = rules::RULES.iter().map(|r| r.pattern);
+    Compiled {
+        set: RegexSet::new(patterns).expect("the built-in rules are valid regexes"),
+        rules: rules::RULES
+            .iter()
+            .map(|r| {
+                let regex = Regex::new(r.pattern).expect("the built-in rules are valid regexes");
+                (r.kind, regex)
+            })
+            .collect(),
+    }
+});
+
 /// What to look for.
 pub struct Redactor {
-    rules: Vec<(&'static str, Regex)>,
     literals: Vec<(&'static str, String)>,
     home: Option<String>,
 }
-
-/// The built-in credential shapes, most specific first.
-const RULES: &[(&str, &str)] = &[
-    (
-        "private key",
-        r"-----BEGIN [A-Z ]*PRIVATE KEY-----[\s\S]*?-----END [A-Z ]*PRIVATE KEY-----",
-    ),
-    (
-        "share link",
-        r"https?://[^\s\x22'<>]+/s/[A-Za-z0-9_-]{10,64}#[A-Za-z0-9_=&-]{20,}",
-    ),
-    ("anthropic key", r"sk-ant-[A-Za-z0-9_-]{20,}"),
-    (
-        "openai key",
-        r"sk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,}",
-    ),
-    ("github token", r"\bgh[pousr]_[A-Za-z0-9]{30,}"),
-    ("github token", r"\bgithub_pat_[A-Za-z0-9_]{20,}"),
-    ("gitlab token", r"\bglpat-[A-Za-z0-9_-]{20,}"),
-    ("aws access key", r"\b(?:AKIA|ASIA)[A-Z0-9]{16}\b"),
-    ("slack token", r"\bxox[abposr]-[A-Za-z0-9-]{10,}"),
-    (
-        "jwt",
-        r"\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}",
-    ),
-];
 
 /// Environment variable names whose values are secrets.
 const SECRET_NAME: &str =
@@ -65,15 +63,6 @@ impl Redactor {
         configured: &[String],
         home: Option<String>,
     ) -> Redactor {
-        let rules = RULES
-            .iter()
-            .map(|(kind, pattern)| {
-                (
-                    *kind,
-                    Regex::new(pattern).expect("the built-in rules are valid regexes"),
-                )
-            })
-            .collect();
         let secret_name = Regex::new(SECRET_NAME).expect("the name rule is a valid regex");
         let mut literals: Vec<(&'static str, String)> = Vec::new();
         for (name, value) in env {
@@ -90,7 +79,6 @@ impl Redactor {
         literals.sort_by_key(|(_, value)| std::cmp::Reverse(value.len()));
         literals.dedup_by(|a, b| a.1 == b.1);
         Redactor {
-            rules,
             literals,
             home: home.filter(|h| h.len() > 1),
         }
@@ -105,14 +93,10 @@ impl Redactor {
                 *report.entry((*kind).to_owned()).or_default() += n;
             }
         }
-        for (kind, rule) in &self.rules {
-            if rule.is_match(text) {
-                let n = rule.find_iter(text).count();
-                *text = rule
-                    .replace_all(text, placeholder(kind).as_str())
-                    .into_owned();
-                *report.entry((*kind).to_owned()).or_default() += n;
-            }
+        let compiled = &*COMPILED;
+        for i in compiled.set.matches(text).iter() {
+            let (kind, rule) = &compiled.rules[i];
+            replace_matches(rule, kind, text, report);
         }
         if let Some(home) = &self.home
             && text.contains(home.as_str())
@@ -273,6 +257,31 @@ fn placeholder(kind: &str) -> String {
     format!("[REDACTED {kind}]")
 }
 
+/// Replaces what `rule` finds in `text` (its `secret` group when it has one) and counts it
+/// under `kind`. A value already replaced by an earlier, more specific rule is left alone.
+fn replace_matches(rule: &Regex, kind: &str, text: &mut String, report: &mut Report) {
+    let mut out = String::new();
+    let mut last = 0;
+    let mut found = 0;
+    for caps in rule.captures_iter(text) {
+        let Some(secret) = caps.name("secret").or_else(|| caps.get(0)) else {
+            continue;
+        };
+        if secret.as_str().contains("[REDACTED") {
+            continue;
+        }
+        out.push_str(&text[last..secret.start()]);
+        out.push_str(&placeholder(kind));
+        last = secret.end();
+        found += 1;
+    }
+    if found > 0 {
+        out.push_str(&text[last..]);
+        *text = out;
+        *report.entry(kind.to_owned()).or_default() += found;
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -338,6 +347,91 @@ mod tests {
             let (out, report) = redacted(&text);
             assert!(out.contains(&format!("[REDACTED {kind}]")), "{kind}: {out}");
             assert_eq!(report.get(kind), Some(&1), "{kind}: {report:?}");
+        }
+    }
+
+    /// One sample of each shape `rules.rs` knows, as it appears in real text, and the value
+    /// that must not survive.
+    fn shapes() -> Vec<(String, &'static str, String)> {
+        let b64 = "Q2hhbmdlTWVQbGVhc2UxMjM0NTY3ODkwYWJjZGVmZ2hpams".repeat(2);
+        let raw = |text: String, kind, secret: String| (text, kind, secret);
+        let same = |text: String, kind| (text.clone(), kind, text);
+        vec![
+            raw(
+                "aws_secret_access_key = wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY\n".to_owned(),
+                "aws secret key",
+                "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY".to_owned(),
+            ),
+            same(format!("sk_live_{}", "4eC39HqLyjWDarjtT1zdp7dc"), "stripe key"),
+            same(format!("AIza{}", "SyD-9tSrke72PouQMnMX-a7eZSW0jkFMBWY"), "google api key"),
+            same(format!("npm_{}", "a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8"), "npm token"),
+            same(format!("pypi-AgEIcHlwaS5vcmc{}", "CJDk5NTQ0OTY3LTNmZjUtNDc5Ni1hODYxLTc0NWIxZWQ"), "pypi token"),
+            same(format!("SG.{}.{}", "ngeVfQFYQlKU0ufo8x5d1A", "TwL2iGABf9DHoTf-09kqeF8tAmbihYzrnopKc-1s5cr"), "sendgrid key"),
+            same(format!("hf_{}", "jRkTqGvBnWmXcLpZsYdFhAeUiOoKbNgQwErT"), "hugging face token"),
+            same(format!("SK{}", "2f1c3a4b5d6e7f8091a2b3c4d5e6f708"), "twilio key"),
+            raw(
+                format!("DefaultEndpointsProtocol=https;AccountName=acct;AccountKey={b64}==;EndpointSuffix=core.windows.net"),
+                "azure storage key",
+                format!("{b64}=="),
+            ),
+            raw(
+                "curl -H \"Authorization: Bearer 9f8e7d6c5b4a39281706f5e4d3c2b1a0\" https://api.example.com".to_owned(),
+                "authorization header",
+                "9f8e7d6c5b4a39281706f5e4d3c2b1a0".to_owned(),
+            ),
+            raw("mysql -u root -pS3cr3tPassw0rd shop".to_owned(), "command-line password", "S3cr3tPassw0rd".to_owned()),
+            raw(
+                "git clone https://deploy:hunter2-but-longer@git.example.com/app.git".to_owned(),
+                "url password",
+                "hunter2-but-longer".to_owned(),
+            ),
+            raw(
+                "DATABASE_URL=postgres://app:pg-pass-5521@db:5432/app".to_owned(),
+                "url password",
+                "pg-pass-5521".to_owned(),
+            ),
+            raw("PASSWORD=correct-horse-battery".to_owned(), "secret assignment", "correct-horse-battery".to_owned()),
+            raw("SECRET_KEY='django-insecure-8f7s6d5f4'".to_owned(), "secret assignment", "django-insecure-8f7s6d5f4".to_owned()),
+            raw("export API_TOKEN=tok-778899aabbcc".to_owned(), "secret assignment", "tok-778899aabbcc".to_owned()),
+            raw(
+                "{\"client_secret\": \"0a1b2c3d4e5f-client\"}".to_owned(),
+                "secret assignment",
+                "0a1b2c3d4e5f-client".to_owned(),
+            ),
+            same(format!("dop_v1_{}", "ab12".repeat(16)), "digitalocean token"),
+            same(format!("shpat_{}", "ab12".repeat(8)), "shopify token"),
+            same(format!("hvs.{}", "CAESIJ8k2mQx7Lp9Rz3Wv5Ty1Nb"), "vault token"),
+            same(format!("1234567890:AA{}", "Hk3m9Qx7Lp2Rz5Wv8Ty1Nb4Jc6Fd0Gs3A"), "telegram bot token"),
+        ]
+    }
+
+    #[test]
+    fn every_shape_is_replaced_and_named() {
+        for (text, kind, secret) in shapes() {
+            let (out, report) = redacted(&text);
+            assert!(!out.contains(&secret), "{kind} survived: {out}");
+            assert!(out.contains(&format!("[REDACTED {kind}]")), "{kind}: {out}");
+            assert_eq!(report.values().sum::<usize>(), 1, "{kind}: {report:?}");
+        }
+    }
+
+    /// Text that names secrets without holding one is left as it is.
+    #[test]
+    fn talk_about_secrets_is_not_redacted() {
+        let plain = [
+            "Authorization: see the docs for the header",
+            "set PASSWORD=$DB_PASSWORD before running",
+            "export TOKEN=\"${GITHUB_TOKEN}\"",
+            "the password field is required; the token expires",
+            "open https://example.com:8080/path and git@github.com:org/repo.git",
+            "mysql -u root -h db shop",
+            "let api_key = config.api_key;",
+            "bearer of bad news",
+        ];
+        for text in plain {
+            let (out, report) = redacted(text);
+            assert_eq!(out, text);
+            assert!(report.is_empty(), "{text}: {report:?}");
         }
     }
 

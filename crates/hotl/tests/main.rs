@@ -35,6 +35,7 @@ mod locking;
 mod mcp;
 mod pipe;
 mod real_llm;
+mod redaction;
 mod refs;
 mod remote;
 mod sandbox;
