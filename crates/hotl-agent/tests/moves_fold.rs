@@ -1475,3 +1475,33 @@ fn a_forks_spending_counts_in_the_turn_and_a_failed_fork_names_its_handle() {
     );
     assert!(f.session.totals.requests > before.requests);
 }
+
+/// A capped output's middle is not in the model's view, and one recall away: the main line's
+/// outputs are searched whole, from their blobs, with no fold needed and no model call.
+#[test]
+fn the_middle_of_a_capped_output_is_one_recall_away() {
+    let mut f = Fixture::new(
+        vec![
+            // The word is spelled out by the shell, so only the output holds it whole.
+            bash("seq 1 300 | sed \"s/^/pass /; 150s/.*/the detail code is oka$(echo pi)-7731/\""),
+            Reply::text("All passed."),
+        ],
+        false,
+        &["bash"],
+    );
+    f.submit("run the tests");
+    let answer_request = f.fake.captured()[1].body_text();
+    assert!(answer_request.contains("pass 1\\n"), "the head is shown");
+    assert!(
+        !answer_request.contains("okapi-7731"),
+        "the middle is left out"
+    );
+    let calls = f.fake.captured().len();
+    let hits = f.recall("okapi-7731", Some("exact"));
+    assert!(hits.contains("the detail code is okapi-7731"), "{hits}");
+    assert!(
+        hits.starts_with("[t"),
+        "the main line has no handle: {hits}"
+    );
+    assert_eq!(f.fake.captured().len(), calls, "no model call");
+}
