@@ -65,21 +65,34 @@ pub struct Exported {
     pub redacted: Report,
 }
 
-/// Writes `snapshot` to `path` as `format` (atomically: a reader never sees half a file),
-/// redacted by `redactor` when given, trimmed to `budget` bytes when given (pages only).
-pub fn write(
+/// An export made in memory: its bytes and what was done to them.
+pub struct Rendered {
+    /// The file's bytes.
+    pub bytes: Vec<u8>,
+    /// What trimming to the budget took out, a line each.
+    pub trimmed: Vec<String>,
+    /// What redaction replaced, by kind.
+    pub redacted: Report,
+}
+
+/// `snapshot` as `format`, redacted by `redactor` when given, trimmed to `budget` bytes when
+/// given (pages only).
+pub fn render(
     mut snapshot: Snapshot,
-    path: &Path,
     format: Format,
     redactor: Option<&Redactor>,
     budget: Option<usize>,
     now: &str,
-) -> Result<Exported> {
-    let (bytes, trimmed, redacted) = match format {
+) -> Result<Rendered> {
+    match format {
         Format::Html => {
             let written = crate::export_html(snapshot, now, redactor, budget)
                 .map_err(|e| DeliverError(e.to_string()))?;
-            (written.bytes, written.doc.trimmed, written.doc.redacted)
+            Ok(Rendered {
+                bytes: written.bytes,
+                trimmed: written.doc.trimmed,
+                redacted: written.doc.redacted,
+            })
         }
         Format::Md | Format::Jsonl => {
             let redacted = redactor
@@ -90,15 +103,32 @@ pub fn write(
             } else {
                 crate::flattened_log(&snapshot)
             };
-            (text.into_bytes(), Vec::new(), redacted)
+            Ok(Rendered {
+                bytes: text.into_bytes(),
+                trimmed: Vec::new(),
+                redacted,
+            })
         }
-    };
-    hotl_log::write_file_atomic(path, &bytes)
+    }
+}
+
+/// Writes `snapshot` to `path` as `format` (atomically: a reader never sees half a file),
+/// redacted by `redactor` when given, trimmed to `budget` bytes when given (pages only).
+pub fn write(
+    snapshot: Snapshot,
+    path: &Path,
+    format: Format,
+    redactor: Option<&Redactor>,
+    budget: Option<usize>,
+    now: &str,
+) -> Result<Exported> {
+    let rendered = render(snapshot, format, redactor, budget, now)?;
+    hotl_log::write_file_atomic(path, &rendered.bytes)
         .map_err(|e| DeliverError(format!("cannot write {}: {e}", path.display())))?;
     Ok(Exported {
         path: path.to_owned(),
-        trimmed,
-        redacted,
+        trimmed: rendered.trimmed,
+        redacted: rendered.redacted,
     })
 }
 

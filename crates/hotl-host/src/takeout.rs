@@ -76,20 +76,15 @@ fn now(store: &Store) -> String {
 
 /// Writes an export of a session; never appends to its log.
 pub fn export(store: &Store, cwd: &Path, req: &ExportRequest) -> Result<Exported, CliError> {
-    let format = req
-        .format
-        .or_else(|| req.path.as_deref().and_then(deliver::Format::of_path))
-        .unwrap_or(deliver::Format::Html);
-    // Relative paths are the user's directory's: the printed path is whole.
+    let format = export_format(req);
+    // Relative paths are the user's directory's: the printed path is whole. Without one, the
+    // page goes to the data directory, not into the user's project.
     let path = match req.path.as_ref().map(|p| cwd.join(p)) {
         Some(path) if path.is_dir() => path.join(format.default_name(&req.id)),
         Some(path) => path,
-        None => cwd.join(format.default_name(&req.id)),
+        None => exports_dir(store)?.join(format.default_name(&req.id)),
     };
-    let file = hotl_config::load_file()?;
-    let config = file.share.clone();
-    let snapshot = snapshot(store, &req.id, file)?;
-    let redactor = req.redact.then(|| redactor(&config));
+    let (snapshot, redactor) = prepare(store, req)?;
     deliver::write(
         snapshot,
         &path,
@@ -99,6 +94,42 @@ pub fn export(store: &Store, cwd: &Path, req: &ExportRequest) -> Result<Exported
         &now(store),
     )
     .map_err(|e| CliError::user(e.to_string()))
+}
+
+/// An export made in memory, for standard output (`req.path` is not used).
+pub fn export_bytes(store: &Store, req: &ExportRequest) -> Result<deliver::Rendered, CliError> {
+    let (snapshot, redactor) = prepare(store, req)?;
+    deliver::render(
+        snapshot,
+        export_format(req),
+        redactor.as_ref(),
+        req.budget,
+        &now(store),
+    )
+    .map_err(|e| CliError::user(e.to_string()))
+}
+
+/// The format asked for, else the path's, else a page.
+pub fn export_format(req: &ExportRequest) -> deliver::Format {
+    req.format
+        .or_else(|| req.path.as_deref().and_then(deliver::Format::of_path))
+        .unwrap_or(deliver::Format::Html)
+}
+
+/// The session's snapshot and the redactor the request asks for.
+fn prepare(store: &Store, req: &ExportRequest) -> Result<(Snapshot, Option<Redactor>), CliError> {
+    let file = hotl_config::load_file()?;
+    let config = file.share.clone();
+    let snapshot = snapshot(store, &req.id, file)?;
+    Ok((snapshot, req.redact.then(|| redactor(&config))))
+}
+
+/// Where exports go when no path is given: `<home>/exports/`, made private if new.
+pub fn exports_dir(store: &Store) -> Result<PathBuf, CliError> {
+    let dir = store.home().join("exports");
+    std::fs::create_dir_all(&dir)
+        .map_err(|e| CliError::user(format!("cannot make {}: {e}", dir.display())))?;
+    Ok(dir)
 }
 
 /// Writes an export of a log file read on its own (`hotl --export`): no session is opened.
@@ -119,7 +150,7 @@ pub fn export_file(
             let stem = log
                 .file_stem()
                 .map_or("session".into(), |s| s.to_string_lossy());
-            cwd.join(format!("hotl-{stem}.{}", format.extension()))
+            exports_dir(store)?.join(format!("hotl-{stem}.{}", format.extension()))
         }
     };
     deliver::write(

@@ -222,7 +222,8 @@ fn an_export_is_deterministic_and_never_touches_the_session() -> TestResult {
     let before = (std::fs::read(&log)?, std::fs::metadata(&log)?.modified()?);
     let (path, first) = export(&env, &[&rich.root])?;
     assert!(path.ends_with(".html"), "{path}");
-    assert!(path.starts_with(&env.cwd()), "{path}");
+    let exports = env.home.join("exports");
+    assert!(path.starts_with(&*exports.to_string_lossy()), "{path}");
     let (_, second) = export(&env, &[&rich.root, "-o", "again.html"])?;
     assert_eq!(first, second, "the same session exports to the same bytes");
     assert_eq!(
@@ -633,7 +634,7 @@ fn slash_export_writes_the_page_from_the_console() -> TestResult {
         &env,
         &fake,
         &[],
-        "hello there\n/export \"my pages/run one.html\"\n/export notes.md\n/exit\n",
+        "hello there\n/export \"my pages/run one.html\"\n/export notes.md\n/export\n/exit\n",
     )?
     else {
         return Ok(());
@@ -653,5 +654,55 @@ fn slash_export_writes_the_page_from_the_console() -> TestResult {
         "{out}"
     );
     assert!(std::fs::read_to_string(&md)?.starts_with("# hello there"));
+    // Without a path the page goes to the data directory, not the project.
+    assert!(
+        out.stdout.contains(&format!(
+            "exported to {}",
+            env.home.join("exports").display()
+        )),
+        "{out}"
+    );
+    let mut left = std::fs::read_dir(&env.project)?
+        .filter_map(|e| e.ok()?.file_name().into_string().ok())
+        .filter(|n| n.starts_with("hotl-"))
+        .peekable();
+    assert!(left.peek().is_none(), "nothing written into the project");
+    Ok(())
+}
+
+/// Without `-o`, Markdown and JSONL go to standard output and a page to the data directory;
+/// `-o -` is standard output for a page too. Nothing lands in the user's project.
+#[test]
+fn exports_stay_out_of_the_project_unless_asked() -> TestResult {
+    let env = Env::new()?;
+    let mut log = env.log("01JE0000000000000000000X01");
+    log.user("what does the build need");
+    log.assistant("a linker");
+    let id = env.import(&log)?;
+    let md = env.run(&["sessions", "export", &id, "--format", "md"]).ok();
+    assert!(md.stdout.starts_with("# what does the build need"), "{md}");
+    let jsonl = env
+        .run(&["sessions", "export", &id, "--format", "jsonl"])
+        .ok();
+    let first: serde_json::Value =
+        serde_json::from_str(jsonl.stdout.lines().next().ok_or("no line")?)?;
+    assert_eq!(first["type"], "session", "{jsonl}");
+    let page = env.run(&["sessions", "export", &id, "-o", "-"]).ok();
+    assert!(
+        page.stdout.starts_with("<!doctype html>") || page.stdout.starts_with("<!DOCTYPE html>"),
+        "{}",
+        &page.stdout[..page.stdout.len().min(80)]
+    );
+    let path = env.run(&["sessions", "export", &id]).ok();
+    assert!(
+        path.line()
+            .starts_with(&*env.home.join("exports").to_string_lossy()),
+        "{path}"
+    );
+    assert!(std::fs::read_to_string(path.line())?.contains("a linker"));
+    let written: Vec<_> = std::fs::read_dir(&env.project)?
+        .filter_map(Result::ok)
+        .collect();
+    assert!(written.is_empty(), "{written:?}");
     Ok(())
 }

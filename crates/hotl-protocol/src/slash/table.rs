@@ -253,7 +253,7 @@ pub const COMMANDS: &[SlashCommand] = &[
         name: "export",
         aliases: &[],
         args: "[PATH]",
-        help: "write this session as one offline HTML page (.md or .jsonl by the extension); prints the path",
+        help: "write this session as one offline HTML page (.md or .jsonl by the extension; without a path, into <home>/exports/); prints the path",
         needs: Needs::TERMINAL_SAVED,
     },
     SlashCommand {

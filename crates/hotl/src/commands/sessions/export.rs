@@ -13,16 +13,21 @@ use hotl_export::deliver;
 
 use crate::takeout::{self, ExportRequest};
 
-/// Write a session as one self-contained HTML page (or Markdown, or a JSONL log); prints the path
+/// Write a session as one self-contained HTML page (or Markdown, or a JSONL log)
+///
+/// A page goes to hotl's data directory unless `-o` says where (its path is printed);
+/// Markdown and JSONL go to standard output unless `-o` says where. `-o -` is standard
+/// output for any format.
 #[derive(Debug, Args)]
 #[command(
-    after_help = "Examples:\n  hotl sessions export @last                 ./hotl-<id>.html, works offline\n  hotl sessions export 1 -o notes/run.md     Markdown (from the extension)\n  hotl sessions export fix-bug --format jsonl -o fix.jsonl   importable elsewhere\n  hotl sessions export @last --redact        keys, tokens and $HOME hidden"
+    after_help = "Examples:\n  hotl sessions export @last                 <home>/exports/hotl-<id>.html, works offline\n  hotl sessions export 1 -o notes/run.md     Markdown (from the extension)\n  hotl sessions export 1 --format md | less  Markdown on standard output\n  hotl sessions export fix-bug --format jsonl -o fix.jsonl   importable elsewhere\n  hotl sessions export @last --redact        keys, tokens and $HOME hidden"
 )]
 pub struct ExportArgs {
     /// List number, id prefix, name or @last
     #[arg(value_name = "REF")]
     pub session: String,
-    /// Where to write (a directory takes the default name) [default: ./hotl-<id>.<format>]
+    /// Where to write (a directory takes the default name; `-` is standard output)
+    /// [default: a page to <home>/exports/hotl-<id>.html, md and jsonl to standard output]
     #[arg(short = 'o', long = "output", value_name = "PATH")]
     pub output: Option<PathBuf>,
     /// html, md or jsonl [default: from the path's extension, else html]
@@ -42,21 +47,31 @@ pub struct ExportArgs {
 
 pub fn run(ctx: &Ctx, args: &ExportArgs) -> Result<ExitCode, CliError> {
     let meta = ctx.resolve(&args.session)?;
-    let exported = takeout::export(
-        &ctx.store,
-        std::path::Path::new(&ctx.cwd),
-        &ExportRequest {
-            id: meta.id,
-            path: args.output.clone(),
-            format: args.format.map(Into::into),
-            redact: args.redact,
-            budget: match (args.full, args.max_bytes) {
-                (true, _) => None,
-                (false, Some(n)) => Some(n),
-                (false, None) => Some(hotl_export::DEFAULT_BUDGET),
-            },
+    let dash = args.output.as_deref() == Some(std::path::Path::new("-"));
+    let req = ExportRequest {
+        id: meta.id,
+        path: args.output.clone().filter(|_| !dash),
+        format: args.format.map(Into::into),
+        redact: args.redact,
+        budget: match (args.full, args.max_bytes) {
+            (true, _) => None,
+            (false, Some(n)) => Some(n),
+            (false, None) => Some(hotl_export::DEFAULT_BUDGET),
         },
-    )?;
+    };
+    let to_stdout =
+        dash || (req.path.is_none() && takeout::export_format(&req) != deliver::Format::Html);
+    if to_stdout {
+        let rendered = takeout::export_bytes(&ctx.store, &req)?;
+        for line in takeout::report_lines(&rendered.trimmed, &rendered.redacted) {
+            eprintln!("hotl: {line}");
+        }
+        let mut out = ctx.out();
+        out.write_all(&rendered.bytes)?;
+        flush(out)?;
+        return Ok(ExitCode::SUCCESS);
+    }
+    let exported = takeout::export(&ctx.store, std::path::Path::new(&ctx.cwd), &req)?;
     for line in takeout::report_lines(&exported.trimmed, &exported.redacted) {
         eprintln!("hotl: {line}");
     }
