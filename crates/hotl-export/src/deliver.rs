@@ -101,7 +101,7 @@ pub fn render(
             let text = if format == Format::Md {
                 crate::md::render(&snapshot)
             } else {
-                crate::flattened_log(&snapshot)
+                crate::standalone::with_blobs(crate::flattened_log(&snapshot), &snapshot)
             };
             Ok(Rendered {
                 bytes: text.into_bytes(),

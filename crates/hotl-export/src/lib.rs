@@ -17,6 +17,7 @@ mod names;
 pub mod redact;
 pub mod seal;
 pub mod snapshot;
+pub mod standalone;
 pub mod text;
 pub mod trim;
 

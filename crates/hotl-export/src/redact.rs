@@ -128,7 +128,7 @@ impl Redactor {
         for child in &mut s.children {
             self.text(&mut child.delegation.description, report);
         }
-        for blob in s.blobs.values_mut() {
+        for blob in s.blobs.values_mut().chain(s.frozen.values_mut()) {
             // Text blobs (full outputs, diffs) are redacted; images are not text.
             if let Ok(text) = std::str::from_utf8(blob) {
                 let mut text = text.to_owned();

@@ -30,6 +30,9 @@ pub struct Snapshot {
     pub tools: Vec<ToolInfo>,
     /// Blobs the records point at (full outputs, images, diffs) that could be read.
     pub blobs: BTreeMap<String, Vec<u8>>,
+    /// The frozen system prompt's and tool definitions' blobs as stored, by hash: what a log
+    /// exported to stand alone carries so that it resumes elsewhere exactly as here.
+    pub frozen: BTreeMap<String, Vec<u8>>,
     /// Delegated sessions this one can see, oldest first.
     pub children: Vec<Child>,
     /// What the session spent, when the caller priced it.
@@ -181,16 +184,24 @@ impl Snapshot {
         }
     }
 
+    fn keep_frozen(&mut self, hash: Option<&str>, bytes: Vec<u8>) {
+        if let Some(hash) = hash {
+            self.frozen.insert(hash.to_owned(), bytes);
+        }
+    }
+
     fn read_blobs(&mut self, blobs: &hotl_log::Blobs, start: &hotl_log::SessionStart) {
         if let Ok(Some(bytes)) =
             hotl_log::read_frozen(blobs, start.system_blob.as_deref(), "system prompt")
         {
             self.system = system_text(&bytes);
+            self.keep_frozen(start.system_blob.as_deref(), bytes);
         }
         if let Ok(Some(bytes)) =
             hotl_log::read_frozen(blobs, start.tools_blob.as_deref(), "tool definitions")
         {
             self.tools = tool_infos(&bytes);
+            self.keep_frozen(start.tools_blob.as_deref(), bytes);
         }
         let mut wanted = Vec::new();
         for record in &self.records {

@@ -38,7 +38,7 @@ impl Blobs {
     }
 
     fn store(&self, bytes: &[u8], sync: bool) -> Result<String> {
-        let hash = blake3::hash(bytes).to_hex().to_string();
+        let hash = blob_hash(bytes);
         let path = self.path(&hash);
         if let Ok(file) = fs::OpenOptions::new().write(true).open(&path)
             && file.metadata().is_ok_and(|m| m.len() == bytes.len() as u64)
@@ -118,6 +118,11 @@ impl Blobs {
     pub fn root(&self) -> &Path {
         &self.root
     }
+}
+
+/// The name a blob with these bytes is stored under (BLAKE3, 64 hex characters).
+pub fn blob_hash(bytes: &[u8]) -> String {
+    blake3::hash(bytes).to_hex().to_string()
 }
 
 /// Every blob hash a JSON value references: any field named `blob` or ending in `_blob`, at any

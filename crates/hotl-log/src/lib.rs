@@ -31,6 +31,7 @@ mod atomic;
 mod blob;
 mod block;
 mod branch;
+mod carried;
 mod check;
 mod clock;
 mod encoded;
@@ -50,7 +51,7 @@ mod tree;
 mod write;
 
 pub use crate::atomic::{Atomic, Perms, write_file_atomic};
-pub use crate::blob::{Blobs, blob_refs, read_frozen};
+pub use crate::blob::{Blobs, blob_hash, blob_refs, read_frozen};
 pub use crate::block::{Block, ToolInput, plain_text};
 pub use crate::branch::{RevertMark, revert_marks, visible_branch, visible_mask};
 pub use crate::check::{CheckReport, Finding, Severity};

@@ -460,7 +460,10 @@ impl Store {
             .at(path)?
             .read_to_end(&mut bytes)
             .at(path)?;
-        let log = read_from(&bytes[..], ReadOptions::default()).at(path)?;
+        // A log exported to stand alone carries its blobs after its records.
+        let (mut bytes, carried) = crate::carried::take_blobs(&bytes, &self.blobs())?;
+        let mut log = read_from(&bytes[..], ReadOptions::default()).at(path)?;
+        log.report.skipped.extend(carried.refused);
         let Some(at) = log.records.iter().position(|r| r.start().is_some()) else {
             // Say why a session line was refused, when there was one (a pin that is a path).
             let why = log
@@ -523,6 +526,7 @@ impl Store {
         Ok(Imported {
             id,
             report: log.report,
+            blobs: carried.stored,
         })
     }
 }
@@ -543,6 +547,8 @@ pub struct Imported {
     pub id: String,
     /// What reading the file skipped.
     pub report: LoadReport,
+    /// Blobs the file carried, stored in this home.
+    pub blobs: usize,
 }
 
 /// Appends the newline that turns a torn last line into an ordinary (skipped) one. Returns the

@@ -706,3 +706,54 @@ fn exports_stay_out_of_the_project_unless_asked() -> TestResult {
     assert!(written.is_empty(), "{written:?}");
     Ok(())
 }
+
+/// A JSONL export stands alone: imported into another home (no blob store in common), the
+/// session checks clean, its capped output's blob reads back whole, and it resumes with the
+/// same frozen prompt, no warning. Redacted, the same holds, with the secret gone from blobs.
+#[test]
+fn a_jsonl_export_moves_between_homes() -> TestResult {
+    let here = Env::new()?;
+    let fake = hotl_fakellm::FakeLlm::start(hotl_fakellm::Config::scripted([
+        hotl_fakellm::Reply::default().with_tool(
+            "bash",
+            json!({"command": "seq 1 500 | sed 's/^/line /'; echo sk-ant-api03-$(printf 'Q%.0s' $(seq 40))"}),
+        ),
+        hotl_fakellm::Reply::text("Printed."),
+    ]))?;
+    here.agent(&fake, &["-p", "print the lines", "--allow", "bash"])
+        .ok();
+    let id = here.only_session()?;
+    let there = Env::new()?;
+    for (name, extra) in [("plain.jsonl", None), ("red.jsonl", Some("--redact"))] {
+        let mut args = vec!["sessions", "export", &id, "-o", name];
+        args.extend(extra);
+        let out = here.run(&args).ok();
+        let file = out.line().to_owned();
+        let imported = there.run(&["sessions", "import", &file, "--new-id"]).ok();
+        let new = imported.line().to_owned();
+        let check = there.run(&["sessions", "check", &new]).ok();
+        assert!(!check.stdout.contains("missing"), "{check}");
+        let records = there.records(&new)?;
+        let blob = records
+            .iter()
+            .find_map(|r| r["blob"].as_str().map(str::to_owned))
+            .ok_or("the capped output names its blob")?;
+        let stored =
+            std::fs::read_to_string(there.home.join("blobs").join(&blob[..2]).join(&blob))?;
+        assert!(stored.contains("line 250\n"), "the whole output came along");
+        assert_eq!(
+            stored.contains(&"Q".repeat(40)),
+            extra.is_none(),
+            "{name}: the secret is in the plain blob only"
+        );
+        let resumed = there.agent(&fake, &["-r", &new, "-p", "again"]);
+        assert!(!resumed.stderr.contains("warning"), "{resumed}");
+    }
+    let requests = crate::common::requests(&fake)?;
+    assert_eq!(
+        requests[0]["system"], requests[2]["system"],
+        "the frozen prompt came along byte for byte"
+    );
+    assert_eq!(requests[0]["tools"], requests[2]["tools"]);
+    Ok(())
+}
