@@ -1,6 +1,7 @@
 //! A session as Markdown: messages as they were written, tool calls and results in fences
 //! that stay valid (a fence longer than any run of backticks inside), folds and compactions
-//! as quoted notes, turn ends as rules.
+//! as quoted notes followed by what they archived (in a section the reader opens), turn ends
+//! as rules.
 
 use std::fmt::Write as _;
 
@@ -94,14 +95,22 @@ fn write_item(
             note,
             since,
             until,
+            items,
             ..
         } => {
             let _ = writeln!(out, "> **folded `{handle}`** (t{since}..t{until})\n>");
             quote(out, note);
+            archived(out, items);
         }
-        Item::Compacted { until, summary, .. } => {
+        Item::Compacted {
+            until,
+            summary,
+            items,
+            ..
+        } => {
             let _ = writeln!(out, "> **compacted through t{until}**\n>");
             quote(out, summary);
+            archived(out, items);
         }
         Item::Elided { count, .. } => {
             let _ = writeln!(out, "_{count} archived items_\n");
@@ -116,6 +125,26 @@ fn write_item(
             prose(out, report);
         }
     }
+}
+
+/// The items an archived span holds, whole, in a section a reader opens (GitHub and most
+/// renderers fold `<details>`; plain text keeps them in order).
+fn archived(out: &mut String, items: &[Item]) {
+    if items.is_empty() {
+        return;
+    }
+    let n = items.len();
+    let _ = writeln!(
+        out,
+        "<details><summary>the archived span ({n} item{})</summary>\n",
+        if n == 1 { "" } else { "s" }
+    );
+    let results = crate::html::transcript::pair_results(items);
+    let paired = paired(&results);
+    for item in items {
+        write_item(out, item, &results, &paired);
+    }
+    out.push_str("</details>\n\n");
 }
 
 fn write_blocks(out: &mut String, answer: u64, blocks: &[Block], results: &Results) {

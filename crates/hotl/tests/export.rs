@@ -757,3 +757,50 @@ fn a_jsonl_export_moves_between_homes() -> TestResult {
     assert_eq!(requests[0]["tools"], requests[2]["tools"]);
     Ok(())
 }
+
+/// The Markdown export is the whole transcript: what a fold or a compaction archived is in it,
+/// in a section the reader opens, after the note.
+#[test]
+fn markdown_keeps_what_folds_and_compactions_archived() -> TestResult {
+    let env = Env::new()?;
+    let mut log = env.log("01JE0000000000000000000M01");
+    let first = log.user("first question about the parser");
+    let last = log.assistant("the parser needs a lookahead");
+    log.fold(
+        first,
+        last,
+        "a1b2c3d4",
+        "learned: the parser needs lookahead",
+    );
+    log.user("second question about the linker");
+    log.assistant("the linker wants -lfoo");
+    log.record(hotl_log::Body::Compaction {
+        until: log.seq(),
+        summary: "summary: parser and linker settled".to_owned(),
+    });
+    log.user("after the compaction");
+    log.assistant("fine");
+    let id = env.import(&log)?;
+    let md = env
+        .run(&["sessions", "export", &id, "--format", "md"])
+        .ok()
+        .stdout;
+    for said in [
+        "first question about the parser",
+        "the parser needs a lookahead",
+        "second question about the linker",
+        "the linker wants -lfoo",
+        "summary: parser and linker settled",
+        "after the compaction",
+    ] {
+        assert!(md.contains(said), "{said} is missing:\n{md}");
+    }
+    assert!(md.contains("<details><summary>the archived span"), "{md}");
+    let summary = md.find("parser and linker settled").ok_or("summary")?;
+    let archived = md.find("the linker wants -lfoo").ok_or("archived")?;
+    assert!(
+        summary < archived,
+        "the note comes first, then what it archived"
+    );
+    Ok(())
+}
