@@ -136,19 +136,30 @@
     details.appendChild(pre);
   }
 
+  // An item's own words, each text node apart (textContent glues a heading to the line after
+  // it): a fold's or compaction's card is its note, its archived items are items of their own.
+  function ownText(el) {
+    var parts = [];
+    var walker = document.createTreeWalker(el, NodeFilter.SHOW_TEXT);
+    for (var node = walker.nextNode(); node; node = walker.nextNode()) {
+      var up = node.parentNode;
+      while (up && up !== el && !(up.classList && up.classList.contains("item"))) { up = up.parentNode; }
+      if (up === el) { parts.push(node.nodeValue); }
+    }
+    return parts.join(" ").replace(/\s+/g, " ").trim();
+  }
+
   async function buildIndex() {
     var doc = await documentOf();
     var rests = doc.rest || [];
-    index = all("#app .item").filter(function (el) {
-      return !el.querySelector(".item");
-    }).map(function (el) {
-      var text = el.textContent;
+    index = all("#app .item").map(function (el) {
+      var text = ownText(el);
       // Rests not opened yet are searched from the document.
       all("details.more[data-rest]:not([data-filled])", el).forEach(function (d) {
-        text += "\n" + (rests[Number(d.getAttribute("data-rest"))] || "");
+        text += " " + (rests[Number(d.getAttribute("data-rest"))] || "").replace(/\s+/g, " ");
       });
-      return { el: el, text: text.toLowerCase() };
-    });
+      return { el: el, text: text, lower: text.toLowerCase() };
+    }).filter(function (e) { return e.text.length > 0; });
   }
 
   async function search(q) {
@@ -158,7 +169,7 @@
     if (!tokens.length) { box.classList.remove("open"); return 0; }
     if (!index) { await buildIndex(); }
     var hits = index.filter(function (e) {
-      return tokens.every(function (t) { return e.text.indexOf(t) >= 0; });
+      return tokens.every(function (t) { return e.lower.indexOf(t) >= 0; });
     });
     var status = document.createElement("div");
     status.className = "where";
@@ -171,8 +182,8 @@
       w.className = "where";
       w.textContent = where(hit.el);
       b.appendChild(w);
-      var i = hit.text.indexOf(tokens[0]);
-      b.appendChild(document.createTextNode(hit.text.slice(Math.max(0, i - 40), i + 80).replace(/\s+/g, " ")));
+      var i = hit.lower.indexOf(tokens[0]);
+      b.appendChild(document.createTextNode(hit.text.slice(Math.max(0, i - 40), i + 80)));
       b.addEventListener("click", function () { reveal(hit.el); });
       box.appendChild(b);
     });

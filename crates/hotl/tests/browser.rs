@@ -116,6 +116,8 @@ const SELFTEST: &str = r##"
   out.closed = !overlay.classList.contains("open");
   out.searchArchived = await window.hotlSearch("ARCHIVED-TOKEN-ALPHA");
   out.whereArchived = Array.from(document.querySelectorAll("#results .where")).slice(1).map((e) => e.textContent);
+  out.snippetArchived = (document.querySelectorAll("#results button")[0] || {}).textContent || "";
+  out.searchNote = await window.hotlSearch("README has 30 lines");
   out.searchChild = await window.hotlSearch("GRANDCHILD-TOKEN-GAMMA");
   out.whereChild = Array.from(document.querySelectorAll("#results .where")).slice(1).map((e) => e.textContent);
   out.searchNothing = await window.hotlSearch("NO-SUCH-TOKEN-ANYWHERE");
@@ -224,6 +226,15 @@ fn the_page_behaves_as_a_reader_expects() -> TestResult {
             .as_str()
             .unwrap_or("")
             .contains("main · archived"),
+        "{result}"
+    );
+    // A fold's note is searched too; a snippet keeps its case and the spaces between words.
+    assert_eq!(result["searchNote"], 1, "{result}");
+    assert!(
+        result["snippetArchived"]
+            .as_str()
+            .unwrap_or("")
+            .contains("First task done: ARCHIVED-TOKEN-ALPHA"),
         "{result}"
     );
     assert_eq!(result["searchChild"], 1);
