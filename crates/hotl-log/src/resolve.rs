@@ -67,8 +67,17 @@ fn resolve_inner<'a>(
             None => Resolution::NoMatch,
         };
     }
-    if let Some(m) = live.iter().find(|m| m.name.as_deref() == Some(query)) {
-        return Resolution::One(*m);
+    // Names are unique, but a home can hold two sessions of one name (written by an older
+    // version, or copied in by hand): that name is ambiguous, not the newer one's.
+    let named: Vec<&SessionMeta> = live
+        .iter()
+        .copied()
+        .filter(|m| m.name.as_deref() == Some(query))
+        .collect();
+    match named.len() {
+        0 => {}
+        1 => return Resolution::One(named[0]),
+        _ => return Resolution::Ambiguous(named),
     }
     let upper = query.to_ascii_uppercase();
     if upper.len() == 26
@@ -117,6 +126,41 @@ impl crate::store::Store {
             }),
             None => Ok(()),
         }
+    }
+}
+
+impl crate::store::Store {
+    /// When `id`'s name is held by another live session too (a copy imported beside its
+    /// original), names `id` the first free `<name>-2`, `<name>-3`, …; returns the old name and
+    /// the new one.
+    pub fn keep_name_unique(&self, id: &str) -> Result<Option<(String, String)>> {
+        let metas = self.list()?;
+        let Some(name) = metas
+            .iter()
+            .find(|m| m.id == id)
+            .and_then(|m| m.name.clone())
+        else {
+            return Ok(None);
+        };
+        let taken = |n: &str| {
+            metas
+                .iter()
+                .any(|m| !m.dropped && m.id != id && m.name.as_deref() == Some(n))
+        };
+        if !taken(&name) {
+            return Ok(None);
+        }
+        let base: String = name.chars().take(56).collect();
+        let Some(fresh) = (2..)
+            .map(|k: u32| format!("{base}-{k}"))
+            .find(|n| !taken(n))
+        else {
+            return Ok(None);
+        };
+        self.writer(id)?.append(crate::Body::Name {
+            name: Some(fresh.clone()),
+        })?;
+        Ok(Some((name, fresh)))
     }
 }
 

@@ -523,10 +523,15 @@ impl Store {
         fsutil::create_private_dir(&self.sessions_dir())?;
         let _lock = self.lock(&id)?;
         self.publish(&id, &bytes)?;
+        drop(_lock);
+        // Names stay unique: a copy beside its original, or another session of the same name,
+        // takes a free one.
+        let renamed = self.keep_name_unique(&id)?;
         Ok(Imported {
             id,
             report: log.report,
             blobs: carried.stored,
+            renamed,
         })
     }
 }
@@ -549,6 +554,8 @@ pub struct Imported {
     pub report: LoadReport,
     /// Blobs the file carried, stored in this home.
     pub blobs: usize,
+    /// The copy's name and the one it was given, when another session held it.
+    pub renamed: Option<(String, String)>,
 }
 
 /// Appends the newline that turns a torn last line into an ordinary (skipped) one. Returns the

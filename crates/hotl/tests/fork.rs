@@ -213,3 +213,27 @@ fn a_missing_grandparent_is_named_with_its_child() -> TestResult {
     );
     Ok(())
 }
+
+/// A fork only reads its parent: a parent made in a directory that is gone here (another
+/// machine, a moved project) is forked into the current directory, which is said.
+#[test]
+fn a_parent_whose_directory_is_gone_is_forked_here() -> TestResult {
+    let env = Env::new()?;
+    let gone = env.root().join("moved-away");
+    std::fs::create_dir_all(&gone)?;
+    let mut log = hotl_testkit::LogBuilder::new(FIXED_ID, &gone.display().to_string());
+    log.user("build it");
+    log.assistant("built");
+    env.import(&log)?;
+    std::fs::remove_dir_all(&gone)?;
+    let out = env.run(&["sessions", "fork", FIXED_ID]).ok();
+    assert!(
+        out.stderr
+            .contains("does not exist here; the fork works in"),
+        "{out}"
+    );
+    let fork = out.line().to_owned();
+    let records = env.records(&fork)?;
+    assert_eq!(records[0]["cwd"], env.cwd(), "{records:?}");
+    Ok(())
+}

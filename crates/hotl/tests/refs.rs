@@ -89,3 +89,53 @@ fn a_reference_that_matches_nothing_is_the_only_thing_said() {
     assert!(out.stderr.contains("no session matches"), "{out}");
     assert!(!out.stderr.contains("demo model"), "{out}");
 }
+
+/// An imported copy does not take its original's name: it is given a free one and told so;
+/// and a name two sessions hold (copied in by hand) is ambiguous, not the newer one's.
+#[test]
+fn names_stay_unique_across_imports() -> TestResult {
+    let env = Env::new()?;
+    let fake = crate::common::fake_answering(1)?;
+    env.agent(&fake, &["-p", "hi"]).ok();
+    let id = env.only_session()?;
+    env.run(&["sessions", "rename", &id, "mywork"]).ok();
+    let file = env
+        .run(&[
+            "sessions",
+            "export",
+            &id,
+            "--format",
+            "jsonl",
+            "-o",
+            "copy.jsonl",
+        ])
+        .ok();
+    let copy = env
+        .run(&["sessions", "import", file.line(), "--new-id"])
+        .ok();
+    assert!(
+        copy.stderr
+            .contains("\"mywork\" is another session's; this copy is named \"mywork-2\""),
+        "{copy}"
+    );
+    assert!(
+        env.run(&["sessions", "show", "mywork-2"])
+            .ok()
+            .stdout
+            .contains(copy.line())
+    );
+    // Two logs holding one name, put in place by hand: the name is refused as ambiguous.
+    let second = env
+        .run(&["sessions", "import", file.line(), "--new-id"])
+        .ok();
+    let log = env.log_path(second.line());
+    let mut text = std::fs::read_to_string(&log)?;
+    text = text.replace("\"mywork-3\"", "\"mywork\"");
+    std::fs::write(&log, text)?;
+    let resumed = env.run(&["sessions", "show", "mywork"]).fails(1);
+    assert!(
+        resumed.stderr.contains("matches 2 sessions") || resumed.stderr.contains("ambiguous"),
+        "{resumed}"
+    );
+    Ok(())
+}

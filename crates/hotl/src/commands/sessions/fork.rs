@@ -50,7 +50,18 @@ pub fn run(ctx: &Ctx, args: &ForkArgs) -> Result<ExitCode, CliError> {
         flush(out)?;
         return Ok(ExitCode::SUCCESS);
     }
-    let writer = hotl_agent::fork(&ctx.store, &parent, at, args.name.as_deref(), &parent.cwd)?;
+    // A fork only reads its parent: one whose directory is gone (made on another machine,
+    // or moved) is forked here, as `--fork-from` does.
+    let cwd = if std::path::Path::new(&parent.cwd).is_dir() {
+        parent.cwd.as_str()
+    } else {
+        eprintln!(
+            "hotl: {} does not exist here; the fork works in {}",
+            parent.cwd, ctx.cwd
+        );
+        ctx.cwd.as_str()
+    };
+    let writer = hotl_agent::fork(&ctx.store, &parent, at, args.name.as_deref(), cwd)?;
     let mut out = ctx.out();
     writeln!(out, "{}", writer.id())?;
     flush(out)?;

@@ -72,6 +72,9 @@ pub fn run(ctx: &Ctx, args: &ImportArgs) -> Result<ExitCode, CliError> {
     if let Some(skipped) = imported.report.summary() {
         eprintln!("hotl: imported with damage: {skipped} (kept in the file as they were)");
     }
+    if let Some((taken, fresh)) = &imported.renamed {
+        eprintln!("hotl: the name {taken:?} is another session's; this copy is named {fresh:?}");
+    }
     let mut out = ctx.out();
     writeln!(out, "{}", imported.id)?;
     flush(out)?;
