@@ -154,8 +154,13 @@ impl hotl_tui::Host for StoreHost<'_> {
                 if m.cwd != self.ctx.cwd {
                     detail.push_str(&format!(" · {}", self.ctx.tilde(&m.cwd)));
                 }
+                // A named session shows its name first, and typing the name finds it.
+                let label = match &m.name {
+                    Some(name) => format!("{name} · {}", m.display_title()),
+                    None => m.display_title().to_owned(),
+                };
                 Row {
-                    label: m.display_title().chars().take(60).collect(),
+                    label: label.chars().take(60).collect(),
                     detail,
                     value: m.id.clone(),
                     near: m.cwd == self.ctx.cwd,
@@ -255,6 +260,10 @@ impl hotl_tui::Host for StoreHost<'_> {
             tracing::warn!("cannot read session {id} for the terminal UI: {e}");
             Vec::new()
         })
+    }
+
+    fn session_name(&self, id: &str) -> Option<String> {
+        self.ctx.store.meta(id).ok()?.name
     }
 
     fn session_dir(&self, id: &str) -> Option<String> {

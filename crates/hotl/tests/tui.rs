@@ -1374,3 +1374,44 @@ fn the_resume_picker_finds_a_session_by_what_was_said() -> TestResult {
     assert!(env.session_ids()?.contains(&id));
     Ok(())
 }
+
+/// A named session shows its name in the `/resume` picker, typing the name finds it, and the
+/// goodbye tells to resume it by name.
+#[test]
+fn a_sessions_name_is_shown_found_and_told() -> TestResult {
+    let env = Env::new()?;
+    let fake = FakeLlm::start(Config::scripted([Reply::text("back on it")]))?;
+    let mut log = env.log("01J0000000000000000000000N");
+    log.turn("tune the cache");
+    let id = env.import(&log)?;
+    env.run(&["sessions", "rename", &id, "cache-tuning"]).ok();
+    let Some(shown) = tui(
+        &env,
+        &fake,
+        &[],
+        &[
+            UP,
+            Type("/resume\r"),
+            Shows("resume a session"),
+            Type("cache-tun"),
+            Shows("cache-tuning · tune the cache"),
+            Type("\r"),
+            Shows("resumed "),
+            Idle,
+            Type("and now?\r"),
+            Shows("back on it"),
+            Idle,
+            EXIT,
+        ],
+    )?
+    else {
+        return Ok(());
+    };
+    assert_eq!(shown.code, 0, "{}", shown.screen());
+    assert!(
+        shown.has(&format!("session {id} · resume with: hotl -r cache-tuning")),
+        "{}",
+        shown.screen()
+    );
+    Ok(())
+}

@@ -117,9 +117,12 @@ async fn converse(agent: &mut Agent, host: &dyn Host, options: &Options) -> io::
     if options.ephemeral {
         say("session not saved (--no-session): nothing was written");
     } else if live.saved {
+        let by = host
+            .session_name(&live.session)
+            .unwrap_or_else(|| live.session.clone());
         say(format_args!(
-            "session {} · resume with: hotl -r {}",
-            live.session, live.session
+            "session {} · resume with: hotl -r {by}",
+            live.session
         ));
     }
     Ok(Ended {

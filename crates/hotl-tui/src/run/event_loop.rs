@@ -599,7 +599,8 @@ impl<'a> Loop<'a> {
             "session not saved (--no-session): nothing was written".to_owned()
         } else if app.saved {
             let id = &app.session;
-            format!("session {id} · resume with: hotl -r {id}")
+            let by = self.host.session_name(id).unwrap_or_else(|| id.clone());
+            format!("session {id} · resume with: hotl -r {by}")
         } else {
             "nothing was saved: the session is written with its first message".to_owned()
         };

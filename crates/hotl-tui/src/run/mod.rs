@@ -95,6 +95,8 @@ pub trait Host {
         agent: Foreign,
         query: &str,
     ) -> Result<(SwitchTo, Vec<String>), String>;
+    /// Session `id`'s name, when it has one (what the goodbye tells to resume it by).
+    fn session_name(&self, id: &str) -> Option<String>;
     /// Session `id`'s recorded working directory.
     fn session_dir(&self, id: &str) -> Option<String>;
     /// The directory hotl was started in.
