@@ -142,6 +142,24 @@ impl Ctx {
         })
     }
 
+    /// [`Ctx::resolve`] for a command that changes a session or sends it away (`command`, as
+    /// typed after `hotl`): without a terminal a list number is refused, since numbers shift
+    /// as sessions start and a script's `2` may name another session by the time it runs;
+    /// an id prefix, a name or `@last` is taken as meant.
+    pub fn resolve_to_change(&self, query: &str, command: &str) -> Result<SessionMeta, CliError> {
+        let meta = self.resolve(query)?;
+        let by_number =
+            !query.starts_with('0') && query.len() < 6 && query.parse::<usize>().is_ok();
+        if by_number && !std::io::IsTerminal::is_terminal(&std::io::stdin()) {
+            return Err(CliError::user(format!(
+                "`{command} {query}` names a session by its list number, which shifts as \
+                 sessions start; without a terminal it is refused"
+            ))
+            .hint(format!("name it by id: hotl {command} {}", meta.id)));
+        }
+        Ok(meta)
+    }
+
     /// [`Ctx::resolve`], with `None` when nothing matches (an ambiguous reference is still an
     /// error: it names candidates).
     pub fn find(&self, query: &str) -> Result<Option<SessionMeta>, CliError> {

@@ -38,7 +38,7 @@ pub use programs::runs_programs;
 pub use rules::{
     Denied, DenyRead, Granted, HOME_SECRETS, Inputs, Net, Refusal, Rules, Writable, resolve,
 };
-pub use safe_git::git;
+pub use safe_git::{git, git_with};
 
 /// The flag that carries a command's rules (JSON) to the process that leads its group.
 pub const RULES_FLAG: &str = "--sandbox-rules";

@@ -4,8 +4,9 @@
 //! write (`.git/config`, `.gitattributes`, a `.git` file naming another directory) then gains
 //! nothing when hotl runs git in it, whatever its configuration says.
 
+use std::io;
 use std::path::Path;
-use std::process::{Command, Stdio};
+use std::process::{Command, Output, Stdio};
 
 /// Settings that name no program, whatever the repository set.
 const OFF: &[(&str, &str)] = &[
@@ -37,11 +38,17 @@ const DRIVER_PROGRAMS: &[(&str, &[&str])] = &[
 /// `git -C dir` with every program its configuration names turned off (through
 /// `GIT_CONFIG_COUNT`, which outranks every configuration file), and no pager.
 pub fn git(dir: &Path) -> Command {
+    git_with(dir, Command::output)
+}
+
+/// [`git`], its configuration read by running `probe` on a `git config` command: for a caller
+/// that keeps track of the processes it starts (so that one ending first ends them too).
+pub fn git_with(dir: &Path, probe: impl FnOnce(&mut Command) -> io::Result<Output>) -> Command {
     let mut settings: Vec<(String, String)> = OFF
         .iter()
         .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
         .collect();
-    for key in driver_keys(dir) {
+    for key in driver_keys(dir, probe) {
         settings.push((key.clone(), String::new()));
         if key.starts_with("filter.")
             && let Some(driver) = key.rsplit_once('.').map(|(d, _)| d)
@@ -66,7 +73,7 @@ fn apply(command: &mut Command, settings: &[(String, String)]) {
 
 /// The driver settings naming programs in `dir`'s configuration (read with git itself, which
 /// runs nothing to read it).
-fn driver_keys(dir: &Path) -> Vec<String> {
+fn driver_keys(dir: &Path, probe: impl FnOnce(&mut Command) -> io::Result<Output>) -> Vec<String> {
     let mut command = Command::new("git");
     command
         .arg("-C")
@@ -75,7 +82,7 @@ fn driver_keys(dir: &Path) -> Vec<String> {
         .stdin(Stdio::null())
         .stderr(Stdio::null());
     apply(&mut command, &[]);
-    let Ok(out) = command.output() else {
+    let Ok(out) = probe(&mut command) else {
         return Vec::new();
     };
     let text = String::from_utf8_lossy(&out.stdout);

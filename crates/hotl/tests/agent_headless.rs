@@ -297,3 +297,44 @@ fn an_unknown_tool_in_allow_is_refused_naming_the_tools() -> TestResult {
     assert!(requests(&fake)?.is_empty());
     Ok(())
 }
+
+/// A headless run in a git repository leaves no process behind: the snapshot's git (down to
+/// the one reading the configuration) is ended and reaped before hotl exits, so nothing of
+/// its process group is left running or `<defunct>`. Run five times: the git it ends races
+/// the exit.
+#[test]
+fn a_run_leaves_no_git_behind() -> TestResult {
+    let env = Env::new()?;
+    std::process::Command::new("git")
+        .args(["init", "-q"])
+        .current_dir(&env.project)
+        .status()?;
+    std::fs::write(env.project.join("a.txt"), "x\n")?;
+    let fake = crate::common::fake_answering(5)?;
+    for _ in 0..5 {
+        let hotl = env.command_against("anthropic", &fake, crate::common::MODEL);
+        let mut cmd = std::process::Command::new("setsid");
+        cmd.arg("sh")
+            .arg("-c")
+            .arg("\"$0\" \"$@\" >/dev/null 2>&1; ps -o stat=,args= -g $$")
+            .arg(hotl.get_program())
+            .args(hotl.get_args())
+            .args(["-p", "hi"])
+            .current_dir(&env.project);
+        for (key, value) in hotl.get_envs() {
+            match value {
+                Some(v) => cmd.env(key, v),
+                None => cmd.env_remove(key),
+            };
+        }
+        let out = cmd.output()?;
+        let left = String::from_utf8_lossy(&out.stdout);
+        assert!(
+            !left
+                .lines()
+                .any(|l| l.contains("[git]") || l.split_whitespace().nth(1) == Some("git")),
+            "left behind:\n{left}"
+        );
+    }
+    Ok(())
+}

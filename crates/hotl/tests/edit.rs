@@ -29,7 +29,7 @@ fn rename_appends_one_name_record() -> TestResult {
     let env = Env::new()?;
     env.import(&env.log_with_turns(FIXED_ID, 1))?;
     let before = env.log_bytes(FIXED_ID)?;
-    let out = env.run(&["sessions", "rename", "1", "auth-work"]).ok();
+    let out = env.run(&["sessions", "rename", FIXED_ID, "auth-work"]).ok();
     assert_eq!(out.stdout, format!("renamed {FIXED_ID} to auth-work\n"));
     appended_one(&env, &before, "name")?;
     let json = env.json(&["sessions", "show", "auth-work", "--json"])?;
@@ -43,13 +43,13 @@ fn rename_refuses_bad_names() -> TestResult {
     env.import(&env.log_with_turns(FIXED_ID, 1))?;
     let before = env.log_bytes(FIXED_ID)?;
     for name in ["a/b", "..", "x..y", "tab\there", "bell\u{7}", "new\nline"] {
-        let out = env.run(&["sessions", "rename", "1", name]).fails(1);
+        let out = env.run(&["sessions", "rename", FIXED_ID, name]).fails(1);
         assert!(
             out.stderr.contains("invalid session name"),
             "{name:?}: {out}"
         );
     }
-    let out = env.run(&["sessions", "rename", "1", "a/b"]).fails(1);
+    let out = env.run(&["sessions", "rename", FIXED_ID, "a/b"]).fails(1);
     insta::assert_snapshot!(out, @r#"
         [stderr]
         hotl: invalid session name "a/b": it contains a path separator
@@ -103,7 +103,9 @@ fn revert_appends_one_record_and_drops_later_turns_from_the_view() -> TestResult
     assert!(show.stdout.contains("── end of turn 1 · t7 ──"), "{show}");
     let before = env.log_bytes(FIXED_ID)?;
 
-    let out = env.run(&["sessions", "revert", "1", "--to", "t7"]).ok();
+    let out = env
+        .run(&["sessions", "revert", FIXED_ID, "--to", "t7"])
+        .ok();
     assert!(out.stdout.contains("1 turn kept"), "{out}");
     appended_one(&env, &before, "revert")?;
     assert_eq!(env.turns(FIXED_ID)?, 1);
@@ -131,7 +133,7 @@ fn revert_off_a_boundary_names_the_nearest() -> TestResult {
     env.import(&env.log_with_turns(FIXED_ID, 3))?;
     let before = env.log_bytes(FIXED_ID)?;
     let out = env
-        .run(&["sessions", "revert", "1", "--to", "t10"])
+        .run(&["sessions", "revert", FIXED_ID, "--to", "t10"])
         .fails(1);
     insta::assert_snapshot!(out, @r"
         [stderr]
@@ -139,11 +141,11 @@ fn revert_off_a_boundary_names_the_nearest() -> TestResult {
         [exit status: 1]
     ");
     let head = env
-        .run(&["sessions", "revert", "1", "--to", "t19"])
+        .run(&["sessions", "revert", FIXED_ID, "--to", "t19"])
         .fails(1);
     assert!(head.stderr.contains("nothing to revert"), "{head}");
     let garbage = env
-        .run(&["sessions", "revert", "1", "--to", "yesterday"])
+        .run(&["sessions", "revert", FIXED_ID, "--to", "yesterday"])
         .fails(1);
     assert!(garbage.stderr.contains("not a stamp"), "{garbage}");
     assert_eq!(env.log_bytes(FIXED_ID)?, before);
@@ -159,7 +161,7 @@ fn clear_empties_the_model_view_but_not_the_transcript() -> TestResult {
     assert!(model.stdout.contains("[t3] message 1"), "{model}");
     let before = env.log_bytes(FIXED_ID)?;
 
-    let out = env.run(&["sessions", "clear", "1"]).ok();
+    let out = env.run(&["sessions", "clear", FIXED_ID]).ok();
     assert!(
         out.stdout
             .starts_with(&format!("cleared {FIXED_ID} at t14")),
@@ -413,5 +415,35 @@ fn a_fork_into_a_worktree_checks_out_the_code_of_its_point() -> TestResult {
         .fails(1);
     assert!(run.stderr.contains("no worktree for the fork"), "{run}");
     assert_eq!(plain.session_ids()?.len(), 1);
+    Ok(())
+}
+
+/// A command that changes a session takes no list number without a terminal (numbers shift as
+/// sessions start: a script's `1` may name another session by then); reading ones do, and an
+/// id or a name is taken as meant.
+#[test]
+fn writing_commands_refuse_list_numbers_off_a_terminal() -> TestResult {
+    let env = Env::new()?;
+    env.import(&env.log_with_turns(FIXED_ID, 2))?;
+    let before = env.log_bytes(FIXED_ID)?;
+    for args in [
+        vec!["sessions", "rename", "1", "x"],
+        vec!["sessions", "clear", "1"],
+        vec!["sessions", "revert", "1", "--to", "t1"],
+        vec!["fold", "1"],
+        vec!["compact", "1"],
+    ] {
+        let out = env.run(&args).fails(1);
+        assert!(
+            out.stderr.contains("names a session by its list number")
+                && out.stderr.contains(FIXED_ID),
+            "{args:?}: {out}"
+        );
+    }
+    assert_eq!(env.log_bytes(FIXED_ID)?, before, "nothing was written");
+    env.run(&["sessions", "show", "1"]).ok();
+    env.run(&["recall", "1", "anything"]).ok();
+    env.run(&["sessions", "rename", FIXED_ID, "named"]).ok();
+    env.run(&["sessions", "clear", "named"]).ok();
     Ok(())
 }

@@ -18,7 +18,9 @@ fn a_held_lock_refuses_writes_and_allows_reads() -> TestResult {
     let before = env.log_bytes(FIXED_ID)?;
     let holder = Holder::spawn(&env.home.join("sessions").join(format!("{FIXED_ID}.lock")))?;
 
-    let out = env.run(&["sessions", "rename", "1", "renamed"]).fails(1);
+    let out = env
+        .run(&["sessions", "rename", FIXED_ID, "renamed"])
+        .fails(1);
     assert!(
         out.stderr.contains("owned by another hotl process"),
         "{out}"
@@ -28,7 +30,7 @@ fn a_held_lock_refuses_writes_and_allows_reads() -> TestResult {
         "{out}"
     );
     assert!(out.stderr.contains("hint: it can still be read"), "{out}");
-    let clear = env.run(&["sessions", "clear", "1"]).fails(1);
+    let clear = env.run(&["sessions", "clear", FIXED_ID]).fails(1);
     assert!(
         clear.stderr.contains("owned by another hotl process"),
         "{clear}"
@@ -42,7 +44,7 @@ fn a_held_lock_refuses_writes_and_allows_reads() -> TestResult {
     env.run(&["sessions", "check", "1"]).ok();
 
     holder.release()?;
-    env.run(&["sessions", "rename", "1", "renamed"]).ok();
+    env.run(&["sessions", "rename", FIXED_ID, "renamed"]).ok();
     assert_eq!(
         env.json(&["sessions", "show", "renamed", "--json"])?["id"],
         FIXED_ID
@@ -76,7 +78,7 @@ fn a_holder_that_wrote_no_pid_is_pid_unknown() -> TestResult {
         std::thread::sleep(Duration::from_millis(10));
     }
     std::fs::write(&lock, b"")?;
-    let out = env.run(&["sessions", "rename", "1", "renamed"]);
+    let out = env.run(&["sessions", "rename", FIXED_ID, "renamed"]);
     drop(child.stdin.take());
     child.wait()?;
     let out = out.fails(1);

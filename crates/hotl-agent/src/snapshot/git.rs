@@ -29,7 +29,7 @@ pub(super) fn nearest_git_entry(cwd: &Path) -> Option<PathBuf> {
 /// missing, inside a `.git` directory or a bare repository, and when `cwd` is a directory git
 /// ignores: nothing under it would be snapshotted, so the content-hash manifests do it).
 pub(super) fn work_tree(cwd: &Path) -> Option<PathBuf> {
-    let out = children::output(hotl_sandbox::git(cwd).args([
+    let out = children::output(children::git(cwd).args([
         "rev-parse",
         "--is-inside-work-tree",
         "--show-toplevel",
@@ -42,7 +42,7 @@ pub(super) fn work_tree(cwd: &Path) -> Option<PathBuf> {
         return None;
     }
     let top = PathBuf::from(lines.next()?);
-    let ignored = children::output(hotl_sandbox::git(cwd).args(["check-ignore", "-q", "."]))
+    let ignored = children::output(children::git(cwd).args(["check-ignore", "-q", "."]))
         .is_ok_and(|o| o.status.success());
     (!ignored).then_some(top)
 }
@@ -63,7 +63,7 @@ pub(super) fn tree(cwd: &Path, top: &Path, index: &Path, excluded: &[PathBuf]) -
     // Pathspecs go on stdin (there may be many), NUL-separated and literal (a name may hold
     // glob characters).
     let git = |args: &[&str], pathspecs: Option<&[String]>| -> Option<Output> {
-        let mut command = hotl_sandbox::git(cwd);
+        let mut command = children::git(cwd);
         command.args(args).env("GIT_INDEX_FILE", index);
         let Some(pathspecs) = pathspecs else {
             return children::output(&mut command)
@@ -85,6 +85,7 @@ pub(super) fn tree(cwd: &Path, top: &Path, index: &Path, excluded: &[PathBuf]) -
         writer.join().ok()?.ok()?;
         Some(output)
     };
+    clear_stale_lock(index);
     if !index.exists() {
         // No HEAD yet (no commits) is fine: the add below stages everything.
         let _ = git(&["read-tree", "HEAD"], None);
@@ -130,6 +131,36 @@ pub(super) fn tree(cwd: &Path, top: &Path, index: &Path, excluded: &[PathBuf]) -
     is_tree_id(&id).then_some(id)
 }
 
+/// A git killed while it worked on hotl's index `index` leaves its lock, and maybe the index
+/// written with the umask's mode: the lock goes (the git that held it is gone), the index is
+/// made private.
+pub(super) fn after_killed(index: &Path) {
+    let mut lock = index.as_os_str().to_owned();
+    lock.push(".lock");
+    let _ = std::fs::remove_file(PathBuf::from(lock));
+    private(index);
+}
+
+/// A lock on hotl's own index older than this was left by a git that died with its hotl
+/// (SIGKILL, a power cut): no snapshot git runs this long.
+const STALE_LOCK: std::time::Duration = std::time::Duration::from_secs(600);
+
+/// Removes `index`'s lock when it is stale ([`STALE_LOCK`]).
+fn clear_stale_lock(index: &Path) {
+    let mut lock = index.as_os_str().to_owned();
+    lock.push(".lock");
+    let lock = PathBuf::from(lock);
+    let stale = std::fs::metadata(&lock)
+        .and_then(|m| m.modified())
+        .is_ok_and(|at| at.elapsed().is_ok_and(|age| age > STALE_LOCK));
+    if stale && std::fs::remove_file(&lock).is_ok() {
+        tracing::info!(
+            "removed a stale lock left by a git that died: {}",
+            lock.display()
+        );
+    }
+}
+
 /// Makes `file` readable by its owner only, when it is not already.
 fn private(file: &Path) {
     use std::os::unix::fs::PermissionsExt;
@@ -146,7 +177,7 @@ fn private(file: &Path) {
 /// Files of the work tree the user's index does not track (and git does not ignore) over
 /// [`MAX_UNTRACKED`], as absolute paths.
 fn large_untracked(cwd: &Path, top: &Path) -> Vec<PathBuf> {
-    let Ok(out) = children::output(hotl_sandbox::git(cwd).args([
+    let Ok(out) = children::output(children::git(cwd).args([
         "ls-files",
         "-z",
         "--others",
@@ -168,7 +199,7 @@ fn large_untracked(cwd: &Path, top: &Path) -> Vec<PathBuf> {
 /// The patch from tree `from` to tree `to` (binary-safe), or `None` when git cannot make it.
 pub(super) fn diff(cwd: &Path, from: &str, to: &str) -> Option<Vec<u8>> {
     let out = children::output(
-        hotl_sandbox::git(cwd)
+        children::git(cwd)
             // Paths relative to `cwd`, as the changed paths and the manifests name them.
             .args(["diff-tree", "-p", "--binary", "--relative", from, to]),
     )
@@ -180,7 +211,7 @@ pub(super) fn diff(cwd: &Path, from: &str, to: &str) -> Option<Vec<u8>> {
 /// The paths under `cwd` (relative to it) that differ between tree `from` and tree `to`, or
 /// `None` when git cannot say.
 pub(super) fn changed_paths(cwd: &Path, from: &str, to: &str) -> Option<Vec<String>> {
-    let out = children::output(hotl_sandbox::git(cwd).args([
+    let out = children::output(children::git(cwd).args([
         "diff-tree",
         "-r",
         "--relative",
@@ -210,7 +241,7 @@ pub(super) fn contents(cwd: &Path, tree: &str, paths: &[String]) -> Option<Vec<O
         return None;
     }
     let mut known = children::spawn(
-        hotl_sandbox::git(cwd)
+        children::git(cwd)
             .args(["cat-file", "--batch"])
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
@@ -260,6 +291,25 @@ pub(super) fn is_tree_id(id: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A git killed mid-snapshot leaves a lock and an index with the umask's mode: both are
+    /// put right, so the next snapshot is not refused and no warning follows.
+    #[test]
+    fn a_killed_gits_lock_goes_and_its_index_is_private() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().unwrap();
+        let index = dir.path().join("s.index");
+        std::fs::write(&index, b"index").unwrap();
+        std::fs::set_permissions(&index, std::fs::Permissions::from_mode(0o644)).unwrap();
+        let lock = dir.path().join("s.index.lock");
+        std::fs::write(&lock, b"").unwrap();
+        clear_stale_lock(&index);
+        assert!(lock.exists(), "a fresh lock may be a live git's");
+        after_killed(&index);
+        assert!(!lock.exists());
+        let mode = std::fs::metadata(&index).unwrap().permissions().mode();
+        assert_eq!(mode & 0o777, 0o600);
+    }
 
     #[test]
     fn tree_ids_are_40_or_64_hex_digits() {

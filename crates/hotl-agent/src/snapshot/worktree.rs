@@ -65,7 +65,7 @@ pub(crate) fn worktree_at(
 
 /// Runs git in `dir`; its stdout, or why it failed.
 fn run_git(dir: &Path, args: &[&str]) -> Result<Vec<u8>, String> {
-    let mut command = hotl_sandbox::git(dir);
+    let mut command = super::children::git(dir);
     command
         .args(args)
         // A commit needs a name even where the user set none; these commits are hotl's own.
@@ -381,7 +381,7 @@ fn remove_orphan(path: &Path, leftover: bool) {
     .map(|out| PathBuf::from(String::from_utf8_lossy(&out).trim()));
     let through_git = !leftover
         && common.is_ok_and(|common| {
-            let mut command = hotl_sandbox::git(&common);
+            let mut command = super::children::git(&common);
             command
                 .arg("--git-dir")
                 .arg(&common)

@@ -35,7 +35,7 @@ pub fn run(ctx: &Ctx, args: &AskArgs) -> Result<ExitCode, CliError> {
     }
     // The session first: a bad reference is told before the provider is set up (and, for a
     // local server, asked its window).
-    let meta = ctx.resolve(&args.session)?;
+    let meta = ctx.resolve_to_change(&args.session, "ask")?;
     let session = Session::open(&ctx.store, &meta.id, hotl_agent::standard_tools())?;
     // So is an unknown handle.
     let handle = session.thread(&args.handle)?;

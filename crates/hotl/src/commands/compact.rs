@@ -32,7 +32,7 @@ pub fn run(ctx: &Ctx, args: &CompactArgs) -> Result<ExitCode, CliError> {
         .as_deref()
         .map(oneshot::note_file)
         .transpose()?;
-    let meta = ctx.resolve(&args.session)?;
+    let meta = ctx.resolve_to_change(&args.session, "compact")?;
     let session = Session::open(&ctx.store, &meta.id, hotl_agent::standard_tools())?;
     let model = match note {
         Some(_) => Model::None,

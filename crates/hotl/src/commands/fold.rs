@@ -46,7 +46,7 @@ pub fn run(ctx: &Ctx, args: &FoldArgs) -> Result<ExitCode, CliError> {
         .as_deref()
         .map(oneshot::note_file)
         .transpose()?;
-    let meta = ctx.resolve(&args.session)?;
+    let meta = ctx.resolve_to_change(&args.session, "fold")?;
     let session = Session::open(&ctx.store, &meta.id, hotl_agent::standard_tools())?;
     // Told before any provider is set up.
     let Some(since) = since.or_else(|| session.view().episode_start()) else {

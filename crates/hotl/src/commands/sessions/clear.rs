@@ -10,7 +10,7 @@ use crate::ctx::{Ctx, flush};
 use crate::error::CliError;
 
 pub fn run(ctx: &Ctx, args: &RefArg) -> Result<ExitCode, CliError> {
-    let meta = ctx.resolve(&args.session)?;
+    let meta = ctx.resolve_to_change(&args.session, "sessions clear")?;
     let record = ctx.store.writer(&meta.id)?.append(Body::Clear)?;
     let mut out = ctx.out();
     writeln!(

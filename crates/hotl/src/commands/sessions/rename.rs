@@ -19,7 +19,7 @@ pub struct RenameArgs {
 }
 
 pub fn run(ctx: &Ctx, args: &RenameArgs) -> Result<ExitCode, CliError> {
-    let meta = ctx.resolve(&args.session)?;
+    let meta = ctx.resolve_to_change(&args.session, "sessions rename")?;
     hotl_agent::rename(&ctx.store, &meta.id, &args.name)?;
     let mut out = ctx.out();
     writeln!(out, "renamed {} to {}", meta.id, args.name)?;

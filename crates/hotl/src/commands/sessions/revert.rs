@@ -49,7 +49,7 @@ impl RevertArgs {
 }
 
 pub fn run(ctx: &Ctx, args: &RevertArgs) -> Result<ExitCode, CliError> {
-    let meta = ctx.resolve(&args.session)?;
+    let meta = ctx.resolve_to_change(&args.session, "sessions revert")?;
     let mut writer = ctx.store.writer(&meta.id)?;
     let cwd = std::path::Path::new(&meta.cwd);
     let Some(to) = &args.to else {

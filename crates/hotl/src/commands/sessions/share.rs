@@ -35,7 +35,7 @@ pub struct ShareArgs {
 }
 
 pub fn run(ctx: &Ctx, args: &ShareArgs) -> Result<ExitCode, CliError> {
-    let meta = ctx.resolve(&args.session)?;
+    let meta = ctx.resolve_to_change(&args.session, "sessions share")?;
     let request = ShareRequest {
         id: meta.id,
         server: args.server.clone(),
