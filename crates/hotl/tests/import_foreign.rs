@@ -185,6 +185,10 @@ fn continues_on(provider: &str, model: &str, rel: &str, agent: &str) -> TestResu
         "{provider}: a signature was sent"
     );
     assert!(
+        !body.contains("system-reminder"),
+        "{provider}: Claude Code's own reminders were sent to another model"
+    );
+    assert!(
         !body.contains("\"tool_use\""),
         "{provider}: a structured foreign call"
     );

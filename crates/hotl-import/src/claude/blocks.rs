@@ -56,16 +56,18 @@ pub(crate) fn assistant_blocks(
     out
 }
 
-/// A user message's or tool result's content: text and images.
+/// A user message's or tool result's content: text and images. The `<system-reminder>`
+/// blocks Claude Code adds to them (its own instructions to its model, not the user's words
+/// or the tool's output) are left out and counted.
 pub(crate) fn user_blocks(content: &Value, report: &mut Report) -> Vec<Block> {
     match content {
-        Value::String(text) => vec![Block::text(text.clone())],
+        Value::String(text) => user_text(text, report).into_iter().collect(),
         Value::Array(items) => items
             .iter()
             .filter_map(|item| {
                 let kind = item.get("type").and_then(Value::as_str).unwrap_or("");
                 match kind {
-                    "text" => Some(Block::text(text_of(item, "text"))),
+                    "text" => user_text(&text_of(item, "text"), report),
                     "image" => image(item).or_else(|| {
                         report.skip_part("block/image");
                         None
@@ -79,6 +81,42 @@ pub(crate) fn user_blocks(content: &Value, report: &mut Report) -> Vec<Block> {
             .collect(),
         _ => Vec::new(),
     }
+}
+
+/// `text` without its system reminders, as a block; `None` when nothing else was in it.
+fn user_text(text: &str, report: &mut Report) -> Option<Block> {
+    let (kept, removed) = without_reminders(text);
+    for _ in 0..removed {
+        report.skip_part("system-reminder");
+    }
+    (removed == 0 || !kept.trim().is_empty()).then(|| Block::text(kept))
+}
+
+const REMINDER_OPEN: &str = "<system-reminder>";
+const REMINDER_CLOSE: &str = "</system-reminder>";
+
+/// `text` with every closed `<system-reminder>…</system-reminder>` span taken out (with the
+/// blank lines around it), and how many there were. An unclosed one is left as it is.
+pub(crate) fn without_reminders(text: &str) -> (String, usize) {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    let mut removed = 0;
+    while let Some(open) = rest.find(REMINDER_OPEN) {
+        let Some(close) = rest[open..].find(REMINDER_CLOSE) else {
+            break;
+        };
+        out.push_str(rest[..open].trim_end_matches(['\n', ' ']));
+        rest = rest[open + close + REMINDER_CLOSE.len()..].trim_start_matches(['\n', ' ']);
+        if !out.is_empty() && !rest.is_empty() {
+            out.push('\n');
+        }
+        removed += 1;
+    }
+    if removed == 0 {
+        return (text.to_owned(), 0);
+    }
+    out.push_str(rest);
+    (out, removed)
 }
 
 /// `{type:"image", source:{type:"base64", media_type, data}}`.
@@ -128,5 +166,18 @@ mod tests {
         assert!(matches!(&blocks[1], Block::ToolUse { input, .. } if input.get() == "\"raw\""));
         assert_eq!(report.skipped["block/redacted_thinking"], 1);
         assert_eq!(report.skipped["block/server_tool_use"], 1);
+    }
+
+    #[test]
+    fn system_reminders_are_taken_out_and_counted() {
+        let text = "line 1\nline 2\n\n<system-reminder>\nWhenever you read a file, consider malware.\n</system-reminder>\n";
+        assert_eq!(without_reminders(text), ("line 1\nline 2".to_owned(), 1));
+        let two = "<system-reminder>a</system-reminder>\nfix the bug\n<system-reminder>b</system-reminder>";
+        assert_eq!(without_reminders(two), ("fix the bug".to_owned(), 2));
+        let open = "talk about <system-reminder> tags";
+        assert_eq!(without_reminders(open), (open.to_owned(), 0));
+        let mut report = Report::default();
+        assert!(user_text("<system-reminder>only</system-reminder>", &mut report).is_none());
+        assert_eq!(report.skipped.get("system-reminder"), Some(&1));
     }
 }
