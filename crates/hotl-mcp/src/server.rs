@@ -184,9 +184,12 @@ impl Server {
         tokio::time::timeout(self.config.startup_timeout(), connecting)
             .await
             .map_err(|_| {
+                // The first run of `npx -y …` downloads the package, which often takes
+                // longer than a start should.
+                let secs = self.config.startup_timeout().as_secs();
                 format!(
-                    "it did not start within {} s",
-                    self.config.startup_timeout().as_secs()
+                    "it did not start within {secs} s (a first `npx`/`uvx` run downloads its \
+                     package: raise `startup_timeout_sec` in its [mcp_servers] table, e.g. to 60)"
                 )
             })?
     }

@@ -315,3 +315,23 @@ fn fixture_bin() -> String {
     );
     bin.display().to_string()
 }
+
+/// A server that does not answer in time (as `npx -y` does while it downloads its package on
+/// first use) is told with what to raise.
+#[test]
+fn a_slow_start_says_which_timeout_to_raise() -> TestResult {
+    let slow = ServerConfig {
+        command: Some("sleep".to_owned()),
+        args: vec!["30".to_owned()],
+        startup_timeout_sec: Some(1),
+        ..ServerConfig::default()
+    };
+    let (_runtime, started) = start([("slow".to_owned(), slow)].into())?;
+    assert_eq!(started.failed.len(), 1);
+    let why = &started.failed[0].1;
+    assert!(
+        why.contains("did not start within 1 s") && why.contains("startup_timeout_sec"),
+        "{why}"
+    );
+    Ok(())
+}
