@@ -299,6 +299,11 @@ fn share_settings(file: &FileConfig, resolved: &Resolved, sources: &Sources) -> 
             sources.file(!file.hooks.is_empty(), "none"),
         ),
         setting(
+            "mcp_servers",
+            mcp_servers(resolved),
+            sources.file(!file.mcp_servers.is_empty(), "none"),
+        ),
+        setting(
             "pricing",
             format!(
                 "built in{}",
@@ -310,6 +315,35 @@ fn share_settings(file: &FileConfig, resolved: &Resolved, sources: &Sources) -> 
             sources.file(file.pricing.is_some(), "default"),
         ),
     ]
+}
+
+/// The MCP servers configured: each name with what it runs or where it is, `off` when
+/// disabled; `(none)` when there are none.
+fn mcp_servers(resolved: &Resolved) -> String {
+    if resolved.mcp_servers.is_empty() {
+        return "(none)".to_owned();
+    }
+    let shown: Vec<String> = resolved
+        .mcp_servers
+        .iter()
+        .map(|(name, server)| {
+            let what = match (&server.command, &server.url) {
+                (Some(command), _) => std::iter::once(command.as_str())
+                    .chain(server.args.iter().map(String::as_str))
+                    .collect::<Vec<_>>()
+                    .join(" "),
+                (None, Some(url)) => url.clone(),
+                (None, None) => "nothing to run".to_owned(),
+            };
+            let off = if server.enabled == Some(false) {
+                ", off"
+            } else {
+                ""
+            };
+            format!("{name} ({what}{off})")
+        })
+        .collect();
+    shown.join(", ")
 }
 
 /// `[remote]`'s settings: one row saying there is none, or its store and how it publishes.

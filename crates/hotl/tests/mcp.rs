@@ -400,3 +400,41 @@ fn mcp_list_shows_a_servers_names_without_their_escapes() -> TestResult {
     assert!(stdout.contains("(get\u{241b}]52;"), "{stdout:?}");
     all_gone(&env)
 }
+
+/// `hotl config` lists the MCP servers configured, with what each runs, and says which is off.
+#[test]
+fn config_lists_the_mcp_servers() -> TestResult {
+    let env = Env::new()?;
+    let none = env.run(&["config"]).ok();
+    assert!(
+        none.stdout
+            .lines()
+            .any(|l| l.starts_with("mcp_servers") && l.contains("(none)")),
+        "{none}"
+    );
+    env.run(&[
+        "mcp",
+        "add",
+        "files",
+        "--",
+        "npx",
+        "-y",
+        "server-filesystem",
+        ".",
+    ])
+    .ok();
+    env.run(&["mcp", "add", "remote", "--url", "https://example.com/mcp"])
+        .ok();
+    let out = env.run(&["config"]).ok();
+    let line = out
+        .stdout
+        .lines()
+        .find(|l| l.starts_with("mcp_servers"))
+        .ok_or("no mcp_servers row")?;
+    assert!(
+        line.contains("files (npx -y server-filesystem .)")
+            && line.contains("remote (https://example.com/mcp)"),
+        "{line}"
+    );
+    Ok(())
+}
