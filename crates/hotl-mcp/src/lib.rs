@@ -15,6 +15,7 @@
 #![deny(missing_docs)]
 
 mod config;
+mod content;
 mod guard;
 mod names;
 mod server;

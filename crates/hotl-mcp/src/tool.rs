@@ -96,12 +96,10 @@ impl Tool for McpTool {
                 Err(why) => return ToolOutput::error(why),
             };
             let mut text = String::new();
+            let blobs = &call.ctx.blobs;
+            let put = |bytes: &[u8]| blobs.put(bytes).ok();
             for block in &result.content {
-                if let Some(t) = block.as_text() {
-                    text.push_str(&t.text);
-                } else {
-                    text.push_str("[a non-text result the model is not shown]");
-                }
+                text.push_str(&crate::content::block_text(block, &put));
                 text.push('\n');
             }
             if text.is_empty()

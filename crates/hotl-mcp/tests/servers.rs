@@ -294,7 +294,11 @@ fn the_reference_server_everything_answers_over_stdio() -> TestResult {
     )?;
     assert!(!is_error && sum.contains('5'), "{sum}");
     let (image, _) = call(&runtime, &started, "mcp__everything__get-tiny-image", "{}")?;
-    assert!(image.contains("a non-text result"), "{image}");
+    // The image is kept as a blob and named where it was, with its type and size.
+    assert!(
+        image.contains("[image image/png, ") && image.contains("kept as blob:"),
+        "{image}"
+    );
     Ok(())
 }
 
