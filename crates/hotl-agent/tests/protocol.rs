@@ -270,8 +270,13 @@ fn a_forks_events_carry_its_handle() -> TestResult {
     let handle = events
         .iter()
         .find_map(|e| match &e.event {
-            Event::ChildStarted { handle, task } => {
+            Event::ChildStarted {
+                handle,
+                task,
+                agent,
+            } => {
                 assert_eq!(task, "look around");
+                assert_eq!(agent, "fork");
                 Some(handle.clone())
             }
             _ => None,

@@ -126,6 +126,8 @@ pub enum Event {
         handle: String,
         /// What it was asked to do.
         task: String,
+        /// The agent it runs as: `fork` for a fork, else the spawned agent's name.
+        agent: String,
     },
     /// A child finished.
     ChildEnded {

@@ -67,6 +67,8 @@ pub enum Entry {
     Child {
         /// Its handle.
         handle: String,
+        /// The agent it ran as (`fork`, or a spawned agent's name).
+        agent: String,
         /// What it was asked.
         task: String,
         /// Whether it finished its turn.
@@ -243,11 +245,19 @@ impl Entry {
             ),
             Entry::Child {
                 handle,
+                agent,
                 task,
                 ok,
                 tools,
                 entries,
-            } => child_rows(handle, task, (*ok, *tools), entries, width, expanded),
+            } => child_rows(
+                (handle, agent),
+                task,
+                (*ok, *tools),
+                entries,
+                width,
+                expanded,
+            ),
             Entry::Recall { query, hits, spans } => {
                 recall_rows(query, hits, spans, width, expanded)
             }
@@ -415,7 +425,7 @@ fn span_rows(
 /// A child's run: whether it finished and how many tool calls it made, its task, and in the
 /// pager its own entries behind a rule.
 fn child_rows(
-    handle: &str,
+    (handle, agent): (&str, &str),
     task: &str,
     (ok, tools): (bool, usize),
     entries: &[Entry],
@@ -429,7 +439,7 @@ fn child_rows(
     };
     let head = Line::from(vec![
         mark,
-        "fork ".bold(),
+        format!("{agent} ").bold(),
         Span::styled(handle.to_owned(), style::handle()),
         Span::styled(
             format!(

@@ -53,7 +53,10 @@ fn live_rows(app: &App, now: Instant, width: usize) -> Vec<Line<'static>> {
         live.push(truncate(
             &Line::from(vec![
                 Span::styled(format!("{spin} "), Style::new().fg(Color::Cyan)),
-                Span::styled("fork ", Style::new().add_modifier(Modifier::BOLD)),
+                Span::styled(
+                    format!("{} ", child.agent),
+                    Style::new().add_modifier(Modifier::BOLD),
+                ),
                 Span::styled(child.handle.clone(), style::handle()),
                 Span::styled(
                     format!(

@@ -152,6 +152,7 @@ fn children_asking_at_once_are_asked_one_after_another() {
         app.event(ev(Event::ChildStarted {
             handle: handle.into(),
             task: "work".into(),
+            agent: "fork".into(),
         }));
         app.event(child(
             handle,
@@ -255,10 +256,11 @@ fn a_fold_lands_as_a_card_with_its_handle() {
 fn children_update_their_own_cards_and_land_when_they_end() {
     let mut app = App::new(80, Vec::new());
     app.submit("go".into());
-    for h in ["aa11", "bb22"] {
+    for (h, agent) in [("aa11", "fork"), ("bb22", "reviewer")] {
         app.event(ev(Event::ChildStarted {
             handle: h.into(),
             task: format!("task {h}"),
+            agent: agent.into(),
         }));
     }
     app.event(child(
@@ -287,7 +289,7 @@ fn children_update_their_own_cards_and_land_when_they_end() {
     let rows = text(&app.take_history());
     assert!(
         rows.iter()
-            .any(|r| r.starts_with("↳ fork bb22 · done · 1 tool call")),
+            .any(|r| r.starts_with("↳ reviewer bb22 · done · 1 tool call")),
         "{rows:?}"
     );
 }

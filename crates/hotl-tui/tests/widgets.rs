@@ -200,6 +200,7 @@ fn child_cards_while_they_run() {
         app.event(ev(Event::ChildStarted {
             handle: h.into(),
             task: task.into(),
+            agent: "fork".into(),
         }));
     }
     app.event(child(

@@ -109,6 +109,7 @@ impl Session {
         cx.events.send(Event::ChildStarted {
             handle: handle.clone(),
             task: task.to_owned(),
+            agent: agent.to_string(),
         });
         let child = ChildRun::new(child, cx.child(&handle), run, &handle, agent)
             .forking(task)
@@ -182,6 +183,7 @@ impl Session {
                 cx.events.send(Event::ChildStarted {
                     handle: handle.clone(),
                     task: d.description.clone(),
+                    agent: agent.to_string(),
                 });
                 Started::Child(Box::new(
                     ChildRun::recovering(fork, cx.child(&handle), &handle, agent)

@@ -158,6 +158,7 @@ impl Session {
         cx.events.send(Event::ChildStarted {
             handle: handle.clone(),
             task: task.to_owned(),
+            agent: def.name.clone(),
         });
         let child_cx = cx.child(&handle).with_settings(settings);
         let child = ChildRun::new(child, child_cx, run, &handle, &def.name).in_worktree(worktree);
@@ -283,6 +284,7 @@ impl Session {
         cx.events.send(Event::ChildStarted {
             handle: handle.to_owned(),
             task: message.to_owned(),
+            agent: agent.clone(),
         });
         let child_cx = cx.child(handle).with_settings(settings);
         Ok(Started::Child(Box::new(ChildRun::continued(

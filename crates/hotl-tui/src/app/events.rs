@@ -69,9 +69,13 @@ impl App {
                 });
             }
             Event::Status(status) => self.take_status(status),
-            Event::ChildStarted { handle, task } => {
+            Event::ChildStarted {
+                handle,
+                task,
+                agent,
+            } => {
                 self.end_stream();
-                self.children.push(LiveChild::new(handle, task));
+                self.children.push(LiveChild::new(handle, agent, task));
             }
             Event::ChildEnded { handle, ok } => self.child_ended(&handle, ok),
             switch @ Event::Switch { .. } => self.switched(switch),
@@ -403,9 +407,11 @@ impl App {
                 });
             }
             Event::ChildEnded { handle, ok } => self.child_ended(&handle, ok),
-            Event::ChildStarted { handle, task } => {
-                self.children.push(LiveChild::new(handle, task))
-            }
+            Event::ChildStarted {
+                handle,
+                task,
+                agent,
+            } => self.children.push(LiveChild::new(handle, agent, task)),
             _ => {}
         }
     }
@@ -422,6 +428,7 @@ impl App {
         }
         self.commit(Entry::Child {
             handle: child.handle,
+            agent: child.agent,
             task: child.task,
             ok,
             tools: child.tools,

@@ -120,6 +120,8 @@ pub struct Waiting {
 pub struct LiveChild {
     /// Its handle.
     pub handle: String,
+    /// The agent it runs as (`fork`, or a spawned agent's name).
+    pub agent: String,
     /// What it was asked.
     pub task: String,
     /// Its latest activity, one line.
@@ -134,9 +136,10 @@ pub struct LiveChild {
 
 impl LiveChild {
     /// A child that has just started on `task`.
-    pub fn new(handle: String, task: String) -> LiveChild {
+    pub fn new(handle: String, agent: String, task: String) -> LiveChild {
         LiveChild {
             handle,
+            agent,
             task,
             activity: "starting".to_owned(),
             tools: 0,
