@@ -40,6 +40,15 @@ pub struct Cli {
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Resume a session (the same as -r): hotl resume [REF] [-p PROMPT] ...
+    // The flags that choose another session, or name a new one, mean nothing here: hidden.
+    #[command(
+        mut_arg("resume", |a| a.hide(true)),
+        mut_arg("continue_last", |a| a.hide(true)),
+        mut_arg("fork_from", |a| a.hide(true)),
+        mut_arg("keep_turns", |a| a.hide(true)),
+        mut_arg("keep", |a| a.hide(true)),
+        mut_arg("name", |a| a.hide(true))
+    )]
     Resume(crate::commands::run::RunArgs),
     /// List, show, fork and manage sessions
     #[command(subcommand)]

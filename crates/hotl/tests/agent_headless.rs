@@ -239,8 +239,10 @@ fn a_new_sessions_log_appears_only_when_a_message_is_submitted() -> TestResult {
         .agent(&fake, &["-p", "x", "--permission-mode", "sideways"])
         .fails(2);
     assert!(
-        bad.stderr
-            .starts_with("hotl: unknown permission mode \"sideways\""),
+        bad.stderr.starts_with(
+            "hotl: invalid value 'sideways' for '--permission-mode <MODE>' [possible values: \
+             default, accept-edits, bypass, plan]"
+        ),
         "{bad}"
     );
     // As clap's own: the same shape, the same status.

@@ -134,3 +134,33 @@ fn completions_and_the_man_page_print() -> TestResult {
     );
     Ok(())
 }
+
+/// Completion offers `--permission-mode`'s values (never file names), and `resume --help`
+/// lists no flag that picks another session or names a new one.
+#[test]
+fn completion_offers_modes_and_resume_help_only_what_applies() -> TestResult {
+    let env = Env::new()?;
+    let bash = env.run(&["completions", "bash"]).ok().stdout;
+    let mut after = bash.split("--permission-mode)").skip(1).peekable();
+    assert!(after.peek().is_some(), "no --permission-mode case");
+    for case in after {
+        let reply = case.lines().nth(1).unwrap_or_default();
+        assert!(
+            reply.contains("compgen -W \"default accept-edits bypass plan\""),
+            "{reply}"
+        );
+    }
+    let help = env.run(&["resume", "--help"]).ok().stdout;
+    for flag in [
+        "--resume",
+        "--continue",
+        "--fork-from",
+        "--keep-turns",
+        "--keep ",
+        "--name",
+    ] {
+        assert!(!help.contains(flag), "resume --help offers {flag}:\n{help}");
+    }
+    assert!(help.contains("--print"), "{help}");
+    Ok(())
+}

@@ -21,7 +21,7 @@ use hotl_config as config;
 pub struct AcpArgs {
     /// The mode new sessions start in: default, accept-edits, plan or bypass (the editor can
     /// change it per session)
-    #[arg(long, value_name = "MODE")]
+    #[arg(long, value_name = "MODE", value_parser = crate::commands::run::permission_modes())]
     pub permission_mode: Option<String>,
     /// Start the MCP servers this project's .hotl/config.toml declares (and remember it as
     /// trusted)

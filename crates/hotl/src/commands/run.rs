@@ -53,7 +53,11 @@ pub struct RunArgs {
     #[command(flatten)]
     pub model_flags: ProviderFlags,
     /// default | accept-edits | bypass | plan
-    #[arg(long, value_name = "MODE")]
+    #[arg(
+        long,
+        value_name = "MODE",
+        value_parser = permission_modes()
+    )]
     pub permission_mode: Option<String>,
     /// Allow a tool without asking (repeatable), e.g. --allow bash; --allow bash:unsandboxed
     /// lets commands run outside the sandbox (and files that make programs run be written)
@@ -307,6 +311,18 @@ fn prompt_of(args: &RunArgs) -> Result<Option<String>, CliError> {
         return Err(CliError::usage("the prompt is empty"));
     }
     Ok(prompt)
+}
+
+/// The values `--permission-mode` takes (so completion offers them); Claude Code's names are
+/// taken too.
+pub fn permission_modes() -> clap::builder::PossibleValuesParser {
+    use clap::builder::PossibleValue;
+    clap::builder::PossibleValuesParser::new([
+        PossibleValue::new("default"),
+        PossibleValue::new("accept-edits").alias("acceptEdits"),
+        PossibleValue::new("bypass").alias("bypassPermissions"),
+        PossibleValue::new("plan"),
+    ])
 }
 
 /// `--permission-mode`, read.
