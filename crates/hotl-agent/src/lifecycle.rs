@@ -24,6 +24,8 @@ pub struct NewSession {
     tools: ToolSet,
     mode: Mode,
     effort: Option<String>,
+    /// The model chosen before the first message, and the provider it was chosen on.
+    chosen: Option<(String, String)>,
     sandbox: Option<String>,
     name: Option<String>,
     instructions: Vec<String>,
@@ -49,6 +51,7 @@ impl NewSession {
             tools,
             mode: Mode::Default,
             effort: None,
+            chosen: None,
             sandbox: None,
             name: None,
             instructions: Vec::new(),
@@ -139,6 +142,12 @@ impl NewSession {
         &self.model
     }
 
+    /// Answers with `model`, chosen on provider `.1` (recorded with the session).
+    pub fn with_model(mut self, chosen: Option<(String, String)>) -> NewSession {
+        self.chosen = chosen;
+        self
+    }
+
     /// Its tools.
     pub fn tools(&self) -> &ToolSet {
         &self.tools
@@ -157,6 +166,8 @@ impl NewSession {
                 plan: None,
                 effort: None,
                 sandbox: Some(sandbox.clone()),
+                model: None,
+                provider: None,
             });
         }
         if let Some(effort) = &self.effort {
@@ -165,6 +176,18 @@ impl NewSession {
                 plan: None,
                 effort: Some(effort.clone()),
                 sandbox: None,
+                model: None,
+                provider: None,
+            });
+        }
+        if let Some((model, provider)) = &self.chosen {
+            state.push(Body::Mode {
+                permission: None,
+                plan: None,
+                effort: None,
+                sandbox: None,
+                model: Some(model.clone()),
+                provider: Some(provider.clone()),
             });
         }
         if let Some(name) = &self.name {

@@ -112,4 +112,14 @@ impl Provider {
     pub fn is_demo(&self) -> bool {
         matches!(self, Provider::Demo)
     }
+
+    /// Which server answers, as a session records it beside a model it chose: the dialect
+    /// and the base URL (`openai-chat http://127.0.0.1:8080/v1`), so that model is taken up
+    /// again only where it was chosen.
+    pub fn identity(&self) -> String {
+        match self {
+            Provider::Http(p) => format!("{} {}", p.dialect().name(), p.base()),
+            Provider::Demo => "demo".to_owned(),
+        }
+    }
 }

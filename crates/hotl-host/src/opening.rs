@@ -102,12 +102,14 @@ fn opened(mut session: Session, mode: Option<Mode>) -> Result<Start, CliError> {
 
 /// What a reopened session recorded, applied to the run's `settings` unless the flags say
 /// otherwise: its mode (said aloud when it allows more than the default: a bypass is easy to
-/// forget) and its effort. Also says where the tools will run when it is not here.
+/// forget), its effort, and the model chosen in it when this run talks to the provider it
+/// was chosen on (`model_flag`: `--model` was given). Also says where the tools will run when
+/// it is not here.
 pub fn apply_recorded(
     ctx: &Ctx,
     start: &Start,
     settings: &mut Settings,
-    mode_flag: Option<Mode>,
+    (mode_flag, model_flag): (Option<Mode>, bool),
     resolved: &Resolved,
 ) {
     let Start::Open(session) = start else {
@@ -129,6 +131,17 @@ pub fn apply_recorded(
                 "hotl: mode: {}, recorded in this session; --permission-mode default to drop it",
                 recorded.name()
             );
+        }
+    }
+    if !model_flag
+        && let Some((model, provider)) = session.recorded_model()
+        && provider == resolved.provider.identity()
+        && model != settings.model
+    {
+        eprintln!("hotl: model: {model}, chosen in this session; --model to answer with another");
+        settings.model = model.to_owned();
+        if let Some(window) = hotl_agent::known_context_window(model) {
+            settings.context_window = window;
         }
     }
     if let Some(effort) = session.recorded_effort() {

@@ -40,6 +40,12 @@ pub struct Modes {
     /// Sandbox mode, when one other than the default was set.
     #[serde(default)]
     pub sandbox: Option<String>,
+    /// The model chosen in the session (`/model`), when one was.
+    #[serde(default)]
+    pub model: Option<String>,
+    /// The provider that model was chosen on.
+    #[serde(default)]
+    pub provider: Option<String>,
 }
 
 /// Counts of what the last read skipped.
@@ -158,9 +164,15 @@ impl SessionMeta {
                 plan,
                 effort,
                 sandbox,
+                model,
+                provider,
             } => {
                 if let Some(p) = permission {
                     self.modes.permission = Some(p.clone());
+                }
+                if let Some(m) = model {
+                    self.modes.model = Some(m.clone());
+                    self.modes.provider.clone_from(provider);
                 }
                 if let Some(s) = sandbox {
                     self.modes.sandbox = Some(s.clone());
@@ -308,6 +320,8 @@ mod tests {
                     plan: Some(true),
                     effort: None,
                     sandbox: None,
+                    model: None,
+                    provider: None,
                 },
             ),
             Record::new(

@@ -436,8 +436,8 @@ pub enum Body {
         /// The list.
         items: Vec<Todo>,
     },
-    /// `mode`: permission mode, plan mode, reasoning effort and sandbox mode (absent fields
-    /// are unchanged).
+    /// `mode`: permission mode, plan mode, reasoning effort, sandbox mode and the model
+    /// chosen in the session (absent fields are unchanged).
     Mode {
         /// `default`, `accept-edits`, `bypass`, ...
         permission: Option<String>,
@@ -447,6 +447,10 @@ pub enum Body {
         effort: Option<String>,
         /// Sandbox mode: `read-only`, `workspace-write` or `off`.
         sandbox: Option<String>,
+        /// The model chosen (`/model`), with `provider`: a resume on that provider uses it.
+        model: Option<String>,
+        /// The provider the model was chosen on (`anthropic`, `openai`, ...).
+        provider: Option<String>,
     },
     /// `drop`: the session was dropped but is kept for its descendants.
     Drop,
@@ -643,6 +647,8 @@ struct RecordWire<'a> {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     sandbox: Option<Cow<'a, str>>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    provider: Option<Cow<'a, str>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     tree: Option<Cow<'a, str>>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     before: Option<Cow<'a, str>>,
@@ -735,6 +741,7 @@ impl<'a> RecordWire<'a> {
             items: None,
             permission: None,
             sandbox: None,
+            provider: None,
             plan: None,
             effort: None,
             tree: None,
@@ -842,9 +849,13 @@ impl<'a> RecordWire<'a> {
                 plan,
                 effort,
                 sandbox,
+                model,
+                provider,
             } => {
                 w.permission = ob(permission);
                 w.sandbox = ob(sandbox);
+                w.model = ob(model);
+                w.provider = ob(provider);
                 w.plan = *plan;
                 w.effort = ob(effort);
             }
@@ -1014,6 +1025,8 @@ impl<'a> RecordWire<'a> {
                 plan: self.plan,
                 effort: own(self.effort),
                 sandbox: own(self.sandbox),
+                model: own(self.model),
+                provider: own(self.provider),
             },
             "drop" => Body::Drop,
             "fresh" => Body::Fresh {
@@ -1268,6 +1281,8 @@ mod tests {
             plan: Some(true),
             effort: None,
             sandbox: Some("read-only".into()),
+            model: None,
+            provider: None,
         });
         rt(Body::Drop);
         rt(Body::Snapshot {

@@ -384,6 +384,8 @@ impl Script {
                         plan: (!b.is_multiple_of(3)).then_some(b.is_multiple_of(5)),
                         effort: b.is_multiple_of(7).then(|| "high".to_owned()),
                         sandbox: None,
+                        model: None,
+                        provider: None,
                     })
                 }
                 28 => self.other(Body::title(format!("title {}", self.next_seq))),

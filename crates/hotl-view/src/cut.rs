@@ -133,13 +133,19 @@ impl View {
 pub fn fork_state(parent: &SessionMeta, at_head: bool) -> Vec<Body> {
     let mut out = Vec::new();
     let modes = &parent.modes;
-    if modes.permission.is_some() || modes.plan || modes.effort.is_some() || modes.sandbox.is_some()
+    if modes.permission.is_some()
+        || modes.plan
+        || modes.effort.is_some()
+        || modes.sandbox.is_some()
+        || modes.model.is_some()
     {
         out.push(Body::Mode {
             permission: modes.permission.clone(),
             plan: Some(modes.plan),
             effort: modes.effort.clone(),
             sandbox: modes.sandbox.clone(),
+            model: modes.model.clone(),
+            provider: modes.provider.clone(),
         });
     }
     if at_head && !parent.todos.is_empty() {

@@ -24,6 +24,8 @@ fn parent_meta() -> SessionMeta {
             plan: true,
             effort: None,
             sandbox: None,
+            model: Some("claude-opus-9".into()),
+            provider: Some("anthropic https://api.anthropic.com/v1".into()),
         },
         todos: vec![todo("a")],
         ..SessionMeta::default()
@@ -38,6 +40,8 @@ fn fork_state_gives_modes_always_todos_at_the_head_and_a_fork_title() {
         plan: Some(true),
         effort: None,
         sandbox: None,
+        model: Some("claude-opus-9".into()),
+        provider: Some("anthropic https://api.anthropic.com/v1".into()),
     };
     let title = Body::title("Fix the parser (fork)".into());
     assert_eq!(
@@ -101,6 +105,8 @@ fn parent() -> TestResult<(TestHome, String)> {
         plan: None,
         effort: None,
         sandbox: None,
+        model: None,
+        provider: None,
     });
     log.turn("one");
     log.todos(&[("ship it", "pending")]);

@@ -598,3 +598,49 @@ fn revert_in_the_console_puts_the_files_back_with_the_conversation() -> TestResu
     assert_eq!(env.turns(&id)?, 1);
     Ok(())
 }
+
+/// `/model` is kept in the session: the status shows it at once, and a resume on the same
+/// provider answers with it (said so), unless `--model` says otherwise.
+#[test]
+fn the_model_chosen_is_kept_by_a_resume() -> TestResult {
+    let env = Env::new()?;
+    let fake = FakeLlm::start(Config::scripted([
+        Reply::text("first"),
+        Reply::text("second"),
+        Reply::text("third"),
+    ]))?;
+    let Some(out) = console(&env, &fake, &[], "hello\n/model claude-opus-9\n/exit\n")? else {
+        return Ok(());
+    };
+    assert!(out.stdout.contains("claude-opus-9"), "{out}");
+    let id = env.only_session()?;
+    // No --model: the session's choice answers.
+    let mut cmd = env.agent_command();
+    cmd.args(["--provider", "anthropic", "--base-url"])
+        .arg(fake.base_url())
+        .args(["-r", &id, "-p", "again"]);
+    let resumed = crate::common::run(cmd).ok();
+    assert!(
+        resumed
+            .stderr
+            .contains("model: claude-opus-9, chosen in this session"),
+        "{resumed}"
+    );
+    let flagged = env
+        .agent_with(
+            "anthropic",
+            &fake,
+            "claude-haiku-9",
+            &["-r", &id, "-p", "once more"],
+        )
+        .ok();
+    assert!(
+        !flagged.stderr.contains("chosen in this session"),
+        "{flagged}"
+    );
+    let sent = requests(&fake)?;
+    let models: Vec<&str> = sent.iter().filter_map(|r| r["model"].as_str()).collect();
+    assert_eq!(models[models.len() - 2], "claude-opus-9", "{models:?}");
+    assert_eq!(models[models.len() - 1], "claude-haiku-9", "{models:?}");
+    Ok(())
+}

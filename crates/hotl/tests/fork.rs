@@ -146,6 +146,8 @@ fn modes_are_inherited_and_todos_only_at_the_head() -> TestResult {
         plan: Some(true),
         effort: None,
         sandbox: None,
+        model: None,
+        provider: None,
     });
     log.todos(&[("write tests", "in_progress"), ("ship", "pending")]);
     log.turn("second");

@@ -216,6 +216,14 @@ impl Worker {
         if model.is_empty() {
             return Err(AgentError::Refused("which model?".to_owned()));
         }
+        // Kept in the session, so a resume on the same provider answers with it too.
+        let provider = self.cx.provider.identity();
+        match (self.session.as_mut(), self.pending.take()) {
+            (Some(session), _) => session.set_model(&model, &provider)?,
+            (None, pending) => {
+                self.pending = pending.map(|new| new.with_model(Some((model.clone(), provider))));
+            }
+        }
         let settings = Arc::make_mut(&mut self.cx.settings);
         let from = std::mem::replace(&mut settings.model, model.clone());
         if let Some(window) = crate::known_context_window(&model) {

@@ -390,6 +390,30 @@ impl Session {
             plan: None,
             effort: None,
             sandbox: Some(mode.to_owned()),
+            model: None,
+            provider: None,
+        })
+    }
+
+    /// The model chosen in the session (`/model`) and the provider it was chosen on
+    /// ([`crate::Provider::identity`]), if one was.
+    pub fn recorded_model(&self) -> Option<(&str, &str)> {
+        let modes = &self.view.state.modes;
+        Some((
+            modes.model.as_deref()?,
+            modes.provider.as_deref().unwrap_or(""),
+        ))
+    }
+
+    /// Records the model chosen on `provider`: a resume on the same provider uses it.
+    pub fn set_model(&mut self, model: &str, provider: &str) -> Result<()> {
+        self.append(Body::Mode {
+            permission: None,
+            plan: None,
+            effort: None,
+            sandbox: None,
+            model: Some(model.to_owned()),
+            provider: Some(provider.to_owned()),
         })
     }
 
@@ -405,6 +429,8 @@ impl Session {
             plan: None,
             effort: Some(effort.to_owned()),
             sandbox: None,
+            model: None,
+            provider: None,
         })
     }
 
@@ -561,6 +587,8 @@ pub(crate) fn mode_record(mode: Mode) -> Body {
         plan: Some(mode == Mode::Plan),
         effort: None,
         sandbox: None,
+        model: None,
+        provider: None,
     }
 }
 

@@ -143,6 +143,8 @@ impl Session {
                 plan: Some(settings.policy.mode == Mode::Plan),
                 effort: None,
                 sandbox: None,
+                model: None,
+                provider: None,
             },
             Body::Run {
                 run: run.clone(),

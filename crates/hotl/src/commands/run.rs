@@ -237,7 +237,8 @@ async fn run_async(
     if !ctx.is_in_memory() {
         crate::breadcrumb::remember(&ctx.store, &session_id);
     }
-    opening::apply_recorded(ctx, &start, &mut settings, mode, &resolved);
+    let model_flag = args.model_flags.model.is_some();
+    opening::apply_recorded(ctx, &start, &mut settings, (mode, model_flag), &resolved);
     let first_frame = Arc::new(tokio::sync::Notify::new());
     let late = servers.filter(|s| !s.is_empty()).map(|servers| {
         servers.start_after(
