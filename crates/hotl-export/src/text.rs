@@ -194,6 +194,7 @@ fn write_assistant(
             "{pad}  … interrupted: the connection to the provider broke mid-answer"
         )?,
         Some("error") => writeln!(out, "{pad}  ✗ the provider failed the response")?,
+        Some("cancelled") => writeln!(out, "{pad}  … cancelled by the user mid-answer")?,
         _ => {}
     }
     Ok(())

@@ -271,6 +271,17 @@ fn a_cancel_mid_stream_ends_the_prompt_cancelled_and_the_log_stays_valid() -> Te
     );
     let check = env.run(&["sessions", "check", &id]);
     assert_eq!(check.code, 0, "{check}");
+    // What was said before the cancel is recorded, marked, and the next request carries it.
+    let kept = records
+        .iter()
+        .find(|r| r["type"] == "assistant" && r["stop"] == "cancelled")
+        .ok_or("the cancelled answer's text is recorded")?;
+    assert!(kept.to_string().contains("\"A long answer"), "{kept}");
+    let sent = crate::common::requests(&fake)?;
+    assert!(
+        sent[1]["messages"].to_string().contains("A long answer"),
+        "the model sees what it had said"
+    );
     Ok(())
 }
 

@@ -42,6 +42,8 @@ pub(crate) struct Turn<'c> {
     loops: LoopGuard,
     /// The model repeated one call until the guard stopped the turn: the call and how often.
     looping: Option<(String, usize)>,
+    /// The text of the answer being streamed: kept when the user cancels mid-answer.
+    said: String,
     outcome: TurnOutcome,
 }
 
@@ -67,6 +69,7 @@ impl<'c> Turn<'c> {
             output_limit: 0,
             loops: LoopGuard::default(),
             looping: None,
+            said: String::new(),
             outcome: TurnOutcome::default(),
         }
     }
@@ -181,7 +184,10 @@ impl<'c> Turn<'c> {
         let cx = self.cx;
         let reply = tokio::select! {
             reply = self.request(s) => reply,
-            () = cx.cancelled() => return Ok(Asked::Cancelled),
+            () = cx.cancelled() => {
+                self.keep_what_was_said(s)?;
+                return Ok(Asked::Cancelled);
+            }
         };
         let e = match reply {
             Ok(reply) => {
@@ -255,6 +261,22 @@ impl<'c> Turn<'c> {
         }
     }
 
+    /// Records the text of an answer the user cancelled mid-stream, marked `cancelled`: what
+    /// the user saw stays in the transcript, and the model sees it next time.
+    fn keep_what_was_said(&mut self, s: &mut Session) -> Result<()> {
+        let said = std::mem::take(&mut self.said);
+        if said.trim().is_empty() {
+            return Ok(());
+        }
+        s.append(Body::Assistant {
+            content: vec![Block::text(said)],
+            model: Some(self.cx.settings.model.clone()),
+            stop: Some("cancelled".to_owned()),
+            stop_raw: None,
+            usage: None,
+        })
+    }
+
     /// One request from the view, with what rides after the last breakpoint (the todo list,
     /// the fold reminder, the file-touch cue), streamed to the front end.
     async fn request(&mut self, s: &mut Session) -> Result<Reply> {
@@ -288,9 +310,14 @@ impl<'c> Turn<'c> {
             request.dynamic.push(cue.clone());
         }
         let started = std::time::Instant::now();
+        self.said.clear();
+        let said = &mut self.said;
         let (reply, encoding) = cx
             .provider
             .send_timed(&request, &mut |e| {
+                if let hotl_wire::Event::TextDelta { text } = e {
+                    said.push_str(text);
+                }
                 cx.events.send(Event::Model { event: e.clone() });
             })
             .await;

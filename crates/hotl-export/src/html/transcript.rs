@@ -387,6 +387,7 @@ impl<'a> Renderer<'a> {
                 Some("… interrupted: the connection to the provider broke mid-answer")
             }
             Some("error") => Some("✗ the provider failed the response"),
+            Some("cancelled") => Some("… cancelled by the user mid-answer"),
             _ => None,
         };
         if let Some(line) = stopped {
