@@ -66,6 +66,7 @@ fn call_in(
         hidden_env: Arc::from([]),
         reaper: None,
         sandbox: None,
+        progress: None,
     };
     let input = ToolInput::from_json(input)?;
     let invocation = Invocation::new("call_1", &input, &ctx)?;

@@ -87,6 +87,14 @@ pub enum Event {
         /// when it is not JSON).
         input: hotl_log::ToolInput,
     },
+    /// Output a running call printed, as it comes (a command's stdout and stderr): what a
+    /// front end shows while the call runs. The result still carries the whole output.
+    ToolOutput {
+        /// The call id.
+        id: String,
+        /// The text printed since the last one.
+        text: String,
+    },
     /// A tool call finished (or was answered without running: refused, cancelled).
     ToolResult {
         /// The call id.

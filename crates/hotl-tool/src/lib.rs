@@ -22,6 +22,7 @@
 //!     hidden_env: Vec::new().into(),
 //!     reaper: None,
 //!     sandbox: None,
+//!     progress: None,
 //! };
 //! let input = hotl_log::ToolInput::from_json(r#"{"path":"hello.txt"}"#).unwrap();
 //! let call = Invocation::new("c1", &input, &ctx).unwrap();
@@ -44,7 +45,7 @@ pub use crate::args::{Args, Fail};
 pub use crate::group::{GroupKiller, kill_group};
 pub use crate::preview::Preview;
 pub use crate::tool::{
-    BoxFuture, Invocation, Tool, ToolCtx, ToolFuture, ToolKind, ToolOutput, content_hash,
+    BoxFuture, Invocation, Progress, Tool, ToolCtx, ToolFuture, ToolKind, ToolOutput, content_hash,
     definition,
 };
 pub use crate::tools::{BLOB_REF_CHARS, blob_ref, cap_output};

@@ -53,6 +53,22 @@ pub struct ToolCtx {
     /// The sandbox's rules for this call's commands (plan mode's are read-only); `None` when
     /// commands run unconfined.
     pub sandbox: Option<std::sync::Arc<hotl_sandbox::Rules>>,
+    /// Where a call's output goes as it is printed; `None`: only its result is told.
+    pub progress: Option<Progress>,
+}
+
+/// Output a running call printed, passed on as it comes: called with the call's id and the
+/// text printed since the last call.
+#[derive(Clone)]
+pub struct Progress(pub std::sync::Arc<ProgressFn>);
+
+/// What [`Progress`] calls: the call's id, then the text.
+pub type ProgressFn = dyn Fn(&str, &str) + Send + Sync;
+
+impl std::fmt::Debug for Progress {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Progress")
+    }
 }
 
 impl ToolCtx {

@@ -29,6 +29,7 @@ impl Project {
             hidden_env: Vec::new().into(),
             reaper: None,
             sandbox: None,
+            progress: None,
         };
         Ok(Project { _dir: dir, ctx })
     }

@@ -82,6 +82,18 @@ fn live_rows(app: &App, now: Instant, width: usize) -> Vec<Line<'static>> {
             ]),
             width,
         ));
+        // The last lines it printed, as they come: a long command is not silent.
+        if let Some(printed) = app.printed.get(&card.id) {
+            for line in last_lines(printed, PRINTED_LINES) {
+                live.push(truncate(
+                    &Line::from(vec![
+                        Span::styled("  │ ", style::dim()),
+                        Span::styled(crate::wrap::visible(line).into_owned(), style::dim()),
+                    ]),
+                    width,
+                ));
+            }
+        }
     }
     live.extend(busy_row(app, now, spin, width));
     for queued in &app.queued {
@@ -429,4 +441,19 @@ pub fn set_monochrome(on: bool) {
 /// Whether colour is off.
 pub fn is_monochrome() -> bool {
     NO_COLOR.load(std::sync::atomic::Ordering::Relaxed)
+}
+
+/// How many of a running command's last lines show under its card.
+const PRINTED_LINES: usize = 3;
+
+/// The last `n` non-blank lines of `text`, in order (a line still being printed counts).
+fn last_lines(text: &str, n: usize) -> Vec<&str> {
+    let mut lines: Vec<&str> = text
+        .split(['\n', '\r'])
+        .filter(|l| !l.trim().is_empty())
+        .rev()
+        .take(n)
+        .collect();
+    lines.reverse();
+    lines
 }

@@ -1415,3 +1415,55 @@ fn a_sessions_name_is_shown_found_and_told() -> TestResult {
     );
     Ok(())
 }
+
+/// A command's output shows under its card as it is printed, and Esc keeps what it had
+/// printed: the cancelled call's result carries it, for the user and the model.
+#[test]
+fn a_running_commands_output_streams_and_survives_esc() -> TestResult {
+    let env = Env::new()?;
+    let fake = FakeLlm::start(Config::scripted([
+        Reply::text("").with_tool(
+            "bash",
+            serde_json::json!({"command": "for i in 1 2 3; do echo tick-$i; sleep 0.2; done; sleep 30"}),
+        ),
+        Reply::text("after"),
+    ]))?;
+    let Some(shown) = tui(
+        &env,
+        &fake,
+        &["--allow", "bash"],
+        &[
+            UP,
+            Type("count\r"),
+            Shows("│ tick-3"),
+            Type("\x1b"),
+            Shows("cancelled; the session is kept"),
+            Idle,
+            Type("and?\r"),
+            Shows("after"),
+            Idle,
+            EXIT,
+        ],
+    )?
+    else {
+        return Ok(());
+    };
+    assert_eq!(shown.code, 0, "{}", shown.screen());
+    let id = env.only_session()?;
+    let result = env
+        .records(&id)?
+        .into_iter()
+        .find(|r| r["type"] == "tool_result")
+        .ok_or("the call was answered")?;
+    let text = result["content"].to_string();
+    assert!(
+        text.contains("output so far") && text.contains("tick-1") && text.contains("tick-3"),
+        "{result}"
+    );
+    let sent = crate::common::requests(&fake)?;
+    assert!(
+        sent[1]["messages"].to_string().contains("tick-3"),
+        "the model sees it"
+    );
+    Ok(())
+}

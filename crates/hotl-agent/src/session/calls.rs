@@ -101,6 +101,7 @@ impl Session {
                 .policy
                 .rules_for(&self.cwd)
                 .map(std::sync::Arc::new),
+            progress: Some(self.printed.progress(&cx.events)),
         }
     }
 
@@ -450,6 +451,8 @@ impl Session {
 
     /// Records a call's result (and the todos it set).
     pub(super) fn record_output(&mut self, call: &str, output: ToolOutput) -> Result<()> {
+        // The whole output is in the result: what it printed as it ran is not needed now.
+        drop(self.printed.take(call));
         if let Some(items) = output.todos.clone() {
             self.append(Body::Todos { items })?;
         }
@@ -518,20 +521,30 @@ impl Session {
     /// [`Session::answer_open_calls`], told to `events`.
     pub(super) fn answer_open_calls_to(&mut self, why: &str, events: &Events) -> Result<()> {
         for (call, name) in self.open_calls() {
+            // A command cut short is answered with what it had printed (its end, capped like
+            // any output, the whole of what was kept in a blob).
+            let (content, blob) = match self.printed.take(&call) {
+                Some(printed) => {
+                    let (shown, blob) = hotl_tool::cap_output(&printed, &self.store.blobs());
+                    (format!("{why}\noutput so far:\n{shown}"), blob)
+                }
+                None => (why.to_owned(), None),
+            };
             events.send(Event::ToolResult {
                 id: call.clone(),
                 name,
                 is_error: true,
-                content: why.to_owned(),
+                content: content.clone(),
             });
             self.append(Body::ToolResult {
                 call,
-                content: vec![Block::text(why)],
-                blob: None,
+                content: vec![Block::text(content)],
+                blob,
                 is_error: true,
                 files: Vec::new(),
             })?;
         }
+        self.printed.clear();
         Ok(())
     }
 }

@@ -26,6 +26,7 @@ mod fold;
 mod fork;
 mod loops;
 mod ops;
+mod printed;
 mod requests;
 mod rewind;
 mod rules;
@@ -98,6 +99,8 @@ pub struct Session {
     tool_defs: Vec<ToolDef>,
     /// The tools calls can reach: the live ones whose names are among the frozen definitions.
     tools: ToolSet,
+    /// What the calls running now printed so far.
+    printed: printed::Printed,
     cwd: PathBuf,
     cache_key: String,
     /// What this process spent.
@@ -268,6 +271,7 @@ impl Session {
             system,
             tool_defs,
             tools,
+            printed: printed::Printed::default(),
             cwd,
             cache_key,
             totals: Totals::default(),

@@ -53,6 +53,8 @@ struct Call {
     reaper: Option<std::sync::Arc<Path>>,
     /// The rules the command runs under; `None`: unconfined.
     sandbox: Option<std::sync::Arc<hotl_sandbox::Rules>>,
+    /// Where output goes as it is printed, and this call's id.
+    progress: Option<(crate::Progress, String)>,
 }
 
 impl Tool for Bash {
@@ -106,6 +108,7 @@ impl Tool for Bash {
                 hidden_env: ctx.hidden_env.clone(),
                 reaper: ctx.reaper.clone(),
                 sandbox: ctx.sandbox.clone().filter(|_| confined),
+                progress: ctx.progress.clone().map(|p| (p, invocation.id.to_owned())),
             })
         });
         Box::pin(async move {
@@ -140,11 +143,20 @@ struct Capture {
 }
 
 impl Capture {
-    /// Takes one read's result; returns whether the pipe is still open.
-    fn absorb(&mut self, read: io::Result<usize>, buf: &[u8]) -> bool {
+    /// Takes one read's result, telling `progress` what it read; returns whether the pipe
+    /// is still open.
+    fn absorb(
+        &mut self,
+        read: io::Result<usize>,
+        buf: &[u8],
+        progress: Option<&(crate::Progress, String)>,
+    ) -> bool {
         match read {
             Ok(0) | Err(_) => false,
             Ok(n) => {
+                if let Some((progress, id)) = progress {
+                    (progress.0)(id, &String::from_utf8_lossy(&buf[..n]));
+                }
                 let keep = n.min(MAX_CAPTURE.saturating_sub(self.bytes.len()));
                 self.bytes.extend_from_slice(&buf[..keep]);
                 self.dropped += n - keep;
@@ -216,12 +228,12 @@ impl Call {
             }
             tokio::select! {
                 read = read_from(&mut out_pipe, &mut out_buf) => {
-                    if !out.absorb(read, &out_buf) {
+                    if !out.absorb(read, &out_buf, self.progress.as_ref()) {
                         out_pipe = None;
                     }
                 }
                 read = read_from(&mut err_pipe, &mut err_buf) => {
-                    if !err.absorb(read, &err_buf) {
+                    if !err.absorb(read, &err_buf, self.progress.as_ref()) {
                         err_pipe = None;
                     }
                 }

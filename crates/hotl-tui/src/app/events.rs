@@ -48,12 +48,16 @@ impl App {
                     is_error: false,
                 });
             }
+            Event::ToolOutput { id, text } => self.printed_by(&id, &text),
             Event::ToolResult {
                 id,
                 name,
                 is_error,
                 content,
-            } => self.tool_result(id, name, is_error, content),
+            } => {
+                self.printed.remove(&id);
+                self.tool_result(id, name, is_error, content)
+            }
             Event::Approval {
                 id,
                 tool,
@@ -413,6 +417,20 @@ impl App {
                 agent,
             } => self.children.push(LiveChild::new(handle, agent, task)),
             _ => {}
+        }
+    }
+
+    /// Keeps the end of what running call `id` printed, for its card while it runs.
+    fn printed_by(&mut self, id: &str, text: &str) {
+        const KEPT: usize = 4096;
+        let kept = self.printed.entry(id.to_owned()).or_default();
+        kept.push_str(text);
+        if kept.len() > KEPT {
+            let mut cut = kept.len() - KEPT;
+            while !kept.is_char_boundary(cut) {
+                cut += 1;
+            }
+            kept.drain(..cut);
         }
     }
 

@@ -172,6 +172,8 @@ pub struct App {
     thinking: String,
     /// Calls running, in order.
     pub tools: Vec<ToolCard>,
+    /// What the running calls printed so far (the end of it), by call id.
+    pub printed: std::collections::HashMap<String, String>,
     /// Children running.
     pub children: Vec<LiveChild>,
     /// The composer.
@@ -225,6 +227,7 @@ impl App {
             stream: None,
             thinking: String::new(),
             tools: Vec::new(),
+            printed: std::collections::HashMap::new(),
             children: Vec::new(),
             composer: Composer::new(history),
             queued: VecDeque::new(),
