@@ -212,9 +212,9 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let blobs = Blobs::new(dir.path().join("blobs"));
         let a = blobs.put(b"one").unwrap();
-        assert_eq!(blobs.find(&a[..16]), [a.clone()]);
-        assert_eq!(blobs.find(&a[..16].to_uppercase()), [a.clone()]);
-        assert_eq!(blobs.find(&a), [a.clone()]);
+        assert_eq!(blobs.find(&a[..16]), vec![a.clone()]);
+        assert_eq!(blobs.find(&a[..16].to_uppercase()), vec![a.clone()]);
+        assert_eq!(blobs.find(&a), vec![a.clone()]);
         assert!(blobs.find("0").is_empty());
         assert!(blobs.find("../x").is_empty());
         let other = if a.starts_with('0') { "1" } else { "0" };
