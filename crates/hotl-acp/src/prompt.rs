@@ -87,7 +87,16 @@ struct Calls {
     child_calling: HashMap<String, (String, String, serde_json::Value)>,
     /// The children's calls shown to the editor (because they asked): their ends close them.
     shown: Vec<String>,
+    /// What each running call printed (its end), and when the editor was last shown it.
+    printed: HashMap<String, (String, std::time::Instant)>,
 }
+
+/// How much of a running call's output the editor is shown (its end).
+const PRINTED_SHOWN: usize = 8 * 1024;
+
+/// How often a running call's output is sent again at most: an update replaces the call's
+/// content, so a chatty command is not sent line by line.
+const PRINTED_EVERY: std::time::Duration = std::time::Duration::from_millis(200);
 
 impl Calls {
     /// Relays one event; an approval asked gives the command that answers it.
@@ -113,14 +122,18 @@ impl Calls {
                     relay.update(s::SessionUpdate::Plan(plan))?;
                 }
             }
+            Event::ToolOutput { id, text } => self.printed(relay, id, &text)?,
             Event::ToolResult {
                 id,
                 is_error,
                 content,
                 ..
-            } => relay.update(s::SessionUpdate::ToolCallUpdate(
-                crate::updates::tool_result(&id, is_error, &content),
-            ))?,
+            } => {
+                self.printed.remove(&id);
+                relay.update(s::SessionUpdate::ToolCallUpdate(
+                    crate::updates::tool_result(&id, is_error, &content),
+                ))?
+            }
             Event::Approval {
                 id, tool, question, ..
             } => {
@@ -135,6 +148,31 @@ impl Calls {
             _ => {}
         }
         Ok(None)
+    }
+
+    /// A running call's output, shown on its call as it comes (its end, a few times a
+    /// second at most); the result replaces it.
+    fn printed(&mut self, relay: &Relay<'_>, id: String, text: &str) -> Result<(), Error> {
+        let now = std::time::Instant::now();
+        let (kept, sent) = self
+            .printed
+            .entry(id.clone())
+            .or_insert_with(|| (String::new(), now.checked_sub(PRINTED_EVERY).unwrap_or(now)));
+        kept.push_str(text);
+        if kept.len() > PRINTED_SHOWN {
+            let mut cut = kept.len() - PRINTED_SHOWN;
+            while !kept.is_char_boundary(cut) {
+                cut += 1;
+            }
+            kept.drain(..cut);
+        }
+        if now.duration_since(*sent) < PRINTED_EVERY {
+            return Ok(());
+        }
+        *sent = now;
+        relay.update(s::SessionUpdate::ToolCallUpdate(
+            crate::updates::tool_running(&id, kept),
+        ))
     }
 
     /// A child's own work stays in its log (its result arrives as its call's), except a

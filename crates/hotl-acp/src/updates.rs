@@ -36,6 +36,16 @@ pub(crate) fn tool_result(id: &str, is_error: bool, content: &str) -> s::ToolCal
     )
 }
 
+/// A running call's output so far: its status in progress, its content the output.
+pub(crate) fn tool_running(id: &str, printed: &str) -> s::ToolCallUpdate {
+    s::ToolCallUpdate::new(
+        id.to_owned(),
+        s::ToolCallUpdateFields::new()
+            .status(s::ToolCallStatus::InProgress)
+            .content(vec![printed.to_owned().into()]),
+    )
+}
+
 /// The `todo` tool's list as a plan, when `input` holds one.
 pub(crate) fn plan(input: &Value) -> Option<s::Plan> {
     let items = input["items"].as_array()?;

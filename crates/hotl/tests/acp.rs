@@ -539,3 +539,36 @@ fn every_bad_line_gets_its_json_rpc_error_and_the_connection_goes_on() -> TestRe
     assert!(child.wait()?.success());
     Ok(())
 }
+
+/// A running command's output reaches the editor on its call as it is printed (in progress),
+/// before the result completes it.
+#[test]
+fn a_commands_output_streams_to_the_editor() -> TestResult {
+    let env = Env::new()?;
+    let fake = FakeLlm::start(Config::scripted([
+        Reply::default().with_tool(
+            "bash",
+            json!({"command": "echo tick-1; sleep 0.5; echo tick-2; sleep 0.5; echo tick-3"}),
+        ),
+        Reply::text("Counted."),
+    ]))?;
+    let editor = Editor::answering(&["allow"]);
+    let cwd = env.cwd();
+    let stop = drive(&env, &fake, &editor, async move |cx| {
+        let id = start(&cx, &cwd).await?;
+        prompt(&cx, &id, "count").await
+    })?;
+    assert_eq!(stop, s::StopReason::EndTurn);
+    let updates = editor.of("tool_call_update");
+    let running = updates
+        .iter()
+        .position(|u| u["status"] == "in_progress" && u.to_string().contains("tick-1"))
+        .ok_or(format!("no output while it ran: {updates:?}"))?;
+    let done = updates
+        .iter()
+        .position(|u| u["status"] == "completed")
+        .ok_or("no result")?;
+    assert!(running < done, "{updates:?}");
+    assert!(updates[done].to_string().contains("tick-3"), "{updates:?}");
+    Ok(())
+}
