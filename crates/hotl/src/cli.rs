@@ -69,28 +69,40 @@ pub enum Command {
     Stats(crate::commands::stats::StatsArgs),
     /// Manage MCP servers: list, check, add, remove
     #[command(subcommand)]
+    #[command(arg = crate::cli::unused_all())]
     Mcp(crate::commands::mcp::McpCommand),
     /// The remote store sessions are published to: add, check
     #[command(subcommand)]
     Remote(crate::commands::remote::RemoteCommand),
     /// The sandbox commands run in: check what it enforces here, run a command under it
     #[command(subcommand)]
+    #[command(arg = crate::cli::unused_all())]
     Sandbox(crate::commands::sandbox::SandboxCommand),
     /// Agent definitions delegated children are made from: list, show, check
     #[command(subcommand)]
+    #[command(arg = crate::cli::unused_all())]
     Agents(crate::commands::agents::AgentsCommand),
     /// Show the effective configuration and where each value comes from
+    #[command(arg = crate::cli::unused_all())]
     Config(crate::commands::config::ConfigArgs),
     /// Print a shell completion script: hotl completions bash > ~/.local/share/bash-completion/completions/hotl
+    #[command(arg = crate::cli::unused_home())]
+    #[command(arg = crate::cli::unused_all())]
     Completions(crate::commands::completions::CompletionsArgs),
     /// Print hotl's man page (roff): hotl man > ~/.local/share/man/man1/hotl.1
+    #[command(arg = crate::cli::unused_home())]
+    #[command(arg = crate::cli::unused_all())]
     Man,
     /// Serve the Agent Client Protocol on stdio, for editors (Zed and others)
+    #[command(arg = crate::cli::unused_all())]
     Acp(crate::commands::acp::AcpArgs),
     /// Serve encrypted shares: store sealed blobs and the viewer that opens them
+    #[command(arg = crate::cli::unused_all())]
     ShareServer(crate::commands::share_server::ShareServerArgs),
     /// Developer tools: look at what providers send
     #[command(subcommand)]
+    #[command(arg = crate::cli::unused_home())]
+    #[command(arg = crate::cli::unused_all())]
     Debug(DebugCommand),
 }
 
@@ -208,4 +220,24 @@ mod tests {
         }
         words
     }
+}
+
+/// `--all` (a global flag: every project's sessions) where it means nothing, hidden: a
+/// subcommand that defines the flag itself does not get the global one, so its help does not
+/// offer it. Taken and ignored, as before.
+pub fn unused_all() -> clap::Arg {
+    clap::Arg::new("all")
+        .long("all")
+        .hide(true)
+        .action(clap::ArgAction::SetTrue)
+}
+
+/// `--home` where no session is read or written, hidden like [`unused_all`] (its value
+/// still reaches the global flag, so it is typed as that one is).
+pub fn unused_home() -> clap::Arg {
+    clap::Arg::new("home")
+        .long("home")
+        .value_name("DIR")
+        .value_parser(clap::value_parser!(PathBuf))
+        .hide(true)
 }

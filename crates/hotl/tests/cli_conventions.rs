@@ -162,5 +162,21 @@ fn completion_offers_modes_and_resume_help_only_what_applies() -> TestResult {
         assert!(!help.contains(flag), "resume --help offers {flag}:\n{help}");
     }
     assert!(help.contains("--print"), "{help}");
+    // Global flags only where they mean something: no `--all` on commands that take no
+    // session, no `--home` on those that read no home; both still taken there.
+    for (args, all, home) in [
+        (vec!["completions", "--help"], false, false),
+        (vec!["man", "--help"], false, false),
+        (vec!["config", "--help"], false, true),
+        (vec!["mcp", "list", "--help"], false, true),
+        (vec!["sessions", "list", "--help"], true, true),
+        (vec!["fold", "--help"], true, true),
+    ] {
+        let help = env.run(&args).ok().stdout;
+        assert_eq!(help.contains("--all"), all, "{args:?}:\n{help}");
+        assert_eq!(help.contains("--home"), home, "{args:?}:\n{help}");
+    }
+    env.run(&["completions", "bash", "--all", "--home", "elsewhere"])
+        .ok();
     Ok(())
 }
