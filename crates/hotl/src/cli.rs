@@ -156,6 +156,26 @@ pub struct RefArg {
     pub session: String,
 }
 
+/// `--all` (a global flag: every project's sessions) where it means nothing, hidden: a
+/// subcommand that defines the flag itself does not get the global one, so its help does not
+/// offer it. Taken and ignored, as before.
+pub fn unused_all() -> clap::Arg {
+    clap::Arg::new("all")
+        .long("all")
+        .hide(true)
+        .action(clap::ArgAction::SetTrue)
+}
+
+/// `--home` where no session is read or written, hidden like [`unused_all`] (its value
+/// still reaches the global flag, so it is typed as that one is).
+pub fn unused_home() -> clap::Arg {
+    clap::Arg::new("home")
+        .long("home")
+        .value_name("DIR")
+        .value_parser(clap::value_parser!(PathBuf))
+        .hide(true)
+}
+
 #[cfg(test)]
 mod tests {
     use clap::{CommandFactory, Parser};
@@ -220,24 +240,4 @@ mod tests {
         }
         words
     }
-}
-
-/// `--all` (a global flag: every project's sessions) where it means nothing, hidden: a
-/// subcommand that defines the flag itself does not get the global one, so its help does not
-/// offer it. Taken and ignored, as before.
-pub fn unused_all() -> clap::Arg {
-    clap::Arg::new("all")
-        .long("all")
-        .hide(true)
-        .action(clap::ArgAction::SetTrue)
-}
-
-/// `--home` where no session is read or written, hidden like [`unused_all`] (its value
-/// still reaches the global flag, so it is typed as that one is).
-pub fn unused_home() -> clap::Arg {
-    clap::Arg::new("home")
-        .long("home")
-        .value_name("DIR")
-        .value_parser(clap::value_parser!(PathBuf))
-        .hide(true)
 }
