@@ -144,7 +144,10 @@ fn score(
     let mut idfs = Vec::with_capacity(terms.len());
     let mut touched = Vec::new();
     let mut postings = Vec::new();
-    let mut kept: Vec<(usize, u32, u32, u32)> = Vec::new();
+    // Each posting the filter keeps: its segment, its document and the term's BM25 weight
+    // before the idf (known only once they are counted): 12 bytes, not the 24 of the tuple of
+    // its parts.
+    let mut kept: Vec<(u32, u32, f32)> = Vec::new();
     let long = long_query_tokens(query);
     for term in terms {
         kept.clear();
@@ -179,20 +182,22 @@ fn score(
                         continue;
                     }
                 }
-                kept.push((s, d, tf, len));
+                let (len, tf) = (f64::from(len), f64::from(tf));
+                let norm = tf + K1 * (1.0 - B + B * len / avgdl);
+                kept.push((s as u32, d, (tf * (K1 + 1.0) / norm) as f32));
             }
         }
         let df = kept.len() as f64;
         let idf = (1.0 + (n - df + 0.5) / (df + 0.5)).ln();
         idfs.push(idf);
-        for &(s, d, tf, len) in &kept {
+        let idf32 = idf as f32;
+        for &(s, d, weight) in &kept {
+            let s = s as usize;
             if scores[s].is_empty() {
                 scores[s] = vec![0.0; c.segments[s].n_docs()];
                 matched[s] = vec![0; c.segments[s].n_docs()];
             }
-            let (len, tf) = (f64::from(len), f64::from(tf));
-            let norm = tf + K1 * (1.0 - B + B * len / avgdl);
-            scores[s][d as usize] += (idf * tf * (K1 + 1.0) / norm) as f32;
+            scores[s][d as usize] += idf32 * weight;
             let count = &mut matched[s][d as usize];
             if *count == 0 {
                 touched.push((s, d));
@@ -224,27 +229,60 @@ fn select(c: &Collection<'_>, scored: &Scored, n_terms: usize, limit: usize) -> 
     let top_matched = touched.iter().map(at).map(|a| a.1).max().unwrap_or(0);
     let need = (usize::from(top_matched) * 2).div_ceil(3).max(1);
     let floor = top_score * RELATIVE_CUTOFF;
-    let mut best: Vec<Candidate> = Vec::new();
-    for &(s, d) in touched {
-        let (score, held) = at(&(s, d));
-        let held = usize::from(held);
-        let kept = held >= n_terms || (held >= need && score >= floor);
-        if score > 0.0 && kept {
-            let d = d as usize;
-            best.push((score, c.segments[s].doc(d).key, s, d));
-        }
-    }
     let candidates = if n_terms > 1 {
         limit.saturating_mul(EXACT_CANDIDATES)
     } else {
         limit
     };
-    if best.len() > candidates {
-        best.select_nth_unstable_by(candidates - 1, order);
-        best.truncate(candidates);
+    // The best `candidates` kept as they come (a heap whose top is the worst of them): a
+    // common word touches millions of documents, and a list of them all costs more than
+    // choosing among them.
+    let mut best = std::collections::BinaryHeap::with_capacity(candidates + 1);
+    for &(s, d) in touched {
+        let (score, held) = at(&(s, d));
+        let held = usize::from(held);
+        let kept = held >= n_terms || (held >= need && score >= floor);
+        if score > 0.0 && kept {
+            if best.len() == candidates
+                && best
+                    .peek()
+                    .is_some_and(|w: &Ranked| score < w.0.0)
+            {
+                continue;
+            }
+            let d = d as usize;
+            best.push(Ranked((score, c.segments[s].doc(d).key, s, d)));
+            if best.len() > candidates {
+                best.pop();
+            }
+        }
     }
+    let mut best: Vec<Candidate> = best.into_iter().map(|r| r.0).collect();
     best.sort_unstable_by(order);
     best
+}
+
+/// A candidate in the heap of the best: greater is worse (the heap's top is dropped first).
+struct Ranked(Candidate);
+
+impl PartialEq for Ranked {
+    fn eq(&self, other: &Ranked) -> bool {
+        order(&self.0, &other.0) == Ordering::Equal
+    }
+}
+
+impl Eq for Ranked {}
+
+impl PartialOrd for Ranked {
+    fn partial_cmp(&self, other: &Ranked) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl Ord for Ranked {
+    fn cmp(&self, other: &Ranked) -> Ordering {
+        order(&self.0, &other.0)
+    }
 }
 
 fn order(a: &Candidate, b: &Candidate) -> Ordering {
