@@ -126,7 +126,7 @@ fn without_common(c: &Collection<'_>, terms: Vec<Vec<u8>>) -> Vec<Vec<u8>> {
 struct Scored {
     scores: Vec<Vec<f32>>,
     matched: Vec<Vec<u8>>,
-    touched: Vec<(usize, u32)>,
+    touched: Vec<(u32, u32)>,
     idfs: Vec<f64>,
 }
 
@@ -200,7 +200,7 @@ fn score(
             scores[s][d as usize] += idf32 * weight;
             let count = &mut matched[s][d as usize];
             if *count == 0 {
-                touched.push((s, d));
+                touched.push((s as u32, d));
             }
             *count = count.saturating_add(1);
         }
@@ -224,9 +224,18 @@ fn select(c: &Collection<'_>, scored: &Scored, n_terms: usize, limit: usize) -> 
         touched,
         ..
     } = scored;
-    let at = |&(s, d): &(usize, u32)| (scores[s][d as usize], matched[s][d as usize]);
-    let top_score = touched.iter().map(at).map(|a| a.0).fold(0.0_f32, f32::max);
-    let top_matched = touched.iter().map(at).map(|a| a.1).max().unwrap_or(0);
+    let at = |&(s, d): &(u32, u32)| {
+        (
+            scores[s as usize][d as usize],
+            matched[s as usize][d as usize],
+        )
+    };
+    let (top_score, top_matched) = touched
+        .iter()
+        .map(at)
+        .fold((0.0_f32, 0), |(s, m), (score, held)| {
+            (s.max(score), m.max(held))
+        });
     let need = (usize::from(top_matched) * 2).div_ceil(3).max(1);
     let floor = top_score * RELATIVE_CUTOFF;
     let candidates = if n_terms > 1 {
@@ -243,14 +252,10 @@ fn select(c: &Collection<'_>, scored: &Scored, n_terms: usize, limit: usize) -> 
         let held = usize::from(held);
         let kept = held >= n_terms || (held >= need && score >= floor);
         if score > 0.0 && kept {
-            if best.len() == candidates
-                && best
-                    .peek()
-                    .is_some_and(|w: &Ranked| score < w.0.0)
-            {
+            if best.len() == candidates && best.peek().is_some_and(|w: &Ranked| score < w.0.0) {
                 continue;
             }
-            let d = d as usize;
+            let (s, d) = (s as usize, d as usize);
             best.push(Ranked((score, c.segments[s].doc(d).key, s, d)));
             if best.len() > candidates {
                 best.pop();
