@@ -159,13 +159,7 @@ impl Calls {
             .entry(id.clone())
             .or_insert_with(|| (String::new(), now.checked_sub(PRINTED_EVERY).unwrap_or(now)));
         kept.push_str(text);
-        if kept.len() > PRINTED_SHOWN {
-            let mut cut = kept.len() - PRINTED_SHOWN;
-            while !kept.is_char_boundary(cut) {
-                cut += 1;
-            }
-            kept.drain(..cut);
-        }
+        hotl_text::keep_tail(kept, PRINTED_SHOWN);
         if now.duration_since(*sent) < PRINTED_EVERY {
             return Ok(());
         }

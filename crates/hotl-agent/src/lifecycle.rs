@@ -161,34 +161,13 @@ impl NewSession {
             state.push(mode_record(self.mode));
         }
         if let Some(sandbox) = &self.sandbox {
-            state.push(Body::Mode {
-                permission: None,
-                plan: None,
-                effort: None,
-                sandbox: Some(sandbox.clone()),
-                model: None,
-                provider: None,
-            });
+            state.push(Body::sandbox(sandbox));
         }
         if let Some(effort) = &self.effort {
-            state.push(Body::Mode {
-                permission: None,
-                plan: None,
-                effort: Some(effort.clone()),
-                sandbox: None,
-                model: None,
-                provider: None,
-            });
+            state.push(Body::effort(effort));
         }
         if let Some((model, provider)) = &self.chosen {
-            state.push(Body::Mode {
-                permission: None,
-                plan: None,
-                effort: None,
-                sandbox: None,
-                model: Some(model.clone()),
-                provider: Some(provider.clone()),
-            });
+            state.push(Body::chosen_model(model, provider));
         }
         if let Some(name) = &self.name {
             self.store.check_name(name, None)?;

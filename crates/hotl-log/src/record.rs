@@ -555,6 +555,42 @@ impl Body {
         }
     }
 
+    /// A `mode` record that changes the reasoning effort only.
+    pub fn effort(effort: impl Into<String>) -> Self {
+        Body::Mode {
+            permission: None,
+            plan: None,
+            effort: Some(effort.into()),
+            sandbox: None,
+            model: None,
+            provider: None,
+        }
+    }
+
+    /// A `mode` record that changes the sandbox mode only.
+    pub fn sandbox(mode: impl Into<String>) -> Self {
+        Body::Mode {
+            permission: None,
+            plan: None,
+            effort: None,
+            sandbox: Some(mode.into()),
+            model: None,
+            provider: None,
+        }
+    }
+
+    /// A `mode` record that records the model chosen on `provider` only.
+    pub fn chosen_model(model: impl Into<String>, provider: impl Into<String>) -> Self {
+        Body::Mode {
+            permission: None,
+            plan: None,
+            effort: None,
+            sandbox: None,
+            model: Some(model.into()),
+            provider: Some(provider.into()),
+        }
+    }
+
     /// A title nobody paid for (a fork's from its task, an import's).
     pub fn title(title: String) -> Self {
         Body::Title {

@@ -109,17 +109,10 @@ pub fn search_archive(
     mode: Mode,
     limit: usize,
 ) -> Result<(Archive, Vec<Hit>)> {
-    let archive = open_archive(store, id)?;
-    match archive.search(query, mode, limit) {
-        Ok(hits) => Ok((archive, hits)),
-        Err(RecallError::Corrupt { .. }) => {
-            drop(archive);
-            let archive = open_archive(store, id)?;
-            let hits = archive.search(query, mode, limit)?;
-            Ok((archive, hits))
-        }
-        Err(e) => Err(e),
-    }
+    search_opened(store, id, |archive| {
+        let hits = archive.search(query, mode, limit);
+        (archive, hits)
+    })
 }
 
 /// What the model's `recall` searches: [`search_archive`]'s archive plus the tool outputs of
@@ -132,14 +125,30 @@ pub fn search_recall(
     mode: Mode,
     limit: usize,
 ) -> Result<(Archive, Vec<Hit>)> {
-    let search = || -> Result<(Archive, Vec<Hit>)> {
-        let archive = open_archive(store, id)?.with_live_outputs();
-        let hits = archive.search(query, mode, limit)?;
-        Ok((archive, hits))
-    };
-    match search() {
-        Err(RecallError::Corrupt { .. }) => search(),
-        other => other,
+    search_opened(store, id, |archive| {
+        let archive = archive.with_live_outputs();
+        let hits = archive.search(query, mode, limit);
+        (archive, hits)
+    })
+}
+
+/// Opens session `id`'s archive and runs `search` on it; an index file found damaged during
+/// the search (deleted by the search) is rebuilt by opening the archive again, and searched
+/// once more.
+fn search_opened(
+    store: &Store,
+    id: &str,
+    search: impl Fn(Archive) -> (Archive, Result<Vec<Hit>>),
+) -> Result<(Archive, Vec<Hit>)> {
+    let (archive, hits) = search(open_archive(store, id)?);
+    match hits {
+        Ok(hits) => Ok((archive, hits)),
+        Err(RecallError::Corrupt { .. }) => {
+            drop(archive);
+            let (archive, hits) = search(open_archive(store, id)?);
+            Ok((archive, hits?))
+        }
+        Err(e) => Err(e),
     }
 }
 

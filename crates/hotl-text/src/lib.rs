@@ -93,6 +93,19 @@ pub fn clip_bytes(text: &str, max: usize) -> String {
     format!("{}…", &text[..end])
 }
 
+/// Drops the start of `text` so that at most `max` bytes of its end stay, cut at a character
+/// boundary: what a stream's latest output keeps.
+pub fn keep_tail(text: &mut String, max: usize) {
+    if text.len() <= max {
+        return;
+    }
+    let mut cut = text.len() - max;
+    while !text.is_char_boundary(cut) {
+        cut += 1;
+    }
+    text.drain(..cut);
+}
+
 /// The first line of `text` (all of it when it has one line; empty when it is empty).
 pub fn first_line(text: &str) -> &str {
     text.lines().next().unwrap_or("")
@@ -140,6 +153,16 @@ pub fn plural(n: usize, noun: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn keep_tail_keeps_whole_characters_of_the_end() {
+        let mut text = "aéb".to_owned();
+        keep_tail(&mut text, 2);
+        assert_eq!(text, "b", "é is two bytes: it goes whole");
+        let mut short = "ab".to_owned();
+        keep_tail(&mut short, 8);
+        assert_eq!(short, "ab");
+    }
 
     #[test]
     fn clips_count_characters_and_keep_the_width() {

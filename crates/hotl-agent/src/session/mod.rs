@@ -389,14 +389,7 @@ impl Session {
 
     /// Records a sandbox mode (`read-only`, `workspace-write`, `off`): resumes and forks keep it.
     pub fn set_sandbox(&mut self, mode: &str) -> Result<()> {
-        self.append(Body::Mode {
-            permission: None,
-            plan: None,
-            effort: None,
-            sandbox: Some(mode.to_owned()),
-            model: None,
-            provider: None,
-        })
+        self.append(Body::sandbox(mode))
     }
 
     /// The model chosen in the session (`/model`) and the provider it was chosen on
@@ -411,14 +404,7 @@ impl Session {
 
     /// Records the model chosen on `provider`: a resume on the same provider uses it.
     pub fn set_model(&mut self, model: &str, provider: &str) -> Result<()> {
-        self.append(Body::Mode {
-            permission: None,
-            plan: None,
-            effort: None,
-            sandbox: None,
-            model: Some(model.to_owned()),
-            provider: Some(provider.to_owned()),
-        })
+        self.append(Body::chosen_model(model, provider))
     }
 
     /// The reasoning effort the session recorded last, if any.
@@ -428,14 +414,7 @@ impl Session {
 
     /// Records a reasoning effort (`low`, `medium`, `high`): resumes and forks keep it.
     pub fn set_effort(&mut self, effort: &str) -> Result<()> {
-        self.append(Body::Mode {
-            permission: None,
-            plan: None,
-            effort: Some(effort.to_owned()),
-            sandbox: None,
-            model: None,
-            provider: None,
-        })
+        self.append(Body::effort(effort))
     }
 
     /// Appends a record and brings the view up to date.

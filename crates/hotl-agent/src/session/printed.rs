@@ -34,13 +34,7 @@ impl Printed {
             let mut calls = printed.lock();
             let kept = calls.entry(id.to_owned()).or_default();
             kept.push_str(text);
-            if kept.len() > KEPT {
-                let mut cut = kept.len() - KEPT;
-                while !kept.is_char_boundary(cut) {
-                    cut += 1;
-                }
-                kept.drain(..cut);
-            }
+            hotl_text::keep_tail(kept, KEPT);
         }))
     }
 

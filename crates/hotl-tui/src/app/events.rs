@@ -425,13 +425,7 @@ impl App {
         const KEPT: usize = 4096;
         let kept = self.printed.entry(id.to_owned()).or_default();
         kept.push_str(text);
-        if kept.len() > KEPT {
-            let mut cut = kept.len() - KEPT;
-            while !kept.is_char_boundary(cut) {
-                cut += 1;
-            }
-            kept.drain(..cut);
-        }
+        hotl_text::keep_tail(kept, KEPT);
     }
 
     fn child_ended(&mut self, handle: &str, ok: bool) {
