@@ -227,6 +227,8 @@ TASKS = {
     "12step-tap350": lambda fold: twelve_step(["tap350"], fold),
     "12step-line3000": lambda fold: twelve_step(["line3000"], fold),
     "12step-mixed": lambda fold: twelve_step(MIXED, fold),
+    # Outputs all under the cap (cargo test's 50 lines, 2 KB): sent whole, as every agent does.
+    "12step-tests50": lambda fold: twelve_step(["tests50"], fold),
     # Three episodes of eight mixed steps, two questions after each, then a question only a
     # line in the middle of episode 1's second output answers (hotl, inline too, finds it with
     # recall: its output cap left that line out of the context).
