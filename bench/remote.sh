@@ -11,7 +11,9 @@
 #   resume: `hotl -r <id> -p hi` (answered at once) of that session on a home that has never seen it (pulled
 #           from the bucket, then opened) against a local resume, median of RESUME_RUNS;
 #   list:   `hotl sessions list --remote` over LIST_SESSIONS trees (hotl-synth, pushed with
-#           `sessions push --all`), cold (the first, reading every summary) and warm (median).
+#           `sessions push --all`): cold (the first, reading every summary, writing the listing
+#           object), a new home once the object exists, warm (median), and warm after one more
+#           tree was published from another home.
 # Usage: bench/remote.sh [turn|push|resume|list ...] (default: all). Needs the moto virtualenv
 # (.ci/run makes it; or HOTL_MOTO_SERVER) and about 2 GB of disk.
 set -euo pipefail
@@ -210,9 +212,22 @@ part_list() {
     t1=$(ms_now)
     echo $(((t1 - t0) / 1000000)) >>"$OUT/list-warm"
   done
-  printf 'sessions list --remote over %s trees: cold %s ms, warm median %s ms\n' \
+  # A third home, after the listing object exists: the object and the journal's end.
+  t0=$(ms_now)
+  hotl many --home "$OUT/many-third" sessions list --remote --json >/dev/null
+  t1=$(ms_now)
+  local third=$(((t1 - t0) / 1000000))
+  # One more tree published from elsewhere: the warm listing reads its summary only.
+  "$BIN/hotl-synth" --home "$OUT/one-more" --sessions 1 --records 8 --cwd "$OUT/project" >/dev/null
+  hotl many --home "$OUT/one-more" sessions push --all >/dev/null
+  t0=$(ms_now)
+  hotl many --home "$other" sessions list --remote --json >"$OUT/listed-after.json"
+  t1=$(ms_now)
+  local after=$(((t1 - t0) / 1000000))
+  printf 'sessions list --remote over %s trees: cold %s ms (no listing object yet: every summary read), a new home once the object exists %s ms, warm median %s ms, warm after one more tree was published elsewhere %s ms (%s trees)\n' \
     "$(python3 -c "import json; print(len(json.load(open('$OUT/listed.json'))))")" "$cold" \
-    "$(median <"$OUT/list-warm")"
+    "$third" "$(median <"$OUT/list-warm")" "$after" \
+    "$(python3 -c "import json; print(len(json.load(open('$OUT/listed-after.json'))))")"
 }
 
 for part in "${PARTS[@]}"; do

@@ -65,7 +65,9 @@ impl Ctx {
             .and_then(|d| d.canonicalize())
             .map(|d| d.to_string_lossy().into_owned())
             .unwrap_or_default();
-        let store = Store::new(home).with_clock(clock);
+        let store = Store::new(home)
+            .with_clock(clock)
+            .with_filler(crate::remote::filler());
         let tightened = store.tighten();
         if !tightened.is_empty() {
             let listed: Vec<String> = tightened

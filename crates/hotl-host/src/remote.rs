@@ -80,6 +80,31 @@ pub fn block_on<T: Send, F: Future<Output = T>>(
     .map_err(|e| CliError::Internal(format!("cannot start a runtime: {e}")))
 }
 
+/// What fills a log's hole ([`hotl_log::Hole`]) from the configured remote store: the
+/// configuration is read when a hole is first read, so commands that read none pay nothing.
+pub fn filler() -> hotl_log::Filler {
+    Arc::new(|store: &hotl_log::Store, id: &str| {
+        let file = hotl_config::load_file().map_err(|e| e.to_string())?;
+        let remote = hotl_config::open_remote(&file, store)
+            .map_err(|e| e.to_string())?
+            .ok_or("no remote store is configured ([remote] in config.toml)")?;
+        tracing::info!(
+            session = id,
+            "fetching the archived part of a log from the store"
+        );
+        let pulled = block_on(|| remote.fill(id))
+            .map_err(|e| e.to_string())?
+            .map_err(|e| e.to_string())?;
+        tracing::info!(
+            session = id,
+            segments = pulled.segments,
+            bytes = pulled.bytes,
+            "the archived part of a log is fetched"
+        );
+        Ok(())
+    })
+}
+
 /// A reference no local session matches, looked up in the remote store: the tree holding it
 /// is pulled (with what it descends from) and the session's local summary returned. `None`
 /// when no remote is configured or it holds no match.
@@ -99,8 +124,16 @@ pub fn find(ctx: &Ctx, query: &str) -> Result<Option<hotl_log::SessionMeta>, Cli
     }
     ctx.note_pulled(&id);
     if !pulled.sessions.is_empty() {
+        let left = if pulled.left_in_store > 0 {
+            format!(
+                "; its archive, {}, stays in the store until something reads it",
+                hotl_text::human_bytes(pulled.left_in_store)
+            )
+        } else {
+            String::new()
+        };
         eprintln!(
-            "hotl: pulled {} from {} ({} segments, {} blobs)",
+            "hotl: pulled {} from {} ({} segments, {} blobs{left})",
             id.get(..8).unwrap_or(&id),
             remote.config().label(),
             pulled.segments,

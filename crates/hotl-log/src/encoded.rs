@@ -13,6 +13,7 @@ use crate::write::Writer;
 impl Store {
     /// The raw bytes of a session's log from byte `from` to `to` (or its end, when shorter).
     pub fn raw_range(&self, id: &str, from: u64, to: u64) -> Result<Vec<u8>> {
+        self.need(id, from..to)?;
         let path = self.log_path(id);
         let mut file = std::fs::File::open(&path).map_err(|e| LogError::opening(id, &path, e))?;
         file.seek(SeekFrom::Start(from)).at(&path)?;

@@ -69,6 +69,25 @@ pub enum LogError {
         /// The session that holds it.
         by: String,
     },
+    /// A read needs bytes of a log that were not fetched (see [`crate::Hole`]).
+    #[error(
+        "bytes {}..{} of session {id}'s log are still in {} (`hotl sessions pull {id}` fetches them)",
+        hole.from, hole.to, hole.source
+    )]
+    Hole {
+        /// The session.
+        id: String,
+        /// What is missing.
+        hole: crate::hole::Hole,
+    },
+    /// Fetching the missing bytes of a log failed.
+    #[error("the archived part of session {id} cannot be fetched: {why}")]
+    HoleNotFilled {
+        /// The session.
+        id: String,
+        /// Why.
+        why: String,
+    },
     /// A session with this id or name already exists.
     #[error("{what} already exists")]
     Exists {

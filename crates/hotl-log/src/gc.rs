@@ -256,11 +256,22 @@ impl Store {
         let mut reader = std::io::BufReader::new(file);
         let mut line = Vec::new();
         let mut found = Vec::new();
+        // What a log's hole references is kept where its bytes are.
+        let hole = self.hole(id);
+        let mut at = 0u64;
         loop {
+            if let Some(hole) = &hole
+                && at == hole.from
+            {
+                std::io::Seek::seek(&mut reader, std::io::SeekFrom::Start(hole.to)).at(&path)?;
+                at = hole.to;
+            }
             line.clear();
-            if reader.read_until(b'\n', &mut line).at(&path)? == 0 {
+            let n = reader.read_until(b'\n', &mut line).at(&path)?;
+            if n == 0 {
                 break;
             }
+            at += n as u64;
             let manifest = contains(&line, SNAPSHOT_MANIFEST.as_bytes());
             if !contains(&line, b"blob\"") && !manifest {
                 continue;

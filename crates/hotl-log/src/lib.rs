@@ -38,6 +38,7 @@ mod encoded;
 mod error;
 mod fsutil;
 mod gc;
+mod hole;
 #[cfg(feature = "layout")]
 mod layout;
 mod lineage;
@@ -58,6 +59,7 @@ pub use crate::check::{CheckReport, Finding, Severity};
 pub use crate::clock::{Clock, format_ts, parse_ts};
 pub use crate::error::{IoResultExt, LogError, Result};
 pub use crate::gc::{Dropped, GcOptions, GcReport, GcSession};
+pub use crate::hole::{Filler, Hole};
 #[cfg(feature = "layout")]
 pub use crate::layout::Layout;
 pub use crate::lineage::{Lineage, LineageProblem, MAX_ANCESTORS, pin_hash};

@@ -162,6 +162,7 @@ impl Store {
                 break;
             }
             let log = self.read_limited(&p.session, Some(p.offset))?;
+            self.need(&p.session, pinned_bytes(p.offset))?;
             if pin_hash(&self.log_path(&p.session), p.offset)? != p.hash {
                 problems.push(LineageProblem::ChangedAncestor {
                     ancestor: p.session.clone(),
@@ -216,7 +217,10 @@ impl Store {
             session: id.to_owned(),
             seq,
             offset,
-            hash: pin_hash(&self.log_path(id), offset)?,
+            hash: {
+                self.need(id, pinned_bytes(offset))?;
+                pin_hash(&self.log_path(id), offset)?
+            },
         })
     }
 }
@@ -229,6 +233,11 @@ impl Record {
             _ => None,
         }
     }
+}
+
+/// The bytes [`pin_hash`] reads for a pin at `offset`.
+pub(crate) fn pinned_bytes(offset: u64) -> std::ops::Range<u64> {
+    offset.saturating_sub(PIN_HASH_WINDOW)..offset
 }
 
 /// blake3 of the bytes just before `offset` (at most 4 KiB): cheap to check, whatever the size.

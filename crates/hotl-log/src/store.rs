@@ -28,6 +28,8 @@ pub struct Store {
     /// Logs looked through for their reverts (when their summary was stale): the length
     /// looked through and what it held. Logs only grow, so the next look starts there.
     reverts_seen: Arc<Mutex<HashMap<String, RevertsSeen>>>,
+    /// What fetches the missing bytes of a log with a hole (see [`crate::Hole`]).
+    pub(crate) filler: crate::hole::FillWith,
 }
 
 /// How far a log was looked through for reverts, and the (seq, to) of those found.
@@ -41,6 +43,7 @@ impl Store {
             clock: Clock::System,
             trees: Arc::default(),
             reverts_seen: Arc::default(),
+            filler: crate::hole::FillWith::default(),
         }
     }
 
@@ -199,6 +202,7 @@ impl Store {
     /// [`pin_hash`](crate::pin_hash) of a session's log at byte `offset`: while it stays the
     /// same, the log up to `offset` is the one seen (logs only grow).
     pub fn log_hash(&self, id: &str, offset: u64) -> Result<String> {
+        self.need(id, crate::lineage::pinned_bytes(offset))?;
         crate::lineage::pin_hash(&self.log_path(id), offset)
     }
 
@@ -207,6 +211,7 @@ impl Store {
     /// index reads to catch up with a log that grew.
     pub fn read_range(&self, id: &str, from: u64, to: u64) -> Result<Log> {
         use std::io::{Read, Seek, SeekFrom};
+        self.need(id, from..to)?;
         let path = self.log_path(id);
         let mut file = std::fs::File::open(&path).map_err(|e| LogError::opening(id, &path, e))?;
         file.seek(SeekFrom::Start(from)).at(&path)?;
@@ -227,6 +232,9 @@ impl Store {
     pub fn pin_holds(&self, pin: &crate::record::Pin) -> bool {
         let path = self.log_path(&pin.session);
         std::fs::metadata(&path).is_ok_and(|m| m.len() >= pin.offset)
+            && self
+                .need(&pin.session, crate::lineage::pinned_bytes(pin.offset))
+                .is_ok()
             && crate::lineage::pin_hash(&path, pin.offset).is_ok_and(|h| h == pin.hash)
     }
 
@@ -246,6 +254,8 @@ impl Store {
         use std::io::{BufRead, Seek, SeekFrom};
         /// Below this many bytes, the stretch left is read line by line.
         const STRETCH: u64 = 64 * 1024;
+        // Bisecting reads anywhere in the log.
+        self.need_all(id)?;
         let path = self.log_path(id);
         let file = std::fs::File::open(&path).map_err(|e| LogError::opening(id, &path, e))?;
         let size = file.metadata().at(&path)?.len();
@@ -314,6 +324,7 @@ impl Store {
                 query: id.to_owned(),
             });
         }
+        self.need(id, 0..limit.unwrap_or(u64::MAX))?;
         let tail_is_live = limit.is_none() && TreeLock::is_held(&self.lock_path(id));
         read_log(
             &path,
@@ -369,6 +380,7 @@ impl Store {
             Some((len, reverts)) if len <= file.len() => (len, reverts),
             _ => (0, Vec::new()),
         };
+        self.need(id, from..file.len())?;
         let mut log = fs::File::open(&log_path).map_err(|e| LogError::opening(id, &log_path, e))?;
         std::io::Seek::seek(&mut log, std::io::SeekFrom::Start(from)).at(&log_path)?;
         let mut reader = std::io::BufReader::with_capacity(1 << 20, log);

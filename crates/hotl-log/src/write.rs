@@ -580,6 +580,7 @@ fn terminate_torn_tail(path: &Path, complete_end: u64) -> Result<Option<u64>> {
 /// Removes a session's files. The caller holds the tree lock.
 pub(crate) fn remove_session_files(store: &Store, id: &str) -> Result<()> {
     fsutil::remove_file_if_exists(&store.log_path(id))?;
+    store.forget_hole(id)?;
     fsutil::remove_file_if_exists(&store.meta_path(id))?;
     let tree = store.tree_dir(id);
     if tree.is_dir() {

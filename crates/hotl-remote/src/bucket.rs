@@ -250,6 +250,31 @@ impl Bucket {
         Ok(Some((bytes, meta)))
     }
 
+    /// Reads `name` as it is stored unless its ETag is still `known`.
+    pub(crate) async fn get_if_changed(&self, name: &str, known: Option<&str>) -> Result<Fetched> {
+        let opts = GetOptions {
+            if_none_match: known.map(str::to_owned),
+            ..GetOptions::default()
+        };
+        let got = match self.store.get_opts(&self.path(name), opts).await {
+            Ok(got) => got,
+            Err(object_store::Error::NotModified { .. }) => return Ok(Fetched::Unchanged),
+            Err(object_store::Error::NotFound { .. }) => return Ok(Fetched::Missing),
+            Err(e) => {
+                return Err(RemoteError::store(
+                    format!("reading {}", self.shown(name)),
+                    e,
+                ));
+            }
+        };
+        let meta = got.meta.clone();
+        let bytes = got
+            .bytes()
+            .await
+            .map_err(|e| RemoteError::store(format!("reading {}", self.shown(name)), e))?;
+        Ok(Fetched::Got(bytes, meta))
+    }
+
     /// The bytes of `name` in `range`, as stored.
     pub(crate) async fn get_range_raw(
         &self,
@@ -287,6 +312,24 @@ impl Bucket {
         let path = self.path(prefix.trim_end_matches('/'));
         self.store
             .list(Some(&path))
+            .try_collect()
+            .await
+            .map_err(|e| RemoteError::store(format!("listing {}", self.shown(prefix)), e))
+    }
+
+    /// The objects under `prefix` (relative) whose names sort after `after`, in name order;
+    /// every one when `after` is `None`.
+    pub(crate) async fn list_after(
+        &self,
+        prefix: &str,
+        after: Option<&str>,
+    ) -> Result<Vec<ObjectMeta>> {
+        let Some(after) = after else {
+            return self.list(prefix).await;
+        };
+        let path = self.path(prefix.trim_end_matches('/'));
+        self.store
+            .list_with_offset(Some(&path), &self.path(after))
             .try_collect()
             .await
             .map_err(|e| RemoteError::store(format!("listing {}", self.shown(prefix)), e))
@@ -335,4 +378,14 @@ impl Bucket {
             None => crate::layout::blob(hash),
         }
     }
+}
+
+/// An object read unless unchanged.
+pub(crate) enum Fetched {
+    /// Its ETag is the one the reader knows.
+    Unchanged,
+    /// There is none.
+    Missing,
+    /// Its bytes as stored, and what the store says of it.
+    Got(Bytes, ObjectMeta),
 }

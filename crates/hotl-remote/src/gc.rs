@@ -72,13 +72,15 @@ pub struct GcReport {
     pub spared_held: Vec<String>,
     /// Everything removed took this many bytes.
     pub freed_bytes: u64,
+    /// Journal entries the listing object covers for a day or more, removed.
+    pub journal_entries: usize,
 }
 
 impl Remote {
     /// Collects the store's garbage (see the module docs).
     pub async fn gc(&self, opts: GcOptions) -> Result<GcReport> {
         self.claim().await?;
-        let (trees, problems) = self.list_trees().await?;
+        let (trees, problems) = self.list_trees_whole().await?;
         if !problems.is_empty() {
             // A summary that cannot be read may be the one that keeps another tree.
             return Err(RemoteError::Config(format!(
@@ -185,6 +187,7 @@ impl Remote {
                 bytes: meta.size,
             });
         }
+        report.journal_entries = self.trim_journal(opts.dry_run).await?;
         Ok(report)
     }
 
@@ -208,6 +211,7 @@ impl Remote {
         }
         if !dry_run {
             self.bucket.delete(&layout::summary(root)).await?;
+            self.note_change(root).await?;
             if lease.is_some() {
                 self.bucket.delete(&lease_name).await?;
             }

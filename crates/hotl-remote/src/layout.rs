@@ -5,7 +5,10 @@
 //! hotl-remote.json                   the marker: this prefix is hotl's, sealed or not, by which key
 //! trees/<root>/lease                 who writes the tree: {holder, host, pid, epoch, ttl}
 //! trees/<root>/<session>/<start>     an immutable segment of a session's log (start: 20 digits)
+//! trees/<root>/<session>/view        its view checkpoint and first line (derived; opens it lazily)
 //! summaries/<root>                   the tree's summaries, for listing without reading logs
+//! changes/<ms>-<root>                 a journal: the tree's summary changed at <ms> (store time)
+//! listing                            every summary as of a point in the journal (derived)
 //! blobs/<2 hex>/<hash>               content-addressed artifacts
 //! probes/<nonce>/<what>              `hotl remote check`'s probes (removed after)
 //! clocks/<nonce>                     how far this machine's clock is from the store's
@@ -29,6 +32,11 @@ pub fn segment(root: &str, session: &str, start: u64) -> String {
     format!("trees/{root}/{session}/{start:020}")
 }
 
+/// A session's published view checkpoint.
+pub fn view(root: &str, session: &str) -> String {
+    format!("trees/{root}/{session}/view")
+}
+
 /// A tree's summary.
 pub fn summary(root: &str) -> String {
     format!("summaries/{root}")
@@ -36,6 +44,24 @@ pub fn summary(root: &str) -> String {
 
 /// Every summary.
 pub const SUMMARIES: &str = "summaries/";
+
+/// The journal of summary changes.
+pub const CHANGES: &str = "changes/";
+
+/// A change to `root`'s summary at `ms` milliseconds since the epoch, on the store's clock:
+/// names sort in time order, so a listing reads only the journal's end.
+pub fn change(ms: u64, root: &str) -> String {
+    format!("changes/{ms:016}-{root}")
+}
+
+/// The journal entry's time and tree; `None` for anything else.
+pub fn parse_change(name: &str) -> Option<(u64, &str)> {
+    let (ms, root) = name.strip_prefix(CHANGES)?.split_once('-')?;
+    (ms.len() == 16 && hotl_log::is_session_id(root)).then_some((ms.parse().ok()?, root))
+}
+
+/// Every summary in one object, as of a point in the journal.
+pub const LISTING: &str = "listing";
 
 /// Every tree.
 pub const TREES: &str = "trees/";
@@ -129,6 +155,8 @@ mod tests {
         assert_eq!(parse_tree_object("trees/x/lease"), None);
         assert_eq!(parse_tree_object(&format!("trees/{ROOT}/{CHILD}/12")), None);
         assert_eq!(blob("abcdef"), "blobs/ab/abcdef");
+        assert_eq!(parse_change(&change(42, ROOT)), Some((42, ROOT)));
+        assert_eq!(parse_change("changes/12-x"), None);
     }
 
     /// Segments of a session list in seq order: their starts are padded.

@@ -6,7 +6,7 @@
 //! half ([`Remote::pull`]), the tree's lease across machines with conditional writes and an
 //! epoch ([`Remote::acquire`], [`Lease`]), sealing with the share's AES-256-GCM under the
 //! user's key ([`Keys`]), redaction with the share's redactor, listings from cached summaries
-//! ([`Remote::list_trees`]), the store's gc and `hotl remote check`'s probes. The
+//! ([`Remote::list_trees`]: one listing object and the end of a journal), the store's gc and `hotl remote check`'s probes. The
 //! [`Follower`] publishes in the background while a session is written. It never decides what
 //! a session shows and never prints; the home stays the truth for what it holds, and
 //! everything derived stays local.
@@ -50,6 +50,7 @@ mod gc;
 mod key;
 pub mod layout;
 mod lease;
+mod listing;
 mod publish;
 mod pull;
 mod recall;
@@ -60,6 +61,7 @@ mod secrets;
 pub mod segment;
 mod state;
 mod summary;
+mod view;
 
 pub use crate::blobs::refs_in;
 pub use crate::bucket::Bucket;

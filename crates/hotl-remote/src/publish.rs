@@ -55,6 +55,7 @@ impl Remote {
             }
             self.publish_session(&root, id, lease.body.epoch, &mut state, &mut report)
                 .await?;
+            self.publish_view(&root, id, &mut state).await;
         }
         if fresh_state && let Some(summary) = self.summary(&root).await.ok().flatten() {
             // What earlier segments referenced, when this home's state was made anew.

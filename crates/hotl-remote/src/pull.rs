@@ -35,6 +35,14 @@ pub struct Pulled {
     pub blob_bytes: u64,
     /// What could not be loaded, by name.
     pub problems: Vec<String>,
+    /// Bytes of the logs left in the store, fetched when something reads them (see
+    /// [`Remote::pull_lazily`]).
+    #[serde(skip_serializing_if = "is_zero")]
+    pub left_in_store: u64,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }
 
 impl Pulled {
@@ -47,6 +55,7 @@ impl Pulled {
         self.blobs += other.blobs;
         self.blob_bytes += other.blob_bytes;
         self.problems.extend(other.problems);
+        self.left_in_store += other.left_in_store;
     }
 }
 

@@ -227,12 +227,14 @@ impl Remote {
                     layout::TREES,
                     layout::SUMMARIES,
                     layout::BLOBS,
+                    layout::CHANGES,
                     "probes/",
                     "clocks/",
                 ]
                 .iter()
                 .any(|p| name.starts_with(p))
                     && name != layout::MARKER
+                    && name != layout::LISTING
             }))
     }
 

@@ -29,6 +29,9 @@ pub struct TreeState {
     pub sessions: BTreeMap<String, SessionState>,
     /// Blobs (by content hash) known to be in the store.
     pub blobs: BTreeSet<String>,
+    /// By session id, the offset of the view checkpoint published for it.
+    #[serde(default)]
+    pub views: BTreeMap<String, u64>,
 }
 
 impl TreeState {

@@ -1,11 +1,10 @@
 //! Tree summaries: what a listing of the store shows without reading any log (each
 //! session's summary, who published it from where) and the blobs the tree references (what
-//! gc keeps). One object per tree, rewritten by the lease holder after each publish; this
-//! home caches each by its ETag, so a warm listing is one listing pass.
+//! gc keeps). One object per tree, rewritten by the lease holder after each publish, which
+//! then notes the change in the journal listings read (see [`crate::listing`]).
 
-use std::collections::{BTreeSet, HashMap};
+use std::collections::BTreeSet;
 
-use futures_util::StreamExt;
 use hotl_log::SessionMeta;
 use object_store::PutMode;
 use serde::{Deserialize, Serialize};
@@ -53,16 +52,6 @@ impl TreeSummary {
     }
 }
 
-/// The listing cache: each summary with the ETag it was read at.
-#[derive(Default, Serialize, Deserialize)]
-struct Cache {
-    format: u32,
-    trees: HashMap<String, (String, TreeSummary)>,
-}
-
-/// How many summaries are read at once.
-const AT_ONCE: usize = 16;
-
 impl Remote {
     /// Writes a tree's summary from this home's copy of it.
     pub(crate) async fn write_summary(&self, root: &str, blobs: &BTreeSet<String>) -> Result<()> {
@@ -102,7 +91,7 @@ impl Remote {
             .put_raw(&name, sealed, PutMode::Overwrite)
             .await
             .map_err(|e| RemoteError::store(format!("writing {}", self.bucket.shown(&name)), e))?;
-        Ok(())
+        self.note_change(root).await
     }
 
     /// Reads one tree's summary; `None` when it has none.
@@ -114,7 +103,12 @@ impl Remote {
         self.read_summary(&name, root, &stored).map(Some)
     }
 
-    fn read_summary(&self, name: &str, root: &str, stored: &[u8]) -> Result<TreeSummary> {
+    pub(crate) fn read_summary(
+        &self,
+        name: &str,
+        root: &str,
+        stored: &[u8],
+    ) -> Result<TreeSummary> {
         let plain = self.bucket.unseal(name, stored)?;
         serde_json::from_slice::<TreeSummary>(&plain)
             .ok()
@@ -125,92 +119,20 @@ impl Remote {
             })
     }
 
-    /// Every tree in the store, most recently active first: one listing pass, and the
-    /// summaries that changed since this home last read them. A summary that cannot be read
-    /// is named in the second value and left out.
-    pub async fn list_trees(&self) -> Result<(Vec<TreeSummary>, Vec<String>)> {
-        self.marker().await?;
-        let listed = self.bucket.list(layout::SUMMARIES).await?;
-        let cache_dir = self.state_name();
-        let cache_path = self.store.derived_dir(&cache_dir).join("summaries.json");
-        let mut cache: Cache = std::fs::read(&cache_path)
-            .ok()
-            .and_then(|b| serde_json::from_slice(&b).ok())
-            .filter(|c: &Cache| c.format == 1)
-            .unwrap_or_default();
-        let mut fresh = HashMap::with_capacity(listed.len());
-        let mut stale = Vec::new();
-        for meta in listed {
-            let name = self.bucket.relative(&meta.location);
-            let Some(root) = name.strip_prefix(layout::SUMMARIES) else {
-                continue;
-            };
-            if !hotl_log::is_session_id(root) {
-                continue;
-            }
-            let tag = meta
-                .e_tag
-                .clone()
-                .unwrap_or_else(|| format!("{}:{}", meta.size, meta.last_modified));
-            match cache.trees.remove(root) {
-                Some((cached_tag, summary)) if cached_tag == tag => {
-                    fresh.insert(root.to_owned(), (tag, summary));
-                }
-                _ => stale.push((root.to_owned(), name, tag)),
-            }
-        }
-        let changed = !stale.is_empty() || !cache.trees.is_empty();
-        let read: Vec<(String, String, Result<Option<TreeSummary>>)> =
-            futures_util::stream::iter(stale)
-                .map(|(root, name, tag)| async move {
-                    let got = match self.bucket.get_raw(&name).await {
-                        Ok(Some((stored, _))) => self.read_summary(&name, &root, &stored).map(Some),
-                        Ok(None) => Ok(None),
-                        Err(e) => Err(e),
-                    };
-                    (root, tag, got)
-                })
-                .buffer_unordered(AT_ONCE)
-                .collect()
-                .await;
-        let mut problems = Vec::new();
-        for (root, tag, got) in read {
-            match got {
-                Ok(Some(summary)) => {
-                    fresh.insert(root, (tag, summary));
-                }
-                Ok(None) => {}
-                Err(e @ RemoteError::Store { .. }) => return Err(e),
-                Err(e) => problems.push(e.to_string()),
-            }
-        }
-        let mut trees: Vec<TreeSummary> = fresh.values().map(|(_, s)| s.clone()).collect();
-        if changed {
-            let cache = Cache {
-                format: 1,
-                trees: fresh,
-            };
-            let bytes = serde_json::to_vec(&cache).expect("the cache serializes");
-            if let Err(e) = self.store.put_derived(&cache_dir, "summaries.json", &bytes) {
-                tracing::warn!("the remote listing cache is not written: {e}");
-            }
-        }
-        trees.sort_by(|a, b| {
-            b.updated()
-                .cmp(a.updated())
-                .then_with(|| b.root.cmp(&a.root))
-        });
-        Ok((trees, problems))
-    }
-
-    /// The session `query` names (see [`Remote::find`]) with its tree pulled: its id and what
-    /// the pull brought; `None` when the store holds no match.
+    /// The session `query` names (see [`Remote::find`]) with its tree pulled (a root session
+    /// without its archive when the store holds its view: [`Remote::pull_lazily`]): its id and
+    /// what the pull brought; `None` when the store holds no match.
     pub async fn find_and_pull(&self, query: &str) -> Result<Option<(String, crate::Pulled)>> {
         let (root, id) = match self.find(query).await {
             Ok(found) => found,
             Err(RemoteError::NoMatch(_)) => return Ok(None),
             Err(e) => return Err(e),
         };
+        if id == root
+            && let Some(pulled) = self.pull_lazily(&root).await?
+        {
+            return Ok(Some((id, pulled)));
+        }
         Ok(Some((id, self.pull(&root).await?)))
     }
 

@@ -6,6 +6,8 @@ mod check;
 mod encrypt;
 mod faults;
 mod gc;
+mod lazy;
 mod lease;
+mod listing;
 mod publish;
 mod race;

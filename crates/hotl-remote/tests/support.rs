@@ -35,6 +35,19 @@ pub struct Faults {
     pub lax: AtomicBool,
     /// Listings take this many milliseconds.
     pub slow_list_ms: AtomicUsize,
+    /// Every read and listing so far: `get <path>`, `list <prefix>`.
+    pub requests: std::sync::Mutex<Vec<String>>,
+}
+
+impl Faults {
+    /// The requests recorded since the last call, which forgets them.
+    pub fn take_requests(&self) -> Vec<String> {
+        std::mem::take(&mut *self.requests.lock().expect("not poisoned"))
+    }
+
+    fn record(&self, request: String) {
+        self.requests.lock().expect("not poisoned").push(request);
+    }
 }
 
 /// An in-memory store with [`Faults`].
@@ -98,6 +111,7 @@ impl ObjectStore for Faulty {
         if self.faults.offline.load(Ordering::SeqCst) {
             return Err(down());
         }
+        self.faults.record(format!("get {location}"));
         self.inner.get_opts(location, options).await
     }
 
@@ -115,6 +129,8 @@ impl ObjectStore for Faulty {
         if self.faults.offline.load(Ordering::SeqCst) {
             return Box::pin(futures_util::stream::once(async { Err(down()) }));
         }
+        let shown = prefix.map(|p| p.to_string()).unwrap_or_default();
+        self.faults.record(format!("list {shown}"));
         let delay = self.faults.slow_list_ms.load(Ordering::SeqCst) as u64;
         let inner = self.inner.list(prefix);
         if delay == 0 {
@@ -206,6 +222,15 @@ impl Cloud {
             )
             .await
             .expect("overwritten");
+    }
+
+    /// Removes the object `name` (full path).
+    pub async fn memory_delete(&self, name: &str) {
+        use object_store::ObjectStoreExt;
+        self.memory
+            .delete(&Path::from(name))
+            .await
+            .expect("removed");
     }
 
     /// The bytes of `name` (full path).

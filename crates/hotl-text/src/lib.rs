@@ -141,6 +141,21 @@ pub fn tokens(n: u64) -> String {
     }
 }
 
+/// A size at a glance, in decimal units: `950 B`, `12.3 kB`, `291.6 MB`, `1.2 GB`.
+///
+/// ```
+/// assert_eq!(hotl_text::human_bytes(291_600_000), "291.6 MB");
+/// assert_eq!(hotl_text::human_bytes(950), "950 B");
+/// ```
+pub fn human_bytes(n: u64) -> String {
+    match n {
+        0..1_000 => format!("{n} B"),
+        1_000..1_000_000 => format!("{:.1} kB", n as f64 / 1e3),
+        1_000_000..1_000_000_000 => format!("{:.1} MB", n as f64 / 1e6),
+        _ => format!("{:.1} GB", n as f64 / 1e9),
+    }
+}
+
 /// `1 turn`, `2 turns`: a count and its noun, with an `s` when the count is not one.
 pub fn plural(n: usize, noun: &str) -> String {
     if n == 1 {

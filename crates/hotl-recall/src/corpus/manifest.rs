@@ -67,6 +67,11 @@ impl Source {
     }
 }
 
+/// Whether `dir` holds a manifest.
+pub(crate) fn exists(dir: &Path) -> bool {
+    dir.join(FILE).is_file()
+}
+
 impl Manifest {
     /// The manifest in `dir`, or `None` when it is missing, unreadable or of another format.
     pub(crate) fn load(dir: &Path) -> Option<Manifest> {

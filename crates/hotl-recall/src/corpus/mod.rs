@@ -120,8 +120,13 @@ impl SessionIndex {
         create_dir(&dir).map_err(io(&dir))?;
         let lock = lock(&dir)?;
         let (mut manifest, mut segments) = load(&dir);
+        let before = manifest.segments.clone();
         let refreshed = update::Updater::new(store, &dir, &mut manifest, &mut segments).run()?;
-        manifest.save(&dir).map_err(io(&dir))?;
+        // Most opens find every log as it was: rewriting a manifest of megabytes then would be
+        // most of what a search costs.
+        if refreshed.changed || manifest.segments != before || !manifest::exists(&dir) {
+            manifest.save(&dir).map_err(io(&dir))?;
+        }
         sweep(&dir, &manifest);
         drop(lock);
         Ok(SessionIndex {

@@ -39,7 +39,7 @@ impl Remote {
             failed: Vec::new(),
         };
         for root in roots {
-            match self.pull(&root).await {
+            match self.pull_whole(&root).await {
                 Ok(p) => report.pulled.add(p),
                 Err(e @ RemoteError::Store { .. }) if e.is_unreachable() => return Err(e),
                 Err(e) => report.failed.push(Failed {
@@ -49,6 +49,17 @@ impl Remote {
             }
         }
         Ok(report)
+    }
+}
+
+impl Remote {
+    /// Pulls a tree and fills the hole a lazy pull left in its root's log.
+    async fn pull_whole(&self, root: &str) -> Result<Pulled> {
+        let mut pulled = self.pull(root).await?;
+        if self.store.hole(root).is_some() {
+            pulled.add(self.fill(root).await?);
+        }
+        Ok(pulled)
     }
 }
 

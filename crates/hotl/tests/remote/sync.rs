@@ -127,3 +127,46 @@ fn a_server_that_accepts_what_it_should_refuse_is_caught_by_check() -> TestResul
     assert!(run.stderr.contains("read-only"), "{run}");
     Ok(())
 }
+
+/// A session resumed on a machine that never saw it fetches its view and the end of its log,
+/// not its archive; what reads the archive fetches it then, and both copies end the same.
+#[test]
+fn a_resume_from_the_store_leaves_the_archive_there_until_read() -> TestResult {
+    let Some(server) = moto()? else { return Ok(()) };
+    let (laptop, build_box) = (machine(&server, 60)?, machine(&server, 60)?);
+    let long = |word: &str| format!("{word} {}", "an archived detail ".repeat(400));
+    hotl(&laptop, "laptop", &["-p", &long("kumquat")]).ok();
+    let id = first_id(&hotl(&laptop, "laptop", &["sessions", "list", "--json"]))?;
+    hotl(&laptop, "laptop", &["-r", &id, "-p", &long("second")]).ok();
+    let note = laptop.root().join("note.md");
+    std::fs::write(
+        &note,
+        "changed: nothing\nlearned: the kumquat step is done\ndecided and rejected: none\nopen: none\nwhere: here\n",
+    )?;
+    let note = note.to_str().ok_or("a path")?;
+    hotl(&laptop, "laptop", &["fold", &id, "--note-file", note]).ok();
+    hotl(&laptop, "laptop", &["-r", &id, "-p", &long("third")]).ok();
+    hotl(&laptop, "laptop", &["-r", &id, "-p", "fourth"]).ok();
+
+    let resumed = hotl(&build_box, "box", &["-r", &id, "-p", "on the box"]).ok();
+    assert!(
+        resumed
+            .stderr
+            .contains("stays in the store until something reads it"),
+        "{resumed}"
+    );
+    let log = |env: &Env| std::fs::read(env.home.join(format!("sessions/{id}.jsonl")));
+    let hole = build_box.home.join(format!("sessions/{id}.jsonl.hole"));
+    assert!(
+        hole.is_file(),
+        "the archive was left in the store: {resumed}"
+    );
+    // Reading the archive fetches it.
+    let found = hotl(&build_box, "box", &["recall", &id, "kumquat"]).ok();
+    assert!(found.stdout.contains("kumquat"), "{found}");
+    assert!(!hole.is_file());
+    hotl(&build_box, "box", &["sessions", "check", &id]).ok();
+    hotl(&laptop, "laptop", &["sessions", "pull", &id]).ok();
+    assert_eq!(log(&laptop)?, log(&build_box)?);
+    Ok(())
+}
