@@ -8,8 +8,9 @@
 #   push:   a 100k-record session (hotl-synth --folded: mostly folded) pushed; the bytes moto
 #           holds counted by listing the bucket, against the log's and its blobs' bytes; then
 #           one more turn and a second push: what it sent;
-#   resume: `hotl -r <id> -p hi` (answered at once) of that session on a home that has never seen it (pulled
-#           from the bucket, then opened) against a local resume, median of RESUME_RUNS;
+#   resume: `hotl -r <id> -p hi` (answered at once) of that session on a home that has never seen it (its
+#           view and the end of its log pulled from the bucket, the archive left there, then
+#           opened) against a local resume, median of RESUME_RUNS;
 #   list:   `hotl sessions list --remote` over LIST_SESSIONS trees (hotl-synth, pushed with
 #           `sessions push --all`): cold (the first, reading every summary, writing the listing
 #           object), a new home once the object exists, warm (median), and warm after one more
@@ -181,15 +182,17 @@ part_resume() {
     t1=$(ms_now)
     echo $(((t1 - t0) / 1000000)) >>"$OUT/resume-remote"
   done
-  local fetched
-  fetched=$(du -sb "$OUT/fresh/sessions" "$OUT/fresh/blobs" 2>/dev/null | awk '{ s += $1 } END { print s }')
+  # What the fresh home holds on disk (a log left with a hole takes only what was fetched).
+  local fetched hole=no
+  fetched=$(du -s -B1 "$OUT/fresh/sessions" "$OUT/fresh/blobs" 2>/dev/null | awk '{ s += $1 } END { print s }')
+  [[ -f "$OUT/fresh/sessions/$id.jsonl.hole" ]] && hole=yes
   local p l r
   p=$(median <"$OUT/resume-plain")
   l=$(median <"$OUT/resume-local")
   r=$(median <"$OUT/resume-remote")
-  printf 'resume of the %s-byte session, median of %s: local with no remote %s ms; local with the remote (lease taken, caught up, published on the way out) %s ms; from the bucket only %s ms (%.1fx the local one), fetching %s bytes (the whole log)\n' \
+  printf 'resume of the %s-byte session, median of %s: local with no remote %s ms; local with the remote (lease taken, caught up, published on the way out) %s ms; from the bucket only %s ms (%.1fx the local one), %s bytes on disk after it (log, blobs, caches; archive left in the bucket: %s)\n' \
     "$(stat -c %s "$OUT/big-home/sessions/$id.jsonl")" "$RESUME_RUNS" "$p" "$l" "$r" \
-    "$(python3 -c "print($r / $l)")" "$fetched"
+    "$(python3 -c "print($r / $l)")" "$fetched" "$hole"
 }
 
 part_list() {

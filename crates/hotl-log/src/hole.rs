@@ -123,7 +123,8 @@ impl Store {
     }
 
     /// Creates a root session's log with a hole: `first` (its first line) at the start,
-    /// `tail` at `at`, the bytes between missing and kept at `source`. The marker is written
+    /// `tail` at `at` (whole lines after it, maybe part of one before), the bytes between
+    /// missing and kept at `source`. The marker is written
     /// first, the log appears atomically and complete but for the hole. Refuses an id that
     /// exists.
     pub fn create_with_hole(
@@ -193,7 +194,7 @@ impl Store {
             return Ok(());
         };
         let path = self.log_path(id);
-        if hole.to.saturating_sub(hole.from) != bytes.len() as u64 || bytes.last() != Some(&b'\n') {
+        if hole.to.saturating_sub(hole.from) != bytes.len() as u64 {
             return Err(LogError::NotALog {
                 path,
                 reason: format!(

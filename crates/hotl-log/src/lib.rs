@@ -62,7 +62,9 @@ pub use crate::gc::{Dropped, GcOptions, GcReport, GcSession};
 pub use crate::hole::{Filler, Hole};
 #[cfg(feature = "layout")]
 pub use crate::layout::Layout;
-pub use crate::lineage::{Lineage, LineageProblem, MAX_ANCESTORS, pin_hash};
+pub use crate::lineage::{
+    Lineage, LineageProblem, MAX_ANCESTORS, pin_hash, pin_hash_of, pinned_bytes,
+};
 pub use crate::lock::TreeLock;
 pub use crate::meta::{
     META_FORMAT, Modes, ParentRef, ProblemCounts, SessionMeta, summarize, summarize_visible,

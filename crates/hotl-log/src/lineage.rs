@@ -235,9 +235,14 @@ impl Record {
     }
 }
 
-/// The bytes [`pin_hash`] reads for a pin at `offset`.
-pub(crate) fn pinned_bytes(offset: u64) -> std::ops::Range<u64> {
+/// The bytes [`pin_hash`] reads for a pin at `offset`: the (at most) 4 KiB before it.
+pub fn pinned_bytes(offset: u64) -> std::ops::Range<u64> {
     offset.saturating_sub(PIN_HASH_WINDOW)..offset
+}
+
+/// [`pin_hash`] of the bytes [`pinned_bytes`] names, already read.
+pub fn pin_hash_of(pinned: &[u8]) -> String {
+    blake3::hash(pinned).to_hex()[..32].to_owned()
 }
 
 /// blake3 of the bytes just before `offset` (at most 4 KiB): cheap to check, whatever the size.
@@ -247,5 +252,5 @@ pub fn pin_hash(path: &Path, offset: u64) -> Result<String> {
     file.seek(SeekFrom::Start(from)).at(path)?;
     let mut buf = Vec::with_capacity((offset - from) as usize);
     file.take(offset - from).read_to_end(&mut buf).at(path)?;
-    Ok(blake3::hash(&buf).to_hex()[..32].to_owned())
+    Ok(pin_hash_of(&buf))
 }

@@ -128,10 +128,14 @@ impl Remote {
             Err(RemoteError::NoMatch(_)) => return Ok(None),
             Err(e) => return Err(e),
         };
-        if id == root
-            && let Some(pulled) = self.pull_lazily(&root).await?
-        {
-            return Ok(Some((id, pulled)));
+        if id == root && !self.store.exists(&root) {
+            // The session is pulled to be opened, and so written: the first write needs the
+            // store's probes (once a day), so they run beside the fetch. Their verdict is kept
+            // for the writer; a store that fails them is used read-only, and says so then.
+            let (lazily, _) = tokio::join!(self.pull_lazily(&root), self.writable());
+            if let Some(pulled) = lazily? {
+                return Ok(Some((id, pulled)));
+            }
         }
         Ok(Some((id, self.pull(&root).await?)))
     }

@@ -13,6 +13,8 @@
 
 use std::collections::BTreeSet;
 
+use base64::Engine as _;
+use base64::engine::general_purpose::STANDARD as BASE64;
 use futures_util::StreamExt;
 use object_store::PutMode;
 use serde::{Deserialize, Serialize};
@@ -30,9 +32,6 @@ const FORMAT: &str = "hotl-remote-view/1";
 /// Where the session's view checkpoint lives in the home (see hotl-agent's checkpoints).
 const VIEWS: &str = "views";
 
-/// The bytes before a pin its hash covers (hotl-log's pin window).
-const PIN_WINDOW: u64 = 4096;
-
 /// How many segments are fetched at once.
 const AT_ONCE: usize = 4;
 
@@ -44,6 +43,9 @@ struct View {
     first: String,
     /// The checkpoint file, as written.
     checkpoint: String,
+    /// The bytes its pin hashes (the 4 KiB of the log before the pin), base64: a home then
+    /// needs no segment before the pin.
+    before: String,
 }
 
 /// What this code reads of a checkpoint: its session and pin.
@@ -78,10 +80,15 @@ impl Remote {
         let Ok(first) = self.first_line(id) else {
             return;
         };
+        let window = hotl_log::pinned_bytes(pinned.pin.offset);
+        let Ok(before) = self.store.raw_range(id, window.start, window.end) else {
+            return;
+        };
         let view = View {
             format: FORMAT.to_owned(),
             first,
             checkpoint,
+            before: BASE64.encode(before),
         };
         let name = layout::view(root, id);
         let plain = serde_json::to_vec(&view).expect("a view serializes");
@@ -142,11 +149,19 @@ impl Remote {
         let Ok(pinned) = serde_json::from_str::<Pinned>(&view.checkpoint) else {
             return Ok(None);
         };
-        if pinned.id != root || !starts(view.first.as_bytes(), root) {
+        let before = BASE64.decode(&view.before).unwrap_or_default();
+        let window = hotl_log::pinned_bytes(pinned.pin.offset);
+        let whole_window = before.len() as u64 == window.end - window.start;
+        if pinned.id != root
+            || !starts(view.first.as_bytes(), root)
+            || !whole_window
+            || hotl_log::pin_hash_of(&before) != pinned.pin.hash
+        {
             return Ok(None);
         }
+        let (segments, others) = self.tree_objects(root).await?;
         let Some(tail) = self
-            .fetch_tail(root, &pinned.pin, view.first.len() as u64)
+            .fetch_tail(root, &segments, &pinned.pin, before, view.first.len() as u64)
             .await?
         else {
             return Ok(None);
@@ -194,7 +209,9 @@ impl Remote {
         pulled.bytes += tail.bytes;
         pulled.left_in_store = tail.at - view.first.len() as u64;
         // The sessions delegated inside the tree, and the trees it descends from, come whole.
-        pulled.add(self.pull(root).await?);
+        if others {
+            pulled.add(self.pull(root).await?);
+        }
         if let Some(pin) = self.store.read_start(root)?.parent
             && !self.store.exists(&pin.session)
         {
@@ -247,16 +264,27 @@ impl Remote {
             body.extend_from_slice(&segment.body);
         }
         drop(read);
-        if body.len() as u64 != hole.to {
+        if (body.len() as u64) < hole.to {
             return Err(RemoteError::Damaged {
                 name: self.bucket.shown(&layout::tree_prefix(root)),
                 why: format!(
-                    "its segments of {id} do not end where this home's copy goes on (byte {})",
+                    "its segments of {id} end before where this home's copy goes on (byte {})",
                     hole.to
                 ),
             });
         }
-        let middle = &body[hole.from as usize..];
+        // What this home holds around the hole must be what the segments hold there.
+        let around = |from: u64, to: u64| -> Result<bool> {
+            Ok(self.store.raw_range(id, from, to)? == body[from as usize..to as usize])
+        };
+        if !around(0, hole.from)? || !around(hole.to, body.len() as u64)? {
+            return Err(RemoteError::Diverged {
+                session: id.to_owned(),
+                why: "the store's copy of its archive does not fit the lines this home has"
+                    .to_owned(),
+            });
+        }
+        let middle = &body[hole.from as usize..hole.to as usize];
         let refs = crate::blobs::refs_in(middle, &self.store.blobs());
         self.fetch_all_blobs(&refs, &mut pulled).await?;
         self.store.fill_hole(id, middle)?;
@@ -264,32 +292,49 @@ impl Remote {
         Ok(pulled)
     }
 
-    /// The segments of `root` from the one holding `pin` on (and the one before, when the
-    /// bytes the pin hashes start there), checked and chained; `None` when there would be
-    /// nothing to leave out, or the pin is not where the segments say.
+    /// The segments of `root`'s own log, in order, and whether its tree holds other sessions.
+    async fn tree_objects(&self, root: &str) -> Result<(Vec<(u64, String)>, bool)> {
+        let mut segments = Vec::new();
+        let mut others = false;
+        for meta in self.bucket.list(&layout::tree_prefix(root)).await? {
+            let name = self.bucket.relative(&meta.location);
+            if let Some(layout::TreeObject::Segment { session, start, .. }) =
+                layout::parse_tree_object(&name)
+            {
+                if session == root {
+                    segments.push((start, name));
+                } else {
+                    others = true;
+                }
+            }
+        }
+        segments.sort();
+        Ok((segments, others))
+    }
+
+    /// The end of `root`'s log from `before` (the bytes the pin hashes, checked) on: the
+    /// segments after the pin, and the one holding it when the pin is not at its end (or is
+    /// the last: the next publish names its hash). `None` when there would be nothing to leave
+    /// out, or the pin is not where the segments say.
     async fn fetch_tail(
         &self,
         root: &str,
+        segments: &[(u64, String)],
         pin: &hotl_log::Pin,
+        before: Vec<u8>,
         first: u64,
     ) -> Result<Option<Tail>> {
-        let segments = self.segments_of(root, root).await?;
         let Some(k) = segments.iter().rposition(|(start, _)| *start <= pin.seq) else {
             return Ok(None);
         };
-        if k == 0 {
+        let at = pin.offset - before.len() as u64;
+        if at <= first {
             return Ok(None);
         }
-        let mut read = self.read_segments(root, &segments[k..]).await?;
-        let Some(mut end) = line_end_of(&read[0].body, pin.seq) else {
-            return Ok(None);
-        };
-        if end < PIN_WINDOW {
-            // The pin hashes bytes of the segment before.
-            let before = self.read_segments(root, &segments[k - 1..k]).await?;
-            end += before[0].body.len() as u64;
-            read.splice(0..0, before);
-        }
+        // The pin ends segment k when the next one starts right after its seq.
+        let at_end = segments.get(k + 1).is_some_and(|(start, _)| *start == pin.seq + 1);
+        let from = if at_end { k + 1 } else { k };
+        let read = self.read_segments(root, &segments[from..]).await?;
         for pair in read.windows(2) {
             let (a, b) = (&pair[0].header, &pair[1].header);
             if b.start != a.last + 1 || b.prev.as_deref() != Some(a.hash.as_str()) {
@@ -299,24 +344,39 @@ impl Remote {
                 });
             }
         }
-        let at = match pin.offset.checked_sub(end) {
-            Some(at) if at > first => at,
-            _ => return Ok(None),
-        };
+        let mut body = before;
         let mut tail = Tail {
             at,
             body: Vec::new(),
-            last: 0,
+            last: pin.seq,
             hash: String::new(),
             segments: read.len(),
             bytes: 0,
         };
-        for segment in read {
+        for (i, segment) in read.into_iter().enumerate() {
+            let mut lines = &segment.body[..];
+            if i == 0 && !at_end {
+                // The lines up to the pin are in `before` already; what of them both hold
+                // must agree.
+                let Some(end) = line_end_of(lines, pin.seq) else {
+                    return Ok(None);
+                };
+                let (upto, after) = lines.split_at(end as usize);
+                let n = upto.len().min(body.len());
+                if upto[upto.len() - n..] != body[body.len() - n..] {
+                    return Ok(None);
+                }
+                lines = after;
+            }
             tail.last = segment.header.last;
             tail.hash = segment.header.hash;
             tail.bytes += segment.header.bytes;
-            tail.body.extend_from_slice(&segment.body);
+            body.extend_from_slice(lines);
         }
+        if tail.hash.is_empty() || body.last() != Some(&b'\n') {
+            return Ok(None);
+        }
+        tail.body = body;
         Ok(Some(tail))
     }
 

@@ -26,14 +26,22 @@ async fn publish(m: &Machine, root: &str) -> TestResult {
     Ok(())
 }
 
-/// A session published in three segments, with a view checkpoint pinned in the third.
+/// A session published in three segments, with a view checkpoint pinned inside the third.
 async fn published_with_view(a: &Machine) -> TestResult<(String, hotl_log::Pin)> {
+    published_with_view_at(a, false).await
+}
+
+/// The same, pinned at the end of the second (`at_end`: where a checkpoint written when a
+/// session is let go, after its last publish, sits) or inside the third.
+async fn published_with_view_at(a: &Machine, at_end: bool) -> TestResult<(String, hotl_log::Pin)> {
     let root = a.session(3);
     grow_big(a, &root, 4);
     publish(a, &root).await?;
     grow_big(a, &root, 4);
     publish(a, &root).await?;
-    grow_big(a, &root, 2);
+    if !at_end {
+        grow_big(a, &root, 2);
+    }
     let pin = a.store.writer(&root)?.pin_head()?;
     let checkpoint = serde_json::json!({"format": "test", "id": root, "pin": pin, "view": []});
     a.store.put_derived(
@@ -72,6 +80,20 @@ async fn a_session_opens_from_its_view_and_tail_and_fills_when_read() -> TestRes
     assert!(b.store.hole(&root).is_none());
     assert_eq!(b.log(&root), whole);
     assert_eq!(b.store.read(&root)?.records.len(), 16);
+    Ok(())
+}
+
+#[tokio::test]
+async fn a_view_pinned_at_a_segments_end_needs_no_segment_before_it() -> TestResult {
+    let cloud = Cloud::new();
+    let a = cloud.machine("laptop", 60, None);
+    let (root, pin) = published_with_view_at(&a, true).await?;
+    let b = cloud.machine("box", 60, None);
+    let pulled = b.remote.pull_lazily(&root).await?.ok_or("pulled lazily")?;
+    assert_eq!(pulled.segments, 1, "{pulled:?}");
+    assert_eq!(b.store.log_hash(&root, pin.offset)?, pin.hash);
+    b.remote.fill(&root).await?;
+    assert_eq!(b.log(&root), a.log(&root));
     Ok(())
 }
 
