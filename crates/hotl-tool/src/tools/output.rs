@@ -1,9 +1,10 @@
 //! Keeping outputs small: long lines cut with a marker, large outputs moved to a blob.
 //!
 //! Every later request carries what a result shows, so an output shows what is worth that:
-//! small ones whole; a larger one its first and last lines, and from its middle the lines that
-//! say something went wrong, around markers naming the line ranges left out and the blob that
-//! holds every byte (`read blob:<prefix> offset=N` reads a range; recall searches it).
+//! small ones whole, but for long runs of passing-test lines (each shows its ends, see
+//! [`passes`](super::passes)); a larger one its first and last lines, and from its middle the
+//! lines that say something went wrong, around markers naming the line ranges left out and the
+//! blob that holds every byte (`read blob:<prefix> offset=N` reads a range; recall searches it).
 
 use std::borrow::Cow;
 
@@ -229,10 +230,9 @@ fn take_shown<'s, 'a>(
     out
 }
 
-/// `text` as the model should see a tool's output: as it is when small, else its first and
-/// last 100 lines around a pointer to the blob holding all of it (the blob's hash is
-/// returned with it). Tools made outside this crate (an MCP server's) keep outputs small the
-/// same way the built-in ones do.
+/// `text` as the model should see a tool's output, shortened as the module says, with the
+/// hash of the blob holding all of it when it was shortened. Tools made outside this crate (an
+/// MCP server's) keep outputs small the same way the built-in ones do.
 pub fn cap_output(text: &str, blobs: &Blobs) -> (String, Option<String>) {
     let capped = cap(text, blobs);
     (capped.text, capped.blob)
