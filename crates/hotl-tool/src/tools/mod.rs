@@ -14,6 +14,7 @@ mod glob;
 mod grep;
 mod ls;
 mod output;
+mod passes;
 pub use self::output::{BLOB_REF_CHARS, blob_ref, cap_output};
 mod read;
 mod todo;

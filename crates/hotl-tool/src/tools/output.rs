@@ -1,13 +1,16 @@
 //! Keeping outputs small: long lines cut with a marker, large outputs moved to a blob.
 //!
 //! Every later request carries what a result shows, so an output shows what is worth that:
-//! small ones whole; a larger one its first and last lines, and from its middle the lines that
-//! say something went wrong, around markers naming the line ranges left out and the blob that
-//! holds every byte (`read blob:<prefix> offset=N` reads a range; recall searches it).
+//! small ones whole, but for long runs of passing-test lines (each shows its ends, see
+//! [`passes`](super::passes)); a larger one its first and last lines, and from its middle the
+//! lines that say something went wrong, around markers naming the line ranges left out and the
+//! blob that holds every byte (`read blob:<prefix> offset=N` reads a range; recall searches it).
 
 use std::borrow::Cow;
 
 use hotl_log::Blobs;
+
+use super::passes::{self, Shown};
 
 /// Outputs estimated at more tokens than this are capped.
 pub(crate) const MAX_TOKENS: usize = 2_000;
@@ -32,6 +35,8 @@ const CAPPED_PART_CHARS: usize = 2_500;
 /// many, each cut to [`NOTABLE_LINE_CHARS`].
 const NOTABLE_LINES: usize = 12;
 const NOTABLE_LINE_CHARS: usize = 300;
+/// What a marker is counted as against [`CAPPED_PART_CHARS`]: about its length.
+const MARKER_CHARS: usize = 40;
 /// What makes a middle line notable (matched case-insensitively): a failing test, an error or
 /// a warning in a long build log.
 const NOTABLE_WORDS: [&str; 6] = ["error", "fail", "panic", "warning", "exception", "fatal"];
@@ -46,10 +51,10 @@ pub fn blob_ref(hash: &str) -> String {
     format!("blob:{}", hash.get(..BLOB_REF_CHARS).unwrap_or(hash))
 }
 
-/// A token count for text, estimated as providers' tokenizers average on code and logs
-/// (about four bytes a token); no tokenizer is loaded for it.
-pub(crate) fn estimate_tokens(text: &str) -> usize {
-    text.len().div_ceil(4)
+/// A token count for `bytes` of text, estimated as providers' tokenizers average on code and
+/// logs (about four bytes a token); no tokenizer is loaded for it.
+pub(crate) fn estimate_tokens(bytes: usize) -> usize {
+    bytes.div_ceil(4)
 }
 
 /// `line` cut to `max` characters, with a marker saying how long it was.
@@ -73,15 +78,26 @@ pub(crate) struct Capped {
 }
 
 /// `text` as is when it is small (at most [`MAX_TOKENS`] estimated tokens, [`MAX_LINES`] lines
-/// and no line over [`MAX_LINE_CHARS`] characters); otherwise the full text goes to `blobs` and
-/// the model sees its first and last lines (at most 40 each, and at most
-/// [`CAPPED_PART_CHARS`] characters each), the notable lines of its middle, and where each run
-/// of lines was left out: `[… lines 41-310 of 353 omitted; read blob:<prefix>]` (the blob
-/// named once, in the first).
+/// and no line over [`MAX_LINE_CHARS`] characters) and holds no long run of passing-test lines
+/// ([`passes`]); otherwise the full text goes to `blobs` and the model sees each such run's
+/// first and last line around a marker, and, when what is left is still not small, its first
+/// and last lines (at most 40 each, and at most [`CAPPED_PART_CHARS`] characters each), the
+/// notable lines of its middle, and where each run of lines was left out: `[… lines 41-310
+/// of 353 omitted; read blob:<prefix>]` (the blob named once, in the first).
 pub(crate) fn cap(text: &str, blobs: &Blobs) -> Capped {
     let lines: Vec<&str> = text.split_terminator('\n').collect();
-    let long_line = lines.iter().any(|l| l.len() > MAX_LINE_CHARS);
-    if lines.len() <= MAX_LINES && estimate_tokens(text) <= MAX_TOKENS && !long_line {
+    let shown = passes::collapse(&lines);
+    let collapsed = shown.len() < lines.len();
+    let visible = || {
+        shown.iter().filter_map(|s| match s {
+            Shown::Line(i) => Some(lines[*i]),
+            Shown::Passed(_) => None,
+        })
+    };
+    let long_line = visible().any(|l| l.len() > MAX_LINE_CHARS);
+    let bytes: usize = visible().map(|l| l.len() + 1).sum();
+    let small = shown.len() <= MAX_LINES && estimate_tokens(bytes) <= MAX_TOKENS && !long_line;
+    if small && !collapsed {
         return Capped {
             text: text.to_owned(),
             blob: None,
@@ -91,34 +107,69 @@ pub(crate) fn cap(text: &str, blobs: &Blobs) -> Capped {
         Ok(hash) => (format!("read {}", blob_ref(&hash)), Some(hash)),
         Err(e) => (format!("the full output could not be stored: {e}"), None),
     };
-    let head = take_lines(lines.iter().copied(), HEAD_LINES);
-    let tail_room = lines.len() - head.len();
-    let mut tail = take_lines(lines.iter().rev().copied(), TAIL_LINES.min(tail_room));
-    tail.reverse();
-    let middle = head.len()..lines.len() - tail.len();
+    let total = lines.len();
     let mut out = String::new();
-    for line in &head {
-        out.push_str(line);
-        out.push('\n');
+    if small {
+        for s in &shown {
+            push_shown(&mut out, s, &lines, Cow::Borrowed, &mut pointer);
+        }
+        return Capped { text: out, blob };
+    }
+    let head = take_shown(shown.iter(), &lines, HEAD_LINES);
+    let tail_room = shown.len() - head.len();
+    let mut tail = take_shown(shown.iter().rev(), &lines, TAIL_LINES.min(tail_room));
+    tail.reverse();
+    // The left-out middle, as line indexes (entries cover the lines in order).
+    let middle = match (shown.get(head.len()), shown.get(shown.len() - tail.len())) {
+        (Some(first), Some(after)) => first.lines().start..after.lines().start,
+        (Some(first), None) => first.lines().start..total,
+        _ => total..total,
+    };
+    for (s, line) in &head {
+        push_shown(&mut out, s, &lines, |_| line.clone(), &mut pointer);
     }
     // Line numbers count from 1; `next` is the first line not yet shown or marked.
     let mut next = middle.start;
     for at in notable(&lines, middle.clone()) {
         if at > next {
-            out.push_str(&gap(next, at, lines.len(), &mut pointer));
+            out.push_str(&gap(next, at, total, &mut pointer));
         }
         out.push_str(&cut_line(lines[at], NOTABLE_LINE_CHARS));
         out.push('\n');
         next = at + 1;
     }
     if middle.end > next || !pointer.is_empty() {
-        out.push_str(&gap(next, middle.end, lines.len(), &mut pointer));
+        out.push_str(&gap(next, middle.end, total, &mut pointer));
     }
-    for line in &tail {
-        out.push_str(line);
-        out.push('\n');
+    for (s, line) in &tail {
+        push_shown(&mut out, s, &lines, |_| line.clone(), &mut pointer);
     }
     Capped { text: out, blob }
+}
+
+/// Adds one entry: a line as `show` gives it, or the marker for a run of passing tests.
+fn push_shown<'a>(
+    out: &mut String,
+    shown: &Shown,
+    lines: &[&'a str],
+    show: impl Fn(&'a str) -> Cow<'a, str>,
+    pointer: &mut String,
+) {
+    match shown {
+        Shown::Line(i) => {
+            out.push_str(&show(lines[*i]));
+            out.push('\n');
+        }
+        Shown::Passed(r) => {
+            let pointer = std::mem::take(pointer);
+            let lines = format!("lines {}-{} of {}", r.start + 1, r.end, lines.len());
+            out.push_str(&if pointer.is_empty() {
+                format!("[… {lines}: tests that passed]\n")
+            } else {
+                format!("[… {lines}: tests that passed; {pointer}]\n")
+            });
+        }
+    }
 }
 
 /// The marker for lines `from..to` (0-based) of `total` left out; the first marker takes the
@@ -149,26 +200,39 @@ fn notable(lines: &[&str], range: std::ops::Range<usize>) -> Vec<usize> {
         .collect()
 }
 
-/// Up to `max` lines from `lines`, each cut to [`CAPPED_LINE_CHARS`], stopping once
-/// [`CAPPED_PART_CHARS`] characters are taken.
-fn take_lines<'a>(lines: impl Iterator<Item = &'a str>, max: usize) -> Vec<Cow<'a, str>> {
+/// Up to `max` entries from `shown`, each line cut to [`CAPPED_LINE_CHARS`], stopping once
+/// [`CAPPED_PART_CHARS`] characters are taken (a marker counts as a short line).
+fn take_shown<'s, 'a>(
+    shown: impl Iterator<Item = &'s Shown>,
+    lines: &[&'a str],
+    max: usize,
+) -> Vec<(&'s Shown, Cow<'a, str>)> {
     let mut out = Vec::new();
     let mut used = 0;
-    for line in lines.take(max) {
+    for s in shown.take(max) {
         if used >= CAPPED_PART_CHARS {
             break;
         }
-        let line = cut_line(line, CAPPED_LINE_CHARS.min(CAPPED_PART_CHARS - used).max(1));
-        used += line.chars().count();
-        out.push(line);
+        let line = match s {
+            Shown::Line(i) => {
+                let room = CAPPED_LINE_CHARS.min(CAPPED_PART_CHARS - used).max(1);
+                let line = cut_line(lines[*i], room);
+                used += line.chars().count();
+                line
+            }
+            Shown::Passed(_) => {
+                used += MARKER_CHARS;
+                Cow::Borrowed("")
+            }
+        };
+        out.push((s, line));
     }
     out
 }
 
-/// `text` as the model should see a tool's output: as it is when small, else its first and
-/// last 100 lines around a pointer to the blob holding all of it (the blob's hash is
-/// returned with it). Tools made outside this crate (an MCP server's) keep outputs small the
-/// same way the built-in ones do.
+/// `text` as the model should see a tool's output, shortened as the module says, with the
+/// hash of the blob holding all of it when it was shortened. Tools made outside this crate (an
+/// MCP server's) keep outputs small the same way the built-in ones do.
 pub fn cap_output(text: &str, blobs: &Blobs) -> (String, Option<String>) {
     let capped = cap(text, blobs);
     (capped.text, capped.blob)
@@ -232,20 +296,80 @@ mod tests {
     fn notable_middle_lines_are_kept_between_markers() {
         let dir = tempfile::tempdir().unwrap();
         let blobs = Blobs::new(dir.path().to_owned());
-        let mut text: String = (1..=300).map(|i| format!("ok {i}\n")).collect();
-        text = text.replace("ok 150\n", "test x FAILED\n");
+        let mut text: String = (1..=300).map(|i| format!("step {i}\n")).collect();
+        text = text.replace("step 150\n", "test x FAILED\n");
         let c = cap(&text, &blobs);
         let short = &c.blob.unwrap()[..BLOB_REF_CHARS];
         let lines: Vec<&str> = c.text.lines().collect();
-        assert_eq!(lines[39], "ok 40");
+        assert_eq!(lines[39], "step 40");
         assert_eq!(
             lines[40],
             format!("[… lines 41-149 of 300 omitted; read blob:{short}]")
         );
         assert_eq!(lines[41], "test x FAILED");
         assert_eq!(lines[42], "[… lines 151-260 of 300 omitted]");
-        assert_eq!(lines[43], "ok 261");
-        assert_eq!(lines.last(), Some(&"ok 300"));
+        assert_eq!(lines[43], "step 261");
+        assert_eq!(lines.last(), Some(&"step 300"));
+        assert_eq!(c.text.matches("blob:").count(), 1);
+    }
+
+    fn test_run(n: usize) -> String {
+        let mut text = format!("running {n} tests\n");
+        for i in 1..=n {
+            text.push_str(&format!("test parse::case_{i} ... ok\n"));
+        }
+        text.push_str(&format!("test result: ok. {n} passed; 0 failed\n"));
+        text
+    }
+
+    /// A small output whose passing-test lines run long shows the run's ends around a marker
+    /// naming the lines between and the blob holding them.
+    #[test]
+    fn passing_tests_of_a_small_output_become_a_marker() {
+        let dir = tempfile::tempdir().unwrap();
+        let blobs = Blobs::new(dir.path().to_owned());
+        let text = test_run(50);
+        let c = cap(&text, &blobs);
+        let hash = c.blob.unwrap();
+        let short = &hash[..BLOB_REF_CHARS];
+        assert_eq!(
+            c.text,
+            format!(
+                "running 50 tests\ntest parse::case_1 ... ok\n\
+                 [… lines 3-50 of 52: tests that passed; read blob:{short}]\n\
+                 test parse::case_50 ... ok\ntest result: ok. 50 passed; 0 failed\n"
+            )
+        );
+        assert_eq!(blobs.get(&hash).unwrap(), text.as_bytes());
+        assert_eq!(cap(&test_run(7), &blobs).text, test_run(7));
+    }
+
+    /// Over the cap, the head and tail count a run's marker as one entry and the markers
+    /// name the output's own line numbers.
+    #[test]
+    fn a_capped_output_numbers_lines_as_the_blob_does() {
+        let dir = tempfile::tempdir().unwrap();
+        let blobs = Blobs::new(dir.path().to_owned());
+        let mut text = test_run(30);
+        text.push_str(&(1..=200).map(|i| format!("log {i}\n")).collect::<String>());
+        text.push_str(&test_run(30));
+        let c = cap(&text, &blobs);
+        let lines: Vec<&str> = c.text.lines().collect();
+        let short = &c.blob.unwrap()[..BLOB_REF_CHARS];
+        assert_eq!(
+            lines[2],
+            format!("[… lines 3-30 of 264: tests that passed; read blob:{short}]")
+        );
+        assert_eq!(lines[3], "test parse::case_30 ... ok");
+        assert_eq!(lines[5], "log 1");
+        assert_eq!(lines[39], "log 35");
+        assert_eq!(lines[40], "[… lines 68-197 of 264 omitted]");
+        assert_eq!(lines[41], "log 166");
+        assert_eq!(lines.last(), Some(&"test result: ok. 30 passed; 0 failed"));
+        assert!(
+            c.text
+                .contains("\n[… lines 235-262 of 264: tests that passed]\n")
+        );
         assert_eq!(c.text.matches("blob:").count(), 1);
     }
 }
