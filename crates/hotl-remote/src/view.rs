@@ -161,7 +161,13 @@ impl Remote {
         }
         let (segments, others) = self.tree_objects(root).await?;
         let Some(tail) = self
-            .fetch_tail(root, &segments, &pinned.pin, before, view.first.len() as u64)
+            .fetch_tail(
+                root,
+                &segments,
+                &pinned.pin,
+                before,
+                view.first.len() as u64,
+            )
             .await?
         else {
             return Ok(None);
@@ -332,7 +338,9 @@ impl Remote {
             return Ok(None);
         }
         // The pin ends segment k when the next one starts right after its seq.
-        let at_end = segments.get(k + 1).is_some_and(|(start, _)| *start == pin.seq + 1);
+        let at_end = segments
+            .get(k + 1)
+            .is_some_and(|(start, _)| *start == pin.seq + 1);
         let from = if at_end { k + 1 } else { k };
         let read = self.read_segments(root, &segments[from..]).await?;
         for pair in read.windows(2) {
