@@ -7,6 +7,7 @@ use std::sync::Arc;
 
 use crate::error::{IoResultExt, LogError, Result};
 use crate::fsutil;
+use crate::record::Record;
 use crate::store::{Store, is_session_id, seq_of};
 use crate::write::Writer;
 
@@ -29,8 +30,9 @@ impl Writer {
     /// Appends whole lines written elsewhere (a copy of this session published by another
     /// machine), byte for byte, in one write and one sync. Every line must end in `\n`, and
     /// every seq they hold must come after the ones this log spent, so no seq repeats; lines
-    /// that hold none (damaged ones, kept as they were) are allowed. The summary is rebuilt
-    /// by the next reader.
+    /// that hold none (damaged ones, kept as they were) are allowed. The summary is kept
+    /// current from the records, as an append keeps it; a line that is not one (or a revert)
+    /// leaves it to the next reader to rebuild, which reads the whole lineage.
     pub fn append_encoded(&mut self, lines: &[u8]) -> Result<()> {
         if lines.is_empty() {
             return Ok(());
@@ -51,13 +53,26 @@ impl Writer {
             }
         }
         self.end_torn()?;
-        self.forget_summary();
+        let records: Option<Vec<Record>> = lines
+            .split_inclusive(|&b| b == b'\n')
+            .map(|line| serde_json::from_slice::<Record>(line).ok())
+            .collect();
+        if records.is_none() {
+            self.forget_summary();
+        }
         if let Some(last) = last {
             self.spend_through(last);
         }
-        let (file, path) = self.file_and_path();
-        file.write_all(lines).at(path)?;
-        file.sync_data().at(path)
+        let (file, _) = self.file_and_path();
+        if let Err(e) = file.write_all(lines).and_then(|()| file.sync_data()) {
+            self.forget_summary();
+            let path = self.store().log_path(self.id());
+            return Err(e).at(&path);
+        }
+        if let Some(records) = records {
+            self.update_meta(&records, lines.len() as u64);
+        }
+        Ok(())
     }
 
     /// Adopts a session delegated inside this writer's tree whose log was written elsewhere:

@@ -280,6 +280,46 @@ mod tests {
         assert_eq!(std::fs::read(store.log_path(&id)).expect("a log"), bytes);
     }
 
+    /// Lines from elsewhere appended to a log with a hole keep its summary current: no
+    /// reader needs to rebuild it, which would read the hole.
+    #[test]
+    fn lines_appended_from_elsewhere_keep_the_summary_without_the_hole() {
+        let here = tempfile::tempdir().expect("a dir");
+        let there = tempfile::tempdir().expect("a dir");
+        let source = Store::new(there.path());
+        let (id, bytes) = made(&source);
+        let ends = line_ends(&bytes);
+        let store = Store::new(here.path());
+        store
+            .create_with_hole(
+                &id,
+                &bytes[..ends[0]],
+                ends[10] as u64,
+                &bytes[ends[10]..],
+                "t",
+            )
+            .expect("created");
+        store
+            .keep_summary(source.meta(&id).expect("a summary"))
+            .expect("kept");
+        let mut writer = source.writer(&id).expect("writable");
+        writer
+            .append(Body::user_text("from elsewhere"))
+            .expect("appended");
+        drop(writer);
+        let grown = std::fs::read(source.log_path(&id)).expect("a log");
+        let mut writer = store.writer(&id).expect("writable");
+        writer
+            .append_encoded(&grown[bytes.len()..])
+            .expect("appended");
+        drop(writer);
+        let meta = store
+            .meta(&id)
+            .expect("fresh, not rebuilt through the hole");
+        assert_eq!(meta.last_seq, source.meta(&id).expect("a summary").last_seq);
+        assert!(store.hole(&id).is_some());
+    }
+
     #[test]
     fn a_fill_of_the_wrong_length_is_refused() {
         let here = tempfile::tempdir().expect("a dir");

@@ -97,7 +97,7 @@ impl Writer {
         }
     }
 
-    fn update_meta(&mut self, records: &[Record], len: u64) {
+    pub(crate) fn update_meta(&mut self, records: &[Record], len: u64) {
         let Some(meta) = self.meta.as_mut() else {
             return;
         };

@@ -116,6 +116,27 @@ async fn publishing_goes_on_from_the_tail() -> TestResult {
 }
 
 #[tokio::test]
+async fn catching_up_keeps_the_archive_in_the_store() -> TestResult {
+    let cloud = Cloud::new();
+    let a = cloud.machine("laptop", 60, None);
+    let (root, _) = published_with_view(&a).await?;
+    let b = cloud.machine("box", 60, None);
+    b.remote.pull_lazily(&root).await?.ok_or("pulled lazily")?;
+    a.grow(&root, 3);
+    publish(&a, &root).await?;
+    let pulled = b.remote.pull(&root).await?;
+    assert_eq!(pulled.segments, 1, "{pulled:?}");
+    assert!(
+        b.store.hole(&root).is_some(),
+        "the catch-up read no archive"
+    );
+    assert_eq!(b.store.meta(&root)?.last_seq, a.store.meta(&root)?.last_seq);
+    b.remote.fill(&root).await?;
+    assert_eq!(b.log(&root), a.log(&root));
+    Ok(())
+}
+
+#[tokio::test]
 async fn a_damaged_archive_is_refused_and_the_hole_kept() -> TestResult {
     let cloud = Cloud::new();
     let a = cloud.machine("laptop", 60, None);
