@@ -6,7 +6,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use bytes::Bytes;
-use futures_util::TryStreamExt;
+use futures_util::{StreamExt, TryStreamExt};
 use object_store::path::Path as ObjectPath;
 use object_store::{
     ClientOptions, GetOptions, GetRange, ObjectMeta, ObjectStore, ObjectStoreExt, PutMode,
@@ -314,6 +314,20 @@ impl Bucket {
             .list(Some(&path))
             .try_collect()
             .await
+            .map_err(|e| RemoteError::store(format!("listing {}", self.shown(prefix)), e))
+    }
+
+    /// At most `n` of the objects under `prefix` (relative): one page of the store's listing,
+    /// however many there are.
+    pub(crate) async fn list_first(&self, prefix: &str, n: usize) -> Result<Vec<ObjectMeta>> {
+        let path = self.path(prefix.trim_end_matches('/'));
+        self.store
+            .list(Some(&path))
+            .take(n)
+            .collect::<Vec<_>>()
+            .await
+            .into_iter()
+            .collect::<std::result::Result<Vec<_>, _>>()
             .map_err(|e| RemoteError::store(format!("listing {}", self.shown(prefix)), e))
     }
 

@@ -63,9 +63,14 @@ impl Remote {
     pub async fn check(&self) -> Result<Report> {
         let nonce = ulid::Ulid::generate().to_string();
         let mut probes = Vec::new();
-        let result = self.probe_all(&nonce, &mut probes).await;
-        for what in ["plain", "once", "versioned"] {
-            if let Err(e) = self.bucket.delete(&layout::probe(&nonce, what)).await {
+        // The clock is read beside the probes; it is reported only when they all held.
+        let (result, skew) = tokio::join!(self.probe_all(&nonce, &mut probes), self.skew_ms());
+        let removed = ["plain", "once", "versioned"].map(|what| {
+            let name = layout::probe(&nonce, what);
+            async move { self.bucket.delete(&name).await }
+        });
+        for removed in futures_util::future::join_all(removed).await {
+            if let Err(e) = removed {
                 tracing::debug!("a probe object is left: {e}");
             }
         }
@@ -82,11 +87,7 @@ impl Remote {
                 false
             }
         };
-        let skew_ms = if probes.iter().all(|p| p.ok) {
-            self.skew_ms().await.ok()
-        } else {
-            None
-        };
+        let skew_ms = probes.iter().all(|p| p.ok).then(|| skew.ok()).flatten();
         let report = Report {
             url: self.cfg.url.clone(),
             probes,
@@ -109,37 +110,51 @@ impl Remote {
         Ok(report)
     }
 
+    /// The probes, in three groups that run at once (what a group writes, no other reads):
+    /// reading and writing, creating once, replacing a stale version. Their verdicts come in
+    /// that order whatever order they finish in.
     async fn probe_all(&self, nonce: &str, probes: &mut Vec<Probe>) -> Result<()> {
-        let mut note = |name: &str, ok: bool, detail: String| {
-            probes.push(Probe {
-                name: name.to_owned(),
-                ok,
-                detail,
-            });
-        };
-        let listed = self.bucket.list(layout::SUMMARIES).await?;
-        note(
+        let (listed, marker) = tokio::join!(
+            self.bucket.list_first(layout::SUMMARIES, 100),
+            self.marker()
+        );
+        let listed = listed?;
+        probes.push(probe(
             "list",
             true,
             match listed.len() {
-                1 => "1 tree summary listed".to_owned(),
-                n => format!("{n} tree summaries listed"),
+                1 => "a tree summary listed".to_owned(),
+                0 => "listed (no tree yet)".to_owned(),
+                _ => "tree summaries listed".to_owned(),
             },
-        );
-        if let Err(e) = self.marker().await {
-            note("marker", false, e.to_string());
+        ));
+        if let Err(e) = marker {
+            probes.push(probe("marker", false, e.to_string()));
             return Ok(());
         }
+        let (read_write, once, stale) = tokio::try_join!(
+            self.probe_read_write(nonce),
+            self.probe_create_once(nonce),
+            self.probe_stale_update(nonce)
+        )?;
+        probes.extend(read_write);
+        probes.push(once);
+        probes.push(stale);
+        Ok(())
+    }
+
+    /// An object written reads back, whole and by a byte range.
+    async fn probe_read_write(&self, nonce: &str) -> Result<Vec<Probe>> {
         let plain = layout::probe(nonce, "plain");
         let body = format!("hotl probe {nonce}").into_bytes();
         self.bucket
             .put_raw(&plain, body.clone(), PutMode::Overwrite)
             .await
             .map_err(|e| RemoteError::store(format!("writing {}", self.bucket.shown(&plain)), e))?;
-        note("write", true, "an object was written".to_owned());
+        let mut out = vec![probe("write", true, "an object was written".to_owned())];
         let read = self.bucket.get_raw(&plain).await?.map(|(b, _)| b.to_vec());
         let same = read.as_deref() == Some(body.as_slice());
-        note(
+        out.push(probe(
             "read",
             same,
             if same {
@@ -147,10 +162,10 @@ impl Remote {
             } else {
                 "it did not read back as written".to_owned()
             },
-        );
+        ));
         let range = self.bucket.get_range_raw(&plain, 5..10).await?;
         let ranged = range.as_ref() == &body[5..10];
-        note(
+        out.push(probe(
             "range",
             ranged,
             if ranged {
@@ -161,7 +176,12 @@ impl Remote {
                     range.len()
                 )
             },
-        );
+        ));
+        Ok(out)
+    }
+
+    /// A second conditional create of one object is refused.
+    async fn probe_create_once(&self, nonce: &str) -> Result<Probe> {
         let once = layout::probe(nonce, "once");
         self.bucket
             .put_raw(&once, b"1".to_vec(), PutMode::Create)
@@ -182,7 +202,12 @@ impl Remote {
             ),
             Err(e) => (false, format!("a second create failed oddly: {e}")),
         };
-        note("create_once", ok, detail);
+        Ok(probe("create_once", ok, detail))
+    }
+
+    /// A replacement naming the current version lands; one naming a version no longer there
+    /// is refused.
+    async fn probe_stale_update(&self, nonce: &str) -> Result<Probe> {
         let versioned = layout::probe(nonce, "versioned");
         let first = self
             .bucket
@@ -217,8 +242,7 @@ impl Remote {
                 Err(e) => (false, format!("a stale replacement failed oddly: {e}")),
             },
         };
-        note("stale_update", ok, detail);
-        Ok(())
+        Ok(probe("stale_update", ok, detail))
     }
 
     /// The last verdict of [`Remote::check`], while it is recent: `Some(why)` when the store
@@ -268,5 +292,14 @@ impl Remote {
                 why,
             }),
         }
+    }
+}
+
+/// A probe's verdict.
+fn probe(name: &str, ok: bool, detail: String) -> Probe {
+    Probe {
+        name: name.to_owned(),
+        ok,
+        detail,
     }
 }

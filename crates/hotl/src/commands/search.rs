@@ -19,7 +19,7 @@ use hotl_recall::{Mode, Scope};
     after_help = "This directory's sessions (and those of directories below it) unless \
     --project or --all says otherwise.\n\nExamples:\n  hotl search \"connection refused\"\n  \
     hotl search kumquat --all\n  hotl search --regex 'E0[0-9]{3}' --since 2w\n  hotl search \
-    \"flaky login\" --project ~/src/app --json"
+    \"flaky login\" --project ~/src/app --json\n  hotl search --remote \"flaky login\""
 )]
 pub struct SearchArgs {
     /// What to look for
@@ -42,6 +42,10 @@ pub struct SearchArgs {
     /// One JSON array of sessions with their hits (schema: docs/json.md)
     #[arg(long)]
     pub json: bool,
+    /// Every session in the remote store instead, whatever project (the same search as
+    /// `hotl recall --remote QUERY`, and its report)
+    #[arg(long, conflicts_with_all = ["project", "since"])]
+    pub remote: bool,
 }
 
 /// A session of `hotl search --json`.
@@ -72,6 +76,15 @@ pub fn run(ctx: &Ctx, args: &SearchArgs) -> Result<ExitCode, CliError> {
         (_, true) => Mode::Regex,
         _ => Mode::Ranked,
     };
+    if args.remote {
+        let (query, limit) = (
+            args.query.clone(),
+            usize::try_from(args.limit).unwrap_or(usize::MAX),
+        );
+        return crate::remote::report(ctx, args.json, |remote| async move {
+            remote.recall(&query, mode, limit).await
+        });
+    }
     if args.project.is_some() && ctx.all {
         return Err(CliError::usage("--project and --all: give one"));
     }

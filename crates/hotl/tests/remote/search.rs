@@ -35,6 +35,9 @@ fn recall_searches_every_session_in_the_store_and_fetches_once() -> TestResult {
             .any(|h| h["handle"] == "q1k2" && h["kind"] == "user" && h["session"] == FIXED_ID),
         "the archive is searched: {found}"
     );
+    // `hotl search --remote` is the same search.
+    let searched = json(&build_box, "box", &["search", "--remote", "quokka"])?;
+    assert_eq!(searched["hits"], found["hits"], "{searched}");
     let live = json(&build_box, "box", &["recall", "--remote", "numbat"])?;
     assert!(
         live["hits"]
