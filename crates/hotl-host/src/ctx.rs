@@ -22,6 +22,9 @@ pub struct Ctx {
     pulled: std::sync::Mutex<Vec<String>>,
     /// This command's background publisher, while it runs one (see `remote::following`).
     follower: std::sync::OnceLock<hotl_remote::Follower>,
+    /// The remote store once opened (`None` inside: none is configured): one HTTP client and
+    /// one check of the store per process, whoever asks.
+    pub(crate) remote: std::sync::OnceLock<Option<std::sync::Arc<hotl_remote::Remote>>>,
 }
 
 impl Ctx {
@@ -87,6 +90,7 @@ impl Ctx {
             memory,
             pulled: std::sync::Mutex::default(),
             follower: std::sync::OnceLock::new(),
+            remote: std::sync::OnceLock::new(),
         })
     }
 

@@ -13,13 +13,18 @@ use hotl_remote::{Remote, RemoteError};
 use crate::ctx::{Ctx, flush};
 use crate::error::CliError;
 
-/// Opens the configured remote for `ctx`'s home; `None` when none is configured (or the home
-/// is in memory: `--no-session` publishes nothing).
+/// Opens the configured remote for `ctx`'s home, once per command (finding a session and
+/// publishing it share one client); `None` when none is configured (or the home is in memory:
+/// `--no-session` publishes nothing).
 pub fn open(ctx: &Ctx) -> Result<Option<Arc<Remote>>, CliError> {
     if ctx.is_in_memory() {
         return Ok(None);
     }
-    Ok(hotl_config::open_remote(&hotl_config::load_file()?, &ctx.store)?.map(Arc::new))
+    if let Some(opened) = ctx.remote.get() {
+        return Ok(opened.clone());
+    }
+    let opened = hotl_config::open_remote(&hotl_config::load_file()?, &ctx.store)?.map(Arc::new);
+    Ok(ctx.remote.get_or_init(|| opened).clone())
 }
 
 /// Runs `work` on the configured remote (an error says how to configure one) and prints what

@@ -130,9 +130,17 @@ impl Remote {
             return Ok(None);
         }
         let name = layout::view(root, root);
-        let Some((stored, _)) = self.bucket.get_raw(&name).await? else {
+        // Three reads that do not wait on each other; without a view the other two are
+        // left unused.
+        let (stored, objects, summary) = tokio::join!(
+            self.bucket.get_raw(&name),
+            self.tree_objects(root),
+            self.summary(root)
+        );
+        let Some((stored, _)) = stored? else {
             return Ok(None);
         };
+        let ((segments, others), summary) = (objects?, summary?);
         let view = self
             .bucket
             .unseal(&name, &stored)
@@ -159,7 +167,6 @@ impl Remote {
         {
             return Ok(None);
         }
-        let (segments, others) = self.tree_objects(root).await?;
         let Some(tail) = self
             .fetch_tail(
                 root,
@@ -172,7 +179,7 @@ impl Remote {
         else {
             return Ok(None);
         };
-        let Some(summary) = self.summary(root).await? else {
+        let Some(summary) = summary else {
             return Ok(None);
         };
         let Some(meta) = summary.root_meta().cloned() else {
