@@ -229,7 +229,9 @@ impl Store {
         }
 
         for path in self.stale_derived()? {
-            if young(&path) && path.extension().is_some_and(|e| e == "tmp") {
+            // A young temp file or hole marker may be a write about to complete: a log with a
+            // hole appears after its marker.
+            if young(&path) && path.extension().is_some_and(|e| e == "tmp" || e == "hole") {
                 continue;
             }
             report.freed_bytes += fsutil::bytes_on_disk(&path);
@@ -317,6 +319,9 @@ impl Store {
                 !self.exists(id)
             } else if let Some(id) = name.strip_suffix(".lock") {
                 !self.exists(id) && !self.is_owned(id)
+            } else if let Some(id) = name.strip_suffix(".jsonl.hole") {
+                // A hole's marker whose log is gone (a pull cut short before the log appeared).
+                !self.exists(id)
             } else if name.ends_with(".tmp") {
                 true
             } else if path.is_dir() {

@@ -161,6 +161,11 @@ fn gc_removes_derived_indexes_of_sessions_that_are_gone() -> TestResult {
             .index_dir()
             .join("trees")
             .join(format!("{gone}.index")),
+        // A hole's marker whose log never appeared.
+        store
+            .layout()
+            .sessions_dir()
+            .join(format!("{gone}.jsonl.hole")),
     ];
     let live = store
         .layout()
@@ -170,6 +175,11 @@ fn gc_removes_derived_indexes_of_sessions_that_are_gone() -> TestResult {
     for path in stale.iter().chain([&live]) {
         std::fs::write(path, b"x")?;
     }
+    // A young hole marker may belong to a pull about to write its log: only an old one goes.
+    std::fs::File::options()
+        .write(true)
+        .open(&stale[stale.len() - 1])?
+        .set_modified(SystemTime::now() - 2 * DAY)?;
     let report = store.gc(GcOptions::default())?;
     for path in &stale {
         assert!(!path.exists(), "{}", path.display());
