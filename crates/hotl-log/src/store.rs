@@ -35,6 +35,9 @@ pub struct Store {
 /// How far a log was looked through for reverts, and the (seq, to) of those found.
 type RevertsSeen = (u64, Vec<(u64, u64)>);
 
+/// The derived directory of view checkpoints.
+const VIEWS: &str = "views";
+
 impl Store {
     /// The store rooted at `home`.
     pub fn new(home: impl Into<PathBuf>) -> Self {
@@ -244,6 +247,18 @@ impl Store {
         let dir = self.derived_dir(dir);
         fsutil::create_private_dir(&dir)?;
         fsutil::write_derived(&dir.join(file), bytes)
+    }
+
+    /// Where session `id`'s view checkpoint lives (`index/views/<id>.json`): the agent writes
+    /// and reads it, the remote store publishes it and opens a session from it. Its format
+    /// is the agent's (docs/log-format.md).
+    pub fn view_checkpoint_path(&self, id: &str) -> PathBuf {
+        self.derived_dir(VIEWS).join(format!("{id}.json"))
+    }
+
+    /// Replaces session `id`'s view checkpoint (derived, like every file under `index/`).
+    pub fn put_view_checkpoint(&self, id: &str, bytes: &[u8]) -> Result<()> {
+        self.put_derived(VIEWS, &format!("{id}.json"), bytes)
     }
 
     /// Where a fork that sees everything up to `seq` pins in `id`'s own log: the offset just

@@ -228,26 +228,10 @@ impl Bucket {
 
     /// Reads `name` as it is stored; `None` when it does not exist.
     pub(crate) async fn get_raw(&self, name: &str) -> Result<Option<(Bytes, ObjectMeta)>> {
-        let got = match self
-            .store
-            .get_opts(&self.path(name), GetOptions::default())
-            .await
-        {
-            Ok(got) => got,
-            Err(object_store::Error::NotFound { .. }) => return Ok(None),
-            Err(e) => {
-                return Err(RemoteError::store(
-                    format!("reading {}", self.shown(name)),
-                    e,
-                ));
-            }
-        };
-        let meta = got.meta.clone();
-        let bytes = got
-            .bytes()
-            .await
-            .map_err(|e| RemoteError::store(format!("reading {}", self.shown(name)), e))?;
-        Ok(Some((bytes, meta)))
+        Ok(match self.get_if_changed(name, None).await? {
+            Fetched::Got(bytes, meta) => Some((bytes, meta)),
+            Fetched::Missing | Fetched::Unchanged => None,
+        })
     }
 
     /// Reads `name` as it is stored unless its ETag is still `known`.

@@ -55,6 +55,9 @@ impl Report {
     }
 }
 
+/// Where a home keeps the verdict, in the store's derived directory.
+const CHECK_FILE: &str = "check.json";
+
 /// How long a check's verdict is trusted before it is made again.
 const VERDICT_FOR: Duration = Duration::from_secs(24 * 3600);
 
@@ -102,7 +105,7 @@ impl Remote {
             let bytes = serde_json::to_vec(&report).expect("a report serializes");
             if let Err(e) = self
                 .store
-                .put_derived(&self.state_name(), "check.json", &bytes)
+                .put_derived(&self.state_name(), CHECK_FILE, &bytes)
             {
                 tracing::warn!("the check's verdict is not kept: {e}");
             }
@@ -245,42 +248,27 @@ impl Remote {
         Ok(probe("stale_update", ok, detail))
     }
 
-    /// The last verdict of [`Remote::check`], while it is recent: `Some(why)` when the store
-    /// failed a probe (it is used read-only).
-    pub fn read_only(&self) -> Option<String> {
-        let path = self
-            .store
-            .derived_dir(&self.state_name())
-            .join("check.json");
+    /// The last verdict of [`Remote::check`], while it is recent (a day) and of this store.
+    fn recent_verdict(&self) -> Option<Report> {
+        let path = self.store.derived_dir(&self.state_name()).join(CHECK_FILE);
         let report: Report = serde_json::from_slice(&std::fs::read(path).ok()?).ok()?;
         let checked = hotl_log::parse_ts(&report.checked)?;
         let recent = SystemTime::now()
             .duration_since(checked)
             .is_ok_and(|age| age < VERDICT_FOR);
-        if !recent || report.url != self.cfg.url {
-            return None;
-        }
-        report.read_only_because()
+        (recent && report.url == self.cfg.url).then_some(report)
+    }
+
+    /// The last verdict of [`Remote::check`], while it is recent: `Some(why)` when the store
+    /// failed a probe (it is used read-only).
+    pub fn read_only(&self) -> Option<String> {
+        self.recent_verdict()?.read_only_because()
     }
 
     /// Makes sure the store may be written: checks it once a day (the verdict is kept), and
     /// refuses with why when a probe failed.
     pub async fn writable(&self) -> Result<()> {
-        let path = self
-            .store
-            .derived_dir(&self.state_name())
-            .join("check.json");
-        let fresh = std::fs::read(&path)
-            .ok()
-            .and_then(|b| serde_json::from_slice::<Report>(&b).ok())
-            .and_then(|r| hotl_log::parse_ts(&r.checked).map(|t| (r, t)))
-            .filter(|(r, t)| {
-                r.url == self.cfg.url
-                    && SystemTime::now()
-                        .duration_since(*t)
-                        .is_ok_and(|age| age < VERDICT_FOR)
-            })
-            .map(|(r, _)| r);
+        let fresh = self.recent_verdict();
         let report = match fresh {
             Some(report) => report,
             None => self.check().await?,

@@ -126,7 +126,7 @@ impl Remote {
                 cache.listing = listing;
                 true
             }
-            Got::Missing => return self.list_trees_whole().await,
+            Got::Missing => return self.whole_pass().await,
         };
         let (problems, read) = self.catch_up(&mut cache.listing).await?;
         dirty |= read > 0;
@@ -145,6 +145,11 @@ impl Remote {
     /// it. What gc decides on.
     pub(crate) async fn list_trees_whole(&self) -> Result<(Vec<TreeSummary>, Vec<String>)> {
         self.marker().await?;
+        self.whole_pass().await
+    }
+
+    /// [`Remote::list_trees_whole`] once the marker was read.
+    async fn whole_pass(&self) -> Result<(Vec<TreeSummary>, Vec<String>)> {
         let cached = self.load_cache().listing;
         // The journal first: what changes while summaries are listed is read again next time.
         let journal = self.bucket.list(layout::CHANGES).await?;

@@ -82,16 +82,29 @@ impl Remote {
             }
             let parents = self.pull_tree(&next, &mut pulled).await?;
             for parent in parents {
-                match self.find(&parent).await {
-                    Ok((tree, _)) => todo.push(tree),
-                    Err(RemoteError::NoMatch(_)) => pulled
-                        .problems
-                        .push(format!("ancestor {parent} is not in the store")),
-                    Err(e) => return Err(e),
-                }
+                todo.extend(self.ancestor_tree(&parent, &mut pulled).await?);
             }
         }
         Ok(pulled)
+    }
+
+    /// The tree in the store holding `parent`, a session a pulled one descends from; `None`,
+    /// noted in `pulled`, when the store lacks it.
+    pub(crate) async fn ancestor_tree(
+        &self,
+        parent: &str,
+        pulled: &mut Pulled,
+    ) -> Result<Option<String>> {
+        match self.find(parent).await {
+            Ok((tree, _)) => Ok(Some(tree)),
+            Err(RemoteError::NoMatch(_)) => {
+                pulled
+                    .problems
+                    .push(format!("ancestor {parent} is not in the store"));
+                Ok(None)
+            }
+            Err(e) => Err(e),
+        }
     }
 
     /// Pulls one tree; returns the ancestors its new sessions pin into that this home lacks.

@@ -29,9 +29,6 @@ use crate::state::{SessionState, TreeState};
 /// The view object's format.
 const FORMAT: &str = "hotl-remote-view/1";
 
-/// Where the session's view checkpoint lives in the home (see hotl-agent's checkpoints).
-const VIEWS: &str = "views";
-
 /// How many segments are fetched at once.
 const AT_ONCE: usize = 4;
 
@@ -63,7 +60,7 @@ impl Remote {
         if self.redactor.is_some() {
             return;
         }
-        let path = self.store.derived_dir(VIEWS).join(format!("{id}.json"));
+        let path = self.store.view_checkpoint_path(id);
         let Ok(checkpoint) = std::fs::read_to_string(&path) else {
             return;
         };
@@ -129,6 +126,58 @@ impl Remote {
         if self.store.exists(root) || self.redactor.is_some() {
             return Ok(None);
         }
+        let Some(opening) = self.read_view(root).await? else {
+            return Ok(None);
+        };
+        let Opening {
+            view,
+            pin,
+            before,
+            segments,
+            others,
+            summary,
+        } = opening;
+        let first = view.first.len() as u64;
+        let Some(tail) = self
+            .fetch_tail(root, &segments, &pin, before, first)
+            .await?
+        else {
+            return Ok(None);
+        };
+        let Some(meta) = summary.as_ref().and_then(|s| s.root_meta()).cloned() else {
+            return Ok(None);
+        };
+        if meta.last_seq != tail.last {
+            // The summary describes another point of the log than the segments: its counts
+            // would be wrong, so the log is pulled and summarised whole.
+            return Ok(None);
+        }
+        let mut pulled = Pulled::default();
+        let refs = tail_refs(&view, &tail.body, &self.store.blobs());
+        self.fetch_all_blobs(&refs, &mut pulled).await?;
+        self.write_lazily(root, &view, &pin, &tail, meta, summary)?;
+        pulled.roots.push(root.to_owned());
+        pulled.sessions.push(root.to_owned());
+        pulled.segments += tail.segments;
+        pulled.bytes += tail.bytes;
+        pulled.left_in_store = tail.at - first;
+        // The sessions delegated inside the tree, and the trees it descends from, come whole.
+        if others {
+            pulled.add(self.pull(root).await?);
+        }
+        if let Some(parent) = self.store.read_start(root)?.parent
+            && !self.store.exists(&parent.session)
+            && let Some(tree) = self.ancestor_tree(&parent.session, &mut pulled).await?
+        {
+            pulled.add(self.pull(&tree).await?);
+        }
+        Ok(Some(pulled))
+    }
+
+    /// The view of `root`'s own session, checked (its checkpoint names the session, its first
+    /// line starts it, the bytes before the pin hash as the pin says), with what else opening
+    /// needs, read at once: the tree's segments and its summary. `None` without a usable view.
+    async fn read_view(&self, root: &str) -> Result<Option<Opening>> {
         let name = layout::view(root, root);
         // Three reads that do not wait on each other; without a view the other two are
         // left unused.
@@ -167,41 +216,32 @@ impl Remote {
         {
             return Ok(None);
         }
-        let Some(tail) = self
-            .fetch_tail(
-                root,
-                &segments,
-                &pinned.pin,
-                before,
-                view.first.len() as u64,
-            )
-            .await?
-        else {
-            return Ok(None);
-        };
-        let Some(summary) = summary else {
-            return Ok(None);
-        };
-        let Some(meta) = summary.root_meta().cloned() else {
-            return Ok(None);
-        };
-        if meta.last_seq != tail.last {
-            // The summary describes another point of the log than the segments: its counts
-            // would be wrong, so the log is pulled and summarised whole.
-            return Ok(None);
-        }
-        let mut pulled = Pulled::default();
-        let refs = tail_refs(&view, &tail.body, &self.store.blobs());
-        self.fetch_all_blobs(&refs, &mut pulled).await?;
-        self.store.create_with_hole(
-            root,
-            view.first.as_bytes(),
-            tail.at,
-            &tail.body,
-            self.cfg.label(),
-        )?;
+        Ok(Some(Opening {
+            view,
+            pin: pinned.pin,
+            before,
+            segments,
+            others,
+            summary,
+        }))
+    }
+
+    /// Writes what a lazy pull fetched: the log with its hole, the checkpoint, the summary
+    /// published with it, and where the session stands in the store.
+    fn write_lazily(
+        &self,
+        root: &str,
+        view: &View,
+        pin: &hotl_log::Pin,
+        tail: &Tail,
+        meta: hotl_log::SessionMeta,
+        summary: Option<crate::summary::TreeSummary>,
+    ) -> Result<()> {
+        let (first, label) = (view.first.as_bytes(), self.cfg.label());
         self.store
-            .put_derived(VIEWS, &format!("{root}.json"), view.checkpoint.as_bytes())?;
+            .create_with_hole(root, first, tail.at, &tail.body, label)?;
+        self.store
+            .put_view_checkpoint(root, view.checkpoint.as_bytes())?;
         let size = self.store.log_size(root)?;
         self.store.keep_summary(meta)?;
         let mut state = TreeState::default();
@@ -213,30 +253,12 @@ impl Remote {
                 hash: Some(tail.hash.clone()),
             },
         );
-        state.views.insert(root.to_owned(), pinned.pin.offset);
-        state.blobs.extend(summary.blobs);
+        state.views.insert(root.to_owned(), pin.offset);
+        state
+            .blobs
+            .extend(summary.map(|s| s.blobs).unwrap_or_default());
         self.save_state(root, &mut state);
-        pulled.roots.push(root.to_owned());
-        pulled.sessions.push(root.to_owned());
-        pulled.segments += tail.segments;
-        pulled.bytes += tail.bytes;
-        pulled.left_in_store = tail.at - view.first.len() as u64;
-        // The sessions delegated inside the tree, and the trees it descends from, come whole.
-        if others {
-            pulled.add(self.pull(root).await?);
-        }
-        if let Some(pin) = self.store.read_start(root)?.parent
-            && !self.store.exists(&pin.session)
-        {
-            match self.find(&pin.session).await {
-                Ok((tree, _)) => pulled.add(self.pull(&tree).await?),
-                Err(RemoteError::NoMatch(_)) => pulled
-                    .problems
-                    .push(format!("ancestor {} is not in the store", pin.session)),
-                Err(e) => return Err(e),
-            }
-        }
-        Ok(Some(pulled))
+        Ok(())
     }
 
     /// Fills the hole in session `id`'s log from the store: the segments before the ones it
@@ -417,6 +439,19 @@ impl Remote {
         }
         Ok(())
     }
+}
+
+/// A root session's view, checked, and what else opening it needs.
+struct Opening {
+    view: View,
+    pin: hotl_log::Pin,
+    /// The bytes the pin hashes.
+    before: Vec<u8>,
+    /// The segments of the root's own log, in order.
+    segments: Vec<(u64, String)>,
+    /// Whether the tree holds other sessions.
+    others: bool,
+    summary: Option<crate::summary::TreeSummary>,
 }
 
 /// The end of a session's log from its view on.

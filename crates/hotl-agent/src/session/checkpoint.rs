@@ -22,9 +22,6 @@ use super::{ArchivedFile, shrinks};
 /// The checkpoint format this version writes and reads.
 const FORMAT: &str = "hotl-view-checkpoint/1";
 
-/// The derived directory checkpoints live in.
-const DIR: &str = "views";
-
 /// A session let go writes a checkpoint once this many records came since the last one.
 pub(crate) const EVERY: u64 = 512;
 
@@ -105,13 +102,9 @@ impl std::fmt::Display for CheckpointState {
     }
 }
 
-fn file_name(id: &str) -> String {
-    format!("{id}.json")
-}
-
 /// The checkpoint of session `id`, checked against its log and ancestry.
 fn load(store: &Store, id: &str) -> Result<Checkpoint, String> {
-    let path = store.derived_dir(DIR).join(file_name(id));
+    let path = store.view_checkpoint_path(id);
     let bytes = match std::fs::read(&path) {
         Ok(bytes) => bytes,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Err(String::new()),
@@ -276,7 +269,7 @@ pub(super) fn write(store: &Store, session: &Snapshot<'_>) -> hotl_log::Result<(
         },
     };
     let bytes = serde_json::to_vec(&checkpoint).map_err(hotl_log::LogError::from)?;
-    store.put_derived(DIR, &file_name(session.id), &bytes)
+    store.put_view_checkpoint(session.id, &bytes)
 }
 
 /// Whether `record` is one a checkpoint is worth writing after: it reshaped the view.
