@@ -66,7 +66,7 @@ fn seen(f: &Fixture) -> String {
 /// The same session opened from its log alone (its checkpoint moved aside meanwhile).
 fn seen_from_log(f: &mut Fixture) -> String {
     let id = f.session.id().to_owned();
-    let path = f.store.derived_dir("views").join(format!("{id}.json"));
+    let path = f.store.view_checkpoint_path(&id);
     let aside = path.with_extension("aside");
     std::fs::rename(&path, &aside).expect("a checkpoint to move aside");
     f.restart();
@@ -110,7 +110,7 @@ fn a_session_reopens_from_its_checkpoint_as_its_log_would_open_it() {
 fn a_damaged_foreign_or_stale_checkpoint_is_ignored_and_the_log_opens() {
     let mut f = folded();
     let id = f.session.id().to_owned();
-    let path = f.store.derived_dir("views").join(format!("{id}.json"));
+    let path = f.store.view_checkpoint_path(&id);
     let good = std::fs::read(&path).expect("a checkpoint");
     let expected = seen_from_log(&mut f);
     let reopen = |f: &mut Fixture| {
@@ -200,7 +200,7 @@ fn a_fork_cut_from_the_checkpoint_pins_where_the_log_would() {
         checkpoint_state(&f.store, &id),
         CheckpointState::Current { .. }
     ));
-    let path = f.store.derived_dir("views").join(format!("{id}.json"));
+    let path = f.store.view_checkpoint_path(&id);
     std::fs::remove_file(&path).expect("a checkpoint");
     let from_log = [fork_at(&f, 1), fork_at(&f, 2)];
     assert_eq!(from_checkpoint, from_log);

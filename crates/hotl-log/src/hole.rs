@@ -247,18 +247,50 @@ mod tests {
             .collect()
     }
 
-    #[test]
-    fn a_hole_is_refused_without_a_filler_and_filled_with_one() {
-        let here = tempfile::tempdir().expect("a dir");
-        let there = tempfile::tempdir().expect("a dir");
-        let source = Store::new(there.path());
+    /// A session made in `source`, copied into `store` with a hole from its first line's end
+    /// to the end of its tenth line. Bind `_dirs` to keep both homes while the test runs.
+    struct Holed {
+        _dirs: [tempfile::TempDir; 2],
+        source: Store,
+        store: Store,
+        id: String,
+        bytes: Vec<u8>,
+        first_end: usize,
+        at: usize,
+    }
+
+    fn holed() -> Holed {
+        let dirs = [0, 1].map(|_| tempfile::tempdir().expect("a dir"));
+        let source = Store::new(dirs[1].path());
         let (id, bytes) = made(&source);
         let ends = line_ends(&bytes);
         let (first_end, at) = (ends[0], ends[10]);
-        let store = Store::new(here.path());
+        let store = Store::new(dirs[0].path());
         store
             .create_with_hole(&id, &bytes[..first_end], at as u64, &bytes[at..], "team")
             .expect("created");
+        Holed {
+            _dirs: dirs,
+            source,
+            store,
+            id,
+            bytes,
+            first_end,
+            at,
+        }
+    }
+
+    #[test]
+    fn a_hole_is_refused_without_a_filler_and_filled_with_one() {
+        let Holed {
+            _dirs,
+            store,
+            id,
+            bytes,
+            first_end,
+            at,
+            ..
+        } = holed();
         assert_eq!(store.log_size(&id).expect("a size"), bytes.len() as u64);
         // The end and the first line read; the middle does not.
         assert!(store.read_after(&id, at as u64).is_ok());
@@ -284,21 +316,14 @@ mod tests {
     /// reader needs to rebuild it, which would read the hole.
     #[test]
     fn lines_appended_from_elsewhere_keep_the_summary_without_the_hole() {
-        let here = tempfile::tempdir().expect("a dir");
-        let there = tempfile::tempdir().expect("a dir");
-        let source = Store::new(there.path());
-        let (id, bytes) = made(&source);
-        let ends = line_ends(&bytes);
-        let store = Store::new(here.path());
-        store
-            .create_with_hole(
-                &id,
-                &bytes[..ends[0]],
-                ends[10] as u64,
-                &bytes[ends[10]..],
-                "t",
-            )
-            .expect("created");
+        let Holed {
+            _dirs,
+            source,
+            store,
+            id,
+            bytes,
+            ..
+        } = holed();
         store
             .keep_summary(source.meta(&id).expect("a summary"))
             .expect("kept");
@@ -322,20 +347,9 @@ mod tests {
 
     #[test]
     fn a_fill_of_the_wrong_length_is_refused() {
-        let here = tempfile::tempdir().expect("a dir");
-        let there = tempfile::tempdir().expect("a dir");
-        let (id, bytes) = made(&Store::new(there.path()));
-        let ends = line_ends(&bytes);
-        let store = Store::new(here.path());
-        store
-            .create_with_hole(
-                &id,
-                &bytes[..ends[0]],
-                ends[5] as u64,
-                &bytes[ends[5]..],
-                "t",
-            )
-            .expect("created");
+        let Holed {
+            _dirs, store, id, ..
+        } = holed();
         assert!(store.fill_hole(&id, b"short\n").is_err());
         assert!(store.hole(&id).is_some());
     }

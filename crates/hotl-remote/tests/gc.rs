@@ -31,9 +31,7 @@ async fn old_trees_go_but_a_kept_forks_parent_and_its_blobs_stay() -> TestResult
         .id()
         .to_owned();
     for root in [&parent, &lonely, &fork] {
-        let mut lease = a.remote.acquire(root).await?;
-        a.remote.publish(&mut lease).await?;
-        a.remote.release(&lease).await?;
+        a.publish(root).await?;
     }
     // Everything is "old" next to a zero age, but the fork is held by another process.
     let other = cloud.machine("box", 60, None);

@@ -2,7 +2,8 @@
 //! a hole until something reads it, publishing going on from the tail, and a damaged middle
 //! refused with the hole kept.
 
-use hotl_log::LogError;
+use hotl_log::{LogError, Pin};
+use hotl_remote::Pulled;
 
 use crate::support::{Cloud, Machine, TestResult};
 
@@ -19,48 +20,63 @@ fn grow_big(m: &Machine, id: &str, n: usize) {
     }
 }
 
-async fn publish(m: &Machine, root: &str) -> TestResult {
-    let mut lease = m.remote.acquire(root).await?;
-    m.remote.publish(&mut lease).await?;
-    m.remote.release(&lease).await?;
-    Ok(())
-}
-
-/// A session published in three segments, with a view checkpoint pinned inside the third.
-async fn published_with_view(a: &Machine) -> TestResult<(String, hotl_log::Pin)> {
-    published_with_view_at(a, false).await
-}
-
-/// The same, pinned at the end of the second (`at_end`: where a checkpoint written when a
-/// session is let go, after its last publish, sits) or inside the third.
-async fn published_with_view_at(a: &Machine, at_end: bool) -> TestResult<(String, hotl_log::Pin)> {
+/// A session of `a` published in three segments with a view checkpoint pinned at the end of
+/// the second (`at_end`: where a checkpoint written when a session is let go, after its last
+/// publish, sits) or inside the third.
+async fn published_with_view(a: &Machine, at_end: bool) -> TestResult<(String, Pin)> {
     let root = a.session(3);
     grow_big(a, &root, 4);
-    publish(a, &root).await?;
+    a.publish(&root).await?;
     grow_big(a, &root, 4);
-    publish(a, &root).await?;
+    a.publish(&root).await?;
     if !at_end {
         grow_big(a, &root, 2);
     }
     let pin = a.store.writer(&root)?.pin_head()?;
     let checkpoint = serde_json::json!({"format": "test", "id": root, "pin": pin, "view": []});
-    a.store.put_derived(
-        "views",
-        &format!("{root}.json"),
-        checkpoint.to_string().as_bytes(),
-    )?;
+    a.store
+        .put_view_checkpoint(&root, checkpoint.to_string().as_bytes())?;
     grow_big(a, &root, 2);
-    publish(a, &root).await?;
+    a.publish(&root).await?;
     Ok((root, pin))
+}
+
+/// A session published from `a` with its view, then pulled lazily by `b`.
+struct Lazily {
+    cloud: Cloud,
+    a: Machine,
+    b: Machine,
+    root: String,
+    pin: Pin,
+    pulled: Pulled,
+}
+
+async fn lazily(at_end: bool) -> TestResult<Lazily> {
+    let cloud = Cloud::new();
+    let a = cloud.machine("laptop", 60, None);
+    let (root, pin) = published_with_view(&a, at_end).await?;
+    let b = cloud.machine("box", 60, None);
+    let pulled = b.remote.pull_lazily(&root).await?.ok_or("pulled lazily")?;
+    Ok(Lazily {
+        cloud,
+        a,
+        b,
+        root,
+        pin,
+        pulled,
+    })
 }
 
 #[tokio::test]
 async fn a_session_opens_from_its_view_and_tail_and_fills_when_read() -> TestResult {
-    let cloud = Cloud::new();
-    let a = cloud.machine("laptop", 60, None);
-    let (root, pin) = published_with_view(&a).await?;
-    let b = cloud.machine("box", 60, None);
-    let pulled = b.remote.pull_lazily(&root).await?.ok_or("pulled lazily")?;
+    let Lazily {
+        a,
+        b,
+        root,
+        pin,
+        pulled,
+        ..
+    } = lazily(false).await?;
     assert!(pulled.left_in_store > 100_000, "{pulled:?}");
     let whole = a.log(&root);
     assert!(pulled.bytes < whole.len() as u64 / 2, "{pulled:?}");
@@ -71,7 +87,7 @@ async fn a_session_opens_from_its_view_and_tail_and_fills_when_read() -> TestRes
     assert_eq!(b.store.read_after(&root, pin.offset)?.records.len(), 2);
     assert_eq!(b.store.read_start(&root)?.id, root);
     assert_eq!(b.store.meta(&root)?.last_seq, a.store.meta(&root)?.last_seq);
-    assert!(std::fs::read(b.store.derived_dir("views").join(format!("{root}.json"))).is_ok());
+    assert!(std::fs::read(b.store.view_checkpoint_path(&root)).is_ok());
     // A whole read is refused, never read as zeros.
     assert!(matches!(b.store.read(&root), Err(LogError::Hole { .. })));
 
@@ -85,11 +101,14 @@ async fn a_session_opens_from_its_view_and_tail_and_fills_when_read() -> TestRes
 
 #[tokio::test]
 async fn a_view_pinned_at_a_segments_end_needs_no_segment_before_it() -> TestResult {
-    let cloud = Cloud::new();
-    let a = cloud.machine("laptop", 60, None);
-    let (root, pin) = published_with_view_at(&a, true).await?;
-    let b = cloud.machine("box", 60, None);
-    let pulled = b.remote.pull_lazily(&root).await?.ok_or("pulled lazily")?;
+    let Lazily {
+        a,
+        b,
+        root,
+        pin,
+        pulled,
+        ..
+    } = lazily(true).await?;
     assert_eq!(pulled.segments, 1, "{pulled:?}");
     assert_eq!(b.store.log_hash(&root, pin.offset)?, pin.hash);
     b.remote.fill(&root).await?;
@@ -99,13 +118,9 @@ async fn a_view_pinned_at_a_segments_end_needs_no_segment_before_it() -> TestRes
 
 #[tokio::test]
 async fn publishing_goes_on_from_the_tail() -> TestResult {
-    let cloud = Cloud::new();
-    let a = cloud.machine("laptop", 60, None);
-    let (root, _) = published_with_view(&a).await?;
-    let b = cloud.machine("box", 60, None);
-    b.remote.pull_lazily(&root).await?.ok_or("pulled lazily")?;
+    let Lazily { a, b, root, .. } = lazily(false).await?;
     b.grow(&root, 2);
-    publish(&b, &root).await?;
+    b.publish(&root).await?;
     assert!(b.store.hole(&root).is_some(), "publishing read no archive");
     a.remote.pull(&root).await?;
     let (a_log, b_log) = (a.log(&root), b.log(&root));
@@ -117,13 +132,9 @@ async fn publishing_goes_on_from_the_tail() -> TestResult {
 
 #[tokio::test]
 async fn catching_up_keeps_the_archive_in_the_store() -> TestResult {
-    let cloud = Cloud::new();
-    let a = cloud.machine("laptop", 60, None);
-    let (root, _) = published_with_view(&a).await?;
-    let b = cloud.machine("box", 60, None);
-    b.remote.pull_lazily(&root).await?.ok_or("pulled lazily")?;
+    let Lazily { a, b, root, .. } = lazily(false).await?;
     a.grow(&root, 3);
-    publish(&a, &root).await?;
+    a.publish(&root).await?;
     let pulled = b.remote.pull(&root).await?;
     assert_eq!(pulled.segments, 1, "{pulled:?}");
     assert!(
@@ -138,11 +149,7 @@ async fn catching_up_keeps_the_archive_in_the_store() -> TestResult {
 
 #[tokio::test]
 async fn a_damaged_archive_is_refused_and_the_hole_kept() -> TestResult {
-    let cloud = Cloud::new();
-    let a = cloud.machine("laptop", 60, None);
-    let (root, _) = published_with_view(&a).await?;
-    let b = cloud.machine("box", 60, None);
-    b.remote.pull_lazily(&root).await?.ok_or("pulled lazily")?;
+    let Lazily { cloud, b, root, .. } = lazily(false).await?;
     let first = cloud
         .names()
         .await
@@ -164,7 +171,7 @@ async fn without_a_view_nothing_is_pulled_lazily() -> TestResult {
     let cloud = Cloud::new();
     let a = cloud.machine("laptop", 60, None);
     let root = a.session(3);
-    publish(&a, &root).await?;
+    a.publish(&root).await?;
     let b = cloud.machine("box", 60, None);
     assert!(b.remote.pull_lazily(&root).await?.is_none());
     assert!(!b.store.exists(&root));

@@ -8,13 +8,6 @@ use hotl_remote::{GcOptions, Keys};
 
 use crate::support::{Cloud, Machine, TestResult};
 
-async fn publish(m: &Machine, root: &str) -> TestResult {
-    let mut lease = m.remote.acquire(root).await?;
-    m.remote.publish(&mut lease).await?;
-    m.remote.release(&lease).await?;
-    Ok(())
-}
-
 async fn roots(m: &Machine) -> TestResult<Vec<String>> {
     let (trees, problems) = m.remote.list_trees().await?;
     assert!(problems.is_empty(), "{problems:?}");
@@ -45,14 +38,14 @@ async fn a_known_listing_reads_only_what_changed() -> TestResult {
     let a = cloud.machine("laptop", 60, None);
     let b = cloud.machine("box", 60, None);
     let first = a.session(1);
-    publish(&a, &first).await?;
+    a.publish(&first).await?;
     // No listing object yet: every summary is listed once, and the object written.
     assert_eq!(roots(&b).await?, std::slice::from_ref(&first));
     assert!(summaries_listed(&cloud.faults.take_requests()));
     assert!(cloud.names().await.contains(&"team/listing".to_owned()));
 
     let second = a.session(1);
-    publish(&a, &second).await?;
+    a.publish(&second).await?;
     cloud.faults.take_requests();
     assert_eq!(
         roots(&b).await?,
@@ -81,12 +74,12 @@ async fn the_object_is_rewritten_once_it_falls_behind() -> TestResult {
     let cloud = Cloud::new();
     let a = cloud.machine("laptop", 60, None);
     let b = cloud.machine("box", 60, None);
-    publish(&a, &a.session(1)).await?;
+    a.publish(&a.session(1)).await?;
     assert_eq!(roots(&b).await?.len(), 1);
     let mut made = Vec::new();
     for _ in 0..20 {
         let root = a.session(1);
-        publish(&a, &root).await?;
+        a.publish(&root).await?;
         made.push(root);
     }
     assert_eq!(roots(&b).await?.len(), 21);
@@ -106,10 +99,10 @@ async fn a_late_journal_entry_is_read() -> TestResult {
     let cloud = Cloud::new();
     let a = cloud.machine("laptop", 60, None);
     let b = cloud.machine("box", 60, None);
-    publish(&a, &a.session(1)).await?;
+    a.publish(&a.session(1)).await?;
     assert_eq!(roots(&b).await?.len(), 1);
     let late = a.session(1);
-    publish(&a, &late).await?;
+    a.publish(&late).await?;
     let names = cloud.names().await;
     let entry = names
         .iter()
@@ -134,7 +127,7 @@ async fn removed_trees_leave_and_a_damaged_object_is_made_again() -> TestResult 
     let a = cloud.machine("laptop", 60, None);
     let b = cloud.machine("box", 60, None);
     let root = a.session(1);
-    publish(&a, &root).await?;
+    a.publish(&root).await?;
     assert_eq!(roots(&b).await?, std::slice::from_ref(&root));
     let opts = GcOptions {
         older_than: Duration::ZERO,
@@ -146,7 +139,7 @@ async fn removed_trees_leave_and_a_damaged_object_is_made_again() -> TestResult 
     assert!(roots(&b).await?.is_empty());
 
     let other = a.session(1);
-    publish(&a, &other).await?;
+    a.publish(&other).await?;
     cloud
         .overwrite("team/listing", b"not a listing".to_vec())
         .await;
@@ -164,7 +157,7 @@ async fn a_sealed_listing_says_nothing() -> TestResult {
     let a = cloud.machine("laptop", 60, Some(keys.clone()));
     let b = cloud.machine("box", 60, Some(keys));
     let root = a.session(1);
-    publish(&a, &root).await?;
+    a.publish(&root).await?;
     assert_eq!(roots(&b).await?, [root]);
     let listing = cloud.read("team/listing").await;
     let text = String::from_utf8_lossy(&listing);
@@ -179,7 +172,7 @@ async fn gc_trims_the_journal_the_object_covers() -> TestResult {
     let cloud = Cloud::new();
     let a = cloud.machine("laptop", 60, None);
     let root = a.session(1);
-    publish(&a, &root).await?;
+    a.publish(&root).await?;
     let old = format!("team/changes/{:016}-{root}", 1_000);
     cloud.overwrite(&old, Vec::new()).await;
     let opts = GcOptions {

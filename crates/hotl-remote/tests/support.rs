@@ -269,6 +269,14 @@ impl Machine {
         writer.id().to_owned()
     }
 
+    /// Publishes the tree `root` under its lease, then lets the lease go.
+    pub async fn publish(&self, root: &str) -> TestResult {
+        let mut lease = self.remote.acquire(root).await?;
+        self.remote.publish(&mut lease).await?;
+        self.remote.release(&lease).await?;
+        Ok(())
+    }
+
     /// Appends `n` more user messages to `id`.
     pub fn grow(&self, id: &str, n: usize) {
         let mut writer = self.store.writer(id).expect("writable");
