@@ -177,3 +177,26 @@ async fn without_a_view_nothing_is_pulled_lazily() -> TestResult {
     assert!(!b.store.exists(&root));
     Ok(())
 }
+
+/// A view that is not one, or whose pinned bytes do not hash as its pin says, is not used:
+/// nothing is written lazily, and the whole pull still works.
+#[tokio::test]
+async fn a_damaged_or_lying_view_falls_back_to_a_whole_pull() -> TestResult {
+    let cloud = Cloud::new();
+    let a = cloud.machine("laptop", 60, None);
+    let (root, _) = published_with_view(&a, false).await?;
+    let name = format!("team/trees/{root}/{root}/view");
+    let view: serde_json::Value = serde_json::from_slice(&cloud.read(&name).await)?;
+    let mut lying = view.clone();
+    lying["before"] = serde_json::json!("bm90IHRoZSBsb2c=");
+    for bad in [b"not a view".to_vec(), serde_json::to_vec(&lying)?] {
+        cloud.overwrite(&name, bad).await;
+        let b = cloud.machine("box", 60, None);
+        assert!(b.remote.pull_lazily(&root).await?.is_none());
+        assert!(!b.store.exists(&root));
+        b.remote.pull(&root).await?;
+        assert_eq!(b.log(&root), a.log(&root));
+        assert!(b.store.hole(&root).is_none());
+    }
+    Ok(())
+}
